@@ -1,0 +1,89 @@
+import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { CliError } from './cli-error.ts';
+import { defaultStatePath, IngestState } from './ingest-state.ts';
+import { Progress } from './progress.ts';
+import { readLines } from './read-lines.ts';
+import { shipBatch } from './ship.ts';
+
+const MAX_BATCH_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Ships NDJSON files to a running server in batches. After each committed batch the file's offset is saved, so a
+ * second run resumes where the first stopped (and a grown log ships only its new lines). Re-sending a batch is
+ * harmless: events are deduplicated by id.
+ */
+export async function ingestCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      url: { type: 'string' },
+      'batch-lines': { type: 'string', default: '5000' },
+      restart: { type: 'boolean', default: false },
+      state: { type: 'string', default: defaultStatePath() },
+    },
+  });
+  if (values.url === undefined || positionals.length === 0) throw new CliError('usage: ingest FILE... --url URL', 2);
+  const url = values.url.replace(/\/+$/, '');
+  const batchLines = Number(values['batch-lines']);
+  if (!Number.isInteger(batchLines) || batchLines < 1)
+    throw new CliError('--batch-lines must be a positive integer', 2);
+  const state = new IngestState(values.state);
+  const token = process.env.LENS_TOKEN || null;
+  let rejectedTotal = 0;
+
+  for (const file of positionals) {
+    const path = resolve(file);
+    const size = await fileSize(path);
+    const saved = values.restart ? undefined : state.get(url, path);
+    const start = saved && saved.offset <= size ? saved : { offset: 0, line: 1 };
+    const progress = new Progress(file, size, start.offset);
+    let batch: string[] = [];
+    let batchBytes = 0;
+    let batchFirstLine = start.line;
+    let lineNumbers: number[] = [];
+
+    const flush = async (offset: number, nextLine: number) => {
+      if (batch.length > 0) {
+        const report = await shipBatch(url, `${batch.join('\n')}\n`, token);
+        progress.count(report.accepted, report.duplicates, report.rejectedTotal);
+        for (const reject of report.rejected) {
+          const at = lineNumbers[reject.line - 1] ?? batchFirstLine;
+          progress.log(`${file}:${at}: ${reject.code}: ${reject.message}`);
+        }
+        if (report.rejectedTotal > report.rejected.length) {
+          progress.log(`${file}: ${report.rejectedTotal - report.rejected.length} more rejected line(s) in this batch`);
+        }
+        rejectedTotal += report.rejectedTotal;
+      }
+      state.set(url, path, { offset, line: nextLine });
+      progress.advance(offset);
+      batch = [];
+      lineNumbers = [];
+      batchBytes = 0;
+      batchFirstLine = nextLine;
+    };
+
+    let last = start;
+    for await (const { line, text, end } of readLines(path, start.offset, start.line)) {
+      batch.push(text);
+      lineNumbers.push(line);
+      batchBytes += text.length;
+      last = { offset: end, line: line + 1 };
+      if (batch.length >= batchLines || batchBytes >= MAX_BATCH_BYTES) await flush(last.offset, last.line);
+    }
+    await flush(size, last.line);
+    progress.done();
+  }
+  return rejectedTotal > 0 ? 1 : 0;
+}
+
+async function fileSize(path: string): Promise<number> {
+  try {
+    return (await stat(path)).size;
+  } catch (error) {
+    throw new CliError(`cannot read ${path}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}

@@ -1,0 +1,39 @@
+import { classifyCommand } from './classify.ts';
+import { CliError } from './cli-error.ts';
+import { ingestCommand } from './ingest.ts';
+import { serveCommand } from './serve.ts';
+
+const COMMANDS: Record<string, { run: (args: string[]) => Promise<number>; usage: string }> = {
+  serve: {
+    run: serveCommand,
+    usage: 'serve [--port N] [--host H] [--data-dir DIR] [--allow-origin URL] [--allow-host NAME] [--max-body BYTES]',
+  },
+  ingest: { run: ingestCommand, usage: 'ingest FILE... --url URL [--batch-lines N] [--restart]' },
+  classify: { run: classifyCommand, usage: 'classify --discovery FILE LOG.ndjson' },
+};
+
+function usage(): string {
+  return `usage: npm run lens -- <command>\n\n${Object.values(COMMANDS)
+    .map((c) => `  ${c.usage}`)
+    .join('\n')}\n`;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...args] = argv;
+  const command = name === undefined ? undefined : COMMANDS[name];
+  if (command === undefined) {
+    process.stderr.write(name === undefined || name === 'help' ? usage() : `unknown command "${name}"\n\n${usage()}`);
+    return name === undefined || name === 'help' ? 0 : 2;
+  }
+  try {
+    return await command.run(args);
+  } catch (error) {
+    if (error instanceof CliError) {
+      process.stderr.write(`lens ${name}: ${error.message}\n`);
+      return error.exitCode;
+    }
+    throw error;
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,59 @@
+import { createReadStream } from 'node:fs';
+import { CliError } from './cli-error.ts';
+
+export interface FileLine {
+  /** 1-based line number in the file. */
+  line: number;
+  text: string;
+  /** Byte offset just past this line's newline: where reading resumes after it. */
+  end: number;
+}
+
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Streams the non-blank lines of a file in constant memory. It splits on the newline byte, which never occurs inside
+ * a multi-byte UTF-8 sequence, so byte offsets come for free and each line can be decoded strictly.
+ */
+export async function* readLines(path: string, startByte = 0, startLine = 1): AsyncGenerator<FileLine> {
+  let pending: Buffer = Buffer.alloc(0);
+  let offset = startByte;
+  let line = startLine - 1;
+  const stream = createReadStream(path, { start: startByte, highWaterMark: 1 << 20 });
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      let data = pending.length > 0 ? Buffer.concat([pending, chunk]) : chunk;
+      let from = 0;
+      for (let nl = data.indexOf(10, from); nl !== -1; nl = data.indexOf(10, from)) {
+        line++;
+        offset += nl + 1 - from;
+        const text = decode(data.subarray(from, nl), path, line);
+        if (text.trim().length > 0) yield { line, text, end: offset };
+        from = nl + 1;
+      }
+      pending = data.subarray(from);
+      data = pending;
+    }
+  } catch (error) {
+    if (error instanceof CliError) throw error;
+    const detail = error instanceof Error ? error.message : String(error);
+    throw new CliError(`cannot read ${path}: ${detail}`);
+  }
+  if (pending.length > 0) {
+    line++;
+    offset += pending.length;
+    const text = decode(pending, path, line);
+    if (text.trim().length > 0) yield { line, text, end: offset };
+  }
+}
+
+function decode(bytes: Buffer, path: string, line: number): string {
+  let text: string;
+  try {
+    text = decoder.decode(bytes);
+  } catch {
+    throw new CliError(`${path}:${line}: not valid UTF-8; re-encode the log as UTF-8`);
+  }
+  // TextDecoder drops a leading byte-order mark itself; a CR before the newline is a Windows line ending.
+  return text.endsWith('\r') ? text.slice(0, -1) : text;
+}

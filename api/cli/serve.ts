@@ -1,0 +1,45 @@
+import { parseArgs } from 'node:util';
+import { startServer } from '../server.ts';
+import { CliError } from './cli-error.ts';
+
+export async function serveCommand(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      port: { type: 'string', default: process.env.PORT ?? '7700' },
+      host: { type: 'string', default: process.env.HOST ?? '127.0.0.1' },
+      'data-dir': { type: 'string', default: process.env.DATA_DIR ?? './data' },
+      'allow-origin': { type: 'string', multiple: true, default: [] },
+      'allow-host': { type: 'string', multiple: true, default: [] },
+      'max-body': { type: 'string' },
+    },
+  });
+  const port = Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new CliError(`--port must be 0-65535, got "${values.port}"`, 2);
+  const maxBody = values['max-body'] === undefined ? undefined : Number(values['max-body']);
+  if (maxBody !== undefined && !(maxBody > 0)) throw new CliError('--max-body must be a number of bytes', 2);
+  let server: Awaited<ReturnType<typeof startServer>>;
+  try {
+    server = await startServer({
+      host: values.host,
+      port,
+      dataDir: values['data-dir'],
+      databaseUrl: process.env.DATABASE_URL || undefined,
+      token: process.env.LENS_TOKEN || null,
+      allowedOrigins: values['allow-origin'],
+      allowedHosts: values['allow-host'],
+      maxBodyBytes: maxBody,
+    });
+  } catch (error) {
+    throw new CliError(error instanceof Error ? error.message : String(error));
+  }
+  process.stdout.write(`Refusal Lens listening on ${server.url}\n`);
+  await new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  await server.close();
+  return 0;
+}

@@ -1,0 +1,66 @@
+import { gunzipSync } from 'node:zlib';
+import { splitNdjson } from '../shared/batch.ts';
+import { ApiError } from './errors.ts';
+import type { BatchItem } from './services/ingest.ts';
+
+const NDJSON_TYPES = new Set(['application/x-ndjson', 'application/jsonl', 'application/ndjson', 'text/plain']);
+const FIX_TYPE = 'Send NDJSON as "Content-Type: application/x-ndjson", or a JSON array as "application/json".';
+
+/** Decodes an ingest body (NDJSON or a JSON array, optionally gzip) into numbered batch items. */
+export function decodeIngestBody(
+  raw: Uint8Array,
+  contentType: string | undefined,
+  contentEncoding: string | undefined,
+  maxBytes: number,
+): BatchItem[] {
+  const type = contentType?.split(';')[0]?.trim().toLowerCase() ?? '';
+  const isJson = type === 'application/json';
+  if (!isJson && !NDJSON_TYPES.has(type)) {
+    throw new ApiError('unsupported_media_type', `content type "${type || 'none'}" is not accepted`, { fix: FIX_TYPE });
+  }
+  const text = decodeUtf8(inflate(raw, contentEncoding, maxBytes));
+  return isJson ? jsonItems(text) : splitNdjson(text);
+}
+
+function inflate(raw: Uint8Array, encoding: string | undefined, maxBytes: number): Uint8Array {
+  const name = encoding?.trim().toLowerCase() ?? 'identity';
+  if (name === 'identity' || name === '') return raw;
+  if (name !== 'gzip' && name !== 'x-gzip') {
+    throw new ApiError('unsupported_media_type', `content encoding "${name}" is not accepted`, {
+      fix: 'Send the body uncompressed or with "Content-Encoding: gzip".',
+    });
+  }
+  try {
+    return gunzipSync(raw, { maxOutputLength: maxBytes });
+  } catch (error) {
+    if (error instanceof RangeError) {
+      throw new ApiError('payload_too_large', `the body is larger than ${maxBytes} bytes once decompressed`, {
+        fix: 'Split the file into smaller batches (the CLI does this for you).',
+      });
+    }
+    throw new ApiError('invalid_encoding', 'the body is not valid gzip', { fix: 'Compress the body with gzip.' });
+  }
+}
+
+function decodeUtf8(bytes: Uint8Array): string {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new ApiError('invalid_encoding', 'the body is not valid UTF-8', {
+      fix: 'Encode the log as UTF-8; no event of this batch was stored.',
+    });
+  }
+}
+
+function jsonItems(text: string): BatchItem[] {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new ApiError('invalid_request', 'the body is not valid JSON', {
+      fix: 'Send a JSON array of events, or NDJSON with "Content-Type: application/x-ndjson".',
+    });
+  }
+  const list = Array.isArray(value) ? value : [value];
+  return list.map((item, index) => ({ line: index + 1, value: item }));
+}

@@ -1,0 +1,83 @@
+import { type EventCursor, type EventFilter, listEvents, type StoredEventRow } from '../../db/queries/events.ts';
+import type { SqlRunner } from '../../db/runner.ts';
+
+export interface EventView {
+  seq: number;
+  id: string;
+  ts: string;
+  source: string;
+  client: string | null;
+  server: string;
+  session: string | null;
+  protocol: string;
+  method: string | null;
+  http: { method: string | null; path: string | null; status: number | null };
+  rpcCode: number | null;
+  latencyMs: number | null;
+  identity: string | null;
+  /** False for a proxy record whose request the client also logged: kept, but not counted twice. */
+  counted: boolean;
+  bucket: string;
+  kind: string;
+  rule: string;
+  evidence: string;
+  request: unknown;
+  response: unknown;
+}
+
+export interface EventPage {
+  events: EventView[];
+  /** Pass as `cursor` for the next (older) page; null on the last page. */
+  nextCursor: string | null;
+}
+
+export async function eventPage(
+  db: SqlRunner,
+  filter: EventFilter,
+  cursor: string | null,
+  limit: number,
+): Promise<EventPage> {
+  const rows = await listEvents(db, filter, cursor === null ? null : decodeCursor(cursor), limit + 1);
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return {
+    events: page.map(toView),
+    nextCursor: rows.length > limit && last ? encodeCursor({ ts: last.ts, seq: last.seq }) : null,
+  };
+}
+
+export function encodeCursor(cursor: EventCursor): string {
+  return Buffer.from(`${cursor.ts}.${cursor.seq}`).toString('base64url');
+}
+
+/** Null when the text is not a cursor this API issued. */
+export function decodeCursor(text: string): EventCursor | null {
+  const match = /^(\d+)\.(\d+)$/.exec(Buffer.from(text, 'base64url').toString());
+  return match ? { ts: Number(match[1]), seq: Number(match[2]) } : null;
+}
+
+function toView(row: StoredEventRow): EventView {
+  const body = JSON.parse(row.body) as { request?: unknown; response?: unknown };
+  return {
+    seq: row.seq,
+    id: row.eventId,
+    ts: new Date(row.ts).toISOString(),
+    source: row.source,
+    client: row.client,
+    server: row.server,
+    session: row.session,
+    protocol: row.protocol,
+    method: row.rpcMethod,
+    http: { method: row.httpMethod, path: row.httpPath, status: row.httpStatus },
+    rpcCode: row.rpcCode,
+    latencyMs: row.latencyMs,
+    identity: row.identity,
+    counted: row.counted === 1,
+    bucket: row.bucket,
+    kind: row.kind,
+    rule: row.rule,
+    evidence: row.evidence,
+    request: body.request ?? null,
+    response: body.response ?? null,
+  };
+}

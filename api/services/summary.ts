@@ -1,0 +1,58 @@
+import type { EventFilter } from '../../db/queries/events.ts';
+import { type BucketCountRow, bucketCounts } from '../../db/queries/summary.ts';
+import type { SqlRunner } from '../../db/runner.ts';
+import { BUCKETS, type Bucket } from '../../shared/classify/types.ts';
+
+export interface Counts {
+  total: number;
+  buckets: Record<Bucket, number>;
+  /** Per bucket, the count of each kind seen. */
+  kinds: Partial<Record<Bucket, Record<string, number>>>;
+}
+
+export interface Summary {
+  range: { from: string | null; to: string | null };
+  overall: Counts;
+  servers: Record<string, Counts>;
+  clients: Record<string, Counts>;
+}
+
+export async function summarise(db: SqlRunner, filter: EventFilter): Promise<Summary> {
+  return {
+    range: {
+      from: filter.from === undefined ? null : new Date(filter.from).toISOString(),
+      to: filter.to === undefined ? null : new Date(filter.to).toISOString(),
+    },
+    ...foldCounts(await bucketCounts(db, filter)),
+  };
+}
+
+/** Folds per-(server, client, bucket, kind) rows into overall, per-server and per-client counts. */
+export function foldCounts(rows: readonly BucketCountRow[]): Omit<Summary, 'range'> {
+  const overall = emptyCounts();
+  const servers: Record<string, Counts> = {};
+  const clients: Record<string, Counts> = {};
+  for (const row of rows) {
+    const bucket = row.bucket as Bucket;
+    add(overall, bucket, row.kind, row.count);
+    servers[row.server] ??= emptyCounts();
+    add(servers[row.server] as Counts, bucket, row.kind, row.count);
+    if (row.client !== null) {
+      clients[row.client] ??= emptyCounts();
+      add(clients[row.client] as Counts, bucket, row.kind, row.count);
+    }
+  }
+  return { overall, servers, clients };
+}
+
+function emptyCounts(): Counts {
+  return { total: 0, buckets: Object.fromEntries(BUCKETS.map((b) => [b, 0])) as Record<Bucket, number>, kinds: {} };
+}
+
+function add(counts: Counts, bucket: Bucket, kind: string, n: number): void {
+  counts.total += n;
+  counts.buckets[bucket] += n;
+  const kinds = counts.kinds[bucket] ?? {};
+  kinds[kind] = (kinds[kind] ?? 0) + n;
+  counts.kinds[bucket] = kinds;
+}

@@ -1,0 +1,8 @@
+import { defineConfig } from 'drizzle-kit';
+
+export default defineConfig({
+  dialect: 'postgresql',
+  schema: './db/schema/pg/index.ts',
+  out: './db/migrations/pg',
+  strict: true,
+});

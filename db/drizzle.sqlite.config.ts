@@ -1,0 +1,8 @@
+import { defineConfig } from 'drizzle-kit';
+
+export default defineConfig({
+  dialect: 'sqlite',
+  schema: './db/schema/sqlite/index.ts',
+  out: './db/migrations/sqlite',
+  strict: true,
+});

@@ -1,0 +1,55 @@
+/** One row of the events table, as the ingest path builds it (snake_case lives only in SQL). */
+export interface EventRow {
+  eventId: string;
+  ts: number;
+  source: string;
+  client: string | null;
+  server: string;
+  session: string | null;
+  protocol: string;
+  rpcMethod: string | null;
+  httpMethod: string | null;
+  httpPath: string | null;
+  httpStatus: number | null;
+  rpcCode: number | null;
+  latencyMs: number | null;
+  timeout: number;
+  discoveryRead: number | null;
+  retryAfter: number | null;
+  identity: string | null;
+  correlation: string | null;
+  counted: number;
+  bucket: string;
+  kind: string;
+  rule: string;
+  evidence: string;
+  body: string;
+}
+
+/** Column order of the hot insert statements on both engines. */
+export const EVENT_COLUMNS = [
+  ['eventId', 'event_id'],
+  ['ts', 'ts'],
+  ['source', 'source'],
+  ['client', 'client'],
+  ['server', 'server'],
+  ['session', 'session'],
+  ['protocol', 'protocol'],
+  ['rpcMethod', 'rpc_method'],
+  ['httpMethod', 'http_method'],
+  ['httpPath', 'http_path'],
+  ['httpStatus', 'http_status'],
+  ['rpcCode', 'rpc_code'],
+  ['latencyMs', 'latency_ms'],
+  ['timeout', 'timeout'],
+  ['discoveryRead', 'discovery_read'],
+  ['retryAfter', 'retry_after'],
+  ['identity', 'identity'],
+  ['correlation', 'correlation'],
+  ['counted', 'counted'],
+  ['bucket', 'bucket'],
+  ['kind', 'kind'],
+  ['rule', 'rule'],
+  ['evidence', 'evidence'],
+  ['body', 'body'],
+] as const satisfies readonly (readonly [keyof EventRow, string])[];

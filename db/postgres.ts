@@ -1,0 +1,105 @@
+import { fileURLToPath } from 'node:url';
+import type { SQL } from 'drizzle-orm';
+import { drizzle } from 'drizzle-orm/node-postgres';
+import { migrate } from 'drizzle-orm/node-postgres/migrator';
+import { PgDialect } from 'drizzle-orm/pg-core';
+import pg from 'pg';
+import { EVENT_COLUMNS, type EventRow } from './event-row.ts';
+import type { SqlRunner, Store, TxRunner } from './runner.ts';
+
+const MIGRATIONS = fileURLToPath(new URL('./migrations/pg', import.meta.url));
+
+/** Column types of the hot insert's unnest(), in EVENT_COLUMNS order. */
+const PG_TYPES: Record<string, string> = {
+  ts: 'bigint',
+  http_status: 'integer',
+  rpc_code: 'integer',
+  latency_ms: 'double precision',
+  timeout: 'smallint',
+  discovery_read: 'smallint',
+  retry_after: 'double precision',
+  counted: 'smallint',
+};
+
+// One unnest() statement with a fixed number of array parameters inserts any number of rows, so it can stay a
+// named prepared statement; a multi-row VALUES list would need a new statement for every batch size.
+const INSERT_EVENTS = `INSERT INTO events (${EVENT_COLUMNS.map(([, c]) => c).join(', ')})
+  SELECT * FROM unnest(${EVENT_COLUMNS.map(([, c], i) => `$${i + 1}::${PG_TYPES[c] ?? 'text'}[]`).join(', ')})
+  ON CONFLICT (event_id) DO NOTHING RETURNING event_id`;
+
+/** The scale-out store: PostgreSQL through a connection pool, chosen by DATABASE_URL. */
+export async function openPostgresStore(databaseUrl: string): Promise<Store> {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 8 });
+  await migrate(drizzle({ client: pool }), { migrationsFolder: MIGRATIONS });
+  const url = new URL(databaseUrl);
+
+  return {
+    ...runnerOver(pool),
+    description: `PostgreSQL ${url.host}${url.pathname}`,
+    async transaction<T>(work: (tx: TxRunner) => Promise<T>): Promise<T> {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const result = await work(txRunnerOver(client));
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+    async close() {
+      await pool.end();
+    },
+  };
+}
+
+function txRunnerOver(client: pg.PoolClient): TxRunner {
+  return {
+    ...runnerOver(client),
+    async insertEvents(rows: readonly EventRow[]) {
+      const columns = EVENT_COLUMNS.map(([field]) => rows.map((row) => row[field]));
+      const result = await client.query<{ event_id: string }>({
+        name: 'insert_events',
+        text: INSERT_EVENTS,
+        values: columns,
+      });
+      return new Set(result.rows.map((row) => row.event_id));
+    },
+  };
+}
+
+const dialect = new PgDialect();
+const types = integerTypes();
+
+/**
+ * Renders drizzle's `sql` to text and parameters and runs it on the pg client directly, so that every query reads
+ * bigint and count(*) results as numbers, as SQLite does.
+ */
+function runnerOver(db: pg.Pool | pg.PoolClient): SqlRunner {
+  const execute = (query: SQL) => {
+    const { sql, params } = dialect.sqlToQuery(query);
+    return db.query({ text: sql, values: params, types });
+  };
+  return {
+    dialect: 'postgres',
+    async all<T>(query: SQL) {
+      return (await execute(query)).rows as T[];
+    },
+    async run(query: SQL) {
+      return (await execute(query)).rowCount ?? 0;
+    },
+  };
+}
+
+/** count(*) and bigint columns come back as strings by default; every value we store fits a double exactly. */
+function integerTypes(): pg.CustomTypesConfig {
+  return {
+    getTypeParser(oid, format) {
+      if (oid === pg.types.builtins.INT8 || oid === pg.types.builtins.NUMERIC) return (value: string) => Number(value);
+      return pg.types.getTypeParser(oid, format);
+    },
+  };
+}

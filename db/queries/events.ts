@@ -1,0 +1,72 @@
+import { type SQL, sql } from 'drizzle-orm';
+import type { SqlRunner } from '../runner.ts';
+
+export interface EventFilter {
+  server?: string;
+  client?: string;
+  bucket?: string;
+  kind?: string;
+  /** Epoch ms, inclusive. */
+  from?: number;
+  /** Epoch ms, exclusive. */
+  to?: number;
+}
+
+/** Position after which the next page starts: newest first, ties broken by arrival order. */
+export interface EventCursor {
+  ts: number;
+  seq: number;
+}
+
+export interface StoredEventRow {
+  seq: number;
+  eventId: string;
+  ts: number;
+  source: string;
+  client: string | null;
+  server: string;
+  session: string | null;
+  protocol: string;
+  rpcMethod: string | null;
+  httpMethod: string | null;
+  httpPath: string | null;
+  httpStatus: number | null;
+  rpcCode: number | null;
+  latencyMs: number | null;
+  identity: string | null;
+  counted: number;
+  bucket: string;
+  kind: string;
+  rule: string;
+  evidence: string;
+  body: string;
+}
+
+export function filterConditions(filter: EventFilter): SQL[] {
+  const conditions: SQL[] = [];
+  if (filter.server !== undefined) conditions.push(sql`server = ${filter.server}`);
+  if (filter.client !== undefined) conditions.push(sql`client = ${filter.client}`);
+  if (filter.bucket !== undefined) conditions.push(sql`bucket = ${filter.bucket}`);
+  if (filter.kind !== undefined) conditions.push(sql`kind = ${filter.kind}`);
+  if (filter.from !== undefined) conditions.push(sql`ts >= ${filter.from}`);
+  if (filter.to !== undefined) conditions.push(sql`ts < ${filter.to}`);
+  return conditions;
+}
+
+export function whereClause(conditions: SQL[]): SQL {
+  return conditions.length === 0 ? sql`` : sql`WHERE ${sql.join(conditions, sql` AND `)}`;
+}
+
+export async function listEvents(
+  db: SqlRunner,
+  filter: EventFilter,
+  cursor: EventCursor | null,
+  limit: number,
+): Promise<StoredEventRow[]> {
+  const conditions = filterConditions(filter);
+  if (cursor) conditions.push(sql`(ts < ${cursor.ts} OR (ts = ${cursor.ts} AND seq < ${cursor.seq}))`);
+  return db.all<StoredEventRow>(sql`SELECT seq, event_id AS "eventId", ts, source, client, server, session, protocol,
+      rpc_method AS "rpcMethod", http_method AS "httpMethod", http_path AS "httpPath", http_status AS "httpStatus",
+      rpc_code AS "rpcCode", latency_ms AS "latencyMs", identity, counted, bucket, kind, rule, evidence, body
+    FROM events ${whereClause(conditions)} ORDER BY ts DESC, seq DESC LIMIT ${limit}`);
+}

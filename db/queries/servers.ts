@@ -1,0 +1,55 @@
+import { sql } from 'drizzle-orm';
+import type { SqlRunner } from '../runner.ts';
+
+export interface ServerConfigRow {
+  name: string;
+  discovery: string | null;
+  discoveryRaw: string | null;
+  overrides: string;
+  updatedAt: number;
+}
+
+const SELECT_CONFIG = sql`SELECT name, discovery, discovery_raw AS "discoveryRaw", overrides, updated_at AS "updatedAt"
+  FROM servers`;
+
+/** Registers servers first seen in traffic, so they are listed before anyone configures them. */
+export async function ensureServers(db: SqlRunner, names: readonly string[]): Promise<void> {
+  if (names.length === 0) return;
+  const rows = sql.join(
+    names.map((name) => sql`(${name}, '[]', 0)`),
+    sql`, `,
+  );
+  await db.run(sql`INSERT INTO servers (name, overrides, updated_at) VALUES ${rows} ON CONFLICT (name) DO NOTHING`);
+}
+
+/**
+ * The configuration of the named servers. Inside an ingest transaction on PostgreSQL the rows are share-locked, so
+ * a concurrent change of discovery or overrides waits for the batch (and then reclassifies it) instead of missing it.
+ */
+export async function loadServerConfigs(db: SqlRunner, names: readonly string[]): Promise<ServerConfigRow[]> {
+  if (names.length === 0) return [];
+  const list = sql.join(
+    names.map((name) => sql`${name}`),
+    sql`, `,
+  );
+  const lock = db.dialect === 'postgres' ? sql` FOR SHARE` : sql``;
+  return db.all<ServerConfigRow>(sql`${SELECT_CONFIG} WHERE name IN (${list})${lock}`);
+}
+
+export async function getServerConfig(db: SqlRunner, name: string): Promise<ServerConfigRow | null> {
+  const rows = await db.all<ServerConfigRow>(sql`${SELECT_CONFIG} WHERE name = ${name}`);
+  return rows[0] ?? null;
+}
+
+/** Locks a server's row for a configuration change (PostgreSQL); SQLite's writer lock already serialises it. */
+export async function lockServerConfig(db: SqlRunner, name: string): Promise<ServerConfigRow | null> {
+  await ensureServers(db, [name]);
+  const lock = db.dialect === 'postgres' ? sql` FOR UPDATE` : sql``;
+  const rows = await db.all<ServerConfigRow>(sql`${SELECT_CONFIG} WHERE name = ${name}${lock}`);
+  return rows[0] ?? null;
+}
+
+export async function saveServerConfig(db: SqlRunner, row: ServerConfigRow): Promise<void> {
+  await db.run(sql`UPDATE servers SET discovery = ${row.discovery}, discovery_raw = ${row.discoveryRaw},
+    overrides = ${row.overrides}, updated_at = ${row.updatedAt} WHERE name = ${row.name}`);
+}

@@ -1,0 +1,21 @@
+import { sql } from 'drizzle-orm';
+import type { SqlRunner } from '../runner.ts';
+import { type EventFilter, filterConditions, whereClause } from './events.ts';
+
+export interface BucketCountRow {
+  server: string;
+  client: string | null;
+  bucket: string;
+  kind: string;
+  count: number;
+}
+
+/**
+ * Counted requests per server, client, bucket and kind. A proxy record shadowed by the client's record of the
+ * same request is left out, so a request seen twice counts once.
+ */
+export async function bucketCounts(db: SqlRunner, filter: EventFilter): Promise<BucketCountRow[]> {
+  const conditions = [sql`counted = 1`, ...filterConditions(filter)];
+  return db.all<BucketCountRow>(sql`SELECT server, client, bucket, kind, count(*) AS count
+    FROM events ${whereClause(conditions)} GROUP BY server, client, bucket, kind`);
+}

@@ -1,0 +1,27 @@
+import type { SQL } from 'drizzle-orm';
+import type { EventRow } from './event-row.ts';
+
+/**
+ * The one seam between query functions and the two engines. Queries in db/queries are written once with drizzle's
+ * `sql` template (always parameterised) and run on either store through this interface.
+ */
+export interface SqlRunner {
+  readonly dialect: 'sqlite' | 'postgres';
+  all<T>(query: SQL): Promise<T[]>;
+  /** Runs a statement and answers the number of rows it changed. */
+  run(query: SQL): Promise<number>;
+}
+
+/** A runner inside a transaction; it also owns the hot ingest path. */
+export interface TxRunner extends SqlRunner {
+  /** Inserts rows with a prepared, batched statement; answers the event ids that were new (not duplicates). */
+  insertEvents(rows: readonly EventRow[]): Promise<Set<string>>;
+}
+
+export interface Store extends SqlRunner {
+  /** Runs `work` in one transaction: all of it commits, or none of it. Writers are serialised. */
+  transaction<T>(work: (tx: TxRunner) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+  /** A short description for logs, never containing credentials. */
+  readonly description: string;
+}

@@ -1,0 +1,51 @@
+import { sql } from 'drizzle-orm';
+import { index, integer, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+
+/** One observed request (one log line) with its classification. Mirrors db/schema/pg/events.ts. */
+export const events = sqliteTable(
+  'events',
+  {
+    /** Arrival order; the tie-breaker of cursor pagination. */
+    seq: integer('seq').primaryKey({ autoIncrement: true }),
+    /** The producer's `id`, or `h:` + a digest of the line when it had none, so a re-sent line is a duplicate. */
+    eventId: text('event_id').notNull(),
+    /** Epoch milliseconds. */
+    ts: integer('ts').notNull(),
+    source: text('source').notNull(),
+    client: text('client'),
+    server: text('server').notNull(),
+    session: text('session'),
+    protocol: text('protocol').notNull(),
+    /** JSON-RPC method of the request frame. */
+    rpcMethod: text('rpc_method'),
+    httpMethod: text('http_method'),
+    httpPath: text('http_path'),
+    httpStatus: integer('http_status'),
+    /** JSON-RPC error code of the response frame. */
+    rpcCode: integer('rpc_code'),
+    latencyMs: real('latency_ms'),
+    timeout: integer('timeout').notNull(),
+    discoveryRead: integer('discovery_read'),
+    retryAfter: real('retry_after'),
+    /** Request identity (DOMAIN.md section 5): `server:` + 32 hex. */
+    identity: text('identity'),
+    /** Joins a client's record of a request to a proxy's (traceparent, else session + JSON-RPC id). */
+    correlation: text('correlation'),
+    /** 0 for a proxy record whose request a client also logged: storage keeps both, counts take the client's. */
+    counted: integer('counted').notNull(),
+    bucket: text('bucket').notNull(),
+    kind: text('kind').notNull(),
+    rule: text('rule').notNull(),
+    evidence: text('evidence').notNull(),
+    /** The event as it arrived (one NDJSON line), frames untouched. */
+    body: text('body').notNull(),
+  },
+  (t) => [
+    uniqueIndex('events_event_id_uq').on(t.eventId),
+    index('events_server_ts_idx').on(t.server, t.ts),
+    index('events_client_ts_idx').on(t.client, t.ts),
+    index('events_ts_idx').on(t.ts),
+    index('events_correlation_idx').on(t.correlation).where(sql`${t.correlation} IS NOT NULL`),
+    index('events_failed_idx').on(t.server, t.seq).where(sql`${t.bucket} <> 'ok'`),
+  ],
+);

@@ -1,0 +1,2 @@
+export { events } from './events.ts';
+export { servers } from './servers.ts';

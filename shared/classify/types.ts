@@ -1,0 +1,45 @@
+import type { DiscoveryDocument } from '../discovery.ts';
+
+export const BUCKETS = ['ok', 'refusal', 'transient', 'throttled', 'ambiguous'] as const;
+export type Bucket = (typeof BUCKETS)[number];
+export type FailureBucket = Exclude<Bucket, 'ok'>;
+
+/** Which field of the event decided the bucket: the answer to "why this bucket?". */
+export const EVIDENCE = [
+  'none',
+  'override',
+  'error.data',
+  'structured_content',
+  'adcp_error',
+  'control_envelope',
+  'rpc_code',
+  'http_status',
+  'sdk_text',
+  'timeout',
+  'is_error',
+] as const;
+export type Evidence = (typeof EVIDENCE)[number];
+
+export interface Classification {
+  bucket: Bucket;
+  /** Finer reason inside the bucket, e.g. `not_declared`, `session_expired`, `rate_limited`. */
+  kind: string;
+  /** Stable id of the rule that matched first. */
+  rule: string;
+  evidence: Evidence;
+}
+
+/** An operator's re-mapping of one code for one server, applied before the default rules. */
+export interface CodeOverride {
+  match: { rpcCode: number } | { httpStatus: number };
+  bucket: FailureBucket;
+  kind: string;
+}
+
+/** What the classifier knows about the server an event was sent to. */
+export interface ServerPolicy {
+  discovery: DiscoveryDocument | null;
+  overrides: readonly CodeOverride[];
+}
+
+export const NO_POLICY: ServerPolicy = { discovery: null, overrides: [] };

@@ -1,0 +1,114 @@
+import { z } from 'zod';
+
+/**
+ * One line of a federation log: one request as seen by one observer, with its outcome (DOMAIN.md section 2).
+ * Only `ts`, `source`, `server` (and `client` for client logs) are required; unknown members are ignored so
+ * that producers can log more than we read.
+ */
+const name = z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters');
+const frame = z.record(z.string(), z.unknown());
+
+const timestamp = z.union([
+  z.number().int().nonnegative().max(8.64e15, 'is not a valid epoch millisecond value'),
+  z.iso.datetime({
+    offset: true,
+    precision: undefined,
+    message: 'must be an ISO 8601 date-time with a zone (Z or ±hh:mm) or epoch milliseconds',
+  }),
+]);
+
+export const eventSchema = z
+  .object({
+    id: z.string().min(1).max(256).optional(),
+    ts: timestamp,
+    source: z.enum(['client', 'proxy']),
+    client: name.optional(),
+    server: name,
+    session: z.string().max(512).optional(),
+    protocol: z.enum(['mcp', 'a2a']).default('mcp'),
+    http: z
+      .object({
+        method: z.string().min(1).max(16).optional(),
+        path: z.string().max(4096).optional(),
+        status: z.number().int().min(0).max(999).optional(),
+        retryAfter: z.number().nonnegative().optional(),
+      })
+      .optional(),
+    request: frame.optional(),
+    response: frame.optional(),
+    latencyMs: z.number().nonnegative().optional(),
+    timeout: z.boolean().optional(),
+    discoveryRead: z.boolean().optional(),
+  })
+  .superRefine((event, ctx) => {
+    if (event.source === 'client' && event.client === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['client'], message: 'is required when source is "client"' });
+    }
+  });
+
+export type EventInput = z.input<typeof eventSchema>;
+
+/** A validated event with its timestamp resolved to epoch milliseconds. */
+export type LensEvent = Omit<z.output<typeof eventSchema>, 'ts'> & { ts: number };
+
+export const LINE_ERROR_CODES = ['invalid_json', 'not_an_object', 'missing_field', 'invalid_field'] as const;
+export type LineErrorCode = (typeof LINE_ERROR_CODES)[number];
+
+export interface LineError {
+  code: LineErrorCode;
+  /** Dotted path of the offending member, when one member is at fault. */
+  field?: string;
+  message: string;
+}
+
+export type ParseResult = { ok: true; event: LensEvent } | { ok: false; error: LineError };
+
+/** Validates one already-decoded value as an event. */
+export function validateEvent(value: unknown): ParseResult {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { ok: false, error: { code: 'not_an_object', message: 'each line must be one JSON object (an event)' } };
+  }
+  const parsed = eventSchema.safeParse(value);
+  if (!parsed.success) return { ok: false, error: describeIssue(parsed.error.issues[0], value) };
+  const event = parsed.data;
+  const ts = typeof event.ts === 'number' ? event.ts : Date.parse(event.ts);
+  return { ok: true, event: { ...event, ts } };
+}
+
+/** Decodes and validates one NDJSON line. */
+export function parseEventLine(line: string): ParseResult {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : String(error);
+    return {
+      ok: false,
+      error: {
+        code: 'invalid_json',
+        message: `not valid JSON (${detail}); each line must be one complete JSON object`,
+      },
+    };
+  }
+  return validateEvent(value);
+}
+
+function describeIssue(issue: z.core.$ZodIssue | undefined, value: object): LineError {
+  if (issue === undefined) return { code: 'invalid_field', message: 'the event is invalid' };
+  const field = issue.path.map(String).join('.');
+  if (valueAt(value, issue.path) === undefined) {
+    const condition = issue.code === 'custom' ? ` ${issue.message}` : ' is required';
+    return { code: 'missing_field', field, message: `"${field}"${condition}` };
+  }
+  const detail = issue.message.charAt(0).toLowerCase() + issue.message.slice(1);
+  return { code: 'invalid_field', field, message: `"${field}": ${detail}` };
+}
+
+function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
+  let current = value;
+  for (const key of path) {
+    if (typeof current !== 'object' || current === null) return undefined;
+    current = (current as Record<PropertyKey, unknown>)[key];
+  }
+  return current;
+}

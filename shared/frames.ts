@@ -1,0 +1,37 @@
+import type { LensEvent } from './event.ts';
+
+/** Small readers over the untouched JSON-RPC frames of an event. */
+
+export function rpcMethodOf(event: LensEvent): string | null {
+  const method = event.request?.method;
+  return typeof method === 'string' ? method : null;
+}
+
+export function rpcErrorCodeOf(event: LensEvent): number | null {
+  const error = event.response?.error;
+  if (typeof error !== 'object' || error === null) return null;
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'number' && Number.isInteger(code) ? code : null;
+}
+
+export function metaOf(frame: Record<string, unknown> | undefined): Record<string, unknown> | null {
+  const params = frame?.params;
+  if (typeof params !== 'object' || params === null) return null;
+  const meta = (params as { _meta?: unknown })._meta;
+  return typeof meta === 'object' && meta !== null ? (meta as Record<string, unknown>) : null;
+}
+
+/**
+ * The key that joins a client's record of a request to a proxy's record of the same request (DOMAIN.md section 2):
+ * the W3C traceparent carried in `params._meta`, else the session plus the JSON-RPC request id, which together
+ * name one request on one server. Access-log lines without a body have neither and stand alone.
+ */
+export function correlationOf(event: LensEvent): string | null {
+  const traceparent = metaOf(event.request)?.traceparent;
+  if (typeof traceparent === 'string' && traceparent.length > 0) return `tp:${traceparent}`;
+  const id = event.request?.id;
+  if (event.session && (typeof id === 'string' || typeof id === 'number')) {
+    return `rpc:${event.server}\u0000${event.session}\u0000${typeof id}:${id}`;
+  }
+  return null;
+}

@@ -1,0 +1,74 @@
+import { hash } from 'node:crypto';
+import { canonicalJson } from './canonical-json';
+
+/**
+ * Request identity: `server:` + the first 32 hex digits of sha256 over the canonical JSON of what the request
+ * asks for. Two requests with one identity are the same question, so retries and duplicates can be counted.
+ */
+
+/**
+ * What a sampling request asks. maxTokens, temperature and stopSequences are left out on purpose: a client
+ * that retries with a bigger budget or a new temperature is asking the same question again.
+ */
+export const SAMPLING_IDENTITY_FIELDS = ['systemPrompt', 'messages', 'includeContext', 'modelPreferences'] as const;
+export const TOOLS_CALL_IDENTITY_FIELDS = ['name', 'arguments'] as const;
+
+// 128 bits: collisions stay out of reach at any log size, and the identity stays short enough to index and show.
+const DIGEST_HEX_CHARS = 32;
+
+type Params = Readonly<Record<string, unknown>>;
+const NO_PARAMS: Params = Object.freeze({});
+
+/** The value whose canonical JSON is hashed for a request with this method and params. */
+export function identityPayload(method: string, params: unknown): unknown {
+  const members = params === null || params === undefined ? NO_PARAMS : asParams(params);
+  // Array or scalar params have none of the named members; keeping them whole stops them all sharing one identity.
+  if (members !== undefined) {
+    if (method === 'sampling/createMessage') return pick(members, SAMPLING_IDENTITY_FIELDS);
+    if (method === 'tools/call') return pick(members, TOOLS_CALL_IDENTITY_FIELDS);
+    if (members === NO_PARAMS) return { method, params: null };
+  }
+  // _meta carries progress tokens and trace context, which differ on every send of the same request.
+  return { method, params: members === undefined ? params : withoutMeta(members) };
+}
+
+/**
+ * The identity of a request sent to `server`, or null when there is none to give: no string `method`, or
+ * params that have no canonical JSON (a lone surrogate, nesting past the canonicalizer's depth cap).
+ */
+export function requestIdentity(
+  server: string,
+  request: { method?: unknown; params?: unknown } | null | undefined,
+): string | null {
+  const method = request?.method;
+  if (request === null || request === undefined || typeof method !== 'string') return null;
+  let canonical: string;
+  try {
+    canonical = canonicalJson(identityPayload(method, request.params));
+  } catch (error) {
+    // The canonicalizer reports input it refuses with TypeError; one odd log line must not stop an ingest.
+    if (error instanceof TypeError) return null;
+    throw error;
+  }
+  return `${server}:${hash('sha256', canonical, 'hex').slice(0, DIGEST_HEX_CHARS)}`;
+}
+
+/** Plain-object params, the one shape whose members can be picked; undefined for null, arrays and scalars. */
+function asParams(params: unknown): Params | undefined {
+  return typeof params === 'object' && params !== null && !Array.isArray(params) ? (params as Params) : undefined;
+}
+
+function pick(params: Params, fields: readonly string[]): Record<string, unknown> {
+  const picked: Record<string, unknown> = {};
+  // Absent and null mean the same to the receiver, so both hash as null.
+  for (const field of fields) picked[field] = params[field] ?? null;
+  return picked;
+}
+
+function withoutMeta(params: Params): Params {
+  if (!Object.hasOwn(params, '_meta')) return params;
+  // No prototype, so a member named "__proto__" (JSON.parse makes it an own member) is copied, not run as a setter.
+  const rest: Record<string, unknown> = Object.create(null);
+  for (const key of Object.keys(params)) if (key !== '_meta') rest[key] = params[key];
+  return rest;
+}

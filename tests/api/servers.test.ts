@@ -1,0 +1,141 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createTestApp, get, postNdjson, putJson, type TestApp } from '../support/app.ts';
+import { clientEvent, proxyEvent, rpcError } from '../support/events.ts';
+import { STORE_KINDS, type TestStore } from '../support/stores.ts';
+
+const PLAIN = { endpoints: [{ method: 'POST', path: '/mcp' }], methods: ['tools/call'] };
+
+describe.each(STORE_KINDS)('server configuration on $name', (kind) => {
+  describe.skipIf(kind.unavailable !== null)('', () => {
+    let db: TestStore;
+    let app: TestApp;
+    beforeEach(async () => {
+      db = await kind.open();
+      app = createTestApp(db.store);
+    });
+    afterEach(async () => db.dispose());
+
+    async function buckets(server: string) {
+      const page = await (await get(app, `/api/v1/events?server=${server}`)).json();
+      return Object.fromEntries(
+        page.events.map((e: { id: string; bucket: string; kind: string }) => [e.id, `${e.bucket}/${e.kind}`]),
+      );
+    }
+
+    it('moves stored 404s between buckets when the discovery document changes', async () => {
+      const undeclared = proxyEvent({ server: 'notes', http: { method: 'POST', path: '/mcp/sse', status: 404 } });
+      const declared = proxyEvent({ server: 'notes', http: { method: 'POST', path: '/mcp', status: 404 } });
+      await postNdjson(app, [undeclared, declared]);
+      expect(await buckets('notes')).toEqual({
+        [undeclared.id as string]: 'ambiguous/unclassifiable_no_discovery',
+        [declared.id as string]: 'ambiguous/unclassifiable_no_discovery',
+      });
+
+      const put = await putJson(app, '/api/v1/servers/notes/discovery', PLAIN);
+      expect(put.status).toBe(200);
+      expect(await put.json()).toMatchObject({ reclassified: 2, discovery: { format: 'plain' } });
+      const after = await buckets('notes');
+      expect(after[undeclared.id as string]).toBe('refusal/not_declared');
+      expect(after[declared.id as string]).toMatch(/^ambiguous\//);
+
+      // A later document that declares /mcp/sse moves the first one back out of refusal.
+      const wider = { endpoints: [...PLAIN.endpoints, { path: '/mcp/sse' }], methods: [] };
+      expect(await (await putJson(app, '/api/v1/servers/notes/discovery', wider)).json()).toMatchObject({
+        reclassified: 1,
+      });
+      expect((await buckets('notes'))[undeclared.id as string]).toMatch(/^ambiguous\//);
+    });
+
+    it('classifies new events with the stored document', async () => {
+      await putJson(app, '/api/v1/servers/notes/discovery', PLAIN);
+      const probe = proxyEvent({ server: 'notes', http: { method: 'GET', path: '/mcp/a2a/', status: 404 } });
+      await postNdjson(app, [probe]);
+      expect((await buckets('notes'))[probe.id as string]).toBe('refusal/not_declared');
+    });
+
+    it('accepts an A2A agent card (v0.3 and v1.0) and an MCP server card', async () => {
+      const v03 = {
+        name: 'a',
+        url: 'https://a.example/a2a/v1',
+        additionalInterfaces: [{ url: 'https://a.example/a2a/grpc', transport: 'GRPC' }],
+      };
+      const v10 = { name: 'b', supportedInterfaces: [{ url: 'https://b.example/rpc', protocolBinding: 'JSONRPC' }] };
+      const card = { name: 'c', remotes: [{ type: 'streamable-http', url: 'https://c.example/mcp' }] };
+      for (const [server, doc, format, path] of [
+        ['a', v03, 'a2a-agent-card', '/a2a/grpc'],
+        ['b', v10, 'a2a-agent-card', '/rpc'],
+        ['c', card, 'mcp-server-card', '/mcp'],
+      ] as const) {
+        const res = await putJson(app, `/api/v1/servers/${server}/discovery`, doc);
+        expect(res.status).toBe(200);
+        const body = await (await get(app, `/api/v1/servers/${server}/discovery`)).json();
+        expect(body.discovery.format).toBe(format);
+        expect(body.discovery.endpoints).toContainEqual({ path });
+        expect(body.source).toEqual(doc);
+      }
+    });
+
+    it('rejects a document of no known shape with a clear 400 and changes nothing', async () => {
+      await putJson(app, '/api/v1/servers/notes/discovery', PLAIN);
+      const res = await putJson(app, '/api/v1/servers/notes/discovery', { hello: 'world' });
+      expect(res.status).toBe(400);
+      const { error } = await res.json();
+      expect(error).toMatchObject({ code: 'invalid_discovery', retryable: false });
+      expect(error.fix).toContain('endpoints');
+      const stored = await (await get(app, '/api/v1/servers/notes/discovery')).json();
+      expect(stored.discovery.format).toBe('plain');
+    });
+
+    it('rejects a body that is not JSON with our 400', async () => {
+      const res = await app.request('/api/v1/servers/notes/discovery', {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json', host: '127.0.0.1' },
+        body: '{not json',
+      });
+      expect(res.status).toBe(400);
+      expect((await res.json()).error.code).toBe('invalid_request');
+    });
+
+    it('answers 404 for the discovery document of a server nobody has seen', async () => {
+      const res = await get(app, '/api/v1/servers/nobody/discovery');
+      expect(res.status).toBe(404);
+      expect((await res.json()).error).toMatchObject({ code: 'not_found', retryable: false });
+    });
+
+    it('applies a per-server code override before the defaults, and reclassifies stored events', async () => {
+      // A gateway that uses -32003 for rate limiting: bare -32003 is ambiguous by default.
+      const limited = clientEvent({ server: 'gw', response: rpcError(-32003, 'slow down') });
+      const elsewhere = clientEvent({ server: 'other', response: rpcError(-32003, 'slow down') });
+      await postNdjson(app, [limited, elsewhere]);
+      expect((await buckets('gw'))[limited.id as string]).toMatch(/^ambiguous\//);
+
+      const res = await putJson(app, '/api/v1/servers/gw/overrides', {
+        overrides: [{ rpcCode: -32003, bucket: 'throttled', kind: 'gateway_rate_limit' }],
+      });
+      expect(res.status).toBe(200);
+      expect(await res.json()).toMatchObject({ reclassified: 1 });
+      const page = await (await get(app, '/api/v1/events?server=gw')).json();
+      expect(page.events[0]).toMatchObject({ bucket: 'throttled', kind: 'gateway_rate_limit', evidence: 'override' });
+      expect((await buckets('other'))[elsewhere.id as string]).toMatch(/^ambiguous\//);
+
+      const listed = await (await get(app, '/api/v1/servers/gw/overrides')).json();
+      expect(listed.overrides).toEqual([
+        { match: { rpcCode: -32003 }, bucket: 'throttled', kind: 'gateway_rate_limit' },
+      ]);
+    });
+
+    it('rejects an override naming both or neither code, with the field', async () => {
+      const res = await putJson(app, '/api/v1/servers/gw/overrides', {
+        overrides: [{ rpcCode: -32003, httpStatus: 429, bucket: 'throttled', kind: 'x' }],
+      });
+      expect(res.status).toBe(400);
+      const { error } = await res.json();
+      expect(error.code).toBe('invalid_request');
+      expect(error.message).toContain('exactly one');
+      const badBucket = await putJson(app, '/api/v1/servers/gw/overrides', {
+        overrides: [{ httpStatus: 429, bucket: 'ok', kind: 'x' }],
+      });
+      expect((await badBucket.json()).error.field).toBe('overrides.0.bucket');
+    });
+  });
+});

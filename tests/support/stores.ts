@@ -1,0 +1,83 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import type { Store } from '../../db/runner.ts';
+import { openStore } from '../../db/store.ts';
+
+/** The server the Postgres suites run against; `.ci/run` makes sure one is up. */
+export const POSTGRES_ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+export interface TestStore {
+  store: Store;
+  dispose(): Promise<void>;
+}
+
+export interface StoreKind {
+  name: 'sqlite' | 'postgres';
+  /** Null when this kind can run here; otherwise why it is skipped. */
+  unavailable: string | null;
+  open(): Promise<TestStore>;
+}
+
+/** A fresh embedded store in its own temporary data directory. */
+export async function openTempSqlite(): Promise<TestStore> {
+  const dir = mkdtempSync(join(tmpdir(), 'lens-test-'));
+  const store = await openStore({ dataDir: dir });
+  return {
+    store,
+    async dispose() {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A fresh PostgreSQL database per call, dropped afterwards: no test shares rows with another. */
+export async function openTempPostgres(): Promise<TestStore> {
+  const name = `lens_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+  const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(POSTGRES_ADMIN_URL);
+  url.pathname = `/${name}`;
+  const store = await openStore({ databaseUrl: url.toString(), dataDir: '' });
+  return {
+    store,
+    async dispose() {
+      await store.close();
+      const cleanup = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+      await cleanup.connect();
+      await cleanup.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await cleanup.end();
+    },
+  };
+}
+
+async function postgresProblem(): Promise<string | null> {
+  const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return null;
+  } catch (error) {
+    return `no PostgreSQL at ${POSTGRES_ADMIN_URL} (${error instanceof Error ? error.message : String(error)})`;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+const postgresUnavailable = await postgresProblem();
+if (postgresUnavailable !== null) {
+  // CI must never skip the Postgres suite; a developer without a server is told plainly that it was skipped.
+  if (process.env.CI) throw new Error(`PostgreSQL is required in CI: ${postgresUnavailable}`);
+  console.warn(
+    `\n*** PostgreSQL suite SKIPPED: ${postgresUnavailable}. Set TEST_DATABASE_URL or start a server. ***\n`,
+  );
+}
+
+export const STORE_KINDS: StoreKind[] = [
+  { name: 'sqlite', unavailable: null, open: openTempSqlite },
+  { name: 'postgres', unavailable: postgresUnavailable, open: openTempPostgres },
+];
