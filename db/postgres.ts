@@ -10,7 +10,7 @@ import type { SqlRunner, Store, TxRunner } from './runner.ts';
 const MIGRATIONS = fileURLToPath(new URL('./migrations/pg', import.meta.url));
 
 /** Column types of the hot insert's unnest(), in EVENT_COLUMNS order. */
-const PG_TYPES: Record<string, string> = {
+export const PG_ARRAY_TYPES: Record<string, string> = {
   ts: 'bigint',
   http_status: 'integer',
   rpc_code: 'integer',
@@ -24,12 +24,15 @@ const PG_TYPES: Record<string, string> = {
 // One unnest() statement with a fixed number of array parameters inserts any number of rows, so it can stay a
 // named prepared statement; a multi-row VALUES list would need a new statement for every batch size.
 const INSERT_EVENTS = `INSERT INTO events (${EVENT_COLUMNS.map(([, c]) => c).join(', ')})
-  SELECT * FROM unnest(${EVENT_COLUMNS.map(([, c], i) => `$${i + 1}::${PG_TYPES[c] ?? 'text'}[]`).join(', ')})
+  SELECT * FROM unnest(${EVENT_COLUMNS.map(([, c], i) => `$${i + 1}::${PG_ARRAY_TYPES[c] ?? 'text'}[]`).join(', ')})
   ON CONFLICT (event_id) DO NOTHING RETURNING event_id`;
 
 /** The scale-out store: PostgreSQL through a connection pool, chosen by DATABASE_URL. */
 export async function openPostgresStore(databaseUrl: string): Promise<Store> {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 8 });
+  // An idle connection the server drops (restart, failover) must not take the process down; the next query
+  // gets a fresh connection or a clear error.
+  pool.on('error', (error) => console.error(`PostgreSQL connection lost: ${error.message}`));
   await migrate(drizzle({ client: pool }), { migrationsFolder: MIGRATIONS });
   const url = new URL(databaseUrl);
 

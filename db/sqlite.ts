@@ -1,53 +1,56 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import type { SQL } from 'drizzle-orm';
-import { type BetterSQLite3Database, drizzle } from 'drizzle-orm/better-sqlite3';
+import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
 import { EVENT_COLUMNS, type EventRow } from './event-row.ts';
 import type { SqlRunner, Store, TxRunner } from './runner.ts';
 
 const MIGRATIONS = fileURLToPath(new URL('./migrations/sqlite', import.meta.url));
+const WRITER = new URL('./sqlite-writer.worker.mjs', import.meta.url);
+const FIELDS = EVENT_COLUMNS.map(([field]) => field);
+const INSERT_SQL = `INSERT INTO events (${EVENT_COLUMNS.map(([, column]) => column).join(', ')})
+  VALUES (${FIELDS.map(() => '?').join(', ')}) ON CONFLICT (event_id) DO NOTHING`;
+
+const dialect = new SQLiteSyncDialect();
 
 /**
- * The embedded store: one SQLite file in WAL mode. Writes go through one connection and are serialised by a
- * promise queue, because better-sqlite3 is synchronous and an awaited step inside a transaction would otherwise let
- * another request's statements into it. Reads outside transactions use a second connection, which WAL gives a
- * consistent snapshot without waiting for the writer.
+ * The embedded store: one SQLite file in WAL mode. Every write runs on a writer thread (sqlite-writer.worker.mjs),
+ * so ingest uses both cores: this thread prepares the next chunk while the writer commits the last. Transactions
+ * are serialised by a promise queue. Reads outside transactions use a connection on this thread, to which WAL
+ * gives a consistent snapshot without waiting for the writer.
  */
 export function openSqliteStore(dataDir: string): Store {
   mkdirSync(dataDir, { recursive: true });
   const file = join(dataDir, 'lens.sqlite');
-  const writer = new Database(file);
-  writer.pragma('journal_mode = WAL');
-  writer.pragma('synchronous = FULL');
-  writer.pragma('busy_timeout = 5000');
-  writer.pragma('cache_size = -65536');
-  const writerDb = drizzle({ client: writer });
-  migrate(writerDb, { migrationsFolder: MIGRATIONS });
+  const setup = new Database(file);
+  setup.pragma('journal_mode = WAL');
+  migrate(drizzle({ client: setup }), { migrationsFolder: MIGRATIONS });
+  setup.close();
 
   const reader = new Database(file, { readonly: true });
   reader.pragma('busy_timeout = 5000');
   reader.pragma('cache_size = -65536');
-  const readerDb = drizzle({ client: reader });
-
-  const insert = writer.prepare(
-    `INSERT INTO events (${EVENT_COLUMNS.map(([, column]) => column).join(', ')})
-     VALUES (${EVENT_COLUMNS.map(() => '?').join(', ')}) ON CONFLICT (event_id) DO NOTHING`,
-  );
-  const fields = EVENT_COLUMNS.map(([field]) => field);
+  const writer = new WriterThread(file);
   let queue: Promise<unknown> = Promise.resolve();
 
   const txRunner: TxRunner = {
-    ...runnerOver(writerDb),
+    dialect: 'sqlite',
+    all: <T>(query: SQL) => writer.call<T[]>({ op: 'all', ...render(query) }),
+    run: (query: SQL) => writer.call<number>({ op: 'run', ...render(query) }),
     async insertEvents(rows: readonly EventRow[]) {
+      const values = new Array<unknown>(rows.length * FIELDS.length);
+      let i = 0;
+      for (const row of rows) for (const field of FIELDS) values[i++] = row[field];
+      const fresh = await writer.call<Uint8Array>({ op: 'insert', values });
       const inserted = new Set<string>();
-      const values = new Array<unknown>(fields.length);
-      for (const row of rows) {
-        for (let i = 0; i < fields.length; i++) values[i] = row[fields[i] as keyof EventRow];
-        if (insert.run(values).changes > 0) inserted.add(row.eventId);
-      }
+      rows.forEach((row, index) => {
+        if (fresh[index] === 1) inserted.add(row.eventId);
+      });
       return inserted;
     },
   };
@@ -59,38 +62,81 @@ export function openSqliteStore(dataDir: string): Store {
   }
 
   return {
-    ...runnerOver(readerDb),
+    dialect: 'sqlite',
+    async all<T>(query: SQL) {
+      const { sql, params } = render(query);
+      return reader.prepare(sql).all(params) as T[];
+    },
+    run: (query: SQL) => serialise(() => txRunner.run(query)),
     description: `SQLite ${file}`,
     transaction<T>(work: (tx: TxRunner) => Promise<T>): Promise<T> {
       return serialise(async () => {
-        writer.exec('BEGIN IMMEDIATE');
+        await writer.call({ op: 'exec', sql: 'BEGIN IMMEDIATE' });
         try {
           const result = await work(txRunner);
-          writer.exec('COMMIT');
+          await writer.call({ op: 'exec', sql: 'COMMIT' });
           return result;
         } catch (error) {
-          if (writer.inTransaction) writer.exec('ROLLBACK');
+          await writer.call({ op: 'exec', sql: 'ROLLBACK' }).catch(() => undefined);
           throw error;
         }
       });
     },
     async close() {
       await serialise(async () => {
+        await writer.call({ op: 'close' });
+        await writer.terminate();
         reader.close();
-        writer.close();
       });
     },
   };
 }
 
-function runnerOver(db: BetterSQLite3Database): SqlRunner {
-  return {
-    dialect: 'sqlite',
-    async all<T>(query: SQL) {
-      return db.all<T>(query);
-    },
-    async run(query: SQL) {
-      return db.run(query).changes;
-    },
-  };
+function render(query: SQL): { sql: string; params: unknown[] } {
+  const { sql, params } = dialect.sqlToQuery(query);
+  return { sql, params };
+}
+
+type WriterRequest =
+  | { op: 'exec'; sql: string }
+  | { op: 'run' | 'all'; sql: string; params: unknown[] }
+  | { op: 'insert'; values: unknown[] }
+  | { op: 'close' };
+
+/** Request/answer messaging with the writer thread; a dead writer fails every pending and later call. */
+class WriterThread {
+  private readonly worker: Worker;
+  private readonly pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
+  private nextId = 1;
+  private failure: Error | null = null;
+
+  constructor(file: string) {
+    this.worker = new Worker(WRITER, { workerData: { file, insertSql: INSERT_SQL, insertWidth: FIELDS.length } });
+    this.worker.on('message', (message: { id: number; result?: unknown; error?: string }) => {
+      const waiter = this.pending.get(message.id);
+      this.pending.delete(message.id);
+      if (message.error !== undefined) waiter?.reject(new Error(message.error));
+      else waiter?.resolve(message.result);
+    });
+    const fail = (error: Error) => {
+      this.failure = error;
+      for (const waiter of this.pending.values()) waiter.reject(error);
+      this.pending.clear();
+    };
+    this.worker.on('error', fail);
+    this.worker.on('exit', (code) => fail(new Error(`the SQLite writer thread exited (${code})`)));
+  }
+
+  call<T = unknown>(request: WriterRequest): Promise<T> {
+    if (this.failure) return Promise.reject(this.failure);
+    const id = this.nextId++;
+    return new Promise<T>((resolve, reject) => {
+      this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      this.worker.postMessage({ id, ...request });
+    });
+  }
+
+  async terminate(): Promise<void> {
+    await this.worker.terminate();
+  }
 }

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { SqlRunner } from '../runner.ts';
+import { listTable } from './lists.ts';
 
 export interface FailedEventRow {
   seq: number;
@@ -36,16 +37,20 @@ export async function updateClassification(db: SqlRunner, row: Reclassified): Pr
 
 /**
  * A proxy's record of a request that a client also logged is kept but not counted: the client's view wins.
- * Runs after each batch over the correlation keys the batch brought, whichever side arrived first.
+ * Runs after each batch over the correlation keys the batch brought, whichever side arrived first: a new client
+ * record shadows the proxy records already stored; a new proxy record is shadowed if its client record is stored.
  */
-export async function shadowProxyDuplicates(db: SqlRunner, correlations: readonly string[]): Promise<void> {
-  for (let start = 0; start < correlations.length; start += 500) {
-    const list = sql.join(
-      correlations.slice(start, start + 500).map((key) => sql`${key}`),
-      sql`, `,
-    );
+export async function shadowProxyDuplicates(
+  db: SqlRunner,
+  fresh: { client: readonly string[]; proxy: readonly string[] },
+): Promise<void> {
+  if (fresh.client.length > 0) {
     await db.run(sql`UPDATE events SET counted = 0
-      WHERE source = 'proxy' AND counted = 1 AND correlation IN (${list})
-        AND EXISTS (SELECT 1 FROM events c WHERE c.correlation = events.correlation AND c.source = 'client')`);
+      WHERE source = 'proxy' AND correlation IN ${listTable(db, fresh.client)} AND counted = 1`);
+  }
+  if (fresh.proxy.length > 0) {
+    await db.run(sql`UPDATE events SET counted = 0
+      WHERE source = 'proxy' AND correlation IN ${listTable(db, fresh.proxy)} AND counted = 1
+        AND EXISTS (SELECT 1 FROM events c WHERE c.source = 'client' AND c.correlation = events.correlation)`);
   }
 }

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { SqlRunner } from '../runner.ts';
+import { listTable } from './lists.ts';
 
 export interface ServerConfigRow {
   name: string;
@@ -15,11 +16,8 @@ const SELECT_CONFIG = sql`SELECT name, discovery, discovery_raw AS "discoveryRaw
 /** Registers servers first seen in traffic, so they are listed before anyone configures them. */
 export async function ensureServers(db: SqlRunner, names: readonly string[]): Promise<void> {
   if (names.length === 0) return;
-  const rows = sql.join(
-    names.map((name) => sql`(${name}, '[]', 0)`),
-    sql`, `,
-  );
-  await db.run(sql`INSERT INTO servers (name, overrides, updated_at) VALUES ${rows} ON CONFLICT (name) DO NOTHING`);
+  await db.run(sql`INSERT INTO servers (name, overrides, updated_at)
+    SELECT value, '[]', 0 FROM ${listTable(db, names)} AS names WHERE true ON CONFLICT (name) DO NOTHING`);
 }
 
 /**
@@ -28,12 +26,8 @@ export async function ensureServers(db: SqlRunner, names: readonly string[]): Pr
  */
 export async function loadServerConfigs(db: SqlRunner, names: readonly string[]): Promise<ServerConfigRow[]> {
   if (names.length === 0) return [];
-  const list = sql.join(
-    names.map((name) => sql`${name}`),
-    sql`, `,
-  );
   const lock = db.dialect === 'postgres' ? sql` FOR SHARE` : sql``;
-  return db.all<ServerConfigRow>(sql`${SELECT_CONFIG} WHERE name IN (${list})${lock}`);
+  return db.all<ServerConfigRow>(sql`${SELECT_CONFIG} WHERE name IN ${listTable(db, names)}${lock}`);
 }
 
 export async function getServerConfig(db: SqlRunner, name: string): Promise<ServerConfigRow | null> {

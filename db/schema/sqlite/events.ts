@@ -45,7 +45,14 @@ export const events = sqliteTable(
     index('events_server_ts_idx').on(t.server, t.ts),
     index('events_client_ts_idx').on(t.client, t.ts),
     index('events_ts_idx').on(t.ts),
-    index('events_correlation_idx').on(t.correlation).where(sql`${t.correlation} IS NOT NULL`),
+    // Split by source: joining a client's record to a proxy's probes the proxy side for every client request, and
+    // proxy records that carry a correlation are few, so that probe stays in a small index.
+    index('events_proxy_correlation_idx')
+      .on(t.correlation)
+      .where(sql`${t.source} = 'proxy' AND ${t.correlation} IS NOT NULL`),
+    index('events_client_correlation_idx')
+      .on(t.correlation)
+      .where(sql`${t.source} = 'client' AND ${t.correlation} IS NOT NULL`),
     index('events_failed_idx').on(t.server, t.seq).where(sql`${t.bucket} <> 'ok'`),
   ],
 );

@@ -38,5 +38,6 @@ CREATE UNIQUE INDEX "events_event_id_uq" ON "events" USING btree ("event_id");--
 CREATE INDEX "events_server_ts_idx" ON "events" USING btree ("server","ts");--> statement-breakpoint
 CREATE INDEX "events_client_ts_idx" ON "events" USING btree ("client","ts");--> statement-breakpoint
 CREATE INDEX "events_ts_idx" ON "events" USING btree ("ts");--> statement-breakpoint
-CREATE INDEX "events_correlation_idx" ON "events" USING btree ("correlation") WHERE "events"."correlation" IS NOT NULL;--> statement-breakpoint
+CREATE INDEX "events_proxy_correlation_idx" ON "events" USING btree ("correlation") WHERE "events"."source" = 'proxy' AND "events"."correlation" IS NOT NULL;--> statement-breakpoint
+CREATE INDEX "events_client_correlation_idx" ON "events" USING btree ("correlation") WHERE "events"."source" = 'client' AND "events"."correlation" IS NOT NULL;--> statement-breakpoint
 CREATE INDEX "events_failed_idx" ON "events" USING btree ("server","seq") WHERE "events"."bucket" <> 'ok';

@@ -30,7 +30,8 @@ CREATE UNIQUE INDEX `events_event_id_uq` ON `events` (`event_id`);--> statement-
 CREATE INDEX `events_server_ts_idx` ON `events` (`server`,`ts`);--> statement-breakpoint
 CREATE INDEX `events_client_ts_idx` ON `events` (`client`,`ts`);--> statement-breakpoint
 CREATE INDEX `events_ts_idx` ON `events` (`ts`);--> statement-breakpoint
-CREATE INDEX `events_correlation_idx` ON `events` (`correlation`) WHERE "events"."correlation" IS NOT NULL;--> statement-breakpoint
+CREATE INDEX `events_proxy_correlation_idx` ON `events` (`correlation`) WHERE "events"."source" = 'proxy' AND "events"."correlation" IS NOT NULL;--> statement-breakpoint
+CREATE INDEX `events_client_correlation_idx` ON `events` (`correlation`) WHERE "events"."source" = 'client' AND "events"."correlation" IS NOT NULL;--> statement-breakpoint
 CREATE INDEX `events_failed_idx` ON `events` (`server`,`seq`) WHERE "events"."bucket" <> 'ok';--> statement-breakpoint
 CREATE TABLE `servers` (
 	`name` text PRIMARY KEY NOT NULL,
