@@ -58,21 +58,37 @@ async function bareInsert(config: StoreConfig): Promise<number> {
   return rows.length / seconds;
 }
 
+/** PostgreSQL takes concurrent writers, so its ceiling uses as many connections as the end-to-end run has requests. */
 async function bareInsertPostgres(databaseUrl: string): Promise<number> {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
   const text = `INSERT INTO events (${EVENT_COLUMNS.map(([, c]) => c).join(', ')})
     SELECT * FROM unnest(${EVENT_COLUMNS.map(([, c], i) => `$${i + 1}::${PG_ARRAY_TYPES[c] ?? 'text'}[]`).join(', ')})
     ON CONFLICT (event_id) DO NOTHING`;
+  const starts = Array.from({ length: Math.ceil(rows.length / BATCH) }, (_, i) => i * BATCH);
+  const clients = await Promise.all(
+    Array.from({ length: IN_FLIGHT }, async () => {
+      const client = new pg.Client({ connectionString: databaseUrl });
+      client.on('error', () => undefined); // the database is dropped under it when the run ends
+      await client.connect();
+      return client;
+    }),
+  );
   const start = performance.now();
-  for (let i = 0; i < rows.length; i += BATCH) {
-    const chunk = rows.slice(i, i + BATCH);
-    await client.query('BEGIN');
-    await client.query({ name: 'bare', text, values: EVENT_COLUMNS.map(([field]) => chunk.map((row) => row[field])) });
-    await client.query('COMMIT');
-  }
+  await Promise.all(
+    clients.map(async (client) => {
+      for (let i = starts.shift(); i !== undefined; i = starts.shift()) {
+        const chunk = rows.slice(i, i + BATCH);
+        await client.query('BEGIN');
+        await client.query({
+          name: 'bare',
+          text,
+          values: EVENT_COLUMNS.map(([field]) => chunk.map((row) => row[field])),
+        });
+        await client.query('COMMIT');
+      }
+    }),
+  );
   const seconds = (performance.now() - start) / 1000;
-  await client.end();
+  await Promise.all(clients.map((client) => client.end()));
   return rows.length / seconds;
 }
 

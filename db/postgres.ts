@@ -59,18 +59,32 @@ export async function openPostgresStore(databaseUrl: string): Promise<Store> {
   };
 }
 
+/**
+ * A transaction's runner. One connection runs one query at a time, so calls made without waiting for each other
+ * (the ingest path sends its chunks that way) are queued here rather than in the driver, which deprecates it.
+ */
 function txRunnerOver(client: pg.PoolClient): TxRunner {
+  let queue: Promise<unknown> = Promise.resolve();
+  const inTurn = <T>(work: () => Promise<T>): Promise<T> => {
+    const result = queue.then(work, work);
+    queue = result.catch(() => undefined);
+    return result;
+  };
+  const runner = runnerOver(client);
   return {
-    ...runnerOver(client),
-    async insertEvents(rows: readonly EventRow[]) {
-      const columns = EVENT_COLUMNS.map(([field]) => rows.map((row) => row[field]));
-      const result = await client.query<{ event_id: string }>({
-        name: 'insert_events',
-        text: INSERT_EVENTS,
-        values: columns,
-      });
-      return new Set(result.rows.map((row) => row.event_id));
-    },
+    dialect: 'postgres',
+    all: (query) => inTurn(() => runner.all(query)),
+    run: (query) => inTurn(() => runner.run(query)),
+    insertEvents: (rows) =>
+      inTurn(async () => {
+        const columns = EVENT_COLUMNS.map(([field]) => rows.map((row) => row[field]));
+        const result = await client.query<{ event_id: string }>({
+          name: 'insert_events',
+          text: INSERT_EVENTS,
+          values: columns,
+        });
+        return new Set(result.rows.map((row) => row.event_id));
+      }),
   };
 }
 

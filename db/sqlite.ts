@@ -8,7 +8,7 @@ import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
 import { EVENT_COLUMNS, type EventRow } from './event-row.ts';
-import type { SqlRunner, Store, TxRunner } from './runner.ts';
+import type { Store, TxRunner } from './runner.ts';
 
 const MIGRATIONS = fileURLToPath(new URL('./migrations/sqlite', import.meta.url));
 const WRITER = new URL('./sqlite-writer.worker.mjs', import.meta.url);

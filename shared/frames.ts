@@ -31,7 +31,8 @@ export function correlationOf(event: LensEvent): string | null {
   if (typeof traceparent === 'string' && traceparent.length > 0) return `tp:${traceparent}`;
   const id = event.request?.id;
   if (event.session && (typeof id === 'string' || typeof id === 'number')) {
-    return `rpc:${event.server}\u0000${event.session}\u0000${typeof id}:${id}`;
+    // JSON keeps the parts apart whatever they contain, and PostgreSQL text cannot hold the NUL a separator might use.
+    return `rpc:${JSON.stringify([event.server, event.session, id])}`;
   }
   return null;
 }

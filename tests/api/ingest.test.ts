@@ -170,6 +170,16 @@ describe.each(STORE_KINDS)('ingest on $name', (kind) => {
       expect(page.events.filter((e: { counted: boolean }) => e.counted)).toHaveLength(1);
     });
 
+    it('joins client and proxy records by session and JSON-RPC id when there is no trace context', async () => {
+      const request = { jsonrpc: '2.0', id: 'req-7', method: 'tools/call', params: { name: 'x' } };
+      const session = 'sess-ü-1';
+      await postNdjson(app, [clientEvent({ session, request, timeout: true, response: undefined })]);
+      await postNdjson(app, [proxyEvent({ session, request }), proxyEvent({ session: 'other', request })]);
+      const summary = await (await get(app, '/api/v1/summary')).json();
+      expect(summary.overall.total).toBe(2);
+      expect(summary.overall.buckets).toMatchObject({ transient: 1, ok: 1 });
+    });
+
     it('takes a 100k-line batch in one request', async () => {
       const lines: string[] = [];
       for (let i = 0; i < 100_000; i++) {
