@@ -4,7 +4,7 @@ import { drizzle } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import pg from 'pg';
-import { EVENT_COLUMNS, type EventRow } from './event-row.ts';
+import { EVENT_COLUMNS } from './event-row.ts';
 import type { SqlRunner, Store, TxRunner } from './runner.ts';
 
 const MIGRATIONS = fileURLToPath(new URL('./migrations/pg', import.meta.url));
