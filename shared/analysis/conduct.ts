@@ -1,0 +1,149 @@
+import type { GateReason, GateVerdict } from './gate-types.ts';
+import type { AnalysisEvent } from './types.ts';
+
+/**
+ * Client conduct: what each client did that a correct client would not have. The gate replay (DOMAIN.md section 6)
+ * decides which sends were avoidable and why; this module only counts its verdicts per client and per server, plus
+ * the one finding the gate does not make: probing undeclared paths without having read the discovery document.
+ */
+
+export interface ConductCounts {
+  /** Counted requests sent by the client. */
+  requests: number;
+  /** Requests the gate judged avoidable, whatever the reason. */
+  avoidable: number;
+  /** Refused as undeclared (refusal / not_declared) while the client had not read the discovery document. */
+  probedWithoutDiscovery: number;
+  retriedAfterRefusal: number;
+  retriedBeforeRetryAfter: number;
+  retriedPastBudget: number;
+  identicalAfterAmbiguous: number;
+}
+
+export interface ClientConductState extends ConductCounts {
+  /** Avoidable requests per server: the servers this client's conduct costs the most. */
+  avoidableByServer: Record<string, number>;
+}
+
+/**
+ * Plain JSON and order independent (only sums). Records are null-prototype so any client or server name is just a
+ * key; after a JSON round trip, revive with `mergeConduct(emptyConduct(), parsed)` before adding to it.
+ */
+export interface ConductAccumulator {
+  clients: Record<string, ClientConductState>;
+}
+
+const COUNTER_OF: Record<GateReason, keyof ConductCounts> = {
+  after_refusal: 'retriedAfterRefusal',
+  before_retry_after: 'retriedBeforeRetryAfter',
+  past_transient_budget: 'retriedPastBudget',
+  identical_after_ambiguous: 'identicalAfterAmbiguous',
+};
+
+const COUNTERS: readonly (keyof ConductCounts)[] = [
+  'requests',
+  'avoidable',
+  'probedWithoutDiscovery',
+  'retriedAfterRefusal',
+  'retriedBeforeRetryAfter',
+  'retriedPastBudget',
+  'identicalAfterAmbiguous',
+];
+
+export function emptyConduct(): ConductAccumulator {
+  return { clients: Object.create(null) as Record<string, ClientConductState> };
+}
+
+/**
+ * Folds one event and its verdict (undefined when the gate gave none) into the accumulator, mutating it. Only
+ * counted events of a named client take part: a shadowed proxy record is the client's own send seen twice.
+ */
+export function addConduct(acc: ConductAccumulator, event: AnalysisEvent, verdict?: GateVerdict): ConductAccumulator {
+  if (!event.counted || event.client === null) return acc;
+  const state = clientState(acc, event.client);
+  state.requests += 1;
+  if (event.discoveryRead === false && event.bucket === 'refusal' && event.kind === 'not_declared') {
+    state.probedWithoutDiscovery += 1;
+  }
+  if (verdict === undefined || !verdict.avoidable) return acc;
+  state.avoidable += 1;
+  state.avoidableByServer[event.server] = (state.avoidableByServer[event.server] ?? 0) + 1;
+  if (verdict.reason !== null) state[COUNTER_OF[verdict.reason]] += 1;
+  return acc;
+}
+
+/** A new accumulator holding both; neither input is changed. */
+export function mergeConduct(a: ConductAccumulator, b: ConductAccumulator): ConductAccumulator {
+  const out = emptyConduct();
+  for (const source of [a, b]) {
+    for (const [client, add] of Object.entries(source.clients)) {
+      const state = clientState(out, client);
+      for (const counter of COUNTERS) state[counter] += add[counter];
+      for (const [server, count] of Object.entries(add.avoidableByServer)) {
+        state.avoidableByServer[server] = (state.avoidableByServer[server] ?? 0) + count;
+      }
+    }
+  }
+  return out;
+}
+
+export interface ServerCost {
+  server: string;
+  avoidable: number;
+}
+
+export interface ClientConduct extends ConductCounts {
+  client: string;
+  /** The servers this client sent the most avoidable requests to, most first. */
+  hurtsMost: ServerCost[];
+}
+
+/** Per client, most avoidable requests first (then by name, for a stable order). */
+export function conductReport(acc: ConductAccumulator, topServers = 3): ClientConduct[] {
+  return Object.entries(acc.clients)
+    .map(([client, state]): ClientConduct => {
+      const { avoidableByServer, ...counts } = state;
+      return { client, ...counts, hurtsMost: worstServers(avoidableByServer, topServers) };
+    })
+    .sort((a, b) => b.avoidable - a.avoidable || compareText(a.client, b.client));
+}
+
+/** The offline report: events with the gate replay's verdicts, keyed by event id. */
+export function clientConduct(
+  events: Iterable<AnalysisEvent>,
+  verdicts: ReadonlyMap<string, GateVerdict>,
+  topServers = 3,
+): ClientConduct[] {
+  const acc = emptyConduct();
+  for (const event of events) addConduct(acc, event, verdicts.get(event.id));
+  return conductReport(acc, topServers);
+}
+
+function clientState(acc: ConductAccumulator, client: string): ClientConductState {
+  let state = acc.clients[client];
+  if (state === undefined) {
+    state = {
+      requests: 0,
+      avoidable: 0,
+      probedWithoutDiscovery: 0,
+      retriedAfterRefusal: 0,
+      retriedBeforeRetryAfter: 0,
+      retriedPastBudget: 0,
+      identicalAfterAmbiguous: 0,
+      avoidableByServer: Object.create(null) as Record<string, number>,
+    };
+    acc.clients[client] = state;
+  }
+  return state;
+}
+
+function worstServers(avoidableByServer: Record<string, number>, n: number): ServerCost[] {
+  return Object.entries(avoidableByServer)
+    .map(([server, avoidable]) => ({ server, avoidable }))
+    .sort((a, b) => b.avoidable - a.avoidable || compareText(a.server, b.server))
+    .slice(0, Math.max(0, n));
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,162 @@
+import { bucketStart, emptySeries, MINUTE_MS } from './time-buckets.ts';
+import type { AnalysisEvent, ContextScope } from './types.ts';
+
+/**
+ * The context gap (DOMAIN.md section 7, seed 002): what sampling requests asked to see (`includeContext`) against
+ * what the client says it applied (`result._meta.context.applied`). A response that does not say is "not reported":
+ * it has a column in the matrix but is never counted as trimmed or as granted, so it never moves the rate.
+ */
+
+export const SCOPES: readonly ContextScope[] = ['none', 'thisServer', 'allServers'];
+export type AppliedColumn = ContextScope | 'not_reported';
+export const APPLIED_COLUMNS: readonly AppliedColumn[] = [...SCOPES, 'not_reported'];
+
+const RANK: Record<ContextScope, number> = { none: 0, thisServer: 1, allServers: 2 };
+
+export interface ContextBucket {
+  /** Sampling requests in the bucket, reported or not: tells "no sampling" from "sampling nobody reported on". */
+  sampled: number;
+  reported: number;
+  trimmed: number;
+}
+
+/**
+ * Plain JSON and order independent (only sums), so ingest can keep one per server and batch and merge them later.
+ * Records are null-prototype so that a reason such as `constructor` is just a key; after a JSON round trip, revive
+ * with `mergeContextGap(emptyContextGap(step), parsed)` before adding to it.
+ */
+export interface ContextGap {
+  /** The finest bucket kept; a chart may ask for any multiple of it. */
+  stepMs: number;
+  /** requested → applied → count. */
+  matrix: Record<ContextScope, Record<AppliedColumn, number>>;
+  /** Sampling responses that said what they applied. */
+  reported: number;
+  /** Reported responses that applied less than was requested (none < thisServer < allServers). */
+  trimmed: number;
+  /** Trimmed responses per stated reason. */
+  reasons: Record<string, number>;
+  /** Trimmed responses that gave no reason. */
+  trimmedWithoutReason: number;
+  /** Keyed by bucket start (epoch ms, as a string: JSON object keys). */
+  buckets: Record<string, ContextBucket>;
+}
+
+export function emptyContextGap(stepMs: number = MINUTE_MS): ContextGap {
+  bucketStart(0, stepMs); // validates the step once, here, rather than on the first event
+  return {
+    stepMs,
+    matrix: { none: emptyRow(), thisServer: emptyRow(), allServers: emptyRow() },
+    reported: 0,
+    trimmed: 0,
+    reasons: Object.create(null) as Record<string, number>,
+    trimmedWithoutReason: 0,
+    buckets: Object.create(null) as Record<string, ContextBucket>,
+  };
+}
+
+/** Whether `applied` is narrower than `requested`. */
+export function isTrimmed(requested: ContextScope, applied: ContextScope): boolean {
+  return RANK[applied] < RANK[requested];
+}
+
+/** Folds one event into the accumulator (mutating it, for ingest speed) and returns it. */
+export function addContext(acc: ContextGap, event: AnalysisEvent): ContextGap {
+  const context = event.context;
+  if (!event.counted || context === null) return acc;
+  const { requested, applied } = context;
+  acc.matrix[requested][applied ?? 'not_reported'] += 1;
+  const key = String(Math.floor(event.ts / acc.stepMs) * acc.stepMs);
+  let bucket = acc.buckets[key];
+  if (bucket === undefined) {
+    bucket = { sampled: 0, reported: 0, trimmed: 0 };
+    acc.buckets[key] = bucket;
+  }
+  bucket.sampled += 1;
+  if (applied === null) return acc;
+  acc.reported += 1;
+  bucket.reported += 1;
+  if (!isTrimmed(requested, applied)) return acc;
+  acc.trimmed += 1;
+  bucket.trimmed += 1;
+  if (context.reason === null) acc.trimmedWithoutReason += 1;
+  else acc.reasons[context.reason] = (acc.reasons[context.reason] ?? 0) + 1;
+  return acc;
+}
+
+/** A new accumulator holding both; neither input is changed. Both must keep the same step. */
+export function mergeContextGap(a: ContextGap, b: ContextGap): ContextGap {
+  if (a.stepMs !== b.stepMs) throw new RangeError(`cannot merge context gaps of steps ${a.stepMs} and ${b.stepMs}`);
+  const out = emptyContextGap(a.stepMs);
+  for (const source of [a, b]) {
+    for (const requested of SCOPES) {
+      for (const applied of APPLIED_COLUMNS) out.matrix[requested][applied] += source.matrix[requested][applied];
+    }
+    out.reported += source.reported;
+    out.trimmed += source.trimmed;
+    out.trimmedWithoutReason += source.trimmedWithoutReason;
+    for (const [reason, count] of Object.entries(source.reasons)) {
+      out.reasons[reason] = (out.reasons[reason] ?? 0) + count;
+    }
+    for (const [key, bucket] of Object.entries(source.buckets)) addToBucket(out.buckets, key, bucket);
+  }
+  return out;
+}
+
+/** One accumulator per server that saw at least one counted sampling request. */
+export function contextGapByServer(events: Iterable<AnalysisEvent>, stepMs: number = MINUTE_MS): Map<string, ContextGap> {
+  const byServer = new Map<string, ContextGap>();
+  for (const event of events) {
+    if (!event.counted || event.context === null) continue;
+    let acc = byServer.get(event.server);
+    if (acc === undefined) {
+      acc = emptyContextGap(stepMs);
+      byServer.set(event.server, acc);
+    }
+    addContext(acc, event);
+  }
+  return byServer;
+}
+
+/** trimmed / reported; null when nothing reported, because 0 of 0 is "unknown", not "never trimmed". */
+export function trimRate(gap: Pick<ContextBucket, 'reported' | 'trimmed'>): number | null {
+  return gap.reported === 0 ? null : gap.trimmed / gap.reported;
+}
+
+export interface ContextTrendPoint extends ContextBucket {
+  start: number;
+  /** null where the bucket has no reported response: a gap in the line, not a zero. */
+  rate: number | null;
+}
+
+/**
+ * The trend over [from, to) at `stepMs`, which must be a multiple of the accumulator's step (all chart steps are
+ * multiples of a minute, the default). Every bucket is listed; an empty one has zero counts and a null rate.
+ */
+export function contextTrend(acc: ContextGap, from: number, to: number, stepMs: number): ContextTrendPoint[] {
+  if (stepMs % acc.stepMs !== 0) throw new RangeError(`step ${stepMs} is not a multiple of ${acc.stepMs}`);
+  const coarse: Record<string, ContextBucket> = Object.create(null);
+  for (const [key, bucket] of Object.entries(acc.buckets)) {
+    const start = Number(key);
+    if (start >= from && start < to) addToBucket(coarse, String(bucketStart(start, stepMs)), bucket);
+  }
+  return emptySeries(from, to, stepMs).map((start) => {
+    const bucket = coarse[String(start)] ?? { sampled: 0, reported: 0, trimmed: 0 };
+    return { start, ...bucket, rate: trimRate(bucket) };
+  });
+}
+
+function emptyRow(): Record<AppliedColumn, number> {
+  return { none: 0, thisServer: 0, allServers: 0, not_reported: 0 };
+}
+
+function addToBucket(buckets: Record<string, ContextBucket>, key: string, add: ContextBucket): void {
+  const bucket = buckets[key];
+  if (bucket === undefined) {
+    buckets[key] = { ...add };
+    return;
+  }
+  bucket.sampled += add.sampled;
+  bucket.reported += add.reported;
+  bucket.trimmed += add.trimmed;
+}

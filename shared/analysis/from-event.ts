@@ -1,0 +1,73 @@
+import type { Classification } from '../classify/types.ts';
+import type { LensEvent } from '../event.ts';
+import { rpcErrorCodeOf, rpcMethodOf } from '../frames.ts';
+import type { AnalysisEvent, ContextObservation, ContextScope } from './types.ts';
+
+const SCOPES: readonly ContextScope[] = ['none', 'thisServer', 'allServers'];
+
+export interface StoredFacts {
+  id: string;
+  seq: number;
+  identity: string | null;
+  counted: boolean;
+}
+
+/** The analysis view of one classified event. */
+export function toAnalysisEvent(event: LensEvent, classification: Classification, stored: StoredFacts): AnalysisEvent {
+  return {
+    id: stored.id,
+    ts: event.ts,
+    seq: stored.seq,
+    source: event.source,
+    client: event.client ?? null,
+    server: event.server,
+    session: event.session ?? null,
+    httpMethod: event.http?.method?.toUpperCase() ?? null,
+    httpPath: event.http?.path ?? null,
+    httpStatus: event.http?.status ?? null,
+    rpcMethod: rpcMethodOf(event),
+    rpcCode: rpcErrorCodeOf(event),
+    latencyMs: event.latencyMs ?? null,
+    identity: stored.identity,
+    bucket: classification.bucket,
+    kind: classification.kind,
+    rule: classification.rule,
+    waitUntil: classification.bucket === 'throttled' ? waitUntilOf(event) : null,
+    discoveryRead: event.discoveryRead ?? null,
+    counted: stored.counted,
+    context: contextOf(event),
+  };
+}
+
+/** Retry-After (seconds after the answer) wins over `resetsAt`: it is the transport's own, more precise, statement. */
+function waitUntilOf(event: LensEvent): number | null {
+  const retryAfter = event.http?.retryAfter;
+  if (retryAfter !== undefined) return event.ts + retryAfter * 1000;
+  const data = errorData(event);
+  const resetsAt = typeof data?.resetsAt === 'string' ? Date.parse(data.resetsAt) : Number.NaN;
+  return Number.isFinite(resetsAt) ? resetsAt : null;
+}
+
+function errorData(event: LensEvent): Record<string, unknown> | null {
+  const error = event.response?.error;
+  if (typeof error !== 'object' || error === null) return null;
+  const data = (error as { data?: unknown }).data;
+  return typeof data === 'object' && data !== null ? (data as Record<string, unknown>) : null;
+}
+
+function contextOf(event: LensEvent): ContextObservation | null {
+  if (rpcMethodOf(event) !== 'sampling/createMessage') return null;
+  const params = event.request?.params as { includeContext?: unknown } | undefined;
+  const requested = scopeOf(params?.includeContext) ?? 'none';
+  const result = event.response?.result as { _meta?: { context?: Record<string, unknown> } } | undefined;
+  const reported = result?._meta?.context;
+  return {
+    requested,
+    applied: scopeOf(reported?.applied),
+    reason: typeof reported?.reason === 'string' ? reported.reason : null,
+  };
+}
+
+function scopeOf(value: unknown): ContextScope | null {
+  return SCOPES.includes(value as ContextScope) ? (value as ContextScope) : null;
+}

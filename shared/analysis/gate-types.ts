@@ -1,0 +1,24 @@
+/**
+ * The contract of the gate replay (DOMAIN.md section 6): for each event of a client's traffic, whether a correct
+ * client would have sent it, and why not.
+ */
+export const GATE_REASONS = [
+  /** The same request key was refused before (for session-scoped refusals: in the same session). */
+  'after_refusal',
+  /** The 5th or later attempt of a key after transient failures (the budget is 3 retries). */
+  'past_transient_budget',
+  /** Sent to a server that had throttled this client, before its Retry-After / resetsAt elapsed. */
+  'before_retry_after',
+  /** An identical retry (same key) after an ambiguous answer. */
+  'identical_after_ambiguous',
+] as const;
+export type GateReason = (typeof GATE_REASONS)[number];
+
+export interface GateVerdict {
+  /** The event's id. */
+  id: string;
+  /** The request key: client + server + HTTP method + path + (identity, else JSON-RPC method). */
+  key: string;
+  avoidable: boolean;
+  reason: GateReason | null;
+}

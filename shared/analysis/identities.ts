@@ -1,0 +1,281 @@
+import type { Bucket } from '../classify/types.ts';
+import { countSeries } from './time-buckets.ts';
+import type { AnalysisEvent } from './types.ts';
+
+/**
+ * Re-presentations per request identity (DOMAIN.md section 5, seed 002): how often the same request was sent again
+ * after its first appearance. Only counted events with an identity take part: a proxy record shadowed by the
+ * client's record is the same send, and an event without a request frame has no identity to re-present.
+ */
+
+/** The outcome of an identity's latest send, with the (ts, seq, id) that made it the latest. */
+export interface LastOutcome {
+  ts: number;
+  seq: number;
+  id: string;
+  bucket: Bucket;
+  kind: string;
+  rule: string;
+}
+
+export interface IdentityStats {
+  identity: string;
+  server: string;
+  /** The JSON-RPC method; when sends disagree (they should not), the alphabetically first, so order cannot matter. */
+  method: string | null;
+  sends: number;
+  /** Sends after the first: the first send is not a re-presentation. */
+  represented: number;
+  firstSeen: number;
+  lastSeen: number;
+  last: LastOutcome;
+}
+
+/**
+ * Plain JSON, so the server can keep it per ingest batch and persist it. Built on a null-prototype record; after a
+ * JSON round trip, revive it with `mergeIdentities(emptyIdentities(), parsed)` before adding to it.
+ */
+export interface IdentityAccumulator {
+  identities: Record<string, IdentityStats>;
+}
+
+export function emptyIdentities(): IdentityAccumulator {
+  return { identities: Object.create(null) as Record<string, IdentityStats> };
+}
+
+export type IdentitySend = AnalysisEvent & { identity: string };
+
+/** Whether an event takes part in identity counting at all. */
+export function isIdentitySend(event: AnalysisEvent): event is IdentitySend {
+  return event.counted && event.identity !== null;
+}
+
+/** Folds one event into the accumulator (mutating it, for ingest speed) and returns it. */
+export function addIdentity(acc: IdentityAccumulator, event: AnalysisEvent): IdentityAccumulator {
+  if (!isIdentitySend(event)) return acc;
+  const stats = acc.identities[event.identity];
+  if (stats === undefined) {
+    acc.identities[event.identity] = statsOf(event);
+    return acc;
+  }
+  stats.sends += 1;
+  stats.represented = stats.sends - 1;
+  stats.method = firstMethod(stats.method, event.rpcMethod);
+  if (event.ts < stats.firstSeen) stats.firstSeen = event.ts;
+  if (event.ts > stats.lastSeen) stats.lastSeen = event.ts;
+  if (compareOrder(event, stats.last) > 0) stats.last = outcomeOf(event);
+  return acc;
+}
+
+/** A new accumulator holding both; neither input is changed. */
+export function mergeIdentities(a: IdentityAccumulator, b: IdentityAccumulator): IdentityAccumulator {
+  const out = emptyIdentities();
+  for (const source of [a, b]) {
+    for (const [identity, stats] of Object.entries(source.identities)) {
+      const seen = out.identities[identity];
+      out.identities[identity] = seen === undefined ? { ...stats, last: { ...stats.last } } : combine(seen, stats);
+    }
+  }
+  return out;
+}
+
+export function identityStats(events: Iterable<AnalysisEvent>): IdentityAccumulator {
+  const acc = emptyIdentities();
+  for (const event of events) addIdentity(acc, event);
+  return acc;
+}
+
+/** Most re-presented first; ties by more sends, then most recently seen, then identity for a stable order. */
+export function rankIdentities(acc: IdentityAccumulator, n: number): IdentityStats[] {
+  return Object.values(acc.identities).sort(byRepresentation).slice(0, Math.max(0, n));
+}
+
+export interface TimeWindow {
+  /** Inclusive, epoch ms. */
+  from: number;
+  /** Exclusive, epoch ms. */
+  to: number;
+}
+
+/**
+ * The `n` most re-presented identities. With a window, sends, first/last seen and the last outcome are those inside
+ * it, and `represented` counts the sends inside it that were not the identity's first send in `events`: an identity
+ * first sent before the window and sent 30 times inside it was re-presented 30 times there, not 29.
+ */
+export function topIdentities(events: readonly AnalysisEvent[], n: number, window?: TimeWindow): IdentityStats[] {
+  if (window === undefined) return rankIdentities(identityStats(events), n);
+  const firstTs = new Map<string, number>();
+  const inside = emptyIdentities();
+  for (const event of events) {
+    if (!isIdentitySend(event)) continue;
+    const first = firstTs.get(event.identity);
+    if (first === undefined || event.ts < first) firstTs.set(event.identity, event.ts);
+    if (event.ts >= window.from && event.ts < window.to) addIdentity(inside, event);
+  }
+  for (const stats of Object.values(inside.identities)) {
+    const firstInside = (firstTs.get(stats.identity) ?? stats.firstSeen) >= window.from;
+    stats.represented = firstInside ? stats.sends - 1 : stats.sends;
+  }
+  return rankIdentities(inside, n);
+}
+
+/** Re-presentations of one identity per time bucket over [from, to), zero-filled, for a chart. */
+export function representationSeries(
+  events: Iterable<AnalysisEvent>,
+  identity: string,
+  from: number,
+  to: number,
+  stepMs: number,
+): { start: number; count: number }[] {
+  const sends = [...events].filter((event) => isIdentitySend(event) && event.identity === identity);
+  const first = sends.reduce<AnalysisEvent | undefined>(
+    (min, event) => (min === undefined || compareOrder(event, min) < 0 ? event : min),
+    undefined,
+  );
+  const times = sends.filter((event) => event !== first).map((event) => event.ts);
+  return countSeries(times, from, to, stepMs);
+}
+
+/** Arrival order: time, then arrival sequence, then id, so that any input order gives the same answer. */
+export function compareOrder(
+  a: Pick<AnalysisEvent, 'ts' | 'seq' | 'id'>,
+  b: Pick<AnalysisEvent, 'ts' | 'seq' | 'id'>,
+): number {
+  if (a.ts !== b.ts) return a.ts - b.ts;
+  if (a.seq !== b.seq) return a.seq - b.seq;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+export function firstMethod(a: string | null, b: string | null): string | null {
+  if (a === null) return b;
+  if (b === null) return a;
+  return a <= b ? a : b;
+}
+
+function statsOf(event: IdentitySend): IdentityStats {
+  return {
+    identity: event.identity,
+    server: event.server,
+    method: event.rpcMethod,
+    sends: 1,
+    represented: 0,
+    firstSeen: event.ts,
+    lastSeen: event.ts,
+    last: outcomeOf(event),
+  };
+}
+
+function outcomeOf(event: AnalysisEvent): LastOutcome {
+  return { ts: event.ts, seq: event.seq, id: event.id, bucket: event.bucket, kind: event.kind, rule: event.rule };
+}
+
+function combine(a: IdentityStats, b: IdentityStats): IdentityStats {
+  const sends = a.sends + b.sends;
+  return {
+    identity: a.identity,
+    server: a.server,
+    method: firstMethod(a.method, b.method),
+    sends,
+    represented: sends - 1,
+    firstSeen: Math.min(a.firstSeen, b.firstSeen),
+    lastSeen: Math.max(a.lastSeen, b.lastSeen),
+    last: { ...(compareOrder(a.last, b.last) >= 0 ? a.last : b.last) },
+  };
+}
+
+function byRepresentation(a: IdentityStats, b: IdentityStats): number {
+  return (
+    b.represented - a.represented ||
+    b.sends - a.sends ||
+    b.lastSeen - a.lastSeen ||
+    (a.identity < b.identity ? -1 : a.identity > b.identity ? 1 : 0)
+  );
+}
+
+export interface AlarmOptions {
+  /** Re-presentations that make a retry loop; seed 002's example: 40. */
+  threshold?: number;
+  /** The length of the sliding window; seed 002's example: 10 minutes. */
+  windowMs?: number;
+}
+
+export interface RepresentationAlarm {
+  identity: string;
+  server: string;
+  method: string | null;
+  /** The most re-presentations found inside one window (at least the threshold). */
+  count: number;
+  /** The first and last re-presentation of the earliest window holding `count`: its observed span. */
+  start: number;
+  end: number;
+  /** When the threshold was first reached: the time of the re-presentation that completed the first such window. */
+  firstReachedAt: number;
+}
+
+/**
+ * Identities re-presented `threshold` times within `windowMs` (seed 002: 40 in 10 minutes is a retry loop).
+ *
+ * Exact definition: an identity's re-presentations are its sends in (ts, seq, id) order minus the first. A window
+ * is any half-open span [s, s + windowMs); it holds the re-presentations whose ts fall inside it. The alarm fires
+ * when some window holds `threshold` or more, i.e. when re-presentations r_i .. r_(i+threshold-1) satisfy
+ * ts(r_last) - ts(r_first) < windowMs. This equals "sends in the window minus one if the identity's very first send
+ * is in the window": the first send is simply never a re-presentation, wherever the window falls. The window slides
+ * over every re-presentation, so 40 sends straddling two clock-aligned 10-minute blocks are still found.
+ */
+export function representationAlarms(
+  events: Iterable<AnalysisEvent>,
+  { threshold = 40, windowMs = 600_000 }: AlarmOptions = {},
+): RepresentationAlarm[] {
+  if (!Number.isInteger(threshold) || threshold < 1) throw new RangeError(`threshold must be >= 1: ${threshold}`);
+  if (!(windowMs > 0)) throw new RangeError(`windowMs must be > 0: ${windowMs}`);
+  const alarms: RepresentationAlarm[] = [];
+  for (const sends of groupByIdentity(events).values()) {
+    // Fewer sends than threshold + 1 can never hold threshold re-presentations: skip the sort.
+    if (sends.length <= threshold) continue;
+    sends.sort(compareOrder);
+    const alarm = densestWindow(sends, threshold, windowMs);
+    if (alarm !== null) alarms.push(alarm);
+  }
+  return alarms.sort(
+    (a, b) =>
+      b.count - a.count ||
+      a.firstReachedAt - b.firstReachedAt ||
+      (a.identity < b.identity ? -1 : a.identity > b.identity ? 1 : 0),
+  );
+}
+
+function groupByIdentity(events: Iterable<AnalysisEvent>): Map<string, IdentitySend[]> {
+  const groups = new Map<string, IdentitySend[]>();
+  for (const event of events) {
+    if (!isIdentitySend(event)) continue;
+    const group = groups.get(event.identity);
+    if (group === undefined) groups.set(event.identity, [event]);
+    else group.push(event);
+  }
+  return groups;
+}
+
+/** Two pointers over the sorted re-presentations (index 1 on): O(n) once sorted. */
+function densestWindow(sends: readonly IdentitySend[], threshold: number, windowMs: number): RepresentationAlarm | null {
+  let best = 0;
+  let start = 0;
+  let end = 0;
+  let firstReachedAt: number | null = null;
+  let lo = 1;
+  for (let hi = 1; hi < sends.length; hi += 1) {
+    const hiTs = sends[hi]?.ts ?? 0;
+    while ((sends[lo]?.ts ?? hiTs) <= hiTs - windowMs) lo += 1;
+    const count = hi - lo + 1;
+    if (count >= threshold && firstReachedAt === null) firstReachedAt = hiTs;
+    if (count > best) {
+      best = count;
+      start = sends[lo]?.ts ?? hiTs;
+      end = hiTs;
+    }
+  }
+  const head = sends[0];
+  if (firstReachedAt === null || head === undefined) return null;
+  let method: string | null = null;
+  for (const send of sends) method = firstMethod(method, send.rpcMethod);
+  return { identity: head.identity, server: head.server, method, count: best, start, end, firstReachedAt };
+}

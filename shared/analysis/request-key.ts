@@ -1,0 +1,41 @@
+import type { AnalysisEvent } from './types.ts';
+
+/**
+ * The request key (DOMAIN.md section 6): client + server + HTTP method + path + (identity, else JSON-RPC method).
+ * Two attempts with one key are "the same request" for the gate and the storm detectors.
+ *
+ * The parts are joined as a JSON array, so no choice of names can make two different requests collide (a client
+ * named `a:b` and one named `a` on server `b:…` stay apart). The identity and the method get a slot each, the
+ * method's only filled when there is no identity: an identity string can then never be mistaken for a method.
+ */
+export function requestKey(e: AnalysisEvent): string {
+  return JSON.stringify([
+    e.client,
+    e.server,
+    e.httpMethod,
+    pathOnly(e.httpPath),
+    e.identity,
+    e.identity === null ? e.rpcMethod : null,
+  ]);
+}
+
+/**
+ * The path without query string or fragment: `/mcp?session=1` and `/mcp` address the same endpoint, and a query
+ * often carries a nonce that would make every attempt look new. A trailing slash is kept: `/mcp/a2a/` and
+ * `/mcp/a2a` are different paths to a router (seed 000's prober tried both kinds).
+ */
+export function pathOnly(path: string | null): string | null {
+  if (path === null) return null;
+  for (let i = 0; i < path.length; i++) {
+    const c = path.charCodeAt(i);
+    if (c === 63 /* ? */ || c === 35 /* # */) return path.slice(0, i);
+  }
+  return path;
+}
+
+/** `POST /mcp/sse` for display; the JSON-RPC method when the record has no HTTP part (e.g. an OTel span). */
+export function endpointLabel(e: AnalysisEvent): string {
+  const path = pathOnly(e.httpPath);
+  if (path !== null) return e.httpMethod === null ? path : `${e.httpMethod} ${path}`;
+  return e.rpcMethod ?? '(no method or path)';
+}

@@ -1,0 +1,50 @@
+import type { Bucket } from '../classify/types.ts';
+
+/**
+ * What the traffic analyses (gate replay, retry loops, probe storms, re-presentations, context gap, client conduct)
+ * need to know of one stored event. Built from a classified event by `toAnalysisEvent`; everything here is pure data.
+ */
+export interface AnalysisEvent {
+  /** The stored event id (producer id or line digest). */
+  id: string;
+  /** Epoch milliseconds. */
+  ts: number;
+  /** Arrival order, the tie-breaker between events with the same `ts`. */
+  seq: number;
+  source: 'client' | 'proxy';
+  client: string | null;
+  server: string;
+  session: string | null;
+  httpMethod: string | null;
+  httpPath: string | null;
+  httpStatus: number | null;
+  rpcMethod: string | null;
+  rpcCode: number | null;
+  latencyMs: number | null;
+  /** Request identity (DOMAIN.md section 5), or null when the event carries no request frame. */
+  identity: string | null;
+  bucket: Bucket;
+  kind: string;
+  rule: string;
+  /**
+   * For a throttled answer: epoch ms before which the client should not send to this server again, from
+   * `http.retryAfter` (seconds after `ts`) or `error.data.resetsAt`; null when the answer named no time.
+   */
+  waitUntil: number | null;
+  discoveryRead: boolean | null;
+  /** False for a proxy record shadowed by the client's record of the same request. */
+  counted: boolean;
+  /** Sampling context (DOMAIN.md section 7); null for anything that is not `sampling/createMessage`. */
+  context: ContextObservation | null;
+}
+
+export type ContextScope = 'none' | 'thisServer' | 'allServers';
+
+export interface ContextObservation {
+  /** From the request's `includeContext`; absent means `none`. */
+  requested: ContextScope;
+  /** From the response's `result._meta.context.applied`; null when the response did not say ("not reported"). */
+  applied: ContextScope | null;
+  /** `result._meta.context.reason`, when given. */
+  reason: string | null;
+}
