@@ -5,6 +5,7 @@ import { serve } from '@hono/node-server';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { openStore, type StoreConfig } from '../db/store.ts';
 import { createApp } from './app.ts';
+import { loadDemo } from './demo/load.ts';
 import { type AppConfig, DEFAULT_CONFIG } from './env.ts';
 
 export interface ServerOptions extends StoreConfig {
@@ -15,6 +16,8 @@ export interface ServerOptions extends StoreConfig {
   /** Extra Host names to answer to, e.g. the name a reverse proxy forwards. */
   allowedHosts?: readonly string[];
   maxBodyBytes?: number;
+  /** Load the generated demo federation before listening. */
+  demo?: boolean;
 }
 
 export interface RunningServer {
@@ -45,6 +48,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const refusal = refuseUnsafeBind(options.host, options.token);
   if (refusal) throw new Error(refusal);
   const store = await openStore(options);
+  if (options.demo) await loadDemo(store, Date.now());
   const config: AppConfig = {
     ...DEFAULT_CONFIG,
     token: options.token ?? null,

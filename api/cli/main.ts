@@ -1,15 +1,18 @@
 import { classifyCommand } from './classify.ts';
 import { CliError } from './cli-error.ts';
+import { demoCommand } from './demo.ts';
 import { ingestCommand } from './ingest.ts';
 import { serveCommand } from './serve.ts';
 
 const COMMANDS: Record<string, { run: (args: string[]) => Promise<number>; usage: string }> = {
   serve: {
     run: serveCommand,
-    usage: 'serve [--port N] [--host H] [--data-dir DIR] [--allow-origin URL] [--allow-host NAME] [--max-body BYTES]',
+    usage:
+      'serve [--port N] [--host H] [--data-dir DIR] [--demo] [--allow-origin URL] [--allow-host NAME] [--max-body BYTES]',
   },
   ingest: { run: ingestCommand, usage: 'ingest FILE... --url URL [--batch-lines N] [--restart]' },
   classify: { run: classifyCommand, usage: 'classify --discovery FILE LOG.ndjson' },
+  demo: { run: demoCommand, usage: 'demo [--data-dir DIR]   (a generated day of federation traffic, ending now)' },
 };
 
 function usage(): string {

@@ -12,6 +12,7 @@ export async function serveCommand(args: string[]): Promise<number> {
       'allow-origin': { type: 'string', multiple: true, default: [] },
       'allow-host': { type: 'string', multiple: true, default: [] },
       'max-body': { type: 'string' },
+      demo: { type: 'boolean', default: false },
     },
   });
   const port = Number(values.port);
@@ -30,6 +31,7 @@ export async function serveCommand(args: string[]): Promise<number> {
       allowedOrigins: values['allow-origin'],
       allowedHosts: values['allow-host'],
       maxBodyBytes: maxBody,
+      demo: values.demo,
     });
   } catch (error) {
     throw new CliError(error instanceof Error ? error.message : String(error));
