@@ -5,6 +5,7 @@ import { secureHeaders } from 'hono/secure-headers';
 import type { AppDeps, Env } from './env.ts';
 import { ApiError, type ErrorCode } from './errors.ts';
 import { auth, guard } from './middleware/guard.ts';
+import { analysisRoutes } from './routes/analysis.ts';
 import { eventsRoutes } from './routes/events.ts';
 import { healthRoutes } from './routes/health.ts';
 import { ingestRoutes } from './routes/ingest.ts';
@@ -14,7 +15,8 @@ const api = new Hono<Env>()
   .route('/', healthRoutes)
   .route('/', ingestRoutes)
   .route('/', eventsRoutes)
-  .route('/', serverRoutes);
+  .route('/', serverRoutes)
+  .route('/', analysisRoutes);
 
 /** The typed shape of the API, for the `hc` client in web/. */
 export type AppType = typeof api;

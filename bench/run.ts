@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { toEventRow } from '../api/services/event-row.ts';
+import { buildEvent } from '../api/services/event-row.ts';
 import { EVENT_COLUMNS, type EventRow } from '../db/event-row.ts';
 import { PG_ARRAY_TYPES } from '../db/postgres.ts';
 import { openStore, type StoreConfig } from '../db/store.ts';
@@ -28,7 +28,7 @@ const lines = [...syntheticLines(EVENTS)];
 const rows: EventRow[] = lines.map((line) => {
   const parsed = parseEventLine(line);
   if (!parsed.ok) throw new Error(parsed.error.message);
-  return toEventRow(parsed.event, line, NO_POLICY);
+  return buildEvent(parsed.event, line, NO_POLICY).row;
 });
 const bytes = lines.reduce((n, l) => n + Buffer.byteLength(l) + 1, 0);
 

@@ -23,6 +23,13 @@ export interface EventRow {
   kind: string;
   rule: string;
   evidence: string;
+  requestKey: string | null;
+  waitUntil: number | null;
+  ctxRequested: string | null;
+  ctxApplied: string | null;
+  ctxReason: string | null;
+  avoidable: number;
+  gateReason: string | null;
   body: string;
 }
 
@@ -51,5 +58,12 @@ export const EVENT_COLUMNS = [
   ['kind', 'kind'],
   ['rule', 'rule'],
   ['evidence', 'evidence'],
+  ['requestKey', 'request_key'],
+  ['waitUntil', 'wait_until'],
+  ['ctxRequested', 'ctx_requested'],
+  ['ctxApplied', 'ctx_applied'],
+  ['ctxReason', 'ctx_reason'],
+  ['avoidable', 'avoidable'],
+  ['gateReason', 'gate_reason'],
   ['body', 'body'],
 ] as const satisfies readonly (readonly [keyof EventRow, string])[];

@@ -19,6 +19,8 @@ export const PG_ARRAY_TYPES: Record<string, string> = {
   discovery_read: 'smallint',
   retry_after: 'double precision',
   counted: 'smallint',
+  wait_until: 'bigint',
+  avoidable: 'smallint',
 };
 
 // One unnest() statement with a fixed number of array parameters inserts any number of rows, so it can stay a

@@ -2,6 +2,7 @@ import { classifyCommand } from './classify.ts';
 import { CliError } from './cli-error.ts';
 import { demoCommand } from './demo.ts';
 import { ingestCommand } from './ingest.ts';
+import { reportCommand } from './report.ts';
 import { serveCommand } from './serve.ts';
 
 const COMMANDS: Record<string, { run: (args: string[]) => Promise<number>; usage: string }> = {
@@ -12,6 +13,10 @@ const COMMANDS: Record<string, { run: (args: string[]) => Promise<number>; usage
   },
   ingest: { run: ingestCommand, usage: 'ingest FILE... --url URL [--batch-lines N] [--restart]' },
   classify: { run: classifyCommand, usage: 'classify --discovery FILE LOG.ndjson' },
+  report: {
+    run: reportCommand,
+    usage: 'report --discovery FILE LOG.ndjson   (one JSON document: the dashboard, offline)',
+  },
   demo: { run: demoCommand, usage: 'demo [--data-dir DIR]   (a generated day of federation traffic, ending now)' },
 };
 

@@ -1,39 +1,63 @@
 import type { EventRow } from '../../db/event-row.ts';
+import { toAnalysisEvent } from '../../shared/analysis/from-event.ts';
+import { requestKey } from '../../shared/analysis/request-key.ts';
+import type { AnalysisEvent } from '../../shared/analysis/types.ts';
 import { classify } from '../../shared/classify/index.ts';
 import type { ServerPolicy } from '../../shared/classify/types.ts';
 import type { LensEvent } from '../../shared/event.ts';
 import { eventIdOf } from '../../shared/event-id.ts';
-import { correlationOf, rpcErrorCodeOf, rpcMethodOf } from '../../shared/frames.ts';
+import { correlationOf } from '../../shared/frames.ts';
 import { requestIdentity } from '../../shared/identity.ts';
 
+/** A row to store and its analysis view, which the gate replay reads before the row is written. */
+export interface BuiltEvent {
+  row: EventRow;
+  analysis: AnalysisEvent;
+}
+
 /** Everything the store keeps of one event: its columns, its classification and the line it came from. */
-export function toEventRow(event: LensEvent, body: string, policy: ServerPolicy): EventRow {
+export function buildEvent(event: LensEvent, body: string, policy: ServerPolicy): BuiltEvent {
   const classification = classify(event, policy);
-  const http = event.http;
-  return {
-    eventId: eventIdOf(event, body),
+  const id = eventIdOf(event, body);
+  // seq 0: the gate orders by (ts, id) so that arrival order never changes a verdict.
+  const analysis = toAnalysisEvent(event, classification, {
+    id,
+    seq: 0,
+    identity: requestIdentity(event.server, event.request),
+    counted: true,
+  });
+  const row: EventRow = {
+    eventId: id,
     ts: event.ts,
     source: event.source,
-    client: event.client ?? null,
+    client: analysis.client,
     server: event.server,
-    session: event.session ?? null,
+    session: analysis.session,
     protocol: event.protocol,
-    rpcMethod: rpcMethodOf(event),
-    httpMethod: http?.method?.toUpperCase() ?? null,
-    httpPath: http?.path ?? null,
-    httpStatus: http?.status ?? null,
-    rpcCode: rpcErrorCodeOf(event),
-    latencyMs: event.latencyMs ?? null,
+    rpcMethod: analysis.rpcMethod,
+    httpMethod: analysis.httpMethod,
+    httpPath: analysis.httpPath,
+    httpStatus: analysis.httpStatus,
+    rpcCode: analysis.rpcCode,
+    latencyMs: analysis.latencyMs,
     timeout: event.timeout ? 1 : 0,
     discoveryRead: event.discoveryRead === undefined ? null : event.discoveryRead ? 1 : 0,
-    retryAfter: http?.retryAfter ?? null,
-    identity: requestIdentity(event.server, event.request),
+    retryAfter: event.http?.retryAfter ?? null,
+    identity: analysis.identity,
     correlation: correlationOf(event),
     counted: 1,
     bucket: classification.bucket,
     kind: classification.kind,
     rule: classification.rule,
     evidence: classification.evidence,
+    requestKey: requestKey(analysis),
+    waitUntil: analysis.waitUntil,
+    ctxRequested: analysis.context?.requested ?? null,
+    ctxApplied: analysis.context?.applied ?? null,
+    ctxReason: analysis.context?.reason ?? null,
+    avoidable: 0,
+    gateReason: null,
     body,
   };
+  return { row, analysis };
 }

@@ -21,6 +21,9 @@ export interface EventView {
   kind: string;
   rule: string;
   evidence: string;
+  /** Whether a client following seed 000's gate would never have sent this request, and why. */
+  avoidable: boolean;
+  gateReason: string | null;
   request: unknown;
   response: unknown;
 }
@@ -77,6 +80,8 @@ function toView(row: StoredEventRow): EventView {
     kind: row.kind,
     rule: row.rule,
     evidence: row.evidence,
+    avoidable: row.avoidable === 1,
+    gateReason: row.gateReason,
     request: body.request ?? null,
     response: body.response ?? null,
   };

@@ -1,11 +1,12 @@
-import type { EventRow } from '../../db/event-row.ts';
 import { shadowProxyDuplicates } from '../../db/queries/classification.ts';
 import { ensureServers, loadServerConfigs, type ServerConfigRow } from '../../db/queries/servers.ts';
 import type { Store, TxRunner } from '../../db/runner.ts';
 import type { BatchLine } from '../../shared/batch.ts';
 import { type LensEvent, type LineError, parseEventLine, validateEvent } from '../../shared/event.ts';
-import { toEventRow } from './event-row.ts';
+import { type BuiltEvent, buildEvent } from './event-row.ts';
+import { advanceGate } from './gate-maintenance.ts';
 import { policyOf } from './policy.ts';
+import { RollupChanges } from './rollups.ts';
 
 export interface RejectedLine extends LineError {
   line: number;
@@ -45,12 +46,12 @@ export async function ingestBatch(store: Store, items: readonly BatchItem[]): Pr
 
   const names = [...new Set(valid.map((v) => v.event.server))];
   const seen = await loadServerConfigs(store, names);
-  let rows = await buildRows(valid, seen);
+  let built = await buildEvents(valid, seen);
   const accepted = await store.transaction(async (tx) => {
     await ensureServers(tx, names);
     const current = await loadServerConfigs(tx, names);
-    if (configChanged(seen, current)) rows = await buildRows(valid, current);
-    return insertAll(tx, rows);
+    if (configChanged(seen, current)) built = await buildEvents(valid, current);
+    return insertAll(tx, built);
   });
   return { accepted, duplicates: valid.length - accepted, rejected, rejectedTotal };
 }
@@ -72,15 +73,15 @@ async function validateItems(items: readonly BatchItem[]) {
   return { valid, rejected, rejectedTotal };
 }
 
-async function buildRows(valid: readonly ValidEvent[], configs: readonly ServerConfigRow[]): Promise<EventRow[]> {
+async function buildEvents(valid: readonly ValidEvent[], configs: readonly ServerConfigRow[]): Promise<BuiltEvent[]> {
   const policies = new Map(configs.map((row) => [row.name, policyOf(row)]));
   const none = policyOf(null);
-  const rows: EventRow[] = [];
+  const built: BuiltEvent[] = [];
   for (const [index, { event, body }] of valid.entries()) {
     if (index % YIELD_EVERY === YIELD_EVERY - 1) await yieldToEventLoop();
-    rows.push(toEventRow(event, body, policies.get(event.server) ?? none));
+    built.push(buildEvent(event, body, policies.get(event.server) ?? none));
   }
-  return rows;
+  return built;
 }
 
 /**
@@ -97,21 +98,43 @@ function configChanged(before: readonly ServerConfigRow[], after: readonly Serve
   return after.some((row) => (stamps.get(row.name) ?? 0) !== row.updatedAt);
 }
 
-/** Sends every chunk without waiting for the one before, then joins client and proxy records of one request. */
-async function insertAll(tx: TxRunner, rows: readonly EventRow[]): Promise<number> {
-  const chunks: EventRow[][] = [];
-  for (let start = 0; start < rows.length; start += INSERT_CHUNK) chunks.push(rows.slice(start, start + INSERT_CHUNK));
-  const results = await Promise.all(chunks.map((chunk) => tx.insertEvents(chunk)));
-  const fresh = { client: new Set<string>(), proxy: new Set<string>() };
-  let inserted = 0;
+/**
+ * Sends every chunk without waiting for the one before, joins client and proxy records of one request, then brings
+ * the gate verdicts of the touched (client, server) partitions up to date.
+ */
+async function insertAll(tx: TxRunner, built: readonly BuiltEvent[]): Promise<number> {
+  const chunks: BuiltEvent[][] = [];
+  for (let start = 0; start < built.length; start += INSERT_CHUNK)
+    chunks.push(built.slice(start, start + INSERT_CHUNK));
+  const results = await Promise.all(chunks.map((chunk) => tx.insertEvents(chunk.map((b) => b.row))));
+  const inserted = new Set<string>();
+  const fresh: BuiltEvent[] = [];
+  const correlations = { client: new Set<string>(), proxy: new Set<string>() };
   results.forEach((ids, index) => {
-    inserted += ids.size;
-    for (const row of chunks[index] ?? []) {
-      if (row.correlation !== null && ids.has(row.eventId)) {
-        (row.source === 'client' ? fresh.client : fresh.proxy).add(row.correlation);
-      }
+    for (const item of chunks[index] ?? []) {
+      const { row } = item;
+      // A second copy of an id inside the batch was not stored: the first one was.
+      if (!ids.has(row.eventId) || inserted.has(row.eventId)) continue;
+      inserted.add(row.eventId);
+      fresh.push(item);
+      if (row.correlation !== null)
+        (row.source === 'client' ? correlations.client : correlations.proxy).add(row.correlation);
     }
   });
-  await shadowProxyDuplicates(tx, { client: [...fresh.client], proxy: [...fresh.proxy] });
-  return inserted;
+  const rollups = new RollupChanges();
+  for (const { row } of fresh) rollups.add(row, 1, 0);
+  const shadowed = await shadowProxyDuplicates(tx, {
+    client: [...correlations.client],
+    proxy: [...correlations.proxy],
+  });
+  for (const row of shadowed) rollups.add(row, -1, -row.avoidable);
+  const replay = new Set(shadowed.filter((s) => s.client !== null).map((s) => JSON.stringify([s.client, s.server])));
+  await advanceGate(
+    tx,
+    fresh.map((b) => b.analysis),
+    rollups,
+    replay,
+  );
+  await rollups.write(tx);
+  return inserted.size;
 }

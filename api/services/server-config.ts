@@ -5,7 +5,9 @@ import { classify } from '../../shared/classify/index.ts';
 import type { CodeOverride, ServerPolicy } from '../../shared/classify/types.ts';
 import type { DiscoveryDocument } from '../../shared/discovery.ts';
 import { validateEvent } from '../../shared/event.ts';
+import { replayServer } from './gate-maintenance.ts';
 import { policyOf } from './policy.ts';
+import { RollupChanges } from './rollups.ts';
 
 export interface ServerConfigView {
   server: string;
@@ -53,7 +55,10 @@ async function changeConfig(
     const base = current ?? { name: server, discovery: null, discoveryRaw: null, overrides: '[]', updatedAt: 0 };
     const next = { ...edit(base), updatedAt: now };
     await saveServerConfig(tx, next);
-    const reclassified = await reclassifyFailures(tx, server, policyOf(next));
+    const rollups = new RollupChanges();
+    const reclassified = await reclassifyFailures(tx, server, policyOf(next), rollups);
+    if (reclassified > 0) await replayServer(tx, server, rollups);
+    await rollups.write(tx);
     return { ...viewOf(next), reclassified };
   });
 }
@@ -62,7 +67,12 @@ async function changeConfig(
  * Only failures can change bucket: success is `ok` whatever the configuration says, and neither a discovery
  * document nor an override can turn a success into a failure.
  */
-async function reclassifyFailures(tx: TxRunner, server: string, policy: ServerPolicy): Promise<number> {
+async function reclassifyFailures(
+  tx: TxRunner,
+  server: string,
+  policy: ServerPolicy,
+  rollups: RollupChanges,
+): Promise<number> {
   let changed = 0;
   let afterSeq = 0;
   for (;;) {
@@ -74,6 +84,10 @@ async function reclassifyFailures(tx: TxRunner, server: string, policy: ServerPo
       const next = classify(parsed.event, policy);
       if (next.bucket !== row.bucket || next.kind !== row.kind || next.rule !== row.rule) {
         await updateClassification(tx, { seq: row.seq, ...next });
+        if (row.counted === 1) {
+          rollups.add(row, -1, -row.avoidable);
+          rollups.add({ ...row, bucket: next.bucket, kind: next.kind }, 1, row.avoidable);
+        }
         changed++;
       }
     }

@@ -1,5 +1,6 @@
 import type { EventFilter } from '../../db/queries/events.ts';
-import { type BucketCountRow, bucketCounts } from '../../db/queries/summary.ts';
+import { countRows } from '../../db/queries/rollups.ts';
+import type { BucketCountRow } from '../../db/queries/summary.ts';
 import type { SqlRunner } from '../../db/runner.ts';
 import { BUCKETS, type Bucket } from '../../shared/classify/types.ts';
 
@@ -17,13 +18,21 @@ export interface Summary {
   clients: Record<string, Counts>;
 }
 
-export async function summarise(db: SqlRunner, filter: EventFilter): Promise<Summary> {
+export async function summarise(db: SqlRunner, filter: Omit<EventFilter, 'bucket' | 'kind'>): Promise<Summary> {
   return {
     range: {
       from: filter.from === undefined ? null : new Date(filter.from).toISOString(),
       to: filter.to === undefined ? null : new Date(filter.to).toISOString(),
     },
-    ...foldCounts(await bucketCounts(db, filter)),
+    ...foldCounts(
+      (await countRows(db, filter, null)).map((row) => ({
+        server: row.server,
+        client: row.client === '' ? null : row.client,
+        bucket: row.bucket,
+        kind: row.kind,
+        count: row.requests,
+      })),
+    ),
   };
 }
 

@@ -4,6 +4,11 @@ import { listTable } from './lists.ts';
 
 export interface FailedEventRow {
   seq: number;
+  ts: number;
+  server: string;
+  client: string | null;
+  counted: number;
+  avoidable: number;
   body: string;
   bucket: string;
   kind: string;
@@ -18,7 +23,8 @@ export async function failedEventsPage(
   afterSeq: number,
   limit: number,
 ): Promise<FailedEventRow[]> {
-  return db.all<FailedEventRow>(sql`SELECT seq, body, bucket, kind, rule, evidence FROM events
+  return db.all<FailedEventRow>(sql`SELECT seq, ts, server, client, counted, avoidable, body, bucket, kind, rule,
+      evidence FROM events
     WHERE server = ${server} AND bucket <> 'ok' AND seq > ${afterSeq} ORDER BY seq LIMIT ${limit}`);
 }
 
@@ -43,14 +49,32 @@ export async function updateClassification(db: SqlRunner, row: Reclassified): Pr
 export async function shadowProxyDuplicates(
   db: SqlRunner,
   fresh: { client: readonly string[]; proxy: readonly string[] },
-): Promise<void> {
+): Promise<ShadowedRow[]> {
+  const shadowed: ShadowedRow[] = [];
   if (fresh.client.length > 0) {
-    await db.run(sql`UPDATE events SET counted = 0
-      WHERE source = 'proxy' AND correlation IN ${listTable(db, fresh.client)} AND counted = 1`);
+    shadowed.push(
+      ...(await db.all<ShadowedRow>(sql`UPDATE events SET counted = 0
+        WHERE source = 'proxy' AND correlation IN ${listTable(db, fresh.client)} AND counted = 1
+        RETURNING ts, client, server, bucket, kind, avoidable`)),
+    );
   }
   if (fresh.proxy.length > 0) {
-    await db.run(sql`UPDATE events SET counted = 0
-      WHERE source = 'proxy' AND correlation IN ${listTable(db, fresh.proxy)} AND counted = 1
-        AND EXISTS (SELECT 1 FROM events c WHERE c.source = 'client' AND c.correlation = events.correlation)`);
+    shadowed.push(
+      ...(await db.all<ShadowedRow>(sql`UPDATE events SET counted = 0
+        WHERE source = 'proxy' AND correlation IN ${listTable(db, fresh.proxy)} AND counted = 1
+          AND EXISTS (SELECT 1 FROM events c WHERE c.source = 'client' AND c.correlation = events.correlation)
+        RETURNING ts, client, server, bucket, kind, avoidable`)),
+    );
   }
+  return shadowed;
+}
+
+/** A proxy record no longer counted: its (client, server) gate is replayed without it, its counts come off. */
+export interface ShadowedRow {
+  ts: number;
+  client: string | null;
+  server: string;
+  bucket: string;
+  kind: string;
+  avoidable: number;
 }

@@ -39,6 +39,8 @@ export interface StoredEventRow {
   kind: string;
   rule: string;
   evidence: string;
+  avoidable: number;
+  gateReason: string | null;
   body: string;
 }
 
@@ -67,6 +69,7 @@ export async function listEvents(
   if (cursor) conditions.push(sql`(ts < ${cursor.ts} OR (ts = ${cursor.ts} AND seq < ${cursor.seq}))`);
   return db.all<StoredEventRow>(sql`SELECT seq, event_id AS "eventId", ts, source, client, server, session, protocol,
       rpc_method AS "rpcMethod", http_method AS "httpMethod", http_path AS "httpPath", http_status AS "httpStatus",
-      rpc_code AS "rpcCode", latency_ms AS "latencyMs", identity, counted, bucket, kind, rule, evidence, body
+      rpc_code AS "rpcCode", latency_ms AS "latencyMs", identity, counted, bucket, kind, rule, evidence,
+      avoidable, gate_reason AS "gateReason", body
     FROM events ${whereClause(conditions)} ORDER BY ts DESC, seq DESC LIMIT ${limit}`);
 }

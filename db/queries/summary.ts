@@ -11,10 +11,11 @@ export interface BucketCountRow {
 }
 
 /**
- * Counted requests per server, client, bucket and kind. A proxy record shadowed by the client's record of the
- * same request is left out, so a request seen twice counts once.
+ * Counted requests per server, client, bucket and kind, aggregated from the events themselves. The dashboard reads
+ * the rollups instead (db/queries/rollups.ts countRows); this is the reference they are checked and benchmarked
+ * against. A proxy record shadowed by the client's record of the same request is left out.
  */
-export async function bucketCounts(db: SqlRunner, filter: EventFilter): Promise<BucketCountRow[]> {
+export async function rawBucketCounts(db: SqlRunner, filter: EventFilter): Promise<BucketCountRow[]> {
   const conditions = [sql`counted = 1`, ...filterConditions(filter)];
   return db.all<BucketCountRow>(sql`SELECT server, client, bucket, kind, count(*) AS count
     FROM events ${whereClause(conditions)} GROUP BY server, client, bucket, kind`);

@@ -104,7 +104,10 @@ export function mergeContextGap(a: ContextGap, b: ContextGap): ContextGap {
 }
 
 /** One accumulator per server that saw at least one counted sampling request. */
-export function contextGapByServer(events: Iterable<AnalysisEvent>, stepMs: number = MINUTE_MS): Map<string, ContextGap> {
+export function contextGapByServer(
+  events: Iterable<AnalysisEvent>,
+  stepMs: number = MINUTE_MS,
+): Map<string, ContextGap> {
   const byServer = new Map<string, ContextGap>();
   for (const event of events) {
     if (!event.counted || event.context === null) continue;

@@ -69,14 +69,22 @@ export function addIdentity(acc: IdentityAccumulator, event: AnalysisEvent): Ide
 
 /** A new accumulator holding both; neither input is changed. */
 export function mergeIdentities(a: IdentityAccumulator, b: IdentityAccumulator): IdentityAccumulator {
-  const out = emptyIdentities();
-  for (const source of [a, b]) {
-    for (const [identity, stats] of Object.entries(source.identities)) {
-      const seen = out.identities[identity];
-      out.identities[identity] = seen === undefined ? { ...stats, last: { ...stats.last } } : combine(seen, stats);
-    }
+  return absorbIdentities(absorbIdentities(emptyIdentities(), a), b);
+}
+
+/**
+ * Folds `source` into `target` (mutating only `target`) and returns it: O(size of source), so a server can fold each
+ * ingest batch into a running total without copying the total every time.
+ */
+export function absorbIdentities(target: IdentityAccumulator, source: IdentityAccumulator): IdentityAccumulator {
+  for (const identity in source.identities) {
+    const stats = source.identities[identity];
+    if (stats === undefined || !Object.hasOwn(source.identities, identity)) continue;
+    const seen = target.identities[identity];
+    if (seen === undefined) target.identities[identity] = { ...stats, last: { ...stats.last } };
+    else foldStats(seen, stats);
   }
-  return out;
+  return target;
 }
 
 export function identityStats(events: Iterable<AnalysisEvent>): IdentityAccumulator {
@@ -169,18 +177,14 @@ function outcomeOf(event: AnalysisEvent): LastOutcome {
   return { ts: event.ts, seq: event.seq, id: event.id, bucket: event.bucket, kind: event.kind, rule: event.rule };
 }
 
-function combine(a: IdentityStats, b: IdentityStats): IdentityStats {
-  const sends = a.sends + b.sends;
-  return {
-    identity: a.identity,
-    server: a.server,
-    method: firstMethod(a.method, b.method),
-    sends,
-    represented: sends - 1,
-    firstSeen: Math.min(a.firstSeen, b.firstSeen),
-    lastSeen: Math.max(a.lastSeen, b.lastSeen),
-    last: { ...(compareOrder(a.last, b.last) >= 0 ? a.last : b.last) },
-  };
+/** `into` belongs to the target accumulator (a copy, never a source's object), so it may be changed in place. */
+function foldStats(into: IdentityStats, from: IdentityStats): void {
+  into.sends += from.sends;
+  into.represented = into.sends - 1;
+  into.method = firstMethod(into.method, from.method);
+  if (from.firstSeen < into.firstSeen) into.firstSeen = from.firstSeen;
+  if (from.lastSeen > into.lastSeen) into.lastSeen = from.lastSeen;
+  if (compareOrder(from.last, into.last) > 0) into.last = { ...from.last };
 }
 
 function byRepresentation(a: IdentityStats, b: IdentityStats): number {
@@ -256,7 +260,11 @@ function groupByIdentity(events: Iterable<AnalysisEvent>): Map<string, IdentityS
 }
 
 /** Two pointers over the sorted re-presentations (index 1 on): O(n) once sorted. */
-function densestWindow(sends: readonly IdentitySend[], threshold: number, windowMs: number): RepresentationAlarm | null {
+function densestWindow(
+  sends: readonly IdentitySend[],
+  threshold: number,
+  windowMs: number,
+): RepresentationAlarm | null {
   let best = 0;
   let start = 0;
   let end = 0;

@@ -59,5 +59,7 @@ export function countSeries(
 
 function assertStep(stepMs: number): void {
   // A zero or fractional step would loop forever in emptySeries or produce buckets that do not nest.
-  if (!Number.isInteger(stepMs) || stepMs <= 0) throw new RangeError(`step must be a positive integer of ms: ${stepMs}`);
+  if (!Number.isInteger(stepMs) || stepMs <= 0) {
+    throw new RangeError(`step must be a positive integer of ms: ${stepMs}`);
+  }
 }

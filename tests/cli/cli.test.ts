@@ -59,10 +59,81 @@ describe('the command line', () => {
       kind: 'not_declared',
       evidence: 'http_status',
     });
-    expect(Object.keys(lines[0]).sort()).toEqual(['bucket', 'evidence', 'id', 'identity', 'kind', 'rule']);
+    expect(Object.keys(lines[0]).sort()).toEqual(['avoidable', 'bucket', 'evidence', 'id', 'identity', 'kind', 'rule']);
     expect(lines[1]).toMatchObject({ id: 'c-1', bucket: 'ok' });
     expect(lines[1].identity).toMatch(/^release-notes:[0-9a-f]{32}$/);
     expect(lines[2]).toMatchObject({ bucket: 'ambiguous', kind: 'unclassifiable_no_discovery' });
+  });
+
+  it("reports seed 000's numbers offline: 19 of the prober's 22 requests and 2 of the retrier's 3 avoidable", async () => {
+    const discovery = write('seed.json', JSON.stringify({ endpoints: [{ method: 'POST', path: '/mcp' }] }));
+    const paths = ['/mcp/mcp', '/mcp/sse', '/mcp/a2a/'];
+    const t0 = Date.parse('2026-11-02T10:00:00Z');
+    const probes = Array.from({ length: 22 }, (_, i) =>
+      proxyEvent({
+        source: 'client',
+        client: 'prober',
+        server: 'mcp',
+        ts: t0 + i * 1000,
+        http: { method: 'POST', path: paths[i % 3], status: 404 },
+      }),
+    );
+    const call = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'get', arguments: { slug: 'missing' } },
+    };
+    const retries = [0, 1, 2].map((i) =>
+      clientEvent({
+        client: 'third',
+        server: 'mcp',
+        ts: t0 + i * 1000,
+        request: { ...call, id: i + 2 },
+        response: { jsonrpc: '2.0', id: i + 2, error: { code: -32602, message: 'Unknown record' } },
+      }),
+    );
+    // Out of time order on purpose: the report sorts each client's traffic first.
+    const lines = [...retries.reverse(), ...probes.reverse()].map((e) => JSON.stringify(e));
+    const log = write('seed.ndjson', `${lines.join('\n')}\n`);
+    const { code, stdout } = await lens(['report', '--discovery', discovery, log]);
+    expect(code).toBe(0);
+    const report = JSON.parse(stdout);
+    expect(report.events).toBe(25);
+    expect(report.avoidable.byClient.prober).toMatchObject({ requests: 22, avoidable: 19 });
+    expect(report.avoidable.byClient.third).toMatchObject({ requests: 3, avoidable: 2 });
+    expect(report.storms.find((s: { kind: string }) => s.kind === 'probe_storm')).toMatchObject({
+      client: 'prober',
+      attempts: 22,
+      avoidable: 19,
+    });
+    expect(report.conduct.prober.retriedAfterRefusal).toBe(19);
+    expect(Object.keys(report)).toEqual([
+      'events',
+      'buckets',
+      'avoidable',
+      'storms',
+      'identities',
+      'contextGap',
+      'conduct',
+    ]);
+
+    // classify streams: in time order its avoidable verdicts match; out of order it says null rather than guess.
+    const sorted = write(
+      'sorted.ndjson',
+      `${[...probes]
+        .reverse()
+        .map((e) => JSON.stringify(e))
+        .join('\n')}\n`,
+    );
+    const classified = await lens(['classify', '--discovery', discovery, sorted]);
+    const flags = classified.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l).avoidable);
+    expect(flags.filter((f: boolean) => f)).toHaveLength(19);
+    const unsorted = await lens(['classify', '--discovery', discovery, log]);
+    expect(unsorted.stderr).toContain('out of time order');
   });
 
   it('reports bad lines on stderr with their numbers and exits 1 after the rest', async () => {

@@ -47,6 +47,18 @@ export const events = pgTable(
     kind: text('kind').notNull(),
     rule: text('rule').notNull(),
     evidence: text('evidence').notNull(),
+    /** client + server + HTTP method + path + (identity, else JSON-RPC method): what the gate tracks. */
+    requestKey: text('request_key'),
+    /** For a throttled answer: epoch ms before which the client should not send again (Retry-After / resetsAt). */
+    waitUntil: bigint('wait_until', { mode: 'number' }),
+    /** Sampling context (DOMAIN.md section 7): requested scope, applied scope (null: not reported), reason. */
+    ctxRequested: text('ctx_requested'),
+    ctxApplied: text('ctx_applied'),
+    ctxReason: text('ctx_reason'),
+    /** 1 when a client following seed 000's gate would never have sent this request. */
+    avoidable: smallint('avoidable').notNull().default(0),
+    /** Why it was avoidable (shared/analysis/gate-types.ts GateReason). */
+    gateReason: text('gate_reason'),
     /** The event as it arrived (one NDJSON line), frames untouched. */
     body: text('body').notNull(),
   },

@@ -1,0 +1,114 @@
+import { serverInfo, topIdentityRows } from '../../../db/queries/analysis.ts';
+import type { EventFilter } from '../../../db/queries/events.ts';
+import { countRows } from '../../../db/queries/rollups.ts';
+import type { SqlRunner } from '../../../db/runner.ts';
+import { clientConduct } from '../../../shared/analysis/conduct.ts';
+import { contextGapByServer, contextTrend, trimRate } from '../../../shared/analysis/context-gap.ts';
+import { representationAlarms, representationSeries, topIdentities } from '../../../shared/analysis/identities.ts';
+import { detectStorms, type Storm } from '../../../shared/analysis/storms.ts';
+import { emptySeries, stepFor } from '../../../shared/analysis/time-buckets.ts';
+import { BUCKETS, type Bucket } from '../../../shared/classify/types.ts';
+import { loadAnalysis, type Window } from './load.ts';
+
+/** Storms can start before a window and run into it: look this far back so that one is seen whole. */
+const STORM_LOOKBACK_MS = 5 * 60_000;
+
+type Scope = Window & Pick<EventFilter, 'server' | 'client'>;
+
+export async function stormsIn(db: SqlRunner, scope: Scope): Promise<Storm[]> {
+  const { events, verdicts } = await loadAnalysis(db, { ...scope, from: scope.from - STORM_LOOKBACK_MS });
+  return detectStorms(events, verdicts).filter((storm) => storm.lastTs >= scope.from);
+}
+
+export async function identitiesIn(db: SqlRunner, scope: Scope, limit: number) {
+  const rows = await topIdentityRows(db, scope, limit);
+  const result = [];
+  for (const row of rows) result.push(await identityIn(db, scope, row.identity));
+  return result.filter((item) => item !== null);
+}
+
+export async function identityIn(db: SqlRunner, scope: Scope, identity: string) {
+  const { events } = await loadAnalysis(db, { ...scope, identity });
+  const [stats] = topIdentities(events, 1);
+  if (stats === undefined) return null;
+  const step = stepFor(scope.to - scope.from);
+  return {
+    ...stats,
+    alarms: representationAlarms(events),
+    series: representationSeries(events, identity, scope.from, scope.to, step),
+    step,
+  };
+}
+
+export async function contextGapIn(db: SqlRunner, scope: Scope) {
+  const { events } = await loadAnalysis(db, { ...scope, samplingOnly: true });
+  const step = stepFor(scope.to - scope.from);
+  return [...contextGapByServer(events)].map(([server, gap]) => ({
+    server,
+    matrix: gap.matrix,
+    reported: gap.reported,
+    trimmed: gap.trimmed,
+    trimRate: trimRate(gap),
+    reasons: gap.reasons,
+    trend: contextTrend(gap, scope.from, scope.to, step),
+    step,
+  }));
+}
+
+export async function clientsIn(db: SqlRunner, scope: Scope) {
+  const { events, verdicts } = await loadAnalysis(db, scope);
+  return clientConduct(events, verdicts).map((client) => ({
+    ...client,
+    share: client.requests === 0 ? null : client.avoidable / client.requests,
+  }));
+}
+
+export interface BucketCounts {
+  requests: number;
+  avoidable: number;
+  buckets: Record<Bucket, number>;
+}
+
+/** Per server: traffic per bucket and avoidable requests, whether a discovery document is known. */
+export async function serversIn(db: SqlRunner, scope: Scope) {
+  const [rows, info] = await Promise.all([countRows(db, scope, null), serverInfo(db)]);
+  const counts = new Map<string, BucketCounts>();
+  for (const row of rows) {
+    const entry = counts.get(row.server) ?? emptyCounts();
+    addRow(entry, row);
+    counts.set(row.server, entry);
+  }
+  return info
+    .filter((server) => scope.server === undefined || server.name === scope.server)
+    .map((server) => ({
+      server: server.name,
+      hasDiscovery: server.hasDiscovery === 1,
+      ...(counts.get(server.name) ?? emptyCounts()),
+    }));
+}
+
+/** Counted requests per time bucket and classification bucket; every step of the range is present. */
+export async function timeseriesIn(db: SqlRunner, scope: Scope) {
+  const step = stepFor(scope.to - scope.from);
+  const rows = await countRows(db, scope, step);
+  const byStart = new Map(emptySeries(scope.from, scope.to, step).map((start) => [start, emptyCounts()]));
+  for (const row of rows) {
+    const point = byStart.get(row.start);
+    if (point !== undefined) addRow(point, row);
+  }
+  return { step, points: [...byStart].map(([start, counts]) => ({ start, ...counts })) };
+}
+
+function addRow(counts: BucketCounts, row: { bucket: string; requests: number; avoidable: number }): void {
+  counts.requests += row.requests;
+  counts.avoidable += row.avoidable;
+  counts.buckets[row.bucket as Bucket] += row.requests;
+}
+
+function emptyCounts(): BucketCounts {
+  return {
+    requests: 0,
+    avoidable: 0,
+    buckets: Object.fromEntries(BUCKETS.map((b) => [b, 0])) as Record<Bucket, number>,
+  };
+}

@@ -1,0 +1,78 @@
+import { sql } from 'drizzle-orm';
+import type { SqlRunner } from '../runner.ts';
+import { type EventFilter, filterConditions, whereClause } from './events.ts';
+
+/** The columns every traffic analysis reads (shared/analysis/types.ts AnalysisEvent, plus the stored verdict). */
+export interface AnalysisRow {
+  eventId: string;
+  ts: number;
+  source: string;
+  client: string | null;
+  server: string;
+  session: string | null;
+  httpMethod: string | null;
+  httpPath: string | null;
+  httpStatus: number | null;
+  rpcMethod: string | null;
+  rpcCode: number | null;
+  latencyMs: number | null;
+  identity: string | null;
+  bucket: string;
+  kind: string;
+  rule: string;
+  waitUntil: number | null;
+  discoveryRead: number | null;
+  counted: number;
+  ctxRequested: string | null;
+  ctxApplied: string | null;
+  ctxReason: string | null;
+  avoidable: number;
+  gateReason: string | null;
+}
+
+export const ANALYSIS_COLUMNS = sql`event_id AS "eventId", ts, source, client, server, session, http_method AS "httpMethod",
+  http_path AS "httpPath", http_status AS "httpStatus", rpc_method AS "rpcMethod", rpc_code AS "rpcCode",
+  latency_ms AS "latencyMs", identity, bucket, kind, rule, wait_until AS "waitUntil",
+  discovery_read AS "discoveryRead", counted, ctx_requested AS "ctxRequested", ctx_applied AS "ctxApplied",
+  ctx_reason AS "ctxReason", avoidable, gate_reason AS "gateReason"`;
+
+/** Counted events in time order, optionally only sampling calls (for the context gap). */
+export async function analysisRows(
+  db: SqlRunner,
+  filter: EventFilter & { identity?: string; samplingOnly?: boolean },
+): Promise<AnalysisRow[]> {
+  const conditions = [sql`counted = 1`, ...filterConditions(filter)];
+  if (filter.identity !== undefined) conditions.push(sql`identity = ${filter.identity}`);
+  if (filter.samplingOnly) conditions.push(sql`ctx_requested IS NOT NULL`);
+  return db.all<AnalysisRow>(
+    sql`SELECT ${ANALYSIS_COLUMNS} FROM events ${whereClause(conditions)} ORDER BY ts, event_id`,
+  );
+}
+
+export interface IdentityRow {
+  identity: string;
+  server: string;
+  method: string | null;
+  sends: number;
+  firstTs: number;
+  lastTs: number;
+}
+
+/** The most re-presented identities in a window. */
+export async function topIdentityRows(db: SqlRunner, filter: EventFilter, limit: number): Promise<IdentityRow[]> {
+  const conditions = [sql`counted = 1`, sql`identity IS NOT NULL`, ...filterConditions(filter)];
+  return db.all<IdentityRow>(sql`SELECT identity, min(server) AS server, min(rpc_method) AS method,
+      count(*) AS sends, min(ts) AS "firstTs", max(ts) AS "lastTs"
+    FROM events ${whereClause(conditions)} GROUP BY identity HAVING count(*) > 1
+    ORDER BY count(*) DESC, identity LIMIT ${limit}`);
+}
+
+export interface ServerInfoRow {
+  name: string;
+  hasDiscovery: number;
+}
+
+export async function serverInfo(db: SqlRunner): Promise<ServerInfoRow[]> {
+  return db.all<ServerInfoRow>(sql`SELECT name, CASE WHEN discovery IS NULL THEN 0 ELSE 1 END AS "hasDiscovery"
+    FROM servers ORDER BY name`);
+}

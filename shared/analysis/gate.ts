@@ -1,0 +1,227 @@
+/**
+ * The gate replay (DOMAIN.md section 6, seed 000): each client's traffic to each server, in time order, through
+ * the gate a correct client would apply. An attempt the gate would not have let through is avoidable.
+ *
+ * Written as an incremental state machine so the ingest path can keep a partition's state between batches.
+ *
+ * Partition: (client, server). Every rule is about one client's traffic to one server (a key includes both, and a
+ * throttle is "this client at this server"), so partitions are independent and may be replayed in any order.
+ * Events of one partition must be stepped in (ts, seq) order; `gateStep` throws `GateOrderError` otherwise.
+ *
+ * Not judged (verdict `avoidable: false`, `reason: null`, state untouched):
+ * - proxy records with `counted: false`: the client's record of the same request is judged instead, so a request
+ *   seen by two observers is judged once;
+ * - events without a `client` (a proxy line that names no client): they are nobody's conduct, so no rule about a
+ *   client's conduct can apply to them.
+ *
+ * Rules, for a judged attempt with request key K in session S at time t:
+ * - after_refusal: K was refused before. Refusals of a session-scoped kind (`SESSION_SCOPED_KINDS`) block K in
+ *   S only: their prescribed recovery, a new session, starts clean. A refusal never lapses.
+ * - identical_after_ambiguous: K got an ambiguous answer before. "Abstain; never read ambiguity as permission to
+ *   retry": K stays blocked like a refused key, with its own reason. Nothing lifts the block, because the only
+ *   thing that could (a later answer to K) would come from an attempt the gate calls avoidable, and avoidable
+ *   attempts change no state.
+ * - before_retry_after: the client's last needed throttled answer from this server named `waitUntil` and t is
+ *   before it. Any key. A throttled answer with `waitUntil: null` named no time, so it blocks nothing.
+ * - past_transient_budget: K has made 4 attempts (the first failure + the budget of 3 retries) since its first
+ *   transient failure without a success; the 5th attempt on is avoidable. Every needed attempt of K counts,
+ *   whatever it got (a throttled answer inside a run counts too: it is an attempt). A success ends the run; so do a
+ *   refusal and an ambiguous answer, which block K outright. A throttled answer does not start a run: rate has its
+ *   own rule. The budget does not refill with time: a correct client that spent it gave the request up.
+ *
+ * Precedence when several apply (the reason says which statement the client ignored first and most clearly):
+ * after_refusal > identical_after_ambiguous > before_retry_after > past_transient_budget. Statements about the
+ * request outrank statements about rate and the moment, and a typed refusal outranks an ambiguous answer.
+ *
+ * An avoidable attempt is avoidable whatever it got back (a lucky 200 included) and changes no gate state: a
+ * correct client would never have sent it.
+ */
+import { SESSION_SCOPED_KINDS } from '../classify/kinds.ts';
+import type { GateReason, GateVerdict } from './gate-types.ts';
+import { requestKey } from './request-key.ts';
+import type { AnalysisEvent } from './types.ts';
+
+/** Seed 000's `MAX_RETRIES`: retries allowed after the first transient failure. */
+export const TRANSIENT_RETRY_BUDGET = 3;
+/** The first failed attempt plus the retries: the 5th attempt on is avoidable. */
+const ATTEMPTS_IN_BUDGET = TRANSIENT_RETRY_BUDGET + 1;
+
+/**
+ * What the gate holds about one request key. Absent fields mean "nothing": an entry exists only while one of
+ * them is set, so the common case (a key that only ever succeeds) costs no state at all.
+ */
+export interface KeyGateState {
+  /** Set once the key was refused (not session-scoped) or answered ambiguously: every later attempt is avoidable. */
+  block?: 'after_refusal' | 'identical_after_ambiguous';
+  /** Sessions in which the key got a session-scoped refusal (null: requests sent without a session). */
+  sessions?: (string | null)[];
+  /** Needed attempts since the key's first transient failure (that failure included), while the run is open. */
+  transient?: number;
+}
+
+/**
+ * One (client, server)'s gate. Plain JSON (records and arrays, no Map/Set) so that it can be stored as text.
+ *
+ * What grows: `keys` keeps an entry per key that is blocked (a refusal never lapses, so neither does its entry),
+ * per key refused in some session (a client may come back to a dead session at any time, and a log never says a
+ * session is gone for good: each such key lists its sessions), and per key in a transient run. A run's counter is
+ * dropped when the run ends in a success, a refusal or an ambiguous answer, and the entry with it when nothing
+ * else is left; a run that spent its budget stays, as it keeps the key's later attempts avoidable. `waitUntil`
+ * is one number, cleared once it has elapsed.
+ */
+export interface PartitionGateState {
+  /** (ts, seq) of the last event stepped: the order check. Bookkeeping, not a gate rule. */
+  lastTs: number;
+  lastSeq: number;
+  /** Request key → what the gate holds about it. */
+  keys: Record<string, KeyGateState>;
+  /** Epoch ms before which any request of this client to this server is avoidable; null: no throttle. */
+  waitUntil: number | null;
+}
+
+export interface GateState {
+  /** Format of the stored state; bump it when the shape changes so stale states are replayed, not misread. */
+  version: 1;
+  /** `partitionKey(event)` → that partition's gate. */
+  partitions: Record<string, PartitionGateState>;
+}
+
+/** Thrown by `gateStep` when an event is earlier in (ts, seq) than one already stepped in its partition. */
+export class GateOrderError extends RangeError {
+  override name = 'GateOrderError';
+}
+
+export function createGateState(): GateState {
+  return { version: 1, partitions: {} };
+}
+
+/** Whether the gate judges `e` at all: a counted record of a named client. */
+export function isJudged(e: AnalysisEvent): e is AnalysisEvent & { client: string } {
+  return e.counted && e.client !== null;
+}
+
+/** The (client, server) partition of a judged event; null for events the gate does not judge. */
+export function partitionKey(e: AnalysisEvent): string | null {
+  return isJudged(e) ? JSON.stringify([e.client, e.server]) : null;
+}
+
+/** Whether `gateStep` would accept `e` now, i.e. it is not earlier than what its partition has seen. */
+export function stepsInOrder(state: GateState, e: AnalysisEvent): boolean {
+  const pk = partitionKey(e);
+  const p = pk === null ? undefined : state.partitions[pk];
+  return p === undefined || inOrder(p, e);
+}
+
+/** Time order with a total tie-break: (ts, seq, id). Sorting by it makes a replay independent of input order. */
+export function byTimeOrder(a: AnalysisEvent, b: AnalysisEvent): number {
+  return a.ts - b.ts || a.seq - b.seq || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
+export function isSessionScoped(kind: string): boolean {
+  return (SESSION_SCOPED_KINDS as readonly string[]).includes(kind);
+}
+
+/** Judges one event and updates `state` (unless the event is avoidable or not judged). */
+export function gateStep(state: GateState, e: AnalysisEvent): GateVerdict {
+  const pk = partitionKey(e);
+  if (pk === null) return notJudged(e);
+  let p = state.partitions[pk];
+  if (p === undefined) {
+    p = emptyPartition(e);
+    state.partitions[pk] = p;
+  } else if (!inOrder(p, e)) {
+    throw new GateOrderError(`event ${e.id} (ts ${e.ts}, seq ${e.seq}) is earlier than its partition's last`);
+  }
+  return stepPartition(p, e);
+}
+
+/**
+ * Verdicts for a set of events, keyed by event id: groups by partition, sorts each by (ts, seq, id) and replays.
+ * The result does not depend on the order of `events`. Ids are assumed unique (the store guarantees it).
+ */
+export function replayGate(events: readonly AnalysisEvent[]): Map<string, GateVerdict> {
+  const verdicts = new Map<string, GateVerdict>();
+  // client → server → events; nested maps spare building a partition key string per event.
+  const clients = new Map<string, Map<string, AnalysisEvent[]>>();
+  for (const e of events) {
+    if (!isJudged(e)) {
+      verdicts.set(e.id, notJudged(e));
+      continue;
+    }
+    let servers = clients.get(e.client);
+    if (servers === undefined) {
+      servers = new Map();
+      clients.set(e.client, servers);
+    }
+    const group = servers.get(e.server);
+    if (group === undefined) servers.set(e.server, [e]);
+    else group.push(e);
+  }
+  for (const servers of clients.values()) {
+    for (const group of servers.values()) {
+      group.sort(byTimeOrder);
+      // A partition's state is garbage as soon as its replay ends; sorted input needs no order check.
+      const p = emptyPartition(group[0] ?? { ts: 0, seq: 0 });
+      for (const e of group) verdicts.set(e.id, stepPartition(p, e));
+    }
+  }
+  return verdicts;
+}
+
+function notJudged(e: AnalysisEvent): GateVerdict {
+  return { id: e.id, key: requestKey(e), avoidable: false, reason: null };
+}
+
+function inOrder(p: PartitionGateState, e: AnalysisEvent): boolean {
+  return e.ts > p.lastTs || (e.ts === p.lastTs && e.seq >= p.lastSeq);
+}
+
+function emptyPartition(first: Pick<AnalysisEvent, 'ts' | 'seq'>): PartitionGateState {
+  return { lastTs: first.ts, lastSeq: first.seq, keys: {}, waitUntil: null };
+}
+
+/** The gate proper, for one event of the partition `p`, in order. */
+function stepPartition(p: PartitionGateState, e: AnalysisEvent): GateVerdict {
+  p.lastTs = e.ts;
+  p.lastSeq = e.seq;
+  // Events arrive in order, so an elapsed throttle can block nothing again.
+  if (p.waitUntil !== null && e.ts >= p.waitUntil) p.waitUntil = null;
+  const key = requestKey(e);
+  const k = p.keys[key];
+  const reason = blockingReason(p, k, e);
+  if (reason !== null) return { id: e.id, key, avoidable: true, reason };
+  record(p, key, k, e);
+  return { id: e.id, key, avoidable: false, reason: null };
+}
+
+/** The rules in precedence order; the first that applies is the reason. */
+function blockingReason(p: PartitionGateState, k: KeyGateState | undefined, e: AnalysisEvent): GateReason | null {
+  if (k?.block === 'after_refusal' || k?.sessions?.includes(e.session) === true) return 'after_refusal';
+  if (k?.block === 'identical_after_ambiguous') return 'identical_after_ambiguous';
+  if (p.waitUntil !== null && e.ts < p.waitUntil) return 'before_retry_after';
+  if ((k?.transient ?? 0) >= ATTEMPTS_IN_BUDGET) return 'past_transient_budget';
+  return null;
+}
+
+/** What a needed attempt's answer teaches the gate. */
+function record(p: PartitionGateState, key: string, found: KeyGateState | undefined, e: AnalysisEvent): void {
+  if (e.bucket === 'throttled') {
+    // Counts as an attempt of an open run, but does not open one: rate has its own rule.
+    if (found?.transient !== undefined) found.transient++;
+    // A time already past (or none) asks for no wait.
+    p.waitUntil = e.waitUntil !== null && e.waitUntil > e.ts ? e.waitUntil : null;
+    return;
+  }
+  if (e.bucket === 'ok' && found === undefined) return;
+  const k = found ?? {};
+  if (e.bucket === 'transient') k.transient = (k.transient ?? 0) + 1;
+  // Any other answer ends the run: a success resets it, a refusal or an ambiguous answer blocks the key instead.
+  else delete k.transient;
+  if (e.bucket === 'ambiguous') k.block = 'identical_after_ambiguous';
+  if (e.bucket === 'refusal' && !isSessionScoped(e.kind)) k.block = 'after_refusal';
+  if (e.bucket === 'refusal' && isSessionScoped(e.kind) && k.sessions?.includes(e.session) !== true) {
+    k.sessions = [...(k.sessions ?? []), e.session];
+  }
+  if (k.block === undefined && k.sessions === undefined && k.transient === undefined) delete p.keys[key];
+  else p.keys[key] = k;
+}

@@ -1,0 +1,227 @@
+import { describe, expect, it } from 'vitest';
+import { analysisEvent, shuffled, T0 } from './fixtures.ts';
+import {
+  absorbIdentities,
+  addIdentity,
+  emptyIdentities,
+  identityStats,
+  mergeIdentities,
+  rankIdentities,
+  representationAlarms,
+  representationSeries,
+  topIdentities,
+} from './identities.ts';
+import { MINUTE_MS } from './time-buckets.ts';
+import type { AnalysisEvent } from './types.ts';
+
+const A = 'release-notes:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa';
+const B = 'release-notes:bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb';
+const SECOND = 1000;
+
+/** One send of `identity` at T0 + offset, refused for good unless told otherwise. */
+function send(identity: string, offsetMs: number, overrides: Partial<AnalysisEvent> = {}): AnalysisEvent {
+  return analysisEvent({
+    identity,
+    ts: T0 + offsetMs,
+    rpcMethod: 'sampling/createMessage',
+    bucket: 'refusal',
+    kind: 'policy_denied',
+    rule: 'error.data.reason',
+    ...overrides,
+  });
+}
+
+/** The first send at T0, then one re-presentation at each offset. */
+function sendsOf(identity: string, representationOffsets: readonly number[]): AnalysisEvent[] {
+  return [send(identity, 0), ...representationOffsets.map((offset) => send(identity, offset))];
+}
+
+describe('identity counters', () => {
+  it('counts sends, and re-presentations as every send after the first', () => {
+    const acc = identityStats([send(A, 0), send(A, 5 * SECOND), send(A, 9 * SECOND)]);
+    expect(acc.identities[A]).toMatchObject({
+      identity: A,
+      server: 'release-notes',
+      method: 'sampling/createMessage',
+      sends: 3,
+      represented: 2,
+      firstSeen: T0,
+      lastSeen: T0 + 9 * SECOND,
+    });
+  });
+
+  it('reports a single send as never re-presented', () => {
+    expect(identityStats([send(A, 0)]).identities[A]?.represented).toBe(0);
+  });
+
+  it('takes the last outcome from the greatest (ts, seq), whatever the input order', () => {
+    const early = send(A, 0, { seq: 900 });
+    const tiedLow = send(A, 7 * SECOND, { seq: 10, bucket: 'transient', kind: 'timeout', rule: 'timeout' });
+    const latest = send(A, 7 * SECOND, { seq: 11, bucket: 'throttled', kind: 'rate_limited', rule: 'http.429' });
+    const expected = { ts: T0 + 7 * SECOND, seq: 11, bucket: 'throttled', kind: 'rate_limited', rule: 'http.429' };
+    for (const order of [
+      [early, tiedLow, latest],
+      [latest, tiedLow, early],
+      [tiedLow, latest, early],
+    ]) {
+      expect(identityStats(order).identities[A]?.last).toMatchObject(expected);
+    }
+  });
+
+  it('ignores uncounted proxy records and events without an identity', () => {
+    const acc = identityStats([
+      send(A, 0),
+      send(A, 0, { source: 'proxy', counted: false }),
+      analysisEvent({ identity: null, ts: T0 + SECOND }),
+    ]);
+    expect(Object.keys(acc.identities)).toEqual([A]);
+    expect(acc.identities[A]?.sends).toBe(1);
+  });
+
+  it('gives the same accumulator for any input order, and merging two halves equals one pass', () => {
+    const events = [...sendsOf(A, [SECOND, 2 * SECOND, 3 * SECOND]), ...sendsOf(B, [4 * SECOND])];
+    const whole = identityStats(events);
+    expect(identityStats(shuffled(events, 7))).toEqual(whole);
+    const mixed = shuffled(events, 3);
+    const merged = mergeIdentities(identityStats(mixed.slice(0, 3)), identityStats(mixed.slice(3)));
+    expect(merged).toEqual(whole);
+  });
+
+  it('absorbs a batch into a running total without touching the batch', () => {
+    const earlier = sendsOf(A, [SECOND]);
+    const later = [send(A, 2 * SECOND), send(B, 3 * SECOND)];
+    const total = identityStats(earlier);
+    const batch = identityStats(later);
+    const before = JSON.stringify(batch);
+    expect(absorbIdentities(total, batch)).toBe(total);
+    expect(total).toEqual(identityStats([...earlier, ...later]));
+    expect(JSON.stringify(batch)).toBe(before);
+    addIdentity(total, send(B, 4 * SECOND));
+    expect(batch.identities[B]?.sends).toBe(1);
+  });
+
+  it('survives a JSON round trip when revived by merging into an empty accumulator', () => {
+    const whole = identityStats(sendsOf(A, [SECOND]));
+    const revived = mergeIdentities(emptyIdentities(), JSON.parse(JSON.stringify(whole)));
+    addIdentity(revived, send(A, 2 * SECOND));
+    expect(revived.identities[A]).toMatchObject({ sends: 3, represented: 2, lastSeen: T0 + 2 * SECOND });
+  });
+});
+
+describe('topIdentities', () => {
+  const events = [
+    ...sendsOf(
+      A,
+      [1, 2, 3].map((m) => m * MINUTE_MS),
+    ),
+    ...sendsOf(B, [30 * SECOND]),
+  ];
+
+  it('ranks by re-presentations and keeps n', () => {
+    expect(topIdentities(events, 5).map((s) => [s.identity, s.represented])).toEqual([
+      [A, 3],
+      [B, 1],
+    ]);
+    expect(topIdentities(events, 1).map((s) => s.identity)).toEqual([A]);
+    expect(rankIdentities(identityStats(events), 0)).toEqual([]);
+  });
+
+  it('in a window, counts every send inside it that was not the identity first send', () => {
+    const window = { from: T0 + 20 * SECOND, to: T0 + 2 * MINUTE_MS + 1 };
+    expect(topIdentities(events, 5, window).map((s) => [s.identity, s.sends, s.represented])).toEqual([
+      [A, 2, 2],
+      [B, 1, 1],
+    ]);
+    const fromStart = { from: T0, to: T0 + MINUTE_MS };
+    expect(topIdentities(events, 5, fromStart).map((s) => [s.identity, s.sends, s.represented])).toEqual([
+      [B, 2, 1],
+      [A, 1, 0],
+    ]);
+  });
+});
+
+describe('representationAlarms (seed 002: 40 re-presentations in 10 minutes)', () => {
+  /** `count` re-presentations, one every `everyMs` after `startMs`, following a first send at T0. */
+  function loop(identity: string, count: number, everyMs: number, startMs = everyMs): AnalysisEvent[] {
+    return sendsOf(
+      identity,
+      Array.from({ length: count }, (_, i) => startMs + i * everyMs),
+    );
+  }
+
+  it('stays silent at 39 re-presentations (40 sends) in one minute', () => {
+    expect(representationAlarms(loop(A, 39, SECOND))).toEqual([]);
+  });
+
+  it('fires at exactly 40 re-presentations within 10 minutes', () => {
+    const alarms = representationAlarms(loop(A, 40, 15 * SECOND));
+    expect(alarms).toEqual([
+      {
+        identity: A,
+        server: 'release-notes',
+        method: 'sampling/createMessage',
+        count: 40,
+        start: T0 + 15 * SECOND,
+        end: T0 + 600 * SECOND,
+        firstReachedAt: T0 + 600 * SECOND,
+      },
+    ]);
+  });
+
+  it('counts a window as half-open: 40 re-presentations spanning exactly 10 minutes do not fire', () => {
+    // 40 re-presentations: 39 every 15 s from T0+10 s, then one at T0+610 s, exactly 600 000 ms after the first.
+    const offsets = [...Array.from({ length: 39 }, (_, i) => 10 * SECOND + i * 15 * SECOND), 610 * SECOND];
+    expect(representationAlarms(sendsOf(A, offsets))).toEqual([]);
+    expect(representationAlarms(sendsOf(A, offsets), { windowMs: 600_001 })).toMatchObject([{ count: 40 }]);
+  });
+
+  it('finds a loop spread over 11 minutes that no clock-aligned 10-minute block holds', () => {
+    // 43 re-presentations every 15 s from T0+15 s to T0+645 s: [T0, T0+10 min) holds only 39 of them.
+    const events = loop(A, 43, 15 * SECOND);
+    const inFirstBlock = events.slice(1).filter((e) => e.ts < T0 + 10 * MINUTE_MS);
+    expect(inFirstBlock).toHaveLength(39);
+    const [alarm] = representationAlarms(events);
+    expect(alarm).toMatchObject({ identity: A, count: 40, start: T0 + 15 * SECOND, end: T0 + 600 * SECOND });
+  });
+
+  it('never counts the first send, even with 40 sends in the window', () => {
+    // 40 sends in 10 s: the first plus 39 re-presentations.
+    expect(
+      representationAlarms(
+        sendsOf(
+          A,
+          Array.from({ length: 39 }, (_, i) => (i + 1) * 250),
+        ),
+      ),
+    ).toEqual([]);
+  });
+
+  it('ignores uncounted proxy records and honours custom thresholds', () => {
+    const proxy = Array.from({ length: 40 }, (_, i) => send(A, (i + 1) * SECOND, { source: 'proxy', counted: false }));
+    expect(representationAlarms([...loop(A, 5, SECOND), ...proxy])).toEqual([]);
+    expect(representationAlarms(loop(A, 5, SECOND), { threshold: 5, windowMs: 5 * SECOND })).toHaveLength(1);
+    expect(representationAlarms(loop(A, 5, SECOND), { threshold: 5, windowMs: 4 * SECOND })).toEqual([]);
+  });
+
+  it('is independent of input order and lists the worst loop first', () => {
+    const events = [...loop(A, 41, SECOND), ...loop(B, 45, SECOND)];
+    const alarms = representationAlarms(shuffled(events, 7));
+    expect(alarms.map((a) => [a.identity, a.count])).toEqual([
+      [B, 45],
+      [A, 41],
+    ]);
+    expect(representationAlarms(events)).toEqual(alarms);
+  });
+});
+
+describe('representationSeries', () => {
+  it('counts re-presentations per bucket, zero-filled, without the first send', () => {
+    const events = [...sendsOf(A, [10 * SECOND, 70 * SECOND, 80 * SECOND, 190 * SECOND]), ...sendsOf(B, [SECOND])];
+    expect(representationSeries(shuffled(events, 7), A, T0, T0 + 4 * MINUTE_MS, MINUTE_MS)).toEqual([
+      { start: T0, count: 1 },
+      { start: T0 + MINUTE_MS, count: 2 },
+      { start: T0 + 2 * MINUTE_MS, count: 0 },
+      { start: T0 + 3 * MINUTE_MS, count: 1 },
+    ]);
+  });
+});

@@ -1,0 +1,124 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createTestApp, get, postNdjson, putJson, type TestApp } from '../support/app.ts';
+import { BASE_TS, clientEvent, proxyEvent, rpcError } from '../support/events.ts';
+import { STORE_KINDS, type TestStore } from '../support/stores.ts';
+
+/** Seed 000's prober: 22 requests against three undeclared paths, all refused. */
+function prober(prefix: string) {
+  const paths = ['/mcp/mcp', '/mcp/sse', '/mcp/a2a/'];
+  return Array.from({ length: 22 }, (_, i) =>
+    clientEvent({
+      id: `${prefix}-${i}`,
+      ts: BASE_TS + i * 1000,
+      client: 'prober-9',
+      server: 'docs',
+      http: { method: 'POST', path: paths[i % 3], status: 404 },
+      request: undefined,
+      response: undefined,
+      discoveryRead: false,
+    }),
+  );
+}
+
+/** A deterministic shuffle, so a failure reproduces. */
+function shuffled<T>(items: readonly T[]): T[] {
+  const out = [...items];
+  let seed = 7;
+  for (let i = out.length - 1; i > 0; i--) {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    const j = seed % (i + 1);
+    [out[i], out[j]] = [out[j] as T, out[i] as T];
+  }
+  return out;
+}
+
+describe.each(STORE_KINDS)('gate verdicts kept at ingest on $name', (kind) => {
+  describe.skipIf(kind.unavailable !== null)('', () => {
+    let db: TestStore;
+    let app: TestApp;
+    beforeEach(async () => {
+      db = await kind.open();
+      app = createTestApp(db.store);
+      await putJson(app, '/api/v1/servers/docs/discovery', { endpoints: [{ method: 'POST', path: '/mcp' }] });
+    });
+    afterEach(async () => db.dispose());
+
+    async function verdicts() {
+      const page = await (await get(app, '/api/v1/events?limit=1000')).json();
+      return Object.fromEntries(
+        page.events.map((e: { id: string; avoidable: boolean; gateReason: string | null }) => [e.id, e.gateReason]),
+      );
+    }
+
+    it("marks 19 of seed 000's 22 probes avoidable", async () => {
+      await postNdjson(app, prober('p'));
+      const stored = await verdicts();
+      expect(Object.values(stored).filter((r) => r === 'after_refusal')).toHaveLength(19);
+      expect(stored['p-0']).toBeNull();
+      expect(stored['p-3']).toBe('after_refusal');
+    });
+
+    it('gives the same verdicts whatever order and batching the events arrive in', async () => {
+      const events = prober('q');
+      const mixed = shuffled(events);
+      // Three batches, out of order within and across them.
+      await postNdjson(app, mixed.slice(0, 9));
+      await postNdjson(app, mixed.slice(9, 15));
+      await postNdjson(app, mixed.slice(15));
+      const outOfOrder = await verdicts();
+
+      const other = await kind.open();
+      try {
+        const sortedApp = createTestApp(other.store);
+        await putJson(sortedApp, '/api/v1/servers/docs/discovery', { endpoints: [{ method: 'POST', path: '/mcp' }] });
+        await postNdjson(sortedApp, events);
+        const page = await (await get(sortedApp, '/api/v1/events?limit=1000')).json();
+        const sorted = Object.fromEntries(
+          page.events.map((e: { id: string; gateReason: string | null }) => [e.id, e.gateReason]),
+        );
+        expect(outOfOrder).toEqual(sorted);
+      } finally {
+        await other.dispose();
+      }
+    });
+
+    it("the third client's three identical calls on a missing record: 1 needed, 2 avoidable", async () => {
+      const call = {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'docs.get', arguments: { slug: 'gone' } },
+      };
+      const sends = [0, 1, 2].map((i) =>
+        clientEvent({
+          id: `t-${i}`,
+          ts: BASE_TS + i * 2000,
+          client: 'agent-3',
+          server: 'docs',
+          request: { ...call, id: i + 1 },
+          response: rpcError(-32602, 'Unknown record'),
+        }),
+      );
+      await postNdjson(app, sends);
+      expect(await verdicts()).toEqual({ 't-0': null, 't-1': 'after_refusal', 't-2': 'after_refusal' });
+    });
+
+    it('replays a server when its discovery document changes the buckets', async () => {
+      const server = 'fresh-server';
+      const probes = [0, 1, 2].map((i) =>
+        proxyEvent({
+          id: `f-${i}`,
+          ts: BASE_TS + i * 1000,
+          client: 'c',
+          server,
+          http: { method: 'POST', path: '/nope', status: 404 },
+        }),
+      );
+      await postNdjson(app, probes);
+      // No document: ambiguous, and identical retries after ambiguous are avoidable too.
+      expect(await verdicts()).toMatchObject({ 'f-0': null, 'f-1': 'identical_after_ambiguous' });
+      await putJson(app, `/api/v1/servers/${server}/discovery`, { endpoints: [{ path: '/mcp' }] });
+      expect(await verdicts()).toMatchObject({ 'f-0': null, 'f-1': 'after_refusal', 'f-2': 'after_refusal' });
+    });
+  });
+});

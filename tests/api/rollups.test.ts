@@ -1,0 +1,117 @@
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ingestBatch } from '../../api/services/ingest.ts';
+import { setDiscovery, setOverrides } from '../../api/services/server-config.ts';
+import { summarise } from '../../api/services/summary.ts';
+import { countRows } from '../../db/queries/rollups.ts';
+import { rawBucketCounts } from '../../db/queries/summary.ts';
+import { parseDiscovery } from '../../shared/discovery.ts';
+import { BASE_TS, clientEvent, proxyEvent, rpcError } from '../support/events.ts';
+import { STORE_KINDS, type TestStore } from '../support/stores.ts';
+
+/** A seeded mix: refusals, throttles, 5xx, proxy copies of client requests, undeclared 404s, over ~3 hours. */
+function traffic(count: number, seed: number) {
+  let state = seed;
+  const rand = () => {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    return state / 2 ** 32;
+  };
+  const events: Record<string, unknown>[] = [];
+  for (let i = 0; i < count; i++) {
+    const ts = BASE_TS + Math.floor(rand() * 3 * 3_600_000);
+    const client = `c${Math.floor(rand() * 4)}`;
+    const server = `s${Math.floor(rand() * 3)}`;
+    const roll = rand();
+    const request = {
+      jsonrpc: '2.0',
+      id: i,
+      method: 'tools/call',
+      params: { name: `t${i % 5}`, _meta: { traceparent: `tp-${i}` } },
+    };
+    if (roll < 0.3) events.push(clientEvent({ ts, client, server, request }));
+    else if (roll < 0.45) events.push(clientEvent({ ts, client, server, request, response: rpcError(-32602, 'bad') }));
+    else if (roll < 0.55)
+      events.push(
+        clientEvent({
+          ts,
+          client,
+          server,
+          request,
+          http: { method: 'POST', path: '/mcp', status: 429, retryAfter: 20 },
+        }),
+      );
+    else if (roll < 0.65)
+      events.push(clientEvent({ ts, client, server, request, http: { method: 'POST', path: '/mcp', status: 503 } }));
+    else if (roll < 0.8)
+      events.push(proxyEvent({ ts, client, server, http: { method: 'POST', path: `/p${i % 3}`, status: 404 } }));
+    else {
+      // The same request seen by a client and by a proxy: counted once.
+      events.push(clientEvent({ ts, client, server, request, response: rpcError(-32603, 'oops') }));
+      events.push(proxyEvent({ ts, client, server, request }));
+    }
+  }
+  return events;
+}
+
+describe.each(STORE_KINDS)('rollups on $name', (kind) => {
+  describe.skipIf(kind.unavailable !== null)('', () => {
+    let db: TestStore;
+    const events = traffic(1500, 11);
+    beforeAll(async () => {
+      db = await kind.open();
+      // Shuffled batches, a repeated batch (duplicates), then configuration changes that reclassify.
+      const shuffled = [...events].sort((a, b) => String(a.id).localeCompare(String(b.id)));
+      for (let i = 0; i < shuffled.length; i += 400) {
+        await ingestBatch(
+          db.store,
+          shuffled.slice(i, i + 400).map((value, n) => ({ line: n + 1, value })),
+        );
+      }
+      await ingestBatch(
+        db.store,
+        shuffled.slice(0, 300).map((value, n) => ({ line: n + 1, value })),
+      );
+      const doc = parseDiscovery({ endpoints: [{ method: 'POST', path: '/mcp' }, { path: '/p1' }] });
+      if (!doc.ok) throw new Error('bad test document');
+      await setDiscovery(db.store, 's1', doc.document, {}, BASE_TS);
+      await setOverrides(db.store, 's2', [{ match: { httpStatus: 503 }, bucket: 'refusal', kind: 'gone' }], BASE_TS);
+    });
+    afterAll(async () => db.dispose());
+
+    it('count exactly what the events count, over any range', async () => {
+      const ranges: [number | undefined, number | undefined][] = [
+        [undefined, undefined],
+        [BASE_TS + 123_456, BASE_TS + 2 * 3_600_000 + 7_891],
+        [BASE_TS + 3_600_000, BASE_TS + 2 * 3_600_000],
+        [BASE_TS + 59_999, BASE_TS + 61_001],
+        [BASE_TS + 1000, BASE_TS + 2000],
+        [BASE_TS + 30 * 60_000, undefined],
+      ];
+      for (const [from, to] of ranges) {
+        const filter = { from, to };
+        const raw = (await rawBucketCounts(db.store, filter)).reduce((n, r) => n + r.count, 0);
+        const summary = await summarise(db.store, filter);
+        expect(summary.overall.total, `[${from}, ${to})`).toBe(raw);
+        const perServer = await summarise(db.store, { ...filter, server: 's2' });
+        const rawServer = (await rawBucketCounts(db.store, { ...filter, server: 's2' })).reduce(
+          (n, r) => n + r.count,
+          0,
+        );
+        expect(perServer.overall.total).toBe(rawServer);
+      }
+    });
+
+    it('keep per-kind counts and avoidable counts in step with the events', async () => {
+      const raw = await rawBucketCounts(db.store, {});
+      const rolled = await countRows(db.store, {}, null);
+      const key = (r: { server: string; client: string | null; bucket: string; kind: string }) =>
+        `${r.server}|${r.client ?? ''}|${r.bucket}|${r.kind}`;
+      expect(new Map(rolled.map((r) => [key(r), r.requests]))).toEqual(new Map(raw.map((r) => [key(r), r.count])));
+      expect(raw.some((r) => r.kind === 'gone')).toBe(true);
+      const avoidable = await db.store.all<{ n: number }>(
+        sql`SELECT count(*) AS n FROM events WHERE counted = 1 AND avoidable = 1`,
+      );
+      expect(rolled.reduce((n, r) => n + r.avoidable, 0)).toBe(Number(avoidable[0]?.n));
+    });
+  });
+});
