@@ -6,6 +6,7 @@ export function* syntheticLines(
   count: number,
   seed = 1,
   startTs = Date.parse('2026-11-02T00:00:00Z'),
+  spacingMs = 7,
 ): Generator<string> {
   let state = seed >>> 0;
   const next = () => {
@@ -17,7 +18,7 @@ export function* syntheticLines(
     const server = `server-${Math.floor(next() * 25)}`;
     const roll = next();
     const id = i;
-    const ts = startTs + i * 7;
+    const ts = Math.round(startTs + i * spacingMs);
     const request = {
       jsonrpc: '2.0',
       id,

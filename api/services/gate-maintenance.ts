@@ -1,8 +1,10 @@
 import {
   clientsOfServer,
+  type GatePartitionRow,
   loadGatePartitions,
+  moveFrontiers,
   partitionEvents,
-  saveGatePartition,
+  saveGatePartitions,
   setVerdicts,
 } from '../../db/queries/gate.ts';
 import type { TxRunner } from '../../db/runner.ts';
@@ -10,6 +12,22 @@ import { createGateState, type GateState, gateStep, partitionKey, replayGate } f
 import type { AnalysisEvent } from '../../shared/analysis/types.ts';
 import { toAnalysisEvent } from './analysis/load.ts';
 import type { RollupChanges } from './rollups.ts';
+
+interface Verdict {
+  eventId: string;
+  avoidable: boolean;
+  reason: string | null;
+}
+
+/** What one pass changes, written in two statements at its end (not one per event or partition). */
+interface Writes {
+  verdicts: Verdict[];
+  /** Partitions whose rules state changed. */
+  states: GatePartitionRow[];
+  /** Partitions that only moved their frontier: most traffic succeeds and changes no rule. */
+  frontiers: Omit<GatePartitionRow, 'state'>[];
+  rollups: RollupChanges;
+}
 
 /**
  * Keeps every stored event's gate verdict (avoidable, and why) current, in the transaction that stores the events.
@@ -33,16 +51,20 @@ export async function advanceGate(
   }
   for (const pk of mustReplay) if (!groups.has(pk)) groups.set(pk, []);
   const saved = new Map((await loadGatePartitions(tx, [...groups.keys()])).map((row) => [row.partition, row]));
+  const writes: Writes = { verdicts: [], states: [], frontiers: [], rollups };
   for (const [pk, events] of groups) {
     events.sort(byTsThenId);
     const row = saved.get(pk);
     const first = events[0];
-    const continues = row !== undefined && first !== undefined && !mustReplay.has(pk) && after(first, row);
-    if (continues) await continuePartition(tx, pk, JSON.parse(row.state), events, rollups);
-    else if (row === undefined && first !== undefined && !mustReplay.has(pk)) {
-      await continuePartition(tx, pk, null, events, rollups);
-    } else await replayPartition(tx, pk, rollups);
+    if (mustReplay.has(pk) || first === undefined || (row !== undefined && !after(first, row))) {
+      await replayPartition(tx, pk, writes);
+    } else {
+      continuePartition(pk, row ?? null, events, writes);
+    }
   }
+  await setVerdicts(tx, writes.verdicts);
+  await saveGatePartitions(tx, writes.states);
+  await moveFrontiers(tx, writes.frontiers);
 }
 
 /** After a server's buckets changed, every client's verdicts against it are replayed. */
@@ -51,58 +73,58 @@ export async function replayServer(tx: TxRunner, server: string, rollups: Rollup
   await advanceGate(tx, [], rollups, new Set(clients.map((client) => JSON.stringify([client, server]))));
 }
 
-async function continuePartition(
-  tx: TxRunner,
-  pk: string,
-  saved: unknown,
-  events: AnalysisEvent[],
-  rollups: RollupChanges,
-): Promise<void> {
+/** New events after the frontier: fresh rows are stored needed, so only the avoidable ones are written. */
+function continuePartition(pk: string, saved: GatePartitionRow | null, events: AnalysisEvent[], writes: Writes): void {
   const state = createGateState();
-  if (saved !== null) state.partitions[pk] = saved as GateState['partitions'][string];
-  const avoidable = [];
+  if (saved !== null) {
+    // The frontier columns hold the order bookkeeping; seq is 0 on this path (events order by ts, then id).
+    state.partitions[pk] = { ...(JSON.parse(saved.state) as StoredRules), lastTs: saved.frontierTs, lastSeq: 0 };
+  }
   for (const event of events) {
     const verdict = gateStep(state, event);
-    if (verdict.avoidable) {
-      avoidable.push({ eventId: event.id, avoidable: true, reason: verdict.reason });
-      rollups.add(event, 0, 1);
-    }
+    if (!verdict.avoidable) continue;
+    writes.verdicts.push({ eventId: event.id, avoidable: true, reason: verdict.reason });
+    writes.rollups.add(event, 0, 1);
   }
-  await setVerdicts(tx, avoidable);
-  await saveFrontier(tx, pk, state, events[events.length - 1]);
+  keepFrontier(pk, state, events[events.length - 1], writes, saved?.state ?? null);
 }
 
-async function replayPartition(tx: TxRunner, pk: string, rollups: RollupChanges): Promise<void> {
+async function replayPartition(tx: TxRunner, pk: string, writes: Writes): Promise<void> {
   const [client, server] = JSON.parse(pk) as [string, string];
   const rows = await partitionEvents(tx, client, server);
   const events = rows.map(toAnalysisEvent);
   const verdicts = replayGate(events);
-  const changed = [];
   for (const [index, row] of rows.entries()) {
     const verdict = verdicts.get(row.eventId);
     const avoidable = verdict?.avoidable ?? false;
     const reason = verdict?.reason ?? null;
-    if ((row.avoidable === 1) !== avoidable || row.gateReason !== reason) {
-      changed.push({ eventId: row.eventId, avoidable, reason });
-      // Only counted records are in the rollups; a shadowed one's counts came off when it was shadowed.
-      if (row.counted === 1) rollups.add(events[index] as AnalysisEvent, 0, (avoidable ? 1 : 0) - row.avoidable);
-    }
+    if ((row.avoidable === 1) === avoidable && row.gateReason === reason) continue;
+    writes.verdicts.push({ eventId: row.eventId, avoidable, reason });
+    // Only counted records are in the rollups; a shadowed one's counts came off when it was shadowed.
+    if (row.counted === 1) writes.rollups.add(events[index] as AnalysisEvent, 0, (avoidable ? 1 : 0) - row.avoidable);
   }
-  await setVerdicts(tx, changed);
   const state = createGateState();
   for (const event of events) gateStep(state, event);
-  await saveFrontier(tx, pk, state, events[events.length - 1]);
+  keepFrontier(pk, state, events[events.length - 1], writes, null);
 }
 
-async function saveFrontier(tx: TxRunner, pk: string, state: GateState, last: AnalysisEvent | undefined) {
+/** A partition's gate rules without the order bookkeeping, which the frontier columns keep. */
+type StoredRules = Omit<GateState['partitions'][string], 'lastTs' | 'lastSeq'>;
+
+function keepFrontier(
+  pk: string,
+  state: GateState,
+  last: AnalysisEvent | undefined,
+  writes: Writes,
+  storedRules: string | null,
+): void {
   const partition = state.partitions[pk];
   if (partition === undefined || last === undefined) return;
-  await saveGatePartition(tx, {
-    partition: pk,
-    state: JSON.stringify(partition),
-    frontierTs: last.ts,
-    frontierId: last.id,
-  });
+  const { lastTs: _ts, lastSeq: _seq, ...rules } = partition;
+  const text = JSON.stringify(rules satisfies StoredRules);
+  const frontier = { partition: pk, frontierTs: last.ts, frontierId: last.id };
+  if (text === storedRules) writes.frontiers.push(frontier);
+  else writes.states.push({ ...frontier, state: text });
 }
 
 function after(event: AnalysisEvent, frontier: { frontierTs: number; frontierId: string }): boolean {

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { SqlRunner } from '../runner.ts';
 import { ANALYSIS_COLUMNS, type AnalysisRow } from './analysis.ts';
-import { listTable } from './lists.ts';
+import { listTable, rowsTable } from './lists.ts';
 
 export interface GatePartitionRow {
   partition: string;
@@ -16,11 +16,37 @@ export async function loadGatePartitions(db: SqlRunner, partitions: readonly str
     FROM gate_partitions WHERE partition IN ${listTable(db, partitions)}`);
 }
 
-export async function saveGatePartition(db: SqlRunner, row: GatePartitionRow): Promise<void> {
+export async function saveGatePartitions(db: SqlRunner, rows: readonly GatePartitionRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  const table = rowsTable(
+    db,
+    [
+      ['partition', 'text'],
+      ['state', 'text'],
+      ['frontier_ts', 'bigint'],
+      ['frontier_id', 'text'],
+    ],
+    rows.map((row) => [row.partition, row.state, row.frontierTs, row.frontierId]),
+  );
   await db.run(sql`INSERT INTO gate_partitions (partition, state, frontier_ts, frontier_id)
-    VALUES (${row.partition}, ${row.state}, ${row.frontierTs}, ${row.frontierId})
+    SELECT * FROM ${table} AS saved WHERE true
     ON CONFLICT (partition) DO UPDATE SET state = excluded.state, frontier_ts = excluded.frontier_ts,
       frontier_id = excluded.frontier_id`);
+}
+
+export async function moveFrontiers(db: SqlRunner, rows: readonly Omit<GatePartitionRow, 'state'>[]): Promise<void> {
+  if (rows.length === 0) return;
+  const table = rowsTable(
+    db,
+    [
+      ['partition', 'text'],
+      ['frontier_ts', 'bigint'],
+      ['frontier_id', 'text'],
+    ],
+    rows.map((row) => [row.partition, row.frontierTs, row.frontierId]),
+  );
+  await db.run(sql`UPDATE gate_partitions SET frontier_ts = moved.frontier_ts, frontier_id = moved.frontier_id
+    FROM ${table} AS moved WHERE gate_partitions.partition = moved.partition`);
 }
 
 /** Every event of one (client, server), shadowed proxy records included (their verdicts must be cleared). */
@@ -36,13 +62,21 @@ export async function clientsOfServer(db: SqlRunner, server: string): Promise<st
   return rows.map((row) => row.client);
 }
 
-/** Writes the verdicts that differ from what is stored; avoidable rows are the minority, so only they are touched. */
+/** Writes verdicts in one statement; callers pass only those that differ from what is stored. */
 export async function setVerdicts(
   db: SqlRunner,
   verdicts: readonly { eventId: string; avoidable: boolean; reason: string | null }[],
 ): Promise<void> {
-  for (const verdict of verdicts) {
-    await db.run(sql`UPDATE events SET avoidable = ${verdict.avoidable ? 1 : 0}, gate_reason = ${verdict.reason}
-      WHERE event_id = ${verdict.eventId}`);
-  }
+  if (verdicts.length === 0) return;
+  const table = rowsTable(
+    db,
+    [
+      ['event_id', 'text'],
+      ['avoidable', 'smallint'],
+      ['reason', 'text'],
+    ],
+    verdicts.map((v) => [v.eventId, v.avoidable ? 1 : 0, v.reason]),
+  );
+  await db.run(sql`UPDATE events SET avoidable = verdicts.avoidable, gate_reason = verdicts.reason
+    FROM ${table} AS verdicts WHERE events.event_id = verdicts.event_id`);
 }

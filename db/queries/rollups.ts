@@ -1,5 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { SqlRunner } from '../runner.ts';
+import { type RowsColumn, rowsTable } from './lists.ts';
 
 export const MINUTE_MS = 60_000;
 export const HOUR_MS = 60 * MINUTE_MS;
@@ -51,18 +52,20 @@ function sumDeltas(deltas: readonly RollupDelta[], size: number): Row[] {
   return [...sums.values()].filter((row) => row[5] !== 0 || row[6] !== 0);
 }
 
+const ROLLUP_COLUMNS: readonly RowsColumn[] = [
+  ['start', 'bigint'],
+  ['server', 'text'],
+  ['client', 'text'],
+  ['bucket', 'text'],
+  ['kind', 'text'],
+  ['requests', 'integer'],
+  ['avoidable', 'integer'],
+];
+
 async function upsert(db: SqlRunner, table: 'rollup_minute' | 'rollup_hour', rows: Row[]): Promise<void> {
   const name = sql.raw(table);
-  const source =
-    db.dialect === 'sqlite'
-      ? sql`SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]'),
-          json_extract(value, '$[3]'), json_extract(value, '$[4]'), json_extract(value, '$[5]'),
-          json_extract(value, '$[6]') FROM json_each(${JSON.stringify(rows)}) WHERE true`
-      : sql`SELECT * FROM unnest(${sql.param(rows.map((r) => r[0]))}::bigint[], ${sql.param(rows.map((r) => r[1]))}::text[],
-          ${sql.param(rows.map((r) => r[2]))}::text[], ${sql.param(rows.map((r) => r[3]))}::text[],
-          ${sql.param(rows.map((r) => r[4]))}::text[], ${sql.param(rows.map((r) => r[5]))}::int[],
-          ${sql.param(rows.map((r) => r[6]))}::int[])`;
-  await db.run(sql`INSERT INTO ${name} (start, server, client, bucket, kind, requests, avoidable) ${source}
+  await db.run(sql`INSERT INTO ${name} (start, server, client, bucket, kind, requests, avoidable)
+    SELECT * FROM ${rowsTable(db, ROLLUP_COLUMNS, rows)} AS deltas WHERE true
     ON CONFLICT (start, server, client, bucket, kind) DO UPDATE
     SET requests = ${name}.requests + excluded.requests, avoidable = ${name}.avoidable + excluded.avoidable`);
 }

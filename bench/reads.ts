@@ -1,0 +1,103 @@
+/**
+ * Read endpoints over a large embedded store (BENCH_READS_EVENTS, default 1M; the issue's target is 10M), each
+ * timed through real HTTP (app.request) against the maintained rollups, and the same aggregate computed from raw
+ * events in the same run. Also: bytes on disk per event against the NDJSON they came from, and peak RSS while
+ * ingesting.
+ */
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { createApp } from '../api/app.ts';
+import { DEFAULT_CONFIG } from '../api/env.ts';
+import { ingestBatch } from '../api/services/ingest.ts';
+import { rawBucketCounts } from '../db/queries/summary.ts';
+import type { Store } from '../db/runner.ts';
+import { openStore } from '../db/store.ts';
+import { syntheticLines } from './generate.ts';
+
+const EVENTS = Number(process.env.BENCH_READS_EVENTS ?? 1_000_000);
+const SAMPLES = 15;
+
+export async function benchReads(dataDir: string): Promise<void> {
+  const now = Date.now();
+  const start = now - 24 * 3_600_000;
+  const spacing = (24 * 3_600_000) / EVENTS;
+  const store = await openStore({ dataDir });
+  let ndjsonBytes = 0;
+  let peakRss = 0;
+  let batch: { line: number; text: string }[] = [];
+  const began = performance.now();
+  let i = 0;
+  for (const text of syntheticLines(EVENTS, 7, start, spacing)) {
+    ndjsonBytes += Buffer.byteLength(text) + 1;
+    batch.push({ line: ++i, text });
+    if (batch.length === 5000) {
+      await ingestBatch(store, batch);
+      batch = [];
+      peakRss = Math.max(peakRss, process.memoryUsage().rss);
+    }
+  }
+  if (batch.length > 0) await ingestBatch(store, batch);
+  const ingestSeconds = (performance.now() - began) / 1000;
+  const disk = ['lens.sqlite', 'lens.sqlite-wal'].reduce((n, f) => n + fileSize(join(dataDir, f)), 0);
+  console.log(
+    `reads: ${EVENTS.toLocaleString('en-US')} events ingested in ${ingestSeconds.toFixed(0)} s ` +
+      `(${Math.round(EVENTS / ingestSeconds).toLocaleString('en-US')} ev/s with gate + rollups), peak RSS ` +
+      `${(peakRss / 2 ** 20).toFixed(0)} MB, disk ${(disk / EVENTS).toFixed(0)} B/event vs NDJSON ` +
+      `${(ndjsonBytes / EVENTS).toFixed(0)} B/event`,
+  );
+  await timeEndpoints(store, now);
+  await store.close();
+}
+
+async function timeEndpoints(store: Store, now: number): Promise<void> {
+  const app = createApp({ store, clock: () => now, config: DEFAULT_CONFIG });
+  const day = `from=${now - 24 * 3_600_000}&to=${now}`;
+  const hour = `from=${now - 3_600_000}&to=${now}`;
+  const endpoints = [
+    `/api/v1/summary?${day}`,
+    `/api/v1/timeseries?${day}`,
+    `/api/v1/servers?${day}`,
+    `/api/v1/events?limit=100`,
+    `/api/v1/summary?${hour}&server=server-3`,
+    `/api/v1/identities?${hour}`,
+    `/api/v1/context-gap?${hour}`,
+    `/api/v1/storms?${hour}&server=server-3`,
+    `/api/v1/clients?${hour}`,
+  ];
+  for (const path of endpoints) {
+    const times = await sample(async () => {
+      const res = await app.request(path, { headers: { host: '127.0.0.1' } });
+      if (res.status !== 200) throw new Error(`${path}: ${res.status}`);
+      await res.arrayBuffer();
+    });
+    console.log(`  ${path.padEnd(60)} p50 ${ms(times, 0.5)}  p95 ${ms(times, 0.95)}`);
+  }
+  const raw = await sample(async () => {
+    await rawBucketCounts(store, { from: now - 24 * 3_600_000, to: now });
+  }, 5);
+  console.log(`  ${'raw events: the 24 h summary aggregate'.padEnd(60)} p50 ${ms(raw, 0.5)}  p95 ${ms(raw, 0.95)}`);
+}
+
+async function sample(work: () => Promise<void>, count = SAMPLES): Promise<number[]> {
+  await work(); // warm-up
+  const times: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const t = performance.now();
+    await work();
+    times.push(performance.now() - t);
+  }
+  return times.sort((a, b) => a - b);
+}
+
+function ms(sorted: number[], q: number): string {
+  const value = sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
+  return `${value.toFixed(1).padStart(8)} ms`;
+}
+
+function fileSize(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}
