@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { clientConduct } from '../../shared/analysis/conduct.ts';
-import { contextGapByServer, trimRate } from '../../shared/analysis/context-gap.ts';
+import { contextGapByServer, gapSummary } from '../../shared/analysis/context-gap.ts';
 import { replayGate } from '../../shared/analysis/gate.ts';
 import { topIdentities } from '../../shared/analysis/identities.ts';
 import { detectStorms, summariseAvoidable } from '../../shared/analysis/storms.ts';
@@ -56,18 +56,7 @@ export async function reportCommand(args: string[]): Promise<number> {
     },
     storms: detectStorms(events, verdicts),
     identities: topIdentities(events, 20),
-    contextGap: Object.fromEntries(
-      [...contextGapByServer(events)].map(([server, gap]) => [
-        server,
-        {
-          matrix: gap.matrix,
-          reported: gap.reported,
-          trimmed: gap.trimmed,
-          trimRate: trimRate(gap),
-          reasons: gap.reasons,
-        },
-      ]),
-    ),
+    contextGap: Object.fromEntries([...contextGapByServer(events)].map(([server, gap]) => [server, gapSummary(gap)])),
     conduct: Object.fromEntries(clientConduct(events, verdicts).map(({ client, ...rest }) => [client, rest])),
   };
   process.stdout.write(`${JSON.stringify(report)}\n`);

@@ -163,3 +163,14 @@ function addToBucket(buckets: Record<string, ContextBucket>, key: string, add: C
   bucket.reported += add.reported;
   bucket.trimmed += add.trimmed;
 }
+
+/** The figures a reader is shown for one server's gap; the per-minute buckets stay behind. */
+export function gapSummary(gap: ContextGap) {
+  return {
+    matrix: gap.matrix,
+    reported: gap.reported,
+    trimmed: gap.trimmed,
+    trimRate: trimRate(gap),
+    reasons: gap.reasons,
+  };
+}

@@ -3,7 +3,7 @@ import type { EventFilter } from '../../../db/queries/events.ts';
 import { countRows } from '../../../db/queries/rollups.ts';
 import type { SqlRunner } from '../../../db/runner.ts';
 import { clientConduct } from '../../../shared/analysis/conduct.ts';
-import { contextGapByServer, contextTrend, trimRate } from '../../../shared/analysis/context-gap.ts';
+import { contextGapByServer, contextTrend, gapSummary } from '../../../shared/analysis/context-gap.ts';
 import { representationAlarms, representationSeries, topIdentities } from '../../../shared/analysis/identities.ts';
 import { detectStorms, type Storm } from '../../../shared/analysis/storms.ts';
 import { emptySeries, stepFor } from '../../../shared/analysis/time-buckets.ts';
@@ -45,11 +45,7 @@ export async function contextGapIn(db: SqlRunner, scope: Scope) {
   const step = stepFor(scope.to - scope.from);
   return [...contextGapByServer(events)].map(([server, gap]) => ({
     server,
-    matrix: gap.matrix,
-    reported: gap.reported,
-    trimmed: gap.trimmed,
-    trimRate: trimRate(gap),
-    reasons: gap.reasons,
+    ...gapSummary(gap),
     trend: contextTrend(gap, scope.from, scope.to, step),
     step,
   }));
