@@ -96,6 +96,13 @@ describe.each(STORE_KINDS)('server configuration on $name', (kind) => {
       expect((await res.json()).error.code).toBe('invalid_request');
     });
 
+    it('refuses a discovery body over 1 MiB with 413 before reading it', async () => {
+      const huge = { endpoints: [{ path: '/mcp' }], padding: 'x'.repeat(1_100_000) };
+      const res = await putJson(app, '/api/v1/servers/notes/discovery', huge);
+      expect(res.status).toBe(413);
+      expect((await res.json()).error).toMatchObject({ code: 'payload_too_large', retryable: false });
+    });
+
     it('answers 404 for the discovery document of a server nobody has seen', async () => {
       const res = await get(app, '/api/v1/servers/nobody/discovery');
       expect(res.status).toBe(404);
