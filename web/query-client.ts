@@ -16,20 +16,42 @@ export class ApiFailure extends Error {
     message: string,
     readonly code: string,
     readonly retryable: boolean,
+    /** What to change so that the request succeeds, when the API says. */
+    readonly fix: string | null = null,
+    readonly retryAfterSeconds: number | null = null,
   ) {
     super(message);
   }
 }
 
+interface ErrorBody {
+  error?: { code: string; message: string; retryable: boolean; fix?: string; retryAfterSeconds?: number };
+}
+
 export async function unwrap<T>(response: Response & { json(): Promise<T> }): Promise<T> {
   if (response.ok) return response.json();
-  const body = (await response.json().catch(() => null)) as {
-    error?: { code: string; message: string; retryable: boolean };
-  } | null;
+  const body = (await response.json().catch(() => null)) as ErrorBody | null;
   const error = body?.error;
   throw new ApiFailure(
-    error?.message ?? response.statusText,
+    error?.message ?? (response.statusText || `HTTP ${response.status}`),
     error?.code ?? 'http_error',
     error?.retryable ?? response.status >= 500,
+    error?.fix ?? null,
+    error?.retryAfterSeconds ?? null,
   );
+}
+
+export interface FailureView {
+  message: string;
+  retryable: boolean;
+  fix: string | null;
+}
+
+/** Any error a query can end with, in words: an API answer, or no answer at all (the server is unreachable). */
+export function describeFailure(error: unknown): FailureView {
+  if (error instanceof ApiFailure) return { message: error.message, retryable: error.retryable, fix: error.fix };
+  if (error instanceof TypeError) {
+    return { message: 'the Refusal Lens server did not answer', retryable: true, fix: 'Check that it is running.' };
+  }
+  return { message: error instanceof Error ? error.message : String(error), retryable: true, fix: null };
 }

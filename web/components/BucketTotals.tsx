@@ -1,42 +1,47 @@
-import { useQuery } from '@tanstack/react-query';
-import { BUCKETS } from '../../shared/classify/types.ts';
-import { summaryQuery } from '../queries/summary.ts';
-import { ApiFailure } from '../query-client.ts';
+import { BUCKET_LABEL, BUCKETS } from '../buckets.ts';
+import { formatCount, formatShare, shareOf } from '../format.ts';
 
-const LABELS: Record<(typeof BUCKETS)[number], string> = {
-  ok: 'OK',
-  refusal: 'Refusals',
-  transient: 'Transient',
-  throttled: 'Throttled',
-  ambiguous: 'Ambiguous',
-};
+export interface Totals {
+  total: number;
+  buckets: Readonly<Record<(typeof BUCKETS)[number], number>>;
+}
 
-/** Requests per bucket over all stored traffic: the first answer on the overview. */
-export function BucketTotals() {
-  const summary = useQuery(summaryQuery({}));
-  if (summary.isError) {
-    const retry = summary.error instanceof ApiFailure && !summary.error.retryable ? 'Retrying will not help.' : '';
-    return (
-      <p role="alert" className="panel error">
-        Could not load the summary: {summary.error.message}. {retry}
-      </p>
-    );
-  }
-  const counts = summary.data?.overall;
-  if (counts && counts.total === 0) {
-    return (
-      <p className="panel empty">
-        No traffic yet. Ship a log with <code>npm run lens -- ingest FILE --url URL</code>.
-      </p>
-    );
-  }
+interface BucketTotalsProps {
+  /** Undefined while loading: the cards keep their place and show a dash. */
+  counts: Totals | undefined;
+  avoidable: number | undefined;
+}
+
+/** Requests, each bucket and the avoidable requests of a range, each with its share of all requests. */
+export function BucketTotals({ counts, avoidable }: BucketTotalsProps) {
+  const total = counts?.total;
+  const cards = [
+    { key: 'requests', label: 'Requests', value: total, share: null, className: 'total-requests' },
+    ...BUCKETS.map((bucket) => ({
+      key: bucket,
+      label: BUCKET_LABEL[bucket],
+      value: counts?.buckets[bucket],
+      share: counts ? shareOf(counts.buckets[bucket], counts.total) : null,
+      className: `bucket-${bucket}`,
+    })),
+    {
+      key: 'avoidable',
+      label: 'Avoidable',
+      value: avoidable,
+      share: avoidable === undefined || total === undefined ? null : shareOf(avoidable, total),
+      className: 'total-avoidable',
+    },
+  ];
   return (
-    <ul className="totals" aria-busy={summary.isPending}>
-      {BUCKETS.map((bucket) => (
-        <li key={bucket} className={`total bucket-${bucket}`}>
-          <span className="label">{LABELS[bucket]}</span>
-          <span className="value" data-testid={`total-${bucket}`}>
-            {counts ? counts.buckets[bucket].toLocaleString() : '–'}
+    <ul className="totals" aria-busy={counts === undefined}>
+      {cards.map((card) => (
+        <li key={card.key} className={`total ${card.className}`}>
+          <span className="label">{card.label}</span>
+          <span className="value" data-testid={`total-${card.key}`}>
+            {card.value === undefined ? '–' : formatCount(card.value)}
+          </span>
+          <span className="share">
+            {card.key === 'requests' ? 'in range' : `${formatShare(card.share)} of requests`}
           </span>
         </li>
       ))}

@@ -1,0 +1,171 @@
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BUCKETS } from '../../shared/classify/types.ts';
+import { buildWeb, type DemoServer, launchBrowser, openPage, readCount, startDemo } from './support.ts';
+
+interface Summary {
+  overall: { total: number; buckets: Record<string, number> };
+}
+interface ServerList {
+  servers: { server: string; avoidable: number }[];
+}
+interface StormView {
+  kind: string;
+  attempts: number;
+  avoidable: number;
+}
+
+interface EventPage {
+  events: { http: { path: string | null } }[];
+}
+
+const PROBED = ['/mcp/mcp', '/mcp/sse', '/mcp/a2a/'];
+
+let browser: Browser;
+let demo: DemoServer;
+
+beforeAll(async () => {
+  const [, launched, started] = await Promise.all([buildWeb(), launchBrowser(), startDemo()]);
+  browser = launched;
+  demo = started;
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await demo?.close();
+});
+
+describe('the dashboard in a browser', () => {
+  it('shows on the overview the totals /api/v1/summary gives for the same window', async () => {
+    const { page, errors } = await openPage(browser);
+    const to = new Date(Date.now() + 60_000).toISOString();
+    const from = new Date(Date.now() - 7 * 86_400_000).toISOString();
+    const window = `from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`;
+    await page.goto(`${demo.url}/?${window}`);
+    await page.getByTestId('total-ok').filter({ hasNotText: '–' }).waitFor();
+    await page.getByTestId('total-avoidable').filter({ hasNotText: '–' }).waitFor();
+
+    const summary = await demo.api<Summary>(`/api/v1/summary?${window}`);
+    expect(summary.overall.total).toBeGreaterThan(0);
+    expect(readCount(await page.getByTestId('total-requests').textContent())).toBe(summary.overall.total);
+    for (const bucket of BUCKETS) {
+      expect(readCount(await page.getByTestId(`total-${bucket}`).textContent()), bucket).toBe(
+        summary.overall.buckets[bucket],
+      );
+    }
+    const servers = await demo.api<ServerList>(`/api/v1/servers?${window}`);
+    const avoidable = servers.servers.reduce((sum, s) => sum + s.avoidable, 0);
+    expect(readCount(await page.getByTestId('total-avoidable').textContent())).toBe(avoidable);
+    await expect.poll(() => page.getByTestId('fixed-window').isVisible()).toBe(true);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('drills from the overview to a server, to a probe storm, to its attempt timeline', async () => {
+    const { page, errors } = await openPage(browser);
+    await page.goto(`${demo.url}/?range=6h`);
+    await page.getByTestId('top-servers').getByRole('link', { name: 'docs', exact: true }).first().click();
+    await page.waitForURL(/\/servers\/docs\?range=6h$/);
+    await expect.poll(() => page.locator('h1').textContent()).toBe('docs');
+
+    await page.getByTestId('storm-table').getByRole('link', { name: 'Probe storm' }).first().click();
+    await page.waitForURL(/\/storms\/[\w-]+\?range=6h$/);
+    const id = decodeURIComponent(new URL(page.url()).pathname.split('/')[2] ?? '');
+    const storm = await demo.api<StormView>(`/api/v1/storms/${encodeURIComponent(id)}`);
+    expect(storm.kind).toBe('probe_storm');
+
+    await expect.poll(() => page.locator('h1').textContent()).toBe('Probe storm: prober-9 → docs');
+    expect(readCount(await page.getByTestId('storm-attempts').textContent())).toBe(storm.attempts);
+    expect(readCount(await page.getByTestId('storm-avoidable').textContent())).toBe(storm.avoidable);
+    // Identical neighbours are folded into one row ("22 × not sent: …"): the rows still add up to the storm.
+    const gates = await page.getByTestId('timeline').locator('td.gate').allTextContents();
+    const runs = gates.map((text) => {
+      const folded = /^([\d,]+) × (.*)$/.exec(text);
+      return { count: folded ? readCount(folded[1] ?? '') : 1, text: folded?.[2] ?? text };
+    });
+    expect(runs.reduce((sum, run) => sum + run.count, 0)).toBe(storm.attempts);
+    const notSent = runs.filter((run) => run.text.startsWith('not sent'));
+    expect(notSent.reduce((sum, run) => sum + run.count, 0)).toBe(storm.avoidable);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('gives back the same events view after a reload of its URL', async () => {
+    const { page, errors } = await openPage(browser);
+    await page.goto(`${demo.url}/events`);
+    await page.getByLabel('Server').selectOption('docs');
+    await page.getByLabel('Bucket').selectOption('refusal');
+    await page.waitForURL(/server=docs&bucket=refusal/);
+    const rows = page.getByTestId('event-table').locator('.event-row');
+    await expect.poll(async () => (await rows.allTextContents()).every((t) => t.includes('→ docs'))).toBe(true);
+    await rows.nth(2).click();
+    const detail = page.getByTestId('event-detail');
+    await detail.waitFor();
+    const before = { url: page.url(), rows: await rows.allTextContents(), detail: await detail.textContent() };
+    expect(before.url).toMatch(/event=.+&at=\d+/);
+
+    await page.reload();
+    await detail.waitFor();
+    await expect.poll(() => rows.allTextContents()).toEqual(before.rows);
+    expect(page.url()).toBe(before.url);
+    expect(await detail.textContent()).toBe(before.detail);
+    expect(await page.getByLabel('Server').inputValue()).toBe('docs');
+    expect(await page.getByLabel('Bucket').inputValue()).toBe('refusal');
+    expect(await rows.nth(2).getAttribute('aria-pressed')).toBe('true');
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+});
+
+describe('editing a discovery document in the browser', () => {
+  // These tests change stored classifications: they get a server of their own.
+  let own: DemoServer;
+  beforeAll(async () => {
+    own = await startDemo();
+  });
+  afterAll(async () => {
+    await own?.close();
+  });
+
+  it('saves it, says how many events were reclassified, and shows the new buckets', async () => {
+    // Declaring the prober's paths turns its "undeclared path" refusals into 404s on declared paths.
+    const before = await own.api<EventPage>('/api/v1/events?server=docs&kind=not_declared&limit=1000');
+    const expected = before.events.filter((e) => PROBED.includes(e.http.path ?? '')).length;
+    expect(expected).toBeGreaterThan(0);
+
+    const { page, errors } = await openPage(browser);
+    await page.goto(`${own.url}/servers/docs?range=7d`);
+    const refusals = page.getByTestId('total-refusal');
+    await refusals.filter({ hasNotText: '–' }).waitFor();
+    const refusalsBefore = readCount(await refusals.textContent());
+
+    await page.getByTestId('discovery').waitFor();
+    await page.getByRole('button', { name: 'Edit' }).click();
+    const endpoints = ['/mcp', ...PROBED].map((path) => ({ method: 'POST', path }));
+    await page.getByRole('textbox').fill(JSON.stringify({ endpoints, methods: ['tools/call', 'initialize'] }));
+    await page.getByRole('button', { name: 'Save' }).click();
+
+    const saved = page.getByTestId('reclassified');
+    await saved.waitFor();
+    expect(await saved.textContent()).toBe(`Saved. ${expected.toLocaleString('en-US')} stored events reclassified.`);
+    await expect.poll(async () => readCount(await refusals.textContent())).toBe(refusalsBefore - expected);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('refuses a document that is not JSON without sending it', async () => {
+    const { page } = await openPage(browser);
+    await page.goto(`${own.url}/servers/billing`);
+    await page.getByTestId('discovery').waitFor();
+    await page.getByRole('button', { name: 'Edit' }).click();
+    let puts = 0;
+    page.on('request', (request) => {
+      if (request.method() === 'PUT') puts += 1;
+    });
+    await page.getByRole('textbox').fill('{"endpoints": [');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText(/^Not valid JSON/).waitFor();
+    expect(puts).toBe(0);
+    await page.close();
+  });
+});

@@ -1,0 +1,72 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { build } from 'vite';
+import { type RunningServer, startServer } from '../../api/server.ts';
+
+const REPO = fileURLToPath(new URL('../../', import.meta.url));
+
+/** Builds the dashboard into dist/web (what the server serves), so no test ever runs against a stale build. */
+export async function buildWeb(): Promise<void> {
+  await build({
+    configFile: join(REPO, 'vite.config.ts'),
+    root: join(REPO, 'web'),
+    logLevel: 'error',
+  });
+}
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: [
+      '--headless=new',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+  });
+}
+
+export interface DemoServer extends RunningServer {
+  /** GETs an API path (e.g. `/api/v1/summary?from=…`) and parses the JSON answer. */
+  api<T>(path: string): Promise<T>;
+}
+
+/** A real server on a free port over its own fresh data directory, with the demo day loaded. */
+export async function startDemo(): Promise<DemoServer> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'lens-browser-'));
+  const server = await startServer({ host: '127.0.0.1', port: 0, dataDir, demo: true });
+  return {
+    url: server.url,
+    async api<T>(path: string): Promise<T> {
+      const response = await fetch(server.url + path);
+      if (!response.ok) throw new Error(`${path}: HTTP ${response.status}`);
+      return (await response.json()) as T;
+    },
+    async close() {
+      await server.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A page at 1440×900 that records script errors, so a test can say the screens it saw threw none. */
+export async function openPage(browser: Browser): Promise<{ page: Page; errors: string[] }> {
+  const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(String(error)));
+  page.on('console', (message) => {
+    if (message.type() === 'error') errors.push(message.text());
+  });
+  return { page, errors };
+}
+
+/** A number as the dashboard shows it ("12,175") read back. */
+export function readCount(text: string | null): number {
+  return Number((text ?? '').replaceAll(',', ''));
+}

@@ -1,0 +1,23 @@
+import { BUCKETS, type Bucket } from '../shared/classify/types.ts';
+
+export { BUCKETS, type Bucket };
+
+export const BUCKET_LABEL: Readonly<Record<Bucket, string>> = {
+  ok: 'OK',
+  refusal: 'Refusal',
+  transient: 'Transient',
+  throttled: 'Throttled',
+  ambiguous: 'Ambiguous',
+};
+
+/** Failures at the bottom of a stack, where the eye starts; success on top. */
+export const STACK_ORDER: readonly Bucket[] = ['refusal', 'throttled', 'transient', 'ambiguous', 'ok'];
+
+export function isBucket(value: string | null | undefined): value is Bucket {
+  return value !== null && value !== undefined && (BUCKETS as readonly string[]).includes(value);
+}
+
+/** The CSS colour of a bucket (styles.css defines one variable per bucket, light and dark). */
+export function bucketColor(bucket: Bucket): string {
+  return `var(--${bucket})`;
+}

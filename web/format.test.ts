@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { formatAgo, formatDuration, formatShare, formatTime, formatTimeMs, shareOf, shortIdentity } from './format.ts';
+
+describe('format', () => {
+  it('shows shares without pretending: a dash for nothing to divide, <0.1 % for a sliver', () => {
+    expect(formatShare(null)).toBe('–');
+    expect(formatShare(0)).toBe('0 %');
+    expect(formatShare(0.0004)).toBe('<0.1 %');
+    expect(formatShare(0.0266)).toBe('2.7 %');
+    expect(formatShare(0.5849)).toBe('58 %');
+    expect(formatShare(11_999 / 12_000)).toBe('>99.9 %');
+    expect(shareOf(1, 0)).toBeNull();
+  });
+
+  it('formats times in UTC and spans in two units', () => {
+    const t = Date.UTC(2026, 10, 30, 8, 3, 0, 45);
+    expect(formatTime(t)).toBe('08:03:00');
+    expect(formatTimeMs(t)).toBe('08:03:00.045');
+    expect(formatDuration(450)).toBe('450 ms');
+    expect(formatDuration(3_200)).toBe('3.2 s');
+    expect(formatDuration(161_000)).toBe('2 min 41 s');
+    expect(formatDuration(35_997_000)).toBe('9 h 59 min');
+    expect(formatDuration(2 * 86_400_000 + 3 * 3_600_000)).toBe('2 d 3 h');
+    expect(formatAgo(t - 30_000, t)).toBe('just now');
+    expect(formatAgo(t - 4 * 60_000, t)).toBe('4 min ago');
+  });
+
+  it('shortens an identity to its server and a prefix of the digest', () => {
+    expect(shortIdentity('release-notes:5dca032b44498b59f7edff6ee892bb93')).toBe('release-notes:5dca032b…');
+  });
+});

@@ -1,0 +1,85 @@
+/** Display formats. Times are UTC everywhere, like the gate's own explanations ("refused at 10:00:01"). */
+
+const COUNT = new Intl.NumberFormat('en-US');
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+export function formatCount(value: number): string {
+  return COUNT.format(value);
+}
+
+/** A share in [0, 1] as a percentage; null (nothing to divide) shows as a dash, never as 0 %. */
+export function formatShare(value: number | null): string {
+  if (value === null || !Number.isFinite(value)) return '–';
+  const percent = value * 100;
+  if (percent > 0 && percent < 0.1) return '<0.1 %';
+  if (percent > 99.9 && percent < 100) return '>99.9 %';
+  return `${percent >= 10 || percent === 0 ? percent.toFixed(0) : percent.toFixed(1)} %`;
+}
+
+/** The share of `part` in `whole`, null when `whole` is 0. */
+export function shareOf(part: number, whole: number): number | null {
+  return whole === 0 ? null : part / whole;
+}
+
+function pad(value: number): string {
+  return String(value).padStart(2, '0');
+}
+
+/** 18:02:57 (UTC). */
+export function formatTime(ms: number): string {
+  const d = new Date(ms);
+  return `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`;
+}
+
+/** 18:02:57.601 (UTC): attempts of a loop can be milliseconds apart. */
+export function formatTimeMs(ms: number): string {
+  return `${formatTime(ms)}.${String(new Date(ms).getUTCMilliseconds()).padStart(3, '0')}`;
+}
+
+/** 18:02 (UTC). */
+export function formatHourMinute(ms: number): string {
+  const d = new Date(ms);
+  return `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}`;
+}
+
+/** 30 Nov (UTC). */
+export function formatDay(ms: number): string {
+  const d = new Date(ms);
+  return `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()] ?? ''}`;
+}
+
+/** 30 Nov 18:02:57 UTC. */
+export function formatDateTime(ms: number): string {
+  return `${formatDay(ms)} ${formatTime(ms)} UTC`;
+}
+
+/** A span in the largest two units that matter: 850 ms, 3.2 s, 2 min 41 s, 10 h 5 min, 2 d 3 h. */
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  const seconds = ms / 1000;
+  if (seconds < 60) return `${seconds < 10 ? seconds.toFixed(1) : Math.round(seconds)} s`;
+  const total = Math.round(seconds);
+  const [d, h, m, s] = [
+    Math.floor(total / 86400),
+    Math.floor(total / 3600) % 24,
+    Math.floor(total / 60) % 60,
+    total % 60,
+  ];
+  if (d > 0) return `${d} d ${h} h`;
+  if (h > 0) return `${h} h ${m} min`;
+  return `${m} min ${s} s`;
+}
+
+/** How long ago, coarse: "just now", "4 min ago", "3 h ago". */
+export function formatAgo(ms: number, now: number): string {
+  const elapsed = now - ms;
+  if (elapsed < 60_000) return 'just now';
+  return `${formatDuration(elapsed).split(' ').slice(0, 2).join(' ')} ago`;
+}
+
+/** `release-notes:5dca032b…`: the server and enough of the digest to tell identities apart. */
+export function shortIdentity(identity: string): string {
+  const colon = identity.lastIndexOf(':');
+  if (colon < 0) return identity.length > 12 ? `${identity.slice(0, 12)}…` : identity;
+  return `${identity.slice(0, colon)}:${identity.slice(colon + 1, colon + 9)}…`;
+}

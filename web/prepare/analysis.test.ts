@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest';
+import type { ContextGap } from '../queries/context-gap.ts';
+import type { IdentityRow } from '../queries/identities.ts';
+import { conductFindings } from './conduct.ts';
+import { matrixRows, reasonList, trendRows, worstTrim } from './context-gap.ts';
+import { explainEvent, explainKind, gateText } from './explain-event.ts';
+import { alarmedIdentities } from './identities.ts';
+
+const row = { none: 0, thisServer: 0, allServers: 0, not_reported: 0 };
+
+function gap(server: string, trimRate: number | null, trimmed = 0): ContextGap {
+  return {
+    server,
+    matrix: { none: row, thisServer: row, allServers: { ...row, none: trimmed, allServers: 2 } },
+    reported: trimRate === null ? 0 : 10,
+    trimmed,
+    trimRate,
+    reasons: { 'policy.max_scope': 3, budget: 5 },
+    trend: [
+      { start: 0, sampled: 0, reported: 0, trimmed: 0, rate: null },
+      { start: 60_000, sampled: 2, reported: 2, trimmed: 1, rate: 0.5 },
+    ],
+    step: 60_000,
+  };
+}
+
+describe('context gap', () => {
+  it('shows only the requested scopes that occur, and marks trimmed cells', () => {
+    const rows = matrixRows(gap('s', 0.5, 3).matrix);
+    expect(rows.map((r) => r.requested)).toEqual(['allServers']);
+    expect(rows[0]?.total).toBe(5);
+    expect(rows[0]?.cells.map((c) => c.verdict)).toEqual(['trimmed', 'trimmed', 'granted', 'not_reported']);
+  });
+
+  it('keeps unreported steps as gaps and ranks servers, unreported apart', () => {
+    expect(trendRows(gap('s', 0.5).trend, 60_000)).toEqual([
+      { start: 0, end: 60_000, reported: 0, trimmed: 0, rate: null },
+      { start: 60_000, end: 120_000, reported: 2, trimmed: 1, rate: 50 },
+    ]);
+    const merged = trendRows(gap('s', 0.5).trend, 60_000, 1);
+    expect(merged).toEqual([{ start: 0, end: 120_000, reported: 2, trimmed: 1, rate: 50 }]);
+    const ranking = worstTrim([gap('a', 0.2), gap('b', null), gap('c', 0.8)], 5);
+    expect(ranking.worst.map((g) => g.server)).toEqual(['c', 'a']);
+    expect(ranking.unreported).toEqual(['b']);
+    expect(reasonList(gap('s', 1).reasons)[0]).toEqual({ reason: 'budget', count: 5 });
+  });
+});
+
+describe('identities over the alarm', () => {
+  it('keeps only identities with an alarm, densest first', () => {
+    const base = { method: 'm', sends: 50, represented: 49, firstSeen: 0, lastSeen: 9, series: [], step: 60_000 };
+    const last = { ts: 9, seq: 0, id: 'e', bucket: 'refusal' as const, kind: 'policy_denied', rule: 'r' };
+    const alarm = { identity: 'x', server: 's', method: 'm', count: 44, start: 0, end: 9, firstReachedAt: 7 };
+    const rows: IdentityRow[] = [
+      { ...base, identity: 's:quiet', server: 's', last, alarms: [] },
+      { ...base, identity: 's:loud', server: 's', last, alarms: [alarm, { ...alarm, count: 41, firstReachedAt: 3 }] },
+    ];
+    expect(alarmedIdentities(rows)).toEqual([
+      { identity: 's:loud', server: 's', method: 'm', peak: 44, represented: 49, firstReachedAt: 3, last },
+    ]);
+  });
+});
+
+describe('conduct and explanations', () => {
+  it('lists a client findings in words, most frequent first', () => {
+    const counts = {
+      probedWithoutDiscovery: 66,
+      retriedAfterRefusal: 1200,
+      retriedBeforeRetryAfter: 0,
+      retriedPastBudget: 0,
+      identicalAfterAmbiguous: 0,
+    };
+    expect(conductFindings(counts)).toEqual([
+      're-sent 1,200 requests the server had already refused',
+      'probed undeclared paths 66 times without reading the discovery document',
+    ]);
+  });
+
+  it('explains an event by its rule and kind, and the gate verdict', () => {
+    const text = explainEvent({
+      bucket: 'refusal',
+      kind: 'not_declared',
+      rule: 'http.404.not_declared',
+      evidence: 'http_status',
+    });
+    expect(text.why).toContain('does not declare');
+    expect(text.clientShould).toContain('Do not retry');
+    expect(explainKind('transient', 'unavailable').clientShould).toContain('at most 3');
+    expect(gateText(true, 'after_refusal')).toContain('refused before');
+    expect(gateText(false, null)).toMatch(/^Needed/);
+  });
+});

@@ -1,0 +1,31 @@
+import { formatCount } from '../format.ts';
+import type { ClientConduct } from '../queries/clients.ts';
+
+type Counted = Pick<
+  ClientConduct,
+  | 'probedWithoutDiscovery'
+  | 'retriedAfterRefusal'
+  | 'retriedBeforeRetryAfter'
+  | 'retriedPastBudget'
+  | 'identicalAfterAmbiguous'
+>;
+
+const FINDINGS: readonly [keyof Counted, (n: string) => string][] = [
+  ['retriedAfterRefusal', (n) => `re-sent ${n} requests the server had already refused`],
+  ['retriedPastBudget', (n) => `retried ${n} times past the budget of 3 after transient failures`],
+  ['retriedBeforeRetryAfter', (n) => `sent ${n} requests before Retry-After had elapsed`],
+  ['identicalAfterAmbiguous', (n) => `repeated ${n} requests unchanged after an ambiguous answer`],
+  ['probedWithoutDiscovery', (n) => `probed undeclared paths ${n} times without reading the discovery document`],
+];
+
+/** What a client did that a correct client would not have, in plain words, the most frequent first. */
+export function conductFindings(client: Counted): string[] {
+  return FINDINGS.filter(([field]) => client[field] > 0)
+    .sort(([a], [b]) => client[b] - client[a])
+    .map(([field, text]) => text(formatCount(client[field])));
+}
+
+export function filterClients<T extends Pick<ClientConduct, 'client'>>(clients: readonly T[], q: string): T[] {
+  const needle = q.trim().toLowerCase();
+  return needle === '' ? [...clients] : clients.filter((c) => c.client.toLowerCase().includes(needle));
+}

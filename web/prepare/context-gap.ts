@@ -1,0 +1,98 @@
+import type { ContextGap } from '../queries/context-gap.ts';
+
+type Scope = keyof ContextGap['matrix'];
+type Applied = keyof ContextGap['matrix'][Scope];
+
+export const SCOPES: readonly Scope[] = ['none', 'thisServer', 'allServers'];
+export const APPLIED: readonly Applied[] = ['none', 'thisServer', 'allServers', 'not_reported'];
+const RANK: Readonly<Record<Scope, number>> = { none: 0, thisServer: 1, allServers: 2 };
+
+/** granted: applied at least what was asked; trimmed: applied less; not_reported: the client did not say. */
+export type CellVerdict = 'granted' | 'trimmed' | 'not_reported';
+
+export interface MatrixCell {
+  applied: Applied;
+  count: number;
+  verdict: CellVerdict;
+}
+
+export interface MatrixRow {
+  requested: Scope;
+  total: number;
+  cells: MatrixCell[];
+}
+
+export function verdictOf(requested: Scope, applied: Applied): CellVerdict {
+  if (applied === 'not_reported') return 'not_reported';
+  return RANK[applied] < RANK[requested] ? 'trimmed' : 'granted';
+}
+
+/** requested × applied, leaving out scopes nobody requested (all three when nothing was requested at all). */
+export function matrixRows(matrix: ContextGap['matrix']): MatrixRow[] {
+  const rows = SCOPES.map((requested) => {
+    const cells = APPLIED.map((applied) => ({
+      applied,
+      count: matrix[requested][applied],
+      verdict: verdictOf(requested, applied),
+    }));
+    return { requested, total: cells.reduce((sum, cell) => sum + cell.count, 0), cells };
+  });
+  const asked = rows.filter((row) => row.total > 0);
+  return asked.length > 0 ? asked : rows;
+}
+
+export interface TrendRow {
+  start: number;
+  end: number;
+  reported: number;
+  trimmed: number;
+  /** Percent; null where nothing was reported (a gap in the line, not a zero). */
+  rate: number | null;
+}
+
+/**
+ * The trim rate over time in at most `maxPoints` points. A server sampled once every few minutes would otherwise
+ * draw a comb of 0 % and 100 %: neighbouring steps are summed (reported and trimmed), then divided.
+ */
+export function trendRows(trend: ContextGap['trend'], step: number, maxPoints = 48): TrendRow[] {
+  const size = Math.max(1, Math.ceil(trend.length / maxPoints));
+  const rows: TrendRow[] = [];
+  for (let i = 0; i < trend.length; i += size) {
+    const group = trend.slice(i, i + size);
+    const first = group[0];
+    if (first === undefined) continue;
+    const reported = group.reduce((sum, point) => sum + point.reported, 0);
+    const trimmed = group.reduce((sum, point) => sum + point.trimmed, 0);
+    const end = (group.at(-1)?.start ?? first.start) + step;
+    rows.push({ start: first.start, end, reported, trimmed, rate: reported === 0 ? null : (trimmed / reported) * 100 });
+  }
+  return rows;
+}
+
+export function hasReportedTrend(trend: ContextGap['trend']): boolean {
+  return trend.some((point) => point.rate !== null);
+}
+
+/** Stated reasons, most frequent first. */
+export function reasonList(reasons: ContextGap['reasons']): { reason: string; count: number }[] {
+  return Object.entries(reasons)
+    .map(([reason, count]) => ({ reason, count }))
+    .sort((a, b) => b.count - a.count || a.reason.localeCompare(b.reason));
+}
+
+export interface TrimRanking {
+  worst: Pick<ContextGap, 'server' | 'trimRate' | 'trimmed' | 'reported'>[];
+  /** Servers with sampling traffic whose clients never said what they applied: no rate, not a zero. */
+  unreported: string[];
+}
+
+/** Servers by trim rate, highest first; servers that report nothing are listed apart. */
+export function worstTrim(gaps: readonly ContextGap[], n: number): TrimRanking {
+  const reporting = gaps.filter((gap) => gap.trimRate !== null);
+  const worst = reporting
+    .sort((a, b) => (b.trimRate ?? 0) - (a.trimRate ?? 0) || b.trimmed - a.trimmed || a.server.localeCompare(b.server))
+    .slice(0, n)
+    .map(({ server, trimRate, trimmed, reported }) => ({ server, trimRate, trimmed, reported }));
+  const unreported = gaps.filter((gap) => gap.trimRate === null).map((gap) => gap.server);
+  return { worst, unreported: unreported.sort() };
+}

@@ -1,0 +1,44 @@
+import { explain, explainRule } from '../../shared/classify/explain.ts';
+import type { Evidence } from '../../shared/classify/types.ts';
+import { type Bucket, isBucket } from '../buckets.ts';
+
+const GATE_TEXT: Readonly<Record<string, string>> = {
+  after_refusal: 'The same request had been refused before. A correct client would not have sent it again.',
+  past_transient_budget:
+    'The budget of 3 retries after a transient failure was already spent. A correct client would have stopped.',
+  before_retry_after: 'The server had asked this client to wait (Retry-After / resetsAt), and the wait had not passed.',
+  identical_after_ambiguous:
+    'The same request had got an ambiguous answer. A correct client abstains instead of repeating it unchanged.',
+};
+
+/** The gate's verdict on one event, in words. */
+export function gateText(avoidable: boolean, reason: string | null): string {
+  if (!avoidable) return 'Needed: nothing the client had heard by then forbade this request.';
+  return (reason === null ? undefined : GATE_TEXT[reason]) ?? 'Avoidable: a correct client would not have sent it.';
+}
+
+export interface EventExplanation {
+  why: string;
+  means: string;
+  clientShould: string;
+  /** The rule id and the field it read, for someone checking the rule table. */
+  rule: string;
+  evidence: string;
+}
+
+/** "Why this bucket, and what should the client have done?" for one stored event. */
+export function explainEvent(event: { bucket: string; kind: string; rule: string; evidence: string }) {
+  const bucket: Bucket = isBucket(event.bucket) ? event.bucket : 'ambiguous';
+  const text = explain({ bucket, kind: event.kind, rule: event.rule, evidence: event.evidence as Evidence });
+  return { ...text, rule: event.rule, evidence: event.evidence } satisfies EventExplanation;
+}
+
+/** What a kind of failure means and what a client does about it, without a rule (a storm's first failure). */
+export function explainKind(bucket: Bucket, kind: string): { means: string; clientShould: string } {
+  const { means, clientShould } = explain({ bucket, kind, rule: '', evidence: 'none' });
+  return { means, clientShould };
+}
+
+export function knownRule(rule: string): boolean {
+  return explainRule(rule) !== undefined;
+}

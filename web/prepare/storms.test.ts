@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import type { StormAttempt, StormSummary } from '../queries/storms.ts';
+import { isActive, parseRequestKey, rankStorms, stormTarget } from './storms.ts';
+import { answerLabel, collapseTimeline } from './timeline.ts';
+
+function storm(overrides: Partial<StormSummary>): StormSummary {
+  return {
+    id: 's',
+    kind: 'retry_loop',
+    client: 'c',
+    server: 'docs',
+    key: JSON.stringify(['c', 'docs', 'POST', '/mcp', 'docs:0123456789abcdef0123456789abcdef', null]),
+    paths: ['POST /mcp'],
+    attempts: 3,
+    avoidable: 2,
+    firstTs: 0,
+    lastTs: 1000,
+    firstFailure: { bucket: 'refusal', kind: 'not_declared' },
+    ...overrides,
+  };
+}
+
+describe('storms', () => {
+  const now = 3_600_000;
+
+  it('puts active storms first, then the most avoidable', () => {
+    const old = storm({ id: 'old', avoidable: 500, lastTs: 0 });
+    const active = storm({ id: 'active', avoidable: 3, lastTs: now - 60_000 });
+    const mid = storm({ id: 'mid', avoidable: 40, lastTs: 5 });
+    expect(isActive(active, now)).toBe(true);
+    expect(rankStorms([old, mid, active], now).map((s) => s.id)).toEqual(['active', 'old', 'mid']);
+  });
+
+  it('says what a storm hammered', () => {
+    expect(stormTarget(storm({}))).toBe('POST /mcp · docs:01234567…');
+    const byMethod = JSON.stringify(['c', 'docs', 'GET', '/mcp', null, 'tools/list']);
+    expect(stormTarget(storm({ key: byMethod, paths: ['GET /mcp'] }))).toBe('GET /mcp · tools/list');
+    expect(stormTarget(storm({ kind: 'probe_storm', key: null, paths: ['POST /a', 'GET /b'] }))).toBe(
+      '2 paths: POST /a, GET /b',
+    );
+    expect(parseRequestKey('not json')).toBeNull();
+  });
+});
+
+function attempt(ts: number, overrides: Partial<StormAttempt> = {}): StormAttempt {
+  return {
+    id: `e${ts}`,
+    ts,
+    status: 405,
+    rpcCode: null,
+    latencyMs: 1,
+    bucket: 'refusal',
+    kind: 'not_supported',
+    avoidable: true,
+    gate: 'not sent: the key was refused (not_supported) at 08:03:00',
+    ...overrides,
+  };
+}
+
+describe('collapseTimeline', () => {
+  it('folds consecutive identical attempts and keeps the first one apart', () => {
+    const first = attempt(0, { avoidable: false, gate: 'sent: first attempt' });
+    const runs = collapseTimeline([first, attempt(1, { latencyMs: 4 }), attempt(2), attempt(3, { latencyMs: null })]);
+    expect(runs).toHaveLength(2);
+    expect(runs[0]).toMatchObject({ position: 1, count: 1, first });
+    expect(runs[1]).toMatchObject({ position: 2, count: 3, latency: { min: 1, max: 4 } });
+    expect(runs[1]?.last.ts).toBe(3);
+  });
+
+  it('starts a new run when the answer or the verdict changes', () => {
+    const runs = collapseTimeline([attempt(0), attempt(1, { status: 200, bucket: 'ok' }), attempt(2)]);
+    expect(runs.map((r) => r.count)).toEqual([1, 1, 1]);
+  });
+
+  it('never folds needed attempts, which may have gone to different paths', () => {
+    const sent = { avoidable: false, gate: 'sent: first attempt' };
+    expect(collapseTimeline([attempt(0, sent), attempt(1, sent)]).map((r) => r.count)).toEqual([1, 1]);
+  });
+
+  it('labels an answer by status and code', () => {
+    expect(answerLabel({ status: 200, rpcCode: -32602 })).toBe('200 · -32602');
+    expect(answerLabel({ status: null, rpcCode: null })).toBe('no answer');
+  });
+});

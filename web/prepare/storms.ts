@@ -1,0 +1,57 @@
+import { formatCount, shortIdentity } from '../format.ts';
+import type { StormSummary } from '../queries/storms.ts';
+
+/** A storm whose last attempt is this recent is still going on, as far as anyone can tell at 3 a.m. */
+export const ACTIVE_MS = 10 * 60_000;
+
+export const STORM_KIND_LABEL: Readonly<Record<StormSummary['kind'], string>> = {
+  retry_loop: 'Retry loop',
+  probe_storm: 'Probe storm',
+};
+
+export function isActive(storm: Pick<StormSummary, 'lastTs'>, now: number): boolean {
+  return storm.lastTs >= now - ACTIVE_MS;
+}
+
+/** Active storms first, then the most avoidable requests, then the most recent. */
+export function rankStorms<T extends StormSummary>(storms: readonly T[], now: number): T[] {
+  return [...storms].sort(
+    (a, b) => Number(isActive(b, now)) - Number(isActive(a, now)) || b.avoidable - a.avoidable || b.lastTs - a.lastTs,
+  );
+}
+
+/** Newest first: the order of a server's storm table. */
+export function newestFirst<T extends StormSummary>(storms: readonly T[]): T[] {
+  return [...storms].sort((a, b) => b.firstTs - a.firstTs || b.attempts - a.attempts);
+}
+
+export interface KeyParts {
+  identity: string | null;
+  rpcMethod: string | null;
+}
+
+/** The request key is a JSON array (client, server, HTTP method, path, identity, JSON-RPC method). */
+export function parseRequestKey(key: string | null): KeyParts | null {
+  if (key === null) return null;
+  try {
+    const parts: unknown = JSON.parse(key);
+    if (!Array.isArray(parts) || parts.length !== 6) return null;
+    const text = (value: unknown) => (typeof value === 'string' ? value : null);
+    return { identity: text(parts[4]), rpcMethod: text(parts[5]) };
+  } catch {
+    return null;
+  }
+}
+
+/** What was hammered, in one line: a loop's endpoint and request, a probe storm's paths. */
+export function stormTarget(storm: Pick<StormSummary, 'kind' | 'key' | 'paths'>): string {
+  if (storm.kind === 'probe_storm') {
+    const [first, ...rest] = storm.paths;
+    if (first === undefined) return 'no refused paths';
+    return rest.length === 0 ? first : `${formatCount(storm.paths.length)} paths: ${storm.paths.join(', ')}`;
+  }
+  const endpoint = storm.paths[0] ?? '';
+  const key = parseRequestKey(storm.key);
+  const what = key?.identity ? shortIdentity(key.identity) : key?.rpcMethod;
+  return what ? `${endpoint} · ${what}` : endpoint;
+}

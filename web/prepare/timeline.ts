@@ -1,0 +1,62 @@
+import type { StormAttempt } from '../queries/storms.ts';
+
+/**
+ * Consecutive avoidable attempts that got the same answer and the same verdict, folded into one row: a reconnect
+ * loop of 12,000 identical 405s reads as "first attempt, then 11,999 more like it", not as 12,000 rows. Needed
+ * attempts are never folded: each one is something a correct client did too (and the timeline does not say which
+ * path an attempt of a probe storm went to, so two "first attempts" may be two different paths).
+ */
+export interface TimelineRun {
+  /** 1-based position of the run's first attempt in the storm. */
+  position: number;
+  first: StormAttempt;
+  last: StormAttempt;
+  count: number;
+  /** The fastest and slowest answer in the run; null when no attempt logged a latency. */
+  latency: { min: number; max: number } | null;
+}
+
+function sameAs(a: StormAttempt, b: StormAttempt): boolean {
+  return (
+    a.avoidable &&
+    a.status === b.status &&
+    a.rpcCode === b.rpcCode &&
+    a.bucket === b.bucket &&
+    a.kind === b.kind &&
+    a.avoidable === b.avoidable &&
+    a.gate === b.gate
+  );
+}
+
+export function collapseTimeline(timeline: readonly StormAttempt[]): TimelineRun[] {
+  const runs: TimelineRun[] = [];
+  timeline.forEach((attempt, index) => {
+    const run = runs.at(-1);
+    if (run !== undefined && sameAs(run.last, attempt)) {
+      run.last = attempt;
+      run.count += 1;
+      run.latency = widen(run.latency, attempt.latencyMs);
+      return;
+    }
+    runs.push({
+      position: index + 1,
+      first: attempt,
+      last: attempt,
+      count: 1,
+      latency: widen(null, attempt.latencyMs),
+    });
+  });
+  return runs;
+}
+
+function widen(range: TimelineRun['latency'], value: number | null): TimelineRun['latency'] {
+  if (value === null) return range;
+  if (range === null) return { min: value, max: value };
+  return { min: Math.min(range.min, value), max: Math.max(range.max, value) };
+}
+
+/** How the attempt answered: `405`, `200 · -32602`, `-32003`, or `no answer`. */
+export function answerLabel(attempt: Pick<StormAttempt, 'status' | 'rpcCode'>): string {
+  const parts = [attempt.status, attempt.rpcCode].filter((part) => part !== null);
+  return parts.length === 0 ? 'no answer' : parts.join(' · ');
+}

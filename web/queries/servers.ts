@@ -1,0 +1,35 @@
+import { queryOptions } from '@tanstack/react-query';
+import type { InferResponseType } from 'hono/client';
+import { api } from '../api.ts';
+import { unwrap } from '../query-client.ts';
+import type { TimeRange } from '../time-range.ts';
+import { type Scope, scopeQuery } from './scope.ts';
+
+export type ServerRow = InferResponseType<typeof api.servers.$get, 200>['servers'][number];
+export type ServerDetail = InferResponseType<(typeof api.servers)[':server']['$get'], 200>;
+export type DiscoveryChange = InferResponseType<(typeof api.servers)[':server']['discovery']['$put'], 200>;
+
+export const serverKeys = {
+  all: ['servers'] as const,
+  list: (scope: Scope) => [...serverKeys.all, 'list', scope] as const,
+  detail: (server: string, range: TimeRange) => [...serverKeys.all, 'detail', server, range] as const,
+};
+
+export function serversQuery(scope: Scope) {
+  return queryOptions({
+    queryKey: serverKeys.list(scope),
+    queryFn: async () => unwrap(await api.servers.$get({ query: scopeQuery(scope) })),
+  });
+}
+
+export function serverQuery(server: string, range: TimeRange) {
+  return queryOptions({
+    queryKey: serverKeys.detail(server, range),
+    queryFn: async () => unwrap(await api.servers[':server'].$get({ param: { server }, query: scopeQuery({ range }) })),
+  });
+}
+
+/** Replaces the server's discovery document; the answer says how many stored events changed bucket. */
+export async function putDiscovery(server: string, document: unknown): Promise<DiscoveryChange> {
+  return unwrap(await api.servers[':server'].discovery.$put({ param: { server }, json: document }));
+}

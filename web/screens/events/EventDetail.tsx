@@ -1,0 +1,87 @@
+import { useQuery } from '@tanstack/react-query';
+import { AvoidableMark, BucketBadge } from '../../components/BucketBadge.tsx';
+import { ErrorNote } from '../../components/ErrorNote.tsx';
+import { Json } from '../../components/Json.tsx';
+import { Link } from '../../components/Link.tsx';
+import { formatDateTime } from '../../format.ts';
+import { explainEvent, gateText } from '../../prepare/explain-event.ts';
+import { answerLabel } from '../../prepare/timeline.ts';
+import { eventQuery } from '../../queries/events.ts';
+import { routePath } from '../../router.ts';
+import { useUrl } from '../../use-url.ts';
+import { requestLabel } from './EventTable.tsx';
+import type { EventSelection } from './filters.ts';
+
+function missingFrame(source: string): string {
+  return source === 'proxy' ? 'not logged (a proxy access log carries no JSON-RPC body)' : 'not in the log';
+}
+
+/** One event: why it landed in its bucket, what the client should have done, and its frames as logged. */
+export function EventDetail({ selection, onClose }: { selection: EventSelection; onClose: () => void }) {
+  const { link } = useUrl();
+  const query = useQuery(eventQuery(selection.id, selection.at));
+  const event = query.data;
+  const close = (
+    <button type="button" className="quiet close" onClick={onClose} aria-label="Close the event">
+      ×
+    </button>
+  );
+  if (event === undefined) {
+    return (
+      <aside className="panel event-detail" id="event-detail" aria-busy={!query.isError}>
+        {close}
+        {query.isError ? (
+          <ErrorNote error={query.error} what="the event" onRetry={() => query.refetch()} />
+        ) : (
+          <div className="skeleton" style={{ height: 360 }} />
+        )}
+      </aside>
+    );
+  }
+  const text = explainEvent(event);
+  return (
+    <aside className="panel event-detail" id="event-detail" data-testid="event-detail" aria-label="Event">
+      {close}
+      <h2>
+        <BucketBadge bucket={event.bucket} kind={event.kind} /> <AvoidableMark avoidable={event.avoidable} />
+      </h2>
+      <dl className="facts">
+        <dt>When</dt>
+        <dd>{formatDateTime(Date.parse(event.ts))}</dd>
+        <dt>Who</dt>
+        <dd>
+          {event.client ?? 'no client'} →{' '}
+          <Link href={link(routePath({ name: 'server', server: event.server }))}>{event.server}</Link> ({event.source}
+          {event.counted ? '' : ', shadowed by the client record: not counted'})
+        </dd>
+        <dt>Request</dt>
+        <dd>{requestLabel(event)}</dd>
+        <dt>Answer</dt>
+        <dd>
+          {answerLabel({ status: event.http.status, rpcCode: event.rpcCode })}
+          {event.latencyMs === null ? '' : ` in ${event.latencyMs} ms`}
+        </dd>
+      </dl>
+      <h3>Why this bucket</h3>
+      <p>{text.why}</p>
+      <p className="muted small">
+        Rule <code>{text.rule}</code>, read from <code>{text.evidence}</code>.
+      </p>
+      <h3>What the client should have done</h3>
+      <p>{text.means}</p>
+      <p>
+        <strong>{text.clientShould}</strong>
+      </p>
+      <p className={event.avoidable ? 'gate-note avoidable' : 'gate-note'}>
+        {gateText(event.avoidable, event.gateReason)}
+      </p>
+      {event.identity ? (
+        <p className="muted small">
+          Identity <code>{event.identity}</code>
+        </p>
+      ) : null}
+      <Json value={event.request} label="Request frame" missing={missingFrame(event.source)} />
+      <Json value={event.response} label="Response frame" missing={missingFrame(event.source)} />
+    </aside>
+  );
+}

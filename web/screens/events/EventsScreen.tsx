@@ -1,0 +1,38 @@
+import { useInfiniteQuery } from '@tanstack/react-query';
+import { eventsQuery } from '../../queries/events.ts';
+import { useUrl } from '../../use-url.ts';
+import { EventDetail } from './EventDetail.tsx';
+import { EventFiltersBar } from './EventFiltersBar.tsx';
+import { EventTable } from './EventTable.tsx';
+import { readEventFilters, readSelection } from './filters.ts';
+
+/** Below the side-by-side width the detail sits above the list: bring it into view when a row is opened. */
+function revealDetail(): void {
+  if (!window.matchMedia('(max-width: 1099px)').matches) return;
+  window.requestAnimationFrame(() => document.getElementById('event-detail')?.scrollIntoView({ block: 'start' }));
+}
+
+/** Every stored event, newest first, filtered; the open one shows its frames and why it landed in its bucket. */
+export function EventsScreen() {
+  const { range, params, setParams } = useUrl();
+  const filters = readEventFilters(params, range);
+  const selection = readSelection(params);
+  const events = useInfiniteQuery(eventsQuery(filters));
+  return (
+    <>
+      <h1 className="screen-title">Events</h1>
+      <EventFiltersBar filters={filters} onChange={(patch) => setParams({ ...patch, event: null, at: null })} />
+      <div className={`split ${selection ? 'with-detail' : ''}`}>
+        {selection ? <EventDetail selection={selection} onClose={() => setParams({ event: null, at: null })} /> : null}
+        <EventTable
+          query={events}
+          selected={selection?.id ?? null}
+          onOpen={(event) => {
+            setParams({ event: event.id, at: Date.parse(event.ts) });
+            revealDetail();
+          }}
+        />
+      </div>
+    </>
+  );
+}

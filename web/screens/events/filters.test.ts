@@ -1,0 +1,17 @@
+import { describe, expect, it } from 'vitest';
+import { readEventFilters, readSelection } from './filters.ts';
+
+describe('event filters in the URL', () => {
+  const range = { preset: '24h' } as const;
+
+  it('keeps the filters the API takes and drops empty or unknown ones', () => {
+    const params = new URLSearchParams('server=docs&client=&bucket=refusal&kind=%20not_declared%20&x=1');
+    expect(readEventFilters(params, range)).toEqual({ range, server: 'docs', bucket: 'refusal', kind: 'not_declared' });
+    expect(readEventFilters(new URLSearchParams('bucket=bogus'), range)).toEqual({ range });
+  });
+
+  it('opens an event only with both its id and its time', () => {
+    expect(readSelection(new URLSearchParams('event=e1&at=1796025780000'))).toEqual({ id: 'e1', at: 1796025780000 });
+    expect(readSelection(new URLSearchParams('event=e1'))).toBeNull();
+  });
+});

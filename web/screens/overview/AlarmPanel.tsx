@@ -1,0 +1,53 @@
+import { useQuery } from '@tanstack/react-query';
+import { BucketBadge } from '../../components/BucketBadge.tsx';
+import { Link } from '../../components/Link.tsx';
+import { Panel } from '../../components/Panel.tsx';
+import { formatCount, formatDateTime, shortIdentity } from '../../format.ts';
+import { alarmedIdentities } from '../../prepare/identities.ts';
+import { identitiesQuery } from '../../queries/identities.ts';
+import type { Scope } from '../../queries/scope.ts';
+import { routePath } from '../../router.ts';
+import { useUrl } from '../../use-url.ts';
+
+/** Identities re-presented 40 times within 10 minutes (seed 002's retry-loop alarm). */
+export function AlarmPanel({ scope }: { scope: Scope }) {
+  const { link } = useUrl();
+  const identities = useQuery(identitiesQuery(scope));
+  return (
+    <Panel
+      title="Re-presented identities over the alarm"
+      what="the identities"
+      query={identities}
+      minHeight={180}
+      isEmpty={(data) => alarmedIdentities(data.identities).length === 0}
+      empty="No request identity was re-presented 40 times within 10 minutes."
+      testId="alarm-panel"
+    >
+      {(data) => (
+        <ul className="rows">
+          {alarmedIdentities(data.identities).map((row) => (
+            <li key={row.identity} className="row">
+              <span className="row-main">
+                <code title={row.identity}>{shortIdentity(row.identity)}</code>
+                <span className="muted">
+                  {row.method ?? 'no method'} on{' '}
+                  <Link href={link(routePath({ name: 'server', server: row.server }))}>{row.server}</Link>
+                </span>
+                <span className="muted small">
+                  last answer <BucketBadge bucket={row.last.bucket} kind={row.last.kind} />, first over the alarm at{' '}
+                  {formatDateTime(row.firstReachedAt)}
+                </span>
+              </span>
+              <span className="row-side">
+                <span>
+                  <strong>{formatCount(row.peak)}</strong> in 10 min
+                </span>
+                <span className="muted">{formatCount(row.represented)} re-presented in range</span>
+              </span>
+            </li>
+          ))}
+        </ul>
+      )}
+    </Panel>
+  );
+}

@@ -1,0 +1,69 @@
+import { useQuery } from '@tanstack/react-query';
+import { BucketBadge } from '../../components/BucketBadge.tsx';
+import { Link } from '../../components/Link.tsx';
+import { Panel } from '../../components/Panel.tsx';
+import { formatAgo, formatCount } from '../../format.ts';
+import { isActive, rankStorms, STORM_KIND_LABEL, stormTarget } from '../../prepare/storms.ts';
+import type { Scope } from '../../queries/scope.ts';
+import { stormsQuery } from '../../queries/storms.ts';
+import { routePath } from '../../router.ts';
+import { useUrl } from '../../use-url.ts';
+
+const SHOWN = 6;
+
+/** Retry loops and probe storms of the range: the ones still going first, then the costliest. */
+export function StormsPanel({ scope }: { scope: Scope }) {
+  const { link } = useUrl();
+  const storms = useQuery(stormsQuery(scope));
+  return (
+    <Panel
+      title="Retry storms"
+      what="the retry storms"
+      query={storms}
+      minHeight={300}
+      isEmpty={(data) => data.storms.length === 0}
+      empty="No retry loop or probe storm in this range."
+      testId="storms-panel"
+    >
+      {(data) => {
+        const now = Date.now();
+        const ranked = rankStorms(data.storms, now);
+        return (
+          <>
+            <ul className="rows">
+              {ranked.slice(0, SHOWN).map((storm) => (
+                <li key={storm.id}>
+                  <Link href={link(routePath({ name: 'storm', id: storm.id }))} className="row-link">
+                    <span className="row-main">
+                      {isActive(storm, now) ? <span className="pill pill-live">active</span> : null}
+                      <strong>
+                        {storm.client} → {storm.server}
+                      </strong>
+                      <span className="muted">
+                        {STORM_KIND_LABEL[storm.kind]} · {stormTarget(storm)}
+                      </span>
+                    </span>
+                    <span className="row-side">
+                      <span>
+                        <strong>{formatCount(storm.avoidable)}</strong> / {formatCount(storm.attempts)} avoidable
+                      </span>
+                      <span className="muted">
+                        <BucketBadge bucket={storm.firstFailure.bucket} kind={storm.firstFailure.kind} /> · last{' '}
+                        {formatAgo(storm.lastTs, now)}
+                      </span>
+                    </span>
+                  </Link>
+                </li>
+              ))}
+            </ul>
+            {ranked.length > SHOWN ? (
+              <p className="muted panel-foot">
+                {formatCount(ranked.length - SHOWN)} more in this range: each server page lists all of its storms.
+              </p>
+            ) : null}
+          </>
+        );
+      }}
+    </Panel>
+  );
+}

@@ -1,0 +1,54 @@
+import { useQuery } from '@tanstack/react-query';
+import { ErrorNote } from '../../components/ErrorNote.tsx';
+import { Link } from '../../components/Link.tsx';
+import { serverQuery } from '../../queries/servers.ts';
+import { useUrl } from '../../use-url.ts';
+import { ClientsPanel } from './ClientsPanel.tsx';
+import { ContextGapPanel } from './ContextGapPanel.tsx';
+import { DiscoveryPanel } from './DiscoveryPanel.tsx';
+import { IdentityPanel } from './IdentityPanel.tsx';
+import { StormTable } from './StormTable.tsx';
+import { TrafficPanel } from './TrafficPanel.tsx';
+
+/** One server: its traffic, what hammers it, what it is asked to re-do, its context gap and its contract. */
+export function ServerScreen({ server }: { server: string }) {
+  const { range, link } = useUrl();
+  const detail = useQuery(serverQuery(server, range));
+  const known = detail.data?.discovery != null;
+  return (
+    <>
+      <nav className="crumbs" aria-label="Breadcrumb">
+        <Link href={link('/servers')}>Servers</Link> /
+      </nav>
+      <div className="screen-head">
+        <h1 className="screen-title">{server}</h1>
+        {detail.data ? (
+          <span className={`pill ${known ? 'pill-ok' : 'pill-warn'}`}>
+            {known ? 'discovery known' : 'no discovery document'}
+          </span>
+        ) : (
+          <span className="pill">discovery …</span>
+        )}
+        <Link className="head-link" href={link('/events', { server })}>
+          Events of this server →
+        </Link>
+      </div>
+      {detail.isError && detail.data === undefined ? (
+        <ErrorNote error={detail.error} what={`server ${server}`} onRetry={() => detail.refetch()} />
+      ) : (
+        <>
+          <TrafficPanel server={server} query={detail} />
+          <StormTable query={detail} />
+          <div className="grid">
+            <IdentityPanel query={detail} />
+            <div>
+              <ClientsPanel server={server} query={detail} />
+              <ContextGapPanel query={detail} />
+            </div>
+          </div>
+          <DiscoveryPanel server={server} query={detail} />
+        </>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { parseRange, rangeParams, rangeQuery, resolveRange } from './time-range.ts';
+
+describe('time range', () => {
+  it('reads a preset, an absolute window, and falls back to 24 h on anything else', () => {
+    expect(parseRange(new URLSearchParams('range=6h'))).toEqual({ preset: '6h' });
+    expect(parseRange(new URLSearchParams('range=2y'))).toEqual({ preset: '24h' });
+    const window = parseRange(new URLSearchParams('from=2026-11-30T03:00:00Z&to=2026-11-30T04:00:00Z&range=1h'));
+    expect(window).toEqual({ from: Date.UTC(2026, 10, 30, 3), to: Date.UTC(2026, 10, 30, 4) });
+    expect(parseRange(new URLSearchParams('from=2026-11-30T04:00:00Z&to=2026-11-30T03:00:00Z'))).toEqual({
+      preset: '24h',
+    });
+  });
+
+  it('writes the default preset as nothing and a window as ISO, and reads back what it wrote', () => {
+    expect(rangeParams({ preset: '24h' })).toEqual({ range: null, from: null, to: null });
+    const window = { from: Date.UTC(2026, 10, 30, 3), to: Date.UTC(2026, 10, 30, 4) };
+    const params = rangeParams(window);
+    expect(params.from).toBe('2026-11-30T03:00:00.000Z');
+    expect(parseRange(new URLSearchParams({ from: params.from ?? '', to: params.to ?? '' }))).toEqual(window);
+  });
+
+  it('resolves a preset against the clock, ending on the next whole second', () => {
+    expect(resolveRange({ preset: '1h' }, 10_000_500)).toEqual({ from: 10_001_000 - 3_600_000, to: 10_001_000 });
+    expect(rangeQuery({ from: 1, to: 2 }, 99)).toEqual({ from: '1', to: '2' });
+  });
+});

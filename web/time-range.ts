@@ -1,0 +1,62 @@
+/**
+ * The time range of every screen, as it lives in the URL: a preset relative to now (`range=6h`) or an absolute
+ * window (`from`/`to`, ISO). A preset is resolved when a query runs, so a refresh moves the window with the clock.
+ */
+export const PRESETS = ['1h', '6h', '24h', '7d'] as const;
+export type Preset = (typeof PRESETS)[number];
+
+export type TimeRange = { preset: Preset } | { from: number; to: number };
+
+export const DEFAULT_RANGE: TimeRange = { preset: '24h' };
+
+const HOUR_MS = 3_600_000;
+export const PRESET_MS: Readonly<Record<Preset, number>> = {
+  '1h': HOUR_MS,
+  '6h': 6 * HOUR_MS,
+  '24h': 24 * HOUR_MS,
+  '7d': 7 * 24 * HOUR_MS,
+};
+
+export function isPreset(value: string | null): value is Preset {
+  return value !== null && (PRESETS as readonly string[]).includes(value);
+}
+
+/** ISO 8601 or epoch milliseconds; null for anything else. */
+export function parseInstant(value: string | null): number | null {
+  if (value === null || value === '') return null;
+  const ms = /^\d+$/.test(value) ? Number(value) : Date.parse(value);
+  return Number.isFinite(ms) ? ms : null;
+}
+
+/** An absolute window wins over a preset when both are valid; anything unreadable falls back to the default. */
+export function parseRange(params: URLSearchParams): TimeRange {
+  const from = parseInstant(params.get('from'));
+  const to = parseInstant(params.get('to'));
+  if (from !== null && to !== null && from < to) return { from, to };
+  const preset = params.get('range');
+  return isPreset(preset) ? { preset } : DEFAULT_RANGE;
+}
+
+/** The URL members for a range; the default preset is left out so that plain links stay plain. */
+export function rangeParams(range: TimeRange): Record<'range' | 'from' | 'to', string | null> {
+  if ('preset' in range) {
+    return { range: range.preset === '24h' ? null : range.preset, from: null, to: null };
+  }
+  return { range: null, from: new Date(range.from).toISOString(), to: new Date(range.to).toISOString() };
+}
+
+/**
+ * The [from, to) window in epoch ms. A preset ends at the next whole second after `now`, so that the queries a
+ * screen starts together resolve to the same window.
+ */
+export function resolveRange(range: TimeRange, now: number): { from: number; to: number } {
+  if (!('preset' in range)) return { from: range.from, to: range.to };
+  const to = Math.ceil(now / 1000) * 1000;
+  return { from: to - PRESET_MS[range.preset], to };
+}
+
+/** The window as the API's query members. */
+export function rangeQuery(range: TimeRange, now: number = Date.now()): { from: string; to: string } {
+  const { from, to } = resolveRange(range, now);
+  return { from: String(from), to: String(to) };
+}
