@@ -4,7 +4,7 @@ import { BUCKETS } from '../../shared/classify/types.ts';
 import type { Env } from '../env.ts';
 import { ApiError } from '../errors.ts';
 import { rangeQuery } from '../params.ts';
-import { decodeCursor, eventPage } from '../services/events.ts';
+import { decodeCursor, eventById, eventPage } from '../services/events.ts';
 import { summarise } from '../services/summary.ts';
 import { validate } from '../validate.ts';
 
@@ -25,6 +25,15 @@ export const eventsRoutes = new Hono<Env>()
       });
     }
     return c.json(await eventPage(c.var.deps.store, filter, cursor ?? null, limit));
+  })
+  .get('/events/:id', validate('param', z.object({ id: z.string().min(1).max(256) })), async (c) => {
+    const event = await eventById(c.var.deps.store, c.req.valid('param').id);
+    if (event === null) {
+      throw new ApiError('not_found', 'no stored event has that id', {
+        fix: 'Take an id from GET /api/v1/events; an event sent without an id is named h:<digest of its line>.',
+      });
+    }
+    return c.json(event);
   })
   .get('/summary', validate('query', rangeQuery), async (c) => {
     return c.json(await summarise(c.var.deps.store, c.req.valid('query')));

@@ -1,4 +1,10 @@
-import { type EventCursor, type EventFilter, listEvents, type StoredEventRow } from '../../db/queries/events.ts';
+import {
+  type EventCursor,
+  type EventFilter,
+  getEvent,
+  listEvents,
+  type StoredEventRow,
+} from '../../db/queries/events.ts';
 import type { SqlRunner } from '../../db/runner.ts';
 
 export interface EventView {
@@ -47,6 +53,11 @@ export async function eventPage(
     events: page.map(toView),
     nextCursor: rows.length > limit && last ? encodeCursor({ ts: last.ts, seq: last.seq }) : null,
   };
+}
+
+export async function eventById(db: SqlRunner, id: string): Promise<EventView | null> {
+  const row = await getEvent(db, id);
+  return row === null ? null : toView(row);
 }
 
 export function encodeCursor(cursor: EventCursor): string {

@@ -59,6 +59,16 @@ export function whereClause(conditions: SQL[]): SQL {
   return conditions.length === 0 ? sql`` : sql`WHERE ${sql.join(conditions, sql` AND `)}`;
 }
 
+const EVENT_COLUMNS_SQL = sql`seq, event_id AS "eventId", ts, source, client, server, session, protocol,
+  rpc_method AS "rpcMethod", http_method AS "httpMethod", http_path AS "httpPath", http_status AS "httpStatus",
+  rpc_code AS "rpcCode", latency_ms AS "latencyMs", identity, counted, bucket, kind, rule, evidence, avoidable,
+  gate_reason AS "gateReason", body`;
+
+export async function getEvent(db: SqlRunner, eventId: string): Promise<StoredEventRow | null> {
+  const rows = await db.all<StoredEventRow>(sql`SELECT ${EVENT_COLUMNS_SQL} FROM events WHERE event_id = ${eventId}`);
+  return rows[0] ?? null;
+}
+
 export async function listEvents(
   db: SqlRunner,
   filter: EventFilter,
@@ -67,9 +77,6 @@ export async function listEvents(
 ): Promise<StoredEventRow[]> {
   const conditions = filterConditions(filter);
   if (cursor) conditions.push(sql`(ts < ${cursor.ts} OR (ts = ${cursor.ts} AND seq < ${cursor.seq}))`);
-  return db.all<StoredEventRow>(sql`SELECT seq, event_id AS "eventId", ts, source, client, server, session, protocol,
-      rpc_method AS "rpcMethod", http_method AS "httpMethod", http_path AS "httpPath", http_status AS "httpStatus",
-      rpc_code AS "rpcCode", latency_ms AS "latencyMs", identity, counted, bucket, kind, rule, evidence,
-      avoidable, gate_reason AS "gateReason", body
+  return db.all<StoredEventRow>(sql`SELECT ${EVENT_COLUMNS_SQL}
     FROM events ${whereClause(conditions)} ORDER BY ts DESC, seq DESC LIMIT ${limit}`);
 }

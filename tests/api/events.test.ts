@@ -72,6 +72,17 @@ describe.each(STORE_KINDS)('reading events and summaries on $name', (kind) => {
       expect(byClient.events.map((e: { ts: string }) => e.ts)).toEqual([at(3)]);
     });
 
+    it('reads one event by id, and answers 404 for an unknown one', async () => {
+      const event = clientEvent({ id: 'one/with:odd chars ü' });
+      await postNdjson(app, [event]);
+      const res = await get(app, `/api/v1/events/${encodeURIComponent('one/with:odd chars ü')}`);
+      expect(res.status).toBe(200);
+      expect(await res.json()).toMatchObject({ id: 'one/with:odd chars ü', bucket: 'ok', request: event.request });
+      const missing = await get(app, '/api/v1/events/nope');
+      expect(missing.status).toBe(404);
+      expect((await missing.json()).error.code).toBe('not_found');
+    });
+
     it('pages newest first with a cursor until the last page', async () => {
       await seed();
       const seen: string[] = [];
