@@ -3,6 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Browser, chromium, type Page } from 'playwright-core';
+
+/** Debian's package; a test tool's own browser download is never used. */
+export const CHROMIUM = '/usr/bin/chromium';
+
 import { build } from 'vite';
 import { type RunningServer, startServer } from '../../api/server.ts';
 
@@ -19,7 +23,7 @@ export async function buildWeb(): Promise<void> {
 
 export function launchBrowser(): Promise<Browser> {
   return chromium.launch({
-    executablePath: '/usr/bin/chromium',
+    executablePath: CHROMIUM,
     args: [
       '--headless=new',
       '--no-sandbox',
