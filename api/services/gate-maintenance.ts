@@ -2,6 +2,7 @@ import {
   clientsOfServer,
   type GatePartitionRow,
   loadGatePartitions,
+  lockGatePartitions,
   moveFrontiers,
   partitionEvents,
   saveGatePartitions,
@@ -50,6 +51,7 @@ export async function advanceGate(
     groups.set(pk, group);
   }
   for (const pk of mustReplay) if (!groups.has(pk)) groups.set(pk, []);
+  await lockGatePartitions(tx, [...groups.keys()]);
   const saved = new Map((await loadGatePartitions(tx, [...groups.keys()])).map((row) => [row.partition, row]));
   const writes: Writes = { verdicts: [], states: [], frontiers: [], rollups };
   for (const [pk, events] of groups) {

@@ -10,6 +10,17 @@ export interface GatePartitionRow {
   frontierId: string;
 }
 
+/**
+ * Serialises gate work per (client, server) across PostgreSQL connections: two batches for one partition would
+ * otherwise both continue from the same saved state. Locks are taken in one global order, so two batches that share
+ * partitions cannot deadlock; they are released at commit. SQLite's single writer already serialises.
+ */
+export async function lockGatePartitions(db: SqlRunner, partitions: readonly string[]): Promise<void> {
+  if (db.dialect !== 'postgres' || partitions.length === 0) return;
+  await db.all(sql`SELECT pg_advisory_xact_lock(hashtext(value))
+    FROM (SELECT value FROM ${listTable(db, partitions)} AS keys ORDER BY value) AS ordered`);
+}
+
 export async function loadGatePartitions(db: SqlRunner, partitions: readonly string[]): Promise<GatePartitionRow[]> {
   if (partitions.length === 0) return [];
   return db.all<GatePartitionRow>(sql`SELECT partition, state, frontier_ts AS "frontierTs", frontier_id AS "frontierId"

@@ -82,6 +82,34 @@ describe.each(STORE_KINDS)('gate verdicts kept at ingest on $name', (kind) => {
       }
     });
 
+    it('gives the same verdicts when two batches of one client and server are ingested at once', async () => {
+      const events = prober('r');
+      for (let round = 0; round < 3; round++) {
+        const ids = events.map((e) => ({ ...e, id: `${e.id}-${round}`, client: `prober-${round}` }));
+        await Promise.all([
+          postNdjson(
+            app,
+            ids.filter((_, i) => i % 2 === 0),
+          ),
+          postNdjson(
+            app,
+            ids.filter((_, i) => i % 2 === 1),
+          ),
+        ]);
+      }
+      const stored = await verdicts();
+      for (let round = 0; round < 3; round++) {
+        const reasons = Object.entries(stored)
+          .filter(([id]) => id.endsWith(`-${round}`))
+          .map(([, r]) => r);
+        expect(reasons, `round ${round}`).toHaveLength(22);
+        expect(
+          reasons.filter((r) => r === 'after_refusal'),
+          `round ${round}`,
+        ).toHaveLength(19);
+      }
+    });
+
     it("the third client's three identical calls on a missing record: 1 needed, 2 avoidable", async () => {
       const call = {
         jsonrpc: '2.0',
