@@ -5,7 +5,10 @@ export interface AppConfig {
   maxBodyBytes: number;
   /** Origins allowed to call the API from a browser, besides the server's own. */
   allowedOrigins: readonly string[];
-  /** Host names the server answers to (Host header), which defeats DNS rebinding; null when a token guards it. */
+  /**
+   * Host names the server answers to (Host header), which defeats DNS rebinding; null (any) only when it listens
+   * beyond loopback, where a token is required, and no --allow-host was given.
+   */
   allowedHosts: readonly string[] | null;
   /** Bearer token required on every API call; required whenever the server listens beyond loopback. */
   token: string | null;

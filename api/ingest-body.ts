@@ -16,7 +16,7 @@ export function decodeIngestBody(
   const type = contentType?.split(';')[0]?.trim().toLowerCase() ?? '';
   const isJson = type === 'application/json';
   if (!isJson && !NDJSON_TYPES.has(type)) {
-    throw new ApiError('unsupported_media_type', `content type "${type || 'none'}" is not accepted`, { fix: FIX_TYPE });
+    throw new ApiError('unsupported_media_type', 'that content type is not accepted', { fix: FIX_TYPE });
   }
   const text = decodeUtf8(inflate(raw, contentEncoding, maxBytes));
   return isJson ? jsonItems(text) : splitNdjson(text);
@@ -26,7 +26,7 @@ function inflate(raw: Uint8Array, encoding: string | undefined, maxBytes: number
   const name = encoding?.trim().toLowerCase() ?? 'identity';
   if (name === 'identity' || name === '') return raw;
   if (name !== 'gzip' && name !== 'x-gzip') {
-    throw new ApiError('unsupported_media_type', `content encoding "${name}" is not accepted`, {
+    throw new ApiError('unsupported_media_type', 'that content encoding is not accepted', {
       fix: 'Send the body uncompressed or with "Content-Encoding: gzip".',
     });
   }

@@ -43,12 +43,15 @@ export async function openPostgresStore(databaseUrl: string): Promise<Store> {
     description: `PostgreSQL ${url.host}${url.pathname}`,
     async transaction<T>(work: (tx: TxRunner) => Promise<T>): Promise<T> {
       const client = await pool.connect();
+      const tx = txRunnerOver(client);
       try {
         await client.query('BEGIN');
-        const result = await work(txRunnerOver(client));
+        const result = await work(tx);
         await client.query('COMMIT');
         return result;
       } catch (error) {
+        // Queued statements must not reach the connection after ROLLBACK: they would run outside any transaction.
+        await tx.abandon();
         await client.query('ROLLBACK').catch(() => undefined);
         throw error;
       } finally {
@@ -65,11 +68,16 @@ export async function openPostgresStore(databaseUrl: string): Promise<Store> {
  * A transaction's runner. One connection runs one query at a time, so calls made without waiting for each other
  * (the ingest path sends its chunks that way) are queued here rather than in the driver, which deprecates it.
  */
-function txRunnerOver(client: pg.PoolClient): TxRunner {
+function txRunnerOver(client: pg.PoolClient): TxRunner & { abandon(): Promise<void> } {
   let queue: Promise<unknown> = Promise.resolve();
+  let failure: unknown = null;
+  // After the first failure the transaction is aborted: later statements fail without being sent.
   const inTurn = <T>(work: () => Promise<T>): Promise<T> => {
-    const result = queue.then(work, work);
-    queue = result.catch(() => undefined);
+    const run = () => (failure === null ? work() : Promise.reject(failure));
+    const result = queue.then(run, run);
+    queue = result.catch((error: unknown) => {
+      failure ??= error;
+    });
     return result;
   };
   const runner = runnerOver(client);
@@ -87,6 +95,10 @@ function txRunnerOver(client: pg.PoolClient): TxRunner {
         });
         return new Set(result.rows.map((row) => row.event_id));
       }),
+    async abandon() {
+      failure ??= new Error('the transaction was rolled back');
+      await queue;
+    },
   };
 }
 

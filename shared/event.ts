@@ -5,7 +5,12 @@ import { z } from 'zod';
  * Only `ts`, `source`, `server` (and `client` for client logs) are required; unknown members are ignored so
  * that producers can log more than we read.
  */
-const name = z.string().min(1, 'must not be empty').max(200, 'must be at most 200 characters');
+// A NUL character has no business in a name or a path, and PostgreSQL text cannot hold one.
+const noNul = (value: string) => !value.includes('\u0000');
+const text = (max: number) =>
+  z.string().max(max, `must be at most ${max} characters`).refine(noNul, 'must not contain NUL');
+const nonEmpty = (max: number) => text(max).refine((value) => value.length > 0, 'must not be empty');
+const name = nonEmpty(200);
 // Frames are kept untouched and only need to be objects; checking that directly costs a fraction of a record schema,
 // and this runs for every line on the ingest hot path.
 const frame = z.custom<Record<string, unknown>>(
@@ -23,17 +28,17 @@ const timestamp = z.union([
 ]);
 
 export const eventSchema = z.object({
-  id: z.string().min(1).max(256).optional(),
+  id: nonEmpty(256).optional(),
   ts: timestamp,
   source: z.enum(['client', 'proxy']),
   client: name.optional(),
   server: name,
-  session: z.string().max(512).optional(),
+  session: text(512).optional(),
   protocol: z.enum(['mcp', 'a2a']).default('mcp'),
   http: z
     .object({
-      method: z.string().min(1).max(16).optional(),
-      path: z.string().max(4096).optional(),
+      method: nonEmpty(16).optional(),
+      path: text(4096).optional(),
       status: z.number().int().min(0).max(999).optional(),
       retryAfter: z.number().nonnegative().optional(),
     })

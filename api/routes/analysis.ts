@@ -39,14 +39,20 @@ function stormId(storm: { id: string; client: string; server: string; firstTs: n
 function parseStormId(id: string): [string, string, number, string] | null {
   try {
     const value = JSON.parse(Buffer.from(id, 'base64url').toString());
-    const ok = Array.isArray(value) && value.length === 4 && typeof value[2] === 'number';
+    const ok =
+      Array.isArray(value) &&
+      value.length === 4 &&
+      typeof value[0] === 'string' &&
+      typeof value[1] === 'string' &&
+      Number.isSafeInteger(value[2]) &&
+      typeof value[3] === 'string';
     return ok ? (value as [string, string, number, string]) : null;
   } catch {
     return null;
   }
 }
 
-const limitQuery = rangeQuery.extend({ limit: z.coerce.number().int().min(1).max(200).default(20) });
+const limitQuery = rangeQuery.extend({ limit: z.coerce.number().int().min(1).max(50).default(20) });
 
 export const analysisRoutes = new Hono<Env>()
   .get('/storms', validate('query', rangeQuery), async (c) => {

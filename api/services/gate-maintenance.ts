@@ -9,7 +9,14 @@ import {
   setVerdicts,
 } from '../../db/queries/gate.ts';
 import type { TxRunner } from '../../db/runner.ts';
-import { createGateState, type GateState, gateStep, partitionKey, replayGate } from '../../shared/analysis/gate.ts';
+import {
+  byTimeOrder,
+  createGateState,
+  type GateState,
+  gateStep,
+  partitionKey,
+  replayGate,
+} from '../../shared/analysis/gate.ts';
 import type { AnalysisEvent } from '../../shared/analysis/types.ts';
 import { toAnalysisEvent } from './analysis/load.ts';
 import type { RollupChanges } from './rollups.ts';
@@ -55,7 +62,7 @@ export async function advanceGate(
   const saved = new Map((await loadGatePartitions(tx, [...groups.keys()])).map((row) => [row.partition, row]));
   const writes: Writes = { verdicts: [], states: [], frontiers: [], rollups };
   for (const [pk, events] of groups) {
-    events.sort(byTsThenId);
+    events.sort(byTimeOrder);
     const row = saved.get(pk);
     const first = events[0];
     if (mustReplay.has(pk) || first === undefined || (row !== undefined && !after(first, row))) {
@@ -93,7 +100,10 @@ function continuePartition(pk: string, saved: GatePartitionRow | null, events: A
 
 async function replayPartition(tx: TxRunner, pk: string, writes: Writes): Promise<void> {
   const [client, server] = JSON.parse(pk) as [string, string];
-  const rows = await partitionEvents(tx, client, server);
+  // Ordered here, not by SQL: PostgreSQL would sort ids by its collation, the frontier compares them as JS does.
+  const rows = (await partitionEvents(tx, client, server)).sort(
+    (a, b) => a.ts - b.ts || (a.eventId < b.eventId ? -1 : a.eventId > b.eventId ? 1 : 0),
+  );
   const events = rows.map(toAnalysisEvent);
   const verdicts = replayGate(events);
   for (const [index, row] of rows.entries()) {
@@ -131,8 +141,4 @@ function keepFrontier(
 
 function after(event: AnalysisEvent, frontier: { frontierTs: number; frontierId: string }): boolean {
   return event.ts > frontier.frontierTs || (event.ts === frontier.frontierTs && event.id > frontier.frontierId);
-}
-
-function byTsThenId(a: AnalysisEvent, b: AnalysisEvent): number {
-  return a.ts - b.ts || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }

@@ -49,7 +49,11 @@ function sumDeltas(deltas: readonly RollupDelta[], size: number): Row[] {
     row[6] += d.avoidable;
     sums.set(key, row);
   }
-  return [...sums.values()].filter((row) => row[5] !== 0 || row[6] !== 0);
+  // Sorted by key: concurrent PostgreSQL transactions then lock shared rows in one order and cannot deadlock.
+  return [...sums.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([, row]) => row)
+    .filter((row) => row[5] !== 0 || row[6] !== 0);
 }
 
 const ROLLUP_COLUMNS: readonly RowsColumn[] = [

@@ -100,6 +100,7 @@ describe.each(STORE_KINDS)('reading events and summaries on $name', (kind) => {
       for (const [query, field] of [
         ['bucket=nope', 'bucket'],
         ['from=yesterday', 'from'],
+        ['to=100000000000000000000', 'to'],
         ['limit=0', 'limit'],
         ['cursor=not-a-cursor', 'cursor'],
       ]) {

@@ -44,6 +44,13 @@ describe.each(STORE_KINDS)('ingest on $name', (kind) => {
       expect(await total()).toBe(2);
     });
 
+    it('rejects the line of a name with a NUL character and keeps the others', async () => {
+      const res = await postNdjson(app, [clientEvent(), clientEvent({ server: 'bad\u0000name' }), clientEvent()]);
+      const report = await res.json();
+      expect(report).toMatchObject({ accepted: 2, rejectedTotal: 1 });
+      expect(report.rejected[0]).toMatchObject({ line: 2, code: 'invalid_field', field: 'server' });
+    });
+
     it('numbers lines as an editor does, counting blank lines and CRLF endings', async () => {
       const body = `${JSON.stringify(clientEvent())}\r\n\r\n{bad}\r\n`;
       const res = await app.request('/api/v1/ingest', {
