@@ -67,14 +67,21 @@ export async function ingestCommand(args: string[]): Promise<number> {
     };
 
     let last = start;
-    for await (const { line, text, end } of readLines(path, start.offset, start.line)) {
+    const lines = readLines(path, {
+      startByte: start.offset,
+      startLine: start.line,
+      endByte: size,
+      holdBackPartial: true,
+    });
+    for await (const { line, text, end } of lines) {
       batch.push(text);
       lineNumbers.push(line);
       batchBytes += text.length;
       last = { offset: end, line: line + 1 };
       if (batch.length >= batchLines || batchBytes >= MAX_BATCH_BYTES) await flush(last.offset, last.line);
     }
-    await flush(size, last.line);
+    // Up to the last complete line: a line still being written ships with the next run.
+    await flush(last.offset, last.line);
     progress.done();
   }
   return rejectedTotal > 0 ? 1 : 0;

@@ -15,11 +15,26 @@ const decoder = new TextDecoder('utf-8', { fatal: true });
  * Streams the non-blank lines of a file in constant memory. It splits on the newline byte, which never occurs inside
  * a multi-byte UTF-8 sequence, so byte offsets come for free and each line can be decoded strictly.
  */
-export async function* readLines(path: string, startByte = 0, startLine = 1): AsyncGenerator<FileLine> {
+export interface ReadOptions {
+  startByte?: number;
+  startLine?: number;
+  /** Read up to this byte (exclusive): a log still being written is read as it was when shipping began. */
+  endByte?: number;
+  /**
+   * A last line with no newline may still be being written: a shipper leaves it for the next run unless it is
+   * already a whole JSON value (a file that simply lacks its final newline).
+   */
+  holdBackPartial?: boolean;
+}
+
+export async function* readLines(path: string, options: ReadOptions = {}): AsyncGenerator<FileLine> {
+  const { startByte = 0, startLine = 1, endByte, holdBackPartial = false } = options;
   let pending: Buffer = Buffer.alloc(0);
   let offset = startByte;
   let line = startLine - 1;
-  const stream = createReadStream(path, { start: startByte, highWaterMark: 1 << 20 });
+  if (endByte !== undefined && endByte <= startByte) return;
+  const end = endByte === undefined ? undefined : endByte - 1;
+  const stream = createReadStream(path, { start: startByte, end, highWaterMark: 1 << 20 });
   try {
     for await (const chunk of stream as AsyncIterable<Buffer>) {
       let data = pending.length > 0 ? Buffer.concat([pending, chunk]) : chunk;
@@ -40,10 +55,20 @@ export async function* readLines(path: string, startByte = 0, startLine = 1): As
     throw new CliError(`cannot read ${path}: ${detail}`);
   }
   if (pending.length > 0) {
+    const text = decode(pending, path, line + 1);
+    if (holdBackPartial && !isWholeJson(text)) return;
     line++;
     offset += pending.length;
-    const text = decode(pending, path, line);
     if (text.trim().length > 0) yield { line, text, end: offset };
+  }
+}
+
+function isWholeJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
   }
 }
 

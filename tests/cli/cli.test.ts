@@ -192,6 +192,19 @@ describe('the command line', () => {
       expect(await total()).toBe(25);
     });
 
+    it('leaves a line still being written for the next run', async () => {
+      const [a, b] = [clientEvent({ id: 'grow-a' }), clientEvent({ id: 'grow-b' })].map((e) => JSON.stringify(e));
+      const log = write('growing.ndjson', `${a}\n${(b as string).slice(0, 40)}`);
+      const state = join(dir, 'grow-state.json');
+      const first = await lens(['ingest', log, '--url', server.url, '--state', state]);
+      expect(first.code).toBe(0);
+      expect(first.stderr).toMatch(/1 accepted, 0 duplicate, 0 rejected/);
+      writeFileSync(log, `${a}\n${b}`); // the writer finished the line (no newline yet: it is whole JSON)
+      const second = await lens(['ingest', log, '--url', server.url, '--state', state]);
+      expect(second.code).toBe(0);
+      expect(second.stderr).toMatch(/1 accepted, 0 duplicate, 0 rejected/);
+    });
+
     it('stops at a refusal instead of retrying it, saying why', async () => {
       const log = write('ok.ndjson', `${JSON.stringify(clientEvent())}\n`);
       const wrongUrl = await lens(['ingest', log, '--url', `${server.url}/nope`, '--state', join(dir, 's3.json')]);
