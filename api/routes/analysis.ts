@@ -3,6 +3,8 @@ import { z } from 'zod';
 import type { Env } from '../env.ts';
 import { ApiError } from '../errors.ts';
 import { rangeQuery } from '../params.ts';
+import { serverDetail } from '../services/analysis/server-detail.ts';
+import { stormById, stormSummary } from '../services/analysis/storm-ids.ts';
 import {
   clientsIn,
   contextGapIn,
@@ -12,8 +14,6 @@ import {
   stormsIn,
   timeseriesIn,
 } from '../services/analysis/traffic.ts';
-import { readServerConfig } from '../services/server-config.ts';
-import { summarise } from '../services/summary.ts';
 import { validate } from '../validate.ts';
 
 const DAY_MS = 24 * 60 * 60_000;
@@ -31,45 +31,21 @@ function windowOf(query: z.output<typeof rangeQuery>, now: number) {
   return { from, to, server: query.server, client: query.client };
 }
 
-/** Storm ids carry where to find the storm again, so that a link to one keeps working. */
-function stormId(storm: { id: string; client: string; server: string; firstTs: number }): string {
-  return Buffer.from(JSON.stringify([storm.client, storm.server, storm.firstTs, storm.id])).toString('base64url');
-}
-
-function parseStormId(id: string): [string, string, number, string] | null {
-  try {
-    const value = JSON.parse(Buffer.from(id, 'base64url').toString());
-    const ok =
-      Array.isArray(value) &&
-      value.length === 4 &&
-      typeof value[0] === 'string' &&
-      typeof value[1] === 'string' &&
-      Number.isSafeInteger(value[2]) &&
-      typeof value[3] === 'string';
-    return ok ? (value as [string, string, number, string]) : null;
-  } catch {
-    return null;
-  }
-}
-
 const limitQuery = rangeQuery.extend({ limit: z.coerce.number().int().min(1).max(50).default(20) });
 
 export const analysisRoutes = new Hono<Env>()
   .get('/storms', validate('query', rangeQuery), async (c) => {
     const storms = await stormsIn(c.var.deps.store, windowOf(c.req.valid('query'), c.var.deps.clock()));
-    return c.json({ storms: storms.map(({ timeline: _timeline, ...storm }) => ({ ...storm, id: stormId(storm) })) });
+    return c.json({ storms: storms.map(stormSummary) });
   })
   .get('/storms/:id', validate('param', z.object({ id: z.string().max(2000) })), async (c) => {
-    const found = parseStormId(c.req.valid('param').id);
-    const notFound = new ApiError('not_found', 'no storm with that id', {
-      fix: 'Take a storm id from GET /api/v1/storms; ids stay valid while the events behind them are stored.',
-    });
-    if (found === null) throw notFound;
-    const [client, server, firstTs, id] = found;
-    const storms = await stormsIn(c.var.deps.store, { client, server, from: firstTs, to: c.var.deps.clock() + 1 });
-    const storm = storms.find((s) => s.id === id);
-    if (storm === undefined) throw notFound;
-    return c.json({ ...storm, id: stormId(storm) });
+    const storm = await stormById(c.var.deps.store, c.req.valid('param').id, c.var.deps.clock());
+    if (storm === null) {
+      throw new ApiError('not_found', 'no storm with that id', {
+        fix: 'Take a storm id from GET /api/v1/storms; ids stay valid while the events behind them are stored.',
+      });
+    }
+    return c.json(storm);
   })
   .get('/identities', validate('query', limitQuery), async (c) => {
     const query = c.req.valid('query');
@@ -108,35 +84,14 @@ export const analysisRoutes = new Hono<Env>()
     validate('param', z.object({ server: z.string().min(1).max(200) })),
     validate('query', rangeQuery),
     async (c) => {
-      const { store, clock } = c.var.deps;
-      const server = c.req.valid('param').server;
-      const config = await readServerConfig(store, server);
-      if (config === null) {
+      const scope = { ...windowOf(c.req.valid('query'), c.var.deps.clock()), server: c.req.valid('param').server };
+      const detail = await serverDetail(c.var.deps.store, scope);
+      if (detail === null) {
         throw new ApiError('not_found', 'no traffic or configuration is known for that server', {
           fix: 'Check the name against GET /api/v1/servers.',
         });
       }
-      const scope = { ...windowOf(c.req.valid('query'), clock()), server };
-      const [summary, series, storms, identities, contextGap] = await Promise.all([
-        summarise(store, scope),
-        timeseriesIn(store, scope),
-        stormsIn(store, scope),
-        identitiesIn(store, scope, 10),
-        contextGapIn(store, scope),
-      ]);
-      return c.json({
-        server,
-        range: { from: scope.from, to: scope.to },
-        counts: summary.overall,
-        clients: summary.clients,
-        series,
-        storms: storms.map(({ timeline: _timeline, ...storm }) => ({ ...storm, id: stormId(storm) })),
-        identities,
-        contextGap: contextGap[0] ?? null,
-        discovery: config.discovery,
-        discoverySource: config.discoverySource,
-        overrides: config.overrides,
-      });
+      return c.json(detail);
     },
   )
   .get('/timeseries', validate('query', rangeQuery), async (c) => {

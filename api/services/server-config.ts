@@ -1,6 +1,6 @@
 import { failedEventsPage, updateClassification } from '../../db/queries/classification.ts';
 import { getServerConfig, lockServerConfig, type ServerConfigRow, saveServerConfig } from '../../db/queries/servers.ts';
-import type { Store, TxRunner } from '../../db/runner.ts';
+import type { SqlRunner, Store, TxRunner } from '../../db/runner.ts';
 import { classify } from '../../shared/classify/index.ts';
 import type { CodeOverride, ServerPolicy } from '../../shared/classify/types.ts';
 import type { DiscoveryDocument } from '../../shared/discovery.ts';
@@ -23,7 +23,7 @@ export interface ConfigChange extends ServerConfigView {
   reclassified: number;
 }
 
-export async function readServerConfig(store: Store, server: string): Promise<ServerConfigView | null> {
+export async function readServerConfig(store: SqlRunner, server: string): Promise<ServerConfigView | null> {
   const row = await getServerConfig(store, server);
   return row ? viewOf(row) : null;
 }

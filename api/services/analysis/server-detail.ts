@@ -1,0 +1,32 @@
+import type { SqlRunner } from '../../../db/runner.ts';
+import { readServerConfig } from '../server-config.ts';
+import { summarise } from '../summary.ts';
+import type { Window } from './load.ts';
+import { stormSummary } from './storm-ids.ts';
+import { contextGapIn, identitiesIn, stormsIn, timeseriesIn } from './traffic.ts';
+
+/** Everything the server drill-down shows, for one window; null for a server nobody has seen or configured. */
+export async function serverDetail(db: SqlRunner, scope: Window & { server: string }) {
+  const config = await readServerConfig(db, scope.server);
+  if (config === null) return null;
+  const [summary, series, storms, identities, contextGap] = await Promise.all([
+    summarise(db, scope),
+    timeseriesIn(db, scope),
+    stormsIn(db, scope),
+    identitiesIn(db, scope, 10),
+    contextGapIn(db, scope),
+  ]);
+  return {
+    server: scope.server,
+    range: { from: scope.from, to: scope.to },
+    counts: summary.overall,
+    clients: summary.clients,
+    series,
+    storms: storms.map(stormSummary),
+    identities,
+    contextGap: contextGap[0] ?? null,
+    discovery: config.discovery,
+    discoverySource: config.discoverySource,
+    overrides: config.overrides,
+  };
+}
