@@ -25,7 +25,7 @@ export async function summarise(db: SqlRunner, filter: Omit<EventFilter, 'bucket
       to: filter.to === undefined ? null : new Date(filter.to).toISOString(),
     },
     ...foldCounts(
-      (await countRows(db, filter, null)).map((row) => ({
+      (await countRows(db, filter, null, ['server', 'client', 'kind'])).map((row) => ({
         server: row.server,
         client: row.client === '' ? null : row.client,
         bucket: row.bucket,

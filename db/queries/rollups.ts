@@ -17,15 +17,32 @@ export interface RollupDelta {
   avoidable: number;
 }
 
-/** Adds deltas to both resolutions. Deltas are summed per row first: an upsert may touch a row once. */
+/** A rollup table and the width of its time buckets; families are listed coarse to fine. */
+interface Level {
+  table: string;
+  size: number;
+}
+
+const CLIENT_LEVELS: readonly Level[] = [
+  { table: 'rollup_hour', size: HOUR_MS },
+  { table: 'rollup_minute', size: MINUTE_MS },
+];
+const SERVER_LEVELS: readonly Level[] = [
+  { table: 'rollup_server_hour', size: HOUR_MS },
+  { table: 'rollup_server_5min', size: 5 * MINUTE_MS },
+  { table: 'rollup_server_minute', size: MINUTE_MS },
+];
+
+/** Adds deltas to every level of both families. Deltas are summed per row first: an upsert may touch a row once. */
 export async function applyRollupDeltas(db: SqlRunner, deltas: readonly RollupDelta[]): Promise<void> {
   if (deltas.length === 0) return;
-  for (const [table, size] of [
-    ['rollup_minute', MINUTE_MS],
-    ['rollup_hour', HOUR_MS],
-  ] as const) {
-    const rows = sumDeltas(deltas, size);
-    if (rows.length > 0) await upsert(db, table, rows);
+  for (const level of CLIENT_LEVELS) {
+    const rows = sumDeltas(deltas, level.size, true);
+    if (rows.length > 0) await upsert(db, level.table, rows, true);
+  }
+  for (const level of SERVER_LEVELS) {
+    const rows = sumDeltas(deltas, level.size, false);
+    if (rows.length > 0) await upsert(db, level.table, rows, false);
   }
 }
 
@@ -39,12 +56,13 @@ type Row = [
   avoidable: number,
 ];
 
-function sumDeltas(deltas: readonly RollupDelta[], size: number): Row[] {
+function sumDeltas(deltas: readonly RollupDelta[], size: number, byClient: boolean): Row[] {
   const sums = new Map<string, Row>();
   for (const d of deltas) {
     const start = d.minute - (d.minute % size);
-    const key = JSON.stringify([start, d.server, d.client ?? '', d.bucket, d.kind]);
-    const row = sums.get(key) ?? [start, d.server, d.client ?? '', d.bucket, d.kind, 0, 0];
+    const client = byClient ? (d.client ?? '') : '';
+    const key = JSON.stringify([start, d.server, client, d.bucket, d.kind]);
+    const row = sums.get(key) ?? [start, d.server, client, d.bucket, d.kind, 0, 0];
     row[5] += d.requests;
     row[6] += d.avoidable;
     sums.set(key, row);
@@ -66,11 +84,23 @@ const ROLLUP_COLUMNS: readonly RowsColumn[] = [
   ['avoidable', 'integer'],
 ];
 
-async function upsert(db: SqlRunner, table: 'rollup_minute' | 'rollup_hour', rows: Row[]): Promise<void> {
+async function upsert(db: SqlRunner, table: string, rows: Row[], byClient: boolean): Promise<void> {
   const name = sql.raw(table);
-  await db.run(sql`INSERT INTO ${name} (start, server, client, bucket, kind, requests, avoidable)
-    SELECT * FROM ${rowsTable(db, ROLLUP_COLUMNS, rows)} AS deltas WHERE true
-    ON CONFLICT (start, server, client, bucket, kind) DO UPDATE
+  const columns = byClient ? ROLLUP_COLUMNS : ROLLUP_COLUMNS.filter(([column]) => column !== 'client');
+  const values = byClient
+    ? rows
+    : rows.map(([start, server, , bucket, kind, requests, avoidable]) => [
+        start,
+        server,
+        bucket,
+        kind,
+        requests,
+        avoidable,
+      ]);
+  const key = byClient ? sql`start, server, client, bucket, kind` : sql`start, server, bucket, kind`;
+  const list = sql.raw(columns.map(([column]) => column).join(', '));
+  await db.run(sql`INSERT INTO ${name} (${list}) SELECT * FROM ${rowsTable(db, columns, values)} AS deltas WHERE true
+    ON CONFLICT (${key}) DO UPDATE
     SET requests = ${name}.requests + excluded.requests, avoidable = ${name}.avoidable + excluded.avoidable`);
 }
 
@@ -94,61 +124,90 @@ export interface CountRow {
 }
 
 /**
- * Counted and avoidable requests over [from, to), exactly: whole hours from the hourly rollup, the whole minutes at
- * either edge from the minute rollup, and the partial minutes at the very edges from the events themselves. With a
- * step (a multiple of a minute), rows are grouped by time bucket; hours are used only when the step is whole hours.
+ * Counted and avoidable requests over [from, to), exactly: each span read from the coarsest rollup level whose
+ * buckets fit inside it, the partial minutes at the very edges from the events themselves. With a step (a multiple
+ * of a minute), rows are grouped by time bucket and only levels that nest in the step are used. Rows keep the
+ * dimensions in `keep` ('' where folded); unless the client is kept or filtered, the family without clients is read.
  */
-export async function countRows(db: SqlRunner, filter: RangeFilter, stepMs: number | null): Promise<CountRow[]> {
-  const parts = segments(filter, stepMs === null || stepMs % HOUR_MS === 0);
+export async function countRows(
+  db: SqlRunner,
+  filter: RangeFilter,
+  stepMs: number | null,
+  keep: readonly Dimension[] = ['server', 'kind'],
+): Promise<CountRow[]> {
+  const byClient = keep.includes('client');
+  const clientLevels = byClient || filter.client !== undefined;
+  const levels = (clientLevels ? CLIENT_LEVELS : SERVER_LEVELS).filter(
+    (level) => stepMs === null || stepMs % level.size === 0,
+  );
+  const parts = segments(filter, levels);
   const bucketOf = (column: SQL) => (stepMs === null ? sql`0` : sql`${column} - (${column} % ${stepMs})`);
-  const scope = (column: SQL) => [
+  const scope = (clientColumn: SQL) => [
     ...(filter.server === undefined ? [] : [sql`server = ${filter.server}`]),
-    ...(filter.client === undefined ? [] : [sql`${column} = ${filter.client}`]),
+    ...(filter.client === undefined ? [] : [sql`${clientColumn} = ${filter.client}`]),
   ];
+  const clientOut = (column: SQL) => (clientLevels ? column : sql`''`);
   const selects: SQL[] = [];
   for (const [table, from, to] of parts.rollups) {
     const where = sql.join([sql`start >= ${from}`, sql`start < ${to}`, ...scope(sql`client`)], sql` AND `);
-    selects.push(sql`SELECT ${bucketOf(sql`start`)} AS t, server, client, bucket, kind, requests, avoidable
-      FROM ${sql.raw(table)} WHERE ${where}`);
+    selects.push(sql`SELECT ${bucketOf(sql`start`)} AS t, server, ${clientOut(sql`client`)} AS client, bucket, kind,
+      requests, avoidable FROM ${sql.raw(table)} WHERE ${where}`);
   }
   for (const [from, to] of parts.raw) {
     const where = sql.join(
       [sql`counted = 1`, sql`ts >= ${from}`, sql`ts < ${to}`, ...scope(sql`coalesce(client, '')`)],
       sql` AND `,
     );
-    selects.push(sql`SELECT ${bucketOf(sql`ts`)} AS t, server, coalesce(client, '') AS client, bucket, kind,
-      1 AS requests, avoidable FROM events WHERE ${where}`);
+    selects.push(sql`SELECT ${bucketOf(sql`ts`)} AS t, server, ${clientOut(sql`coalesce(client, '')`)} AS client,
+      bucket, kind, 1 AS requests, avoidable FROM events WHERE ${where}`);
   }
   if (selects.length === 0) return [];
-  return db.all<CountRow>(sql`SELECT t AS start, server, client, bucket, kind, sum(requests) AS requests,
-      sum(avoidable) AS avoidable
+  // Dimensions the caller does not need are folded here, not in JavaScript: a day chart is 288 x 5 rows.
+  const dims = (['server', 'client', 'kind'] as const).map((d) => (keep.includes(d) ? sql.raw(d) : sql`''`));
+  const [server, client, kind] = dims as [SQL, SQL, SQL];
+  return db.all<CountRow>(sql`SELECT t AS start, ${server} AS server, ${client} AS client, bucket, ${kind} AS kind,
+      sum(requests) AS requests, sum(avoidable) AS avoidable
     FROM (${sql.join(selects, sql` UNION ALL `)}) AS parts
-    GROUP BY t, server, client, bucket, kind HAVING sum(requests) <> 0 OR sum(avoidable) <> 0`);
+    GROUP BY 1, 2, 3, 4, 5 HAVING sum(requests) <> 0 OR sum(avoidable) <> 0`);
 }
 
-type Table = 'rollup_minute' | 'rollup_hour';
+/** What a count row keeps apart besides its time bucket and classification bucket. */
+export type Dimension = 'server' | 'client' | 'kind';
 
-/** Splits [from, to) into rollup ranges and raw event ranges (null bounds: open-ended). */
+/** Splits [from, to) into rollup spans, coarsest level first, and the sub-minute edges read from raw events. */
 export function segments(
   filter: RangeFilter,
-  hoursAllowed: boolean,
-): { rollups: [Table, number, number][]; raw: [number, number][] } {
+  levels: readonly Level[],
+): { rollups: [string, number, number][]; raw: [number, number][] } {
   // Event times are validated to lie in [0, 8.64e15]: an open end is that bound.
   const from = filter.from ?? 0;
   const to = filter.to ?? MAX_TS;
   const m1 = ceilTo(from, MINUTE_MS);
   const m2 = to - (to % MINUTE_MS);
-  if (m1 >= m2) return { rollups: [], raw: [[from, to]] };
+  if (m1 >= m2 || levels.length === 0) return { rollups: [], raw: [[from, to]] };
   const raw: [number, number][] = [];
   if (from < m1) raw.push([from, m1]);
   if (m2 < to) raw.push([m2, to]);
-  const h1 = ceilTo(m1, HOUR_MS);
-  const h2 = m2 - (m2 % HOUR_MS);
-  if (!hoursAllowed || h1 >= h2) return { rollups: [['rollup_minute', m1, m2]], raw };
-  const rollups: [Table, number, number][] = [['rollup_hour', h1, h2]];
-  if (m1 < h1) rollups.push(['rollup_minute', m1, h1]);
-  if (h2 < m2) rollups.push(['rollup_minute', h2, m2]);
+  const rollups: [string, number, number][] = [];
+  cover(m1, m2, levels, rollups);
   return { rollups, raw };
+}
+
+/** Whole buckets of the coarsest level in the middle, the remainders at either end from the finer levels. */
+function cover(from: number, to: number, levels: readonly Level[], out: [string, number, number][]): void {
+  if (from >= to) return;
+  const [level, ...finer] = levels;
+  if (level === undefined) return;
+  const start = ceilTo(from, level.size);
+  const end = to - (to % level.size);
+  if (finer.length === 0 || start >= end) {
+    if (finer.length === 0) out.push([level.table, from, to]);
+    else cover(from, to, finer, out);
+    return;
+  }
+  cover(from, start, finer, out);
+  out.push([level.table, start, end]);
+  cover(end, to, finer, out);
 }
 
 function ceilTo(value: number, size: number): number {

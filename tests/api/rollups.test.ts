@@ -101,9 +101,29 @@ describe.each(STORE_KINDS)('rollups on $name', (kind) => {
       }
     });
 
+    it('give the same per-server series from the family without clients, at every step', async () => {
+      const range = { from: BASE_TS + 61_234, to: BASE_TS + 2 * 3_600_000 + 5 * 60_000 + 17 };
+      for (const step of [60_000, 5 * 60_000, 15 * 60_000, 3_600_000]) {
+        const fold = (
+          rows: { start: number; server: string; bucket: string; requests: number; avoidable: number }[],
+        ) => {
+          const out = new Map<string, [number, number]>();
+          for (const r of rows) {
+            const key = `${r.start}|${r.server}|${r.bucket}`;
+            const [n, a] = out.get(key) ?? [0, 0];
+            out.set(key, [n + r.requests, a + r.avoidable]);
+          }
+          return out;
+        };
+        const withClients = fold(await countRows(db.store, range, step, ['server', 'client', 'kind']));
+        const withoutClients = fold(await countRows(db.store, range, step, ['server']));
+        expect(withoutClients, `step ${step}`).toEqual(withClients);
+      }
+    });
+
     it('keep per-kind counts and avoidable counts in step with the events', async () => {
       const raw = await rawBucketCounts(db.store, {});
-      const rolled = await countRows(db.store, {}, null);
+      const rolled = await countRows(db.store, {}, null, ['server', 'client', 'kind']);
       const key = (r: { server: string; client: string | null; bucket: string; kind: string }) =>
         `${r.server}|${r.client ?? ''}|${r.bucket}|${r.kind}`;
       expect(new Map(rolled.map((r) => [key(r), r.requests]))).toEqual(new Map(raw.map((r) => [key(r), r.count])));

@@ -67,7 +67,7 @@ export interface BucketCounts {
 
 /** Per server: traffic per bucket and avoidable requests, whether a discovery document is known. */
 export async function serversIn(db: SqlRunner, scope: Scope) {
-  const [rows, info] = await Promise.all([countRows(db, scope, null), serverInfo(db)]);
+  const [rows, info] = await Promise.all([countRows(db, scope, null, ['server']), serverInfo(db)]);
   const counts = new Map<string, BucketCounts>();
   for (const row of rows) {
     const entry = counts.get(row.server) ?? emptyCounts();
@@ -86,7 +86,7 @@ export async function serversIn(db: SqlRunner, scope: Scope) {
 /** Counted requests per time bucket and classification bucket; every step of the range is present. */
 export async function timeseriesIn(db: SqlRunner, scope: Scope) {
   const step = stepFor(scope.to - scope.from);
-  const rows = await countRows(db, scope, step);
+  const rows = await countRows(db, scope, step, []);
   const byStart = new Map(emptySeries(scope.from, scope.to, step).map((start) => [start, emptyCounts()]));
   for (const row of rows) {
     const point = byStart.get(row.start);

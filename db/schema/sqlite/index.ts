@@ -1,4 +1,4 @@
 export { events } from './events.ts';
 export { gatePartitions } from './gate-partitions.ts';
-export { rollupHour, rollupMinute } from './rollups.ts';
+export { rollupHour, rollupMinute, rollupServer5Min, rollupServerHour, rollupServerMinute } from './rollups.ts';
 export { servers } from './servers.ts';

@@ -3,7 +3,8 @@ import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlit
 /**
  * Counted requests and avoidable requests per time bucket, server, client, bucket and kind, kept current at ingest
  * (api/services/rollups.ts) so that dashboard counts read thousands of rows, not millions of events. Two
- * resolutions: a day is 24 hourly rows per group, an edge of a range is read from minutes. Mirrors
+ * resolutions: a day is 24 hourly rows per group, an edge of a range is read from minutes. A second family leaves
+ * the client out (far fewer rows: charts and server lists need no client) and adds a 5-minute level for day charts. Mirrors
  * db/schema/pg/rollups.ts.
  */
 function rollupColumns() {
@@ -28,4 +29,21 @@ export const rollupMinute = sqliteTable('rollup_minute', rollupColumns(), (t) =>
 export const rollupHour = sqliteTable('rollup_hour', rollupColumns(), (t) => [
   primaryKey({ columns: [t.start, t.server, t.client, t.bucket, t.kind] }),
   index('rollup_hour_server_idx').on(t.server, t.start),
+]);
+
+function serverRollupColumns() {
+  const { client: _client, ...columns } = rollupColumns();
+  return columns;
+}
+
+export const rollupServerMinute = sqliteTable('rollup_server_minute', serverRollupColumns(), (t) => [
+  primaryKey({ columns: [t.start, t.server, t.bucket, t.kind] }),
+]);
+
+export const rollupServer5Min = sqliteTable('rollup_server_5min', serverRollupColumns(), (t) => [
+  primaryKey({ columns: [t.start, t.server, t.bucket, t.kind] }),
+]);
+
+export const rollupServerHour = sqliteTable('rollup_server_hour', serverRollupColumns(), (t) => [
+  primaryKey({ columns: [t.start, t.server, t.bucket, t.kind] }),
 ]);

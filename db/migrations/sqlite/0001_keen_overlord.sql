@@ -29,6 +29,36 @@ CREATE TABLE `rollup_minute` (
 );
 --> statement-breakpoint
 CREATE INDEX `rollup_minute_server_idx` ON `rollup_minute` (`server`,`start`);--> statement-breakpoint
+CREATE TABLE `rollup_server_5min` (
+	`start` integer NOT NULL,
+	`server` text NOT NULL,
+	`bucket` text NOT NULL,
+	`kind` text NOT NULL,
+	`requests` integer NOT NULL,
+	`avoidable` integer NOT NULL,
+	PRIMARY KEY(`start`, `server`, `bucket`, `kind`)
+);
+--> statement-breakpoint
+CREATE TABLE `rollup_server_hour` (
+	`start` integer NOT NULL,
+	`server` text NOT NULL,
+	`bucket` text NOT NULL,
+	`kind` text NOT NULL,
+	`requests` integer NOT NULL,
+	`avoidable` integer NOT NULL,
+	PRIMARY KEY(`start`, `server`, `bucket`, `kind`)
+);
+--> statement-breakpoint
+CREATE TABLE `rollup_server_minute` (
+	`start` integer NOT NULL,
+	`server` text NOT NULL,
+	`bucket` text NOT NULL,
+	`kind` text NOT NULL,
+	`requests` integer NOT NULL,
+	`avoidable` integer NOT NULL,
+	PRIMARY KEY(`start`, `server`, `bucket`, `kind`)
+);
+--> statement-breakpoint
 ALTER TABLE `events` ADD `request_key` text;--> statement-breakpoint
 ALTER TABLE `events` ADD `wait_until` integer;--> statement-breakpoint
 ALTER TABLE `events` ADD `ctx_requested` text;--> statement-breakpoint

@@ -27,6 +27,36 @@ CREATE TABLE "rollup_minute" (
 	CONSTRAINT "rollup_minute_start_server_client_bucket_kind_pk" PRIMARY KEY("start","server","client","bucket","kind")
 );
 --> statement-breakpoint
+CREATE TABLE "rollup_server_5min" (
+	"start" bigint NOT NULL,
+	"server" text NOT NULL,
+	"bucket" text NOT NULL,
+	"kind" text NOT NULL,
+	"requests" integer NOT NULL,
+	"avoidable" integer NOT NULL,
+	CONSTRAINT "rollup_server_5min_start_server_bucket_kind_pk" PRIMARY KEY("start","server","bucket","kind")
+);
+--> statement-breakpoint
+CREATE TABLE "rollup_server_hour" (
+	"start" bigint NOT NULL,
+	"server" text NOT NULL,
+	"bucket" text NOT NULL,
+	"kind" text NOT NULL,
+	"requests" integer NOT NULL,
+	"avoidable" integer NOT NULL,
+	CONSTRAINT "rollup_server_hour_start_server_bucket_kind_pk" PRIMARY KEY("start","server","bucket","kind")
+);
+--> statement-breakpoint
+CREATE TABLE "rollup_server_minute" (
+	"start" bigint NOT NULL,
+	"server" text NOT NULL,
+	"bucket" text NOT NULL,
+	"kind" text NOT NULL,
+	"requests" integer NOT NULL,
+	"avoidable" integer NOT NULL,
+	CONSTRAINT "rollup_server_minute_start_server_bucket_kind_pk" PRIMARY KEY("start","server","bucket","kind")
+);
+--> statement-breakpoint
 ALTER TABLE "events" ADD COLUMN "request_key" text;--> statement-breakpoint
 ALTER TABLE "events" ADD COLUMN "wait_until" bigint;--> statement-breakpoint
 ALTER TABLE "events" ADD COLUMN "ctx_requested" text;--> statement-breakpoint
