@@ -1,4 +1,4 @@
-import { parseRange, rangeParams, type TimeRange } from './time-range.ts';
+import { parseRange, type TimeRange } from './time-range.ts';
 
 /** The members every screen shares; a link to another screen carries them, and nothing else. */
 export const GLOBAL_KEYS = ['range', 'from', 'to', 'refresh'] as const;
@@ -43,8 +43,4 @@ export function linkTo(path: string, current: URLSearchParams, extra: Patch = {}
     if (value !== null) carried.set(key, value);
   }
   return hrefOf(path, applyPatch(carried, extra));
-}
-
-export function withRange(params: URLSearchParams, range: TimeRange): URLSearchParams {
-  return applyPatch(params, rangeParams(range));
 }

@@ -1,4 +1,4 @@
-import { explain, explainRule } from '../../shared/classify/explain.ts';
+import { explain } from '../../shared/classify/explain.ts';
 import type { Evidence } from '../../shared/classify/types.ts';
 import { type Bucket, isBucket } from '../buckets.ts';
 
@@ -37,8 +37,4 @@ export function explainEvent(event: { bucket: string; kind: string; rule: string
 export function explainKind(bucket: Bucket, kind: string): { means: string; clientShould: string } {
   const { means, clientShould } = explain({ bucket, kind, rule: '', evidence: 'none' });
   return { means, clientShould };
-}
-
-export function knownRule(rule: string): boolean {
-  return explainRule(rule) !== undefined;
 }
