@@ -1,10 +1,20 @@
 import { hash } from 'node:crypto';
+import { canonicalJson } from './canonical-json.ts';
 import type { LensEvent } from './event.ts';
 
 /**
- * The producer's id, or, for an event that has none, `h:` and a digest of its line: the same line sent twice is
- * then stored once, whether it came through the API or was classified offline.
+ * The producer's id, or, for an event that has none, `h:` and a digest of the event as validated, in canonical
+ * JSON: the same event sent twice is stored once whether it came as an NDJSON line or an array element, with
+ * whatever whitespace, key order or timestamp form (ISO or epoch) its encoder chose.
  */
-export function eventIdOf(event: LensEvent, line: string): string {
-  return event.id ?? `h:${hash('sha256', line, 'hex').slice(0, 32)}`;
+export function eventIdOf(event: LensEvent): string {
+  if (event.id !== undefined) return event.id;
+  let text: string;
+  try {
+    text = canonicalJson(event);
+  } catch {
+    // canonicalJson refuses lone surrogates and absurd nesting; the event is still storable under a plain digest.
+    text = JSON.stringify(event);
+  }
+  return `h:${hash('sha256', text, 'hex').slice(0, 32)}`;
 }

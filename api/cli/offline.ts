@@ -33,7 +33,7 @@ export async function* offlineEvents(
     const event = parsed.event;
     const classification = classify(event, policyFor(event.server));
     const analysis = toAnalysisEvent(event, classification, {
-      id: eventIdOf(event, text),
+      id: eventIdOf(event),
       seq: line,
       identity: requestIdentity(event.server, event.request),
       counted: true,

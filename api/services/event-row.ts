@@ -18,7 +18,7 @@ export interface BuiltEvent {
 /** Everything the store keeps of one event: its columns, its classification and the line it came from. */
 export function buildEvent(event: LensEvent, body: string, policy: ServerPolicy): BuiltEvent {
   const classification = classify(event, policy);
-  const id = eventIdOf(event, body);
+  const id = eventIdOf(event);
   // seq 0: the gate orders by (ts, id) so that arrival order never changes a verdict.
   const analysis = toAnalysisEvent(event, classification, {
     id,

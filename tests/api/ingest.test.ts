@@ -72,11 +72,21 @@ describe.each(STORE_KINDS)('ingest on $name', (kind) => {
       expect(await total()).toBe(2);
     });
 
-    it('deduplicates id-less lines by their content', async () => {
+    it('deduplicates id-less events by their content, whatever the encoding', async () => {
       const { id: _drop, ...anonymous } = clientEvent();
       await postNdjson(app, [anonymous]);
       const again = await (await postNdjson(app, [anonymous])).json();
       expect(again).toMatchObject({ accepted: 0, duplicates: 1 });
+      // The same event with other whitespace, key order and timestamp form, as a JSON array element.
+      const reordered = Object.fromEntries(
+        Object.entries({ ...anonymous, ts: Date.parse(anonymous.ts as string) }).reverse(),
+      );
+      const asArray = await app.request('/api/v1/ingest', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', host: '127.0.0.1' },
+        body: JSON.stringify([reordered], null, 2),
+      });
+      expect(await asArray.json()).toMatchObject({ accepted: 0, duplicates: 1 });
     });
 
     it('accepts a gzip body and a JSON array', async () => {
