@@ -30,7 +30,7 @@ export const eventsRoutes = new Hono<Env>()
     const event = await eventById(c.var.deps.store, c.req.valid('param').id);
     if (event === null) {
       throw new ApiError('not_found', 'no stored event has that id', {
-        fix: 'Take an id from GET /api/v1/events; an event sent without an id is named h:<digest of its line>.',
+        fix: 'Take an id from GET /api/v1/events; an event sent without an id is named h:<digest of its content>.',
       });
     }
     return c.json(event);

@@ -7,7 +7,7 @@ export const events = sqliteTable(
   {
     /** Arrival order; the tie-breaker of cursor pagination. */
     seq: integer('seq').primaryKey({ autoIncrement: true }),
-    /** The producer's `id`, or `h:` + a digest of the line when it had none, so a re-sent line is a duplicate. */
+    /** The producer's `id`, or `h:` + a digest of the event when it had none, so a re-sent event is a duplicate. */
     eventId: text('event_id').notNull(),
     /** Epoch milliseconds. */
     ts: integer('ts').notNull(),
