@@ -1,0 +1,1 @@
+CREATE INDEX "events_identity_ts_idx" ON "events" USING btree ("identity","ts") WHERE "events"."identity" IS NOT NULL;

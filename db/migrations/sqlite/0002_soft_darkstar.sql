@@ -1,0 +1,1 @@
+CREATE INDEX `events_identity_ts_idx` ON `events` (`identity`,`ts`) WHERE "events"."identity" IS NOT NULL;
