@@ -2,12 +2,12 @@ import {
   clientsOfServer,
   type GatePartitionRow,
   loadGatePartitions,
-  lockGatePartitions,
   moveFrontiers,
   partitionEvents,
   saveGatePartitions,
   setVerdicts,
 } from '../../db/queries/gate.ts';
+import { LOCK_CLASS, lockKeys } from '../../db/queries/locks.ts';
 import type { TxRunner } from '../../db/runner.ts';
 import {
   byTimeOrder,
@@ -58,7 +58,8 @@ export async function advanceGate(
     groups.set(pk, group);
   }
   for (const pk of mustReplay) if (!groups.has(pk)) groups.set(pk, []);
-  await lockGatePartitions(tx, [...groups.keys()]);
+  // Two batches for one partition would otherwise both continue from the same saved state.
+  await lockKeys(tx, LOCK_CLASS.gatePartition, [...groups.keys()]);
   const saved = new Map((await loadGatePartitions(tx, [...groups.keys()])).map((row) => [row.partition, row]));
   const writes: Writes = { verdicts: [], states: [], frontiers: [], rollups };
   for (const [pk, events] of groups) {

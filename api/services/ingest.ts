@@ -1,4 +1,5 @@
 import { shadowProxyDuplicates } from '../../db/queries/classification.ts';
+import { LOCK_CLASS, lockKeys } from '../../db/queries/locks.ts';
 import { ensureServers, loadServerConfigs, type ServerConfigRow } from '../../db/queries/servers.ts';
 import type { Store, TxRunner } from '../../db/runner.ts';
 import type { BatchLine } from '../../shared/batch.ts';
@@ -103,6 +104,9 @@ function configChanged(before: readonly ServerConfigRow[], after: readonly Serve
  * the gate verdicts of the touched (client, server) partitions up to date.
  */
 async function insertAll(tx: TxRunner, built: readonly BuiltEvent[]): Promise<number> {
+  // A client record and its proxy record in two concurrent batches would each miss the other's uncommitted row.
+  const keys = new Set(built.flatMap(({ row }) => (row.correlation === null ? [] : [row.correlation])));
+  await lockKeys(tx, LOCK_CLASS.correlation, [...keys]);
   const chunks: BuiltEvent[][] = [];
   for (let start = 0; start < built.length; start += INSERT_CHUNK)
     chunks.push(built.slice(start, start + INSERT_CHUNK));

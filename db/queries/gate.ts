@@ -10,23 +10,6 @@ export interface GatePartitionRow {
   frontierId: string;
 }
 
-/**
- * Serialises gate work per (client, server) across PostgreSQL connections: two batches for one partition would
- * otherwise both continue from the same saved state. Partitions map onto LOCK_SLOTS advisory locks (the lock table
- * is shared and small; a batch may touch thousands of partitions), taken in one global order so that two batches
- * cannot deadlock, and released at commit. SQLite's single writer already serialises.
- */
-export async function lockGatePartitions(db: SqlRunner, partitions: readonly string[]): Promise<void> {
-  if (db.dialect !== 'postgres' || partitions.length === 0) return;
-  await db.all(sql`SELECT pg_advisory_xact_lock(${GATE_LOCK_CLASS}, slot)
-    FROM (SELECT DISTINCT abs(hashtext(value) % ${LOCK_SLOTS}) AS slot FROM ${listTable(db, partitions)} AS keys
-      ORDER BY slot) AS ordered`);
-}
-
-/** Advisory lock space of the gate (the two-key form keeps it apart from any other user of advisory locks). */
-const GATE_LOCK_CLASS = 7_261;
-const LOCK_SLOTS = 256;
-
 export async function loadGatePartitions(db: SqlRunner, partitions: readonly string[]): Promise<GatePartitionRow[]> {
   if (partitions.length === 0) return [];
   return db.all<GatePartitionRow>(sql`SELECT partition, state, frontier_ts AS "frontierTs", frontier_id AS "frontierId"

@@ -187,6 +187,29 @@ describe.each(STORE_KINDS)('ingest on $name', (kind) => {
       expect(page.events.filter((e: { counted: boolean }) => e.counted)).toHaveLength(1);
     });
 
+    it('counts a request once when its client and proxy records arrive in two simultaneous requests', async () => {
+      const pairs = Array.from({ length: 500 }, (_, i) => {
+        const request = {
+          jsonrpc: '2.0',
+          id: i,
+          method: 'tools/call',
+          params: { name: 'x', _meta: { traceparent: `00-c-${i}-01` } },
+        };
+        return [clientEvent({ request }), proxyEvent({ request })];
+      });
+      await Promise.all([
+        postNdjson(
+          app,
+          pairs.map(([client]) => client as object),
+        ),
+        postNdjson(
+          app,
+          pairs.map(([, proxy]) => proxy as object),
+        ),
+      ]);
+      expect(await total()).toBe(500);
+    });
+
     it('joins client and proxy records by session and JSON-RPC id when there is no trace context', async () => {
       const request = { jsonrpc: '2.0', id: 'req-7', method: 'tools/call', params: { name: 'x' } };
       const session = 'sess-ü-1';

@@ -124,6 +124,39 @@ describe.skipIf(chromiumMissing)('the dashboard in a browser', () => {
     expect(errors).toEqual([]);
     await page.close();
   });
+  it('uploads a dropped NDJSON file and reports what was stored and refused, by file line', async () => {
+    const server = `ingest-test-${Date.now().toString(36)}`;
+    const event = (n: number) =>
+      JSON.stringify({
+        id: `${server}-${n}`,
+        ts: new Date(Date.now() - n * 1000).toISOString(),
+        source: 'client',
+        client: 'browser-test',
+        server,
+        http: { method: 'POST', path: '/mcp', status: 200 },
+      });
+    const lines = [event(1), event(2), '{"ts": "not closed', event(4)];
+    const { page, errors } = await openPage(browser);
+    await page.goto(`${demo.url}/ingest`);
+    await page.getByTestId('ship-logs').getByText(`--url ${demo.url}`).waitFor();
+    await page.locator('input[type="file"]').setInputFiles({
+      name: 'client.ndjson',
+      mimeType: 'application/x-ndjson',
+      buffer: Buffer.from(`${lines.join('\n')}\n`),
+    });
+    await page.locator('.upload-done').waitFor();
+    expect(await page.getByTestId('ingest-accepted').textContent()).toBe('3');
+    expect(await page.getByTestId('ingest-rejected').textContent()).toBe('1');
+    const reject = page.getByTestId('reject-table').locator('tbody tr');
+    expect(await reject.count()).toBe(1);
+    expect(await reject.locator('td[data-label="Line"]').textContent()).toBe('3');
+    expect(await reject.locator('td[data-label="Code"]').textContent()).toBe('invalid_json');
+
+    const stored = await demo.api<EventPage>(`/api/v1/events?server=${encodeURIComponent(server)}`);
+    expect(stored.events).toHaveLength(3);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
 });
 
 describe.skipIf(chromiumMissing)('editing a discovery document in the browser', () => {
