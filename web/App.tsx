@@ -3,6 +3,7 @@ import { Link } from './components/Link.tsx';
 import type { Route } from './router.ts';
 import { ClientsScreen } from './screens/clients/ClientsScreen.tsx';
 import { EventsScreen } from './screens/events/EventsScreen.tsx';
+import { IngestScreen } from './screens/ingest/IngestScreen.tsx';
 import { Overview } from './screens/overview/Overview.tsx';
 import { ServerScreen } from './screens/server/ServerScreen.tsx';
 import { ServersScreen } from './screens/servers/ServersScreen.tsx';
@@ -43,6 +44,8 @@ function Screen() {
       return <EventsScreen />;
     case 'clients':
       return <ClientsScreen />;
+    case 'ingest':
+      return <IngestScreen />;
     case 'not_found':
       return (
         <section className="panel">

@@ -10,6 +10,7 @@ describe('matchRoute', () => {
     expect(matchRoute('/storms/abc')).toEqual({ name: 'storm', id: 'abc' });
     expect(matchRoute('/events/')).toEqual({ name: 'events' });
     expect(matchRoute('/clients')).toEqual({ name: 'clients' });
+    expect(matchRoute('/ingest')).toEqual({ name: 'ingest' });
     expect(matchRoute('/servers/a/b')).toMatchObject({ name: 'not_found' });
     expect(matchRoute('/servers/%E0%A4%A')).toMatchObject({ name: 'not_found' });
   });

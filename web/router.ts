@@ -11,6 +11,7 @@ export type Route =
   | { name: 'storm'; id: string }
   | { name: 'events' }
   | { name: 'clients' }
+  | { name: 'ingest' }
   | { name: 'not_found'; path: string };
 
 function segment(text: string): string | null {
@@ -30,6 +31,7 @@ export function matchRoute(pathname: string): Route {
     if (first === 'servers') return { name: 'servers' };
     if (first === 'events') return { name: 'events' };
     if (first === 'clients') return { name: 'clients' };
+    if (first === 'ingest') return { name: 'ingest' };
   }
   if (rest.length === 0 && named !== null && named !== '') {
     if (first === 'servers') return { name: 'server', server: named };

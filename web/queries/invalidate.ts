@@ -23,3 +23,8 @@ const RECLASSIFIED = [
 export function invalidateAfterReclassify(client: QueryClient): Promise<unknown> {
   return Promise.all(RECLASSIFIED.map((queryKey) => client.invalidateQueries({ queryKey })));
 }
+
+/** New events change every count: after an upload, each cached resource is loaded again. */
+export function invalidateAfterIngest(client: QueryClient): Promise<unknown> {
+  return invalidateAfterReclassify(client);
+}

@@ -9,6 +9,7 @@ const NAV: readonly { path: string; label: string; active: readonly Route['name'
   { path: '/servers', label: 'Servers', active: ['servers', 'server', 'storm'] },
   { path: '/events', label: 'Events', active: ['events'] },
   { path: '/clients', label: 'Clients', active: ['clients'] },
+  { path: '/ingest', label: 'Ingest', active: ['ingest'] },
 ];
 
 /** Navigation, and the two controls every screen shares: the time range and the refresh interval. */

@@ -1,0 +1,59 @@
+import { useEffect, useState } from 'react';
+
+/** The command lines that ship logs to this very server, from the page's own origin. */
+export function shipCommands(origin: string): { label: string; command: string }[] {
+  return [
+    {
+      label: 'One file with curl',
+      command: `curl -H 'content-type: application/x-ndjson' --data-binary @client.ndjson ${origin}/api/v1/ingest`,
+    },
+    {
+      label: 'Many files with the CLI (batches, progress, resumes where it stopped)',
+      command: `npm run lens -- ingest logs/*.ndjson --url ${origin}`,
+    },
+  ];
+}
+
+function CopyButton({ text }: { text: string }) {
+  const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
+  useEffect(() => {
+    if (state === 'idle') return;
+    const timer = window.setTimeout(() => setState('idle'), 2000);
+    return () => window.clearTimeout(timer);
+  }, [state]);
+  const copy = () => {
+    // No clipboard outside a secure context (plain http to another host): that failure is shown too.
+    Promise.resolve()
+      .then(() => navigator.clipboard.writeText(text))
+      .then(
+        () => setState('copied'),
+        () => setState('failed'),
+      );
+  };
+  return (
+    <button type="button" className="quiet copy" onClick={copy} aria-live="polite">
+      {state === 'copied' ? 'Copied' : state === 'failed' ? 'Copy failed' : 'Copy'}
+    </button>
+  );
+}
+
+export function ShipPanel() {
+  return (
+    <section className="panel" data-testid="ship-logs">
+      <header className="panel-head">
+        <h2>Ship logs from the command line</h2>
+      </header>
+      <ul className="commands">
+        {shipCommands(window.location.origin).map((item) => (
+          <li key={item.label}>
+            <p className="muted small">{item.label}</p>
+            <div className="command">
+              <code>{item.command}</code>
+              <CopyButton text={item.command} />
+            </div>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
