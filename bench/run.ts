@@ -17,6 +17,7 @@ import { NO_POLICY } from '../shared/classify/types.ts';
 import { parseEventLine } from '../shared/event.ts';
 import { syntheticLines } from './generate.ts';
 import { benchReads } from './reads.ts';
+import { benchUi } from './ui.ts';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 200_000);
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 3);
@@ -204,3 +205,4 @@ console.log(
 await measure('sqlite', withSqlite);
 if (process.env.BENCH_PG === '1' || process.env.DATABASE_URL) await measure('postgres', withPostgres);
 if (process.env.BENCH_READS !== '0') await withSqlite((config) => benchReads(config.dataDir));
+if (process.env.BENCH_UI !== '0') await benchUi();

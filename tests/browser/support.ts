@@ -3,12 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Browser, chromium, type Page } from 'playwright-core';
+import { build } from 'vite';
+import { type RunningServer, startServer } from '../../api/server.ts';
 
 /** Debian's package; a test tool's own browser download is never used. */
 export const CHROMIUM = '/usr/bin/chromium';
-
-import { build } from 'vite';
-import { type RunningServer, startServer } from '../../api/server.ts';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 
