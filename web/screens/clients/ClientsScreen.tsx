@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { Link } from '../../components/Link.tsx';
 import { Panel } from '../../components/Panel.tsx';
 import { ShareBar } from '../../components/ShareBar.tsx';
+import { UrlSearch } from '../../components/UrlSearch.tsx';
 import { formatCount, formatShare } from '../../format.ts';
 import { conductFindings, filterClients } from '../../prepare/conduct.ts';
 import { clientsQuery } from '../../queries/clients.ts';
@@ -10,19 +11,10 @@ import { useUrl } from '../../use-url.ts';
 
 /** Each client's conduct: how much of what it sent a correct client would not have, and where it hurts. */
 export function ClientsScreen() {
-  const { range, params, setParams, link } = useUrl();
+  const { range, params, link } = useUrl();
   const q = params.get('q') ?? '';
   const clients = useQuery(clientsQuery({ range }));
-  const search = (
-    <input
-      type="search"
-      className="search"
-      placeholder="Search clients"
-      aria-label="Search clients"
-      value={q}
-      onChange={(event) => setParams({ q: event.target.value }, { replace: true })}
-    />
-  );
+  const search = <UrlSearch label="Search clients" />;
   return (
     <>
       <h1 className="screen-title">Clients</h1>

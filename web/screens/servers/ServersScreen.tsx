@@ -1,5 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { Panel } from '../../components/Panel.tsx';
+import { UrlSearch } from '../../components/UrlSearch.tsx';
 import { readServerTableState, serverTable } from '../../prepare/servers.ts';
 import { serversQuery } from '../../queries/servers.ts';
 import { useUrl } from '../../use-url.ts';
@@ -10,16 +11,7 @@ export function ServersScreen() {
   const { range, params, setParams } = useUrl();
   const state = readServerTableState(params);
   const servers = useQuery(serversQuery({ range }));
-  const search = (
-    <input
-      type="search"
-      className="search"
-      placeholder="Search servers"
-      aria-label="Search servers"
-      value={state.q}
-      onChange={(event) => setParams({ q: event.target.value }, { replace: true })}
-    />
-  );
+  const search = <UrlSearch label="Search servers" />;
   return (
     <>
       <h1 className="screen-title">Servers</h1>
