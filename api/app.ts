@@ -5,6 +5,7 @@ import { secureHeaders } from 'hono/secure-headers';
 import type { AppDeps, Env } from './env.ts';
 import { ApiError, type ErrorCode } from './errors.ts';
 import { auth, guard } from './middleware/guard.ts';
+import { alertRoutes } from './routes/alerts.ts';
 import { analysisRoutes } from './routes/analysis.ts';
 import { eventsRoutes } from './routes/events.ts';
 import { healthRoutes } from './routes/health.ts';
@@ -16,7 +17,8 @@ const api = new Hono<Env>()
   .route('/', ingestRoutes)
   .route('/', eventsRoutes)
   .route('/', serverRoutes)
-  .route('/', analysisRoutes);
+  .route('/', analysisRoutes)
+  .route('/', alertRoutes);
 
 /** The typed shape of the API, for the `hc` client in web/. */
 export type AppType = typeof api;

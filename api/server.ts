@@ -7,6 +7,9 @@ import { openStore, type StoreConfig } from '../db/store.ts';
 import { createApp } from './app.ts';
 import { loadDemo } from './demo/load.ts';
 import { type AppConfig, DEFAULT_CONFIG } from './env.ts';
+import { DELIVERY_DEFAULTS } from './services/alerts/deliver.ts';
+import { startAlertEngine } from './services/alerts/engine.ts';
+import { seedDefaultRules } from './services/alerts/rules.ts';
 
 export interface ServerOptions extends StoreConfig {
   host: string;
@@ -24,6 +27,9 @@ export interface RunningServer {
   url: string;
   close(): Promise<void>;
 }
+
+/** How often the alert engine looks for due rules; rules themselves run every 10 s at the most. */
+const ALERT_TICK_MS = 2_000;
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
 const WEB_ROOT = fileURLToPath(new URL('../dist/web', import.meta.url));
@@ -49,6 +55,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   if (refusal) throw new Error(refusal);
   const store = await openStore(options);
   if (options.demo) await loadDemo(store, Date.now());
+  await seedDefaultRules(store, Date.now());
   const config: AppConfig = {
     ...DEFAULT_CONFIG,
     token: options.token ?? null,
@@ -67,12 +74,14 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const s = serve({ fetch: app.fetch, hostname: options.host, port: options.port }, () => resolve(s));
   });
+  const alerts = startAlertEngine(store, { ...DELIVERY_DEFAULTS, tickMs: ALERT_TICK_MS, log: console.error });
   const { port } = server.address() as AddressInfo;
   const hostForUrl = options.host.includes(':') && !options.host.startsWith('[') ? `[${options.host}]` : options.host;
   return {
     url: `http://${hostForUrl}:${port}`,
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await alerts.stop();
       await store.close();
     },
   };

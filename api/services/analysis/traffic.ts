@@ -11,7 +11,7 @@ import { BUCKETS, type Bucket } from '../../../shared/classify/types.ts';
 import { loadAnalysis, type Window } from './load.ts';
 
 /** Storms can start before a window and run into it: look this far back so that one is seen whole. */
-const STORM_LOOKBACK_MS = 5 * 60_000;
+export const STORM_LOOKBACK_MS = 5 * 60_000;
 
 type Scope = Window & Pick<EventFilter, 'server' | 'client'>;
 

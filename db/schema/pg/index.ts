@@ -1,3 +1,11 @@
+export {
+  alertDeliveries,
+  alertDeliveryAttempts,
+  alertHistory,
+  alertInstances,
+  alertRules,
+  settings,
+} from './alerts.ts';
 export { events } from './events.ts';
 export { gatePartitions } from './gate-partitions.ts';
 export { rollupHour, rollupMinute, rollupServer5Min, rollupServerHour, rollupServerMinute } from './rollups.ts';

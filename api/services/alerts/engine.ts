@@ -1,0 +1,79 @@
+import { dueRuleRows } from '../../../db/queries/alerts.ts';
+import type { Store } from '../../../db/runner.ts';
+import { type DeliveryOptions, deliverDue } from './deliver.ts';
+import { evaluateRule } from './evaluate.ts';
+import { storeSource } from './readings.ts';
+import { toRule } from './rules.ts';
+
+/** Rules evaluated per tick at most; a backlog (after downtime) is worked off over the next ticks. */
+const RULES_PER_TICK = 500;
+
+export interface EngineOptions extends DeliveryOptions {
+  /** How often the engine looks for due rules and notifications. */
+  tickMs: number;
+  log: (message: string) => void;
+}
+
+export interface AlertEngine {
+  /** One round: evaluate the due rules, then send the due notifications. Answers how many rules it evaluated. */
+  tick(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+/** Evaluates the due rules of one round; rules sharing a window and scope share one read of the events. */
+export async function evaluateDue(store: Store, now: number, log: (message: string) => void): Promise<number> {
+  const source = storeSource(store);
+  let evaluated = 0;
+  for (const row of await dueRuleRows(store, now, RULES_PER_TICK)) {
+    const rule = toRule(row);
+    try {
+      if (!rule.enabled) continue;
+      if (await evaluateRule(store, source, { rule, seenDueAt: row.nextEvalAt }, now)) evaluated += 1;
+    } catch (error) {
+      log(`alert rule ${rule.id} (${rule.name}) failed to evaluate: ${error instanceof Error ? error.message : error}`);
+    }
+  }
+  return evaluated;
+}
+
+/**
+ * The evaluator in the server process: a self-rescheduling timer (never two ticks at once). Everything it knows is
+ * in the store, so a restart continues where the last process stopped.
+ */
+export function startAlertEngine(store: Store, options: EngineOptions): AlertEngine {
+  let stopped = false;
+  let running: Promise<number> = Promise.resolve(0);
+  let timer: NodeJS.Timeout | undefined;
+
+  const tick = async (): Promise<number> => {
+    const evaluated = await evaluateDue(store, options.clock(), options.log);
+    await deliverDue(store, options);
+    return evaluated;
+  };
+  // Ticks run one after another, whether the timer or a caller started them.
+  const runTick = (): Promise<number> => {
+    running = running.catch(() => 0).then(tick);
+    return running;
+  };
+  const schedule = () => {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      runTick()
+        .catch((error: unknown) => {
+          options.log(`alert engine tick failed: ${error instanceof Error ? error.message : error}`);
+          return 0;
+        })
+        .finally(schedule);
+    }, options.tickMs);
+    timer.unref();
+  };
+  schedule();
+  return {
+    tick: runTick,
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running.catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,126 @@
+import {
+  claimRound,
+  deleteInstance,
+  type InstanceRow,
+  insertDelivery,
+  insertHistory,
+  instancesOfRule,
+  recordRuleError,
+  saveInstance,
+} from '../../../db/queries/alerts.ts';
+import type { Store, TxRunner } from '../../../db/runner.ts';
+import { buildNotice } from '../../../shared/alerts/notice.ts';
+import type { Rule } from '../../../shared/alerts/rule.ts';
+import { advance, INITIAL, type InstanceState, type Severity, type Transition } from '../../../shared/alerts/state.ts';
+import type { GroupValue } from '../../../shared/alerts/values.ts';
+import { type EventSource, readMetric } from './readings.ts';
+
+export interface Round {
+  rule: Rule;
+  /** The due time the rule was read with: the round is only taken if no other evaluator moved it meanwhile. */
+  seenDueAt: number;
+}
+
+/**
+ * One evaluation of one rule at `now`: read the metric (outside the transaction, as the dashboard reads it), then in
+ * one transaction take the round, advance every instance, and write the transitions with their notifications. A
+ * crash before the commit leaves the round due again; after it, the notifications are in the outbox, so a restart
+ * neither repeats nor loses one.
+ */
+export async function evaluateRule(store: Store, source: EventSource, round: Round, now: number): Promise<boolean> {
+  const { rule } = round;
+  let readings: GroupValue[];
+  try {
+    readings = await readMetric(store, source, rule, now);
+  } catch (error) {
+    await recordRuleError(store, rule.id, error instanceof Error ? error.message : String(error));
+    throw error;
+  }
+  return store.transaction(async (tx) => {
+    const next = now + rule.intervalSeconds * 1000;
+    if (!(await claimRound(tx, { id: rule.id, seen: round.seenDueAt, next, now }))) return false;
+    const instances = new Map((await instancesOfRule(tx, rule.id)).map((row) => [row.groupKey, row]));
+    for (const reading of readings) {
+      await step(tx, rule, instances.get(reading.group), reading, now);
+      instances.delete(reading.group);
+    }
+    // A group that has vanished from the readings (no traffic left in the window) is read as clear, not as "no
+    // data": an identity nobody sends any more is no reason to alert.
+    for (const row of instances.values()) {
+      await step(tx, { ...rule, noData: 'ok' }, row, { group: row.groupKey, value: null, server: row.server }, now);
+    }
+    return true;
+  });
+}
+
+async function step(
+  tx: TxRunner,
+  rule: Rule,
+  row: InstanceRow | undefined,
+  reading: GroupValue,
+  now: number,
+): Promise<void> {
+  const current = row === undefined ? INITIAL : toState(row);
+  const { next, transition } = advance(rule, current, reading.value, now);
+  const server = reading.server ?? row?.server ?? rule.scope.server ?? null;
+  if (transition !== null) await recordTransition(tx, rule, reading.group, server, transition, now);
+  if (next.state === 'ok') {
+    if (row !== undefined) await deleteInstance(tx, rule.id, reading.group);
+    return;
+  }
+  await saveInstance(tx, {
+    ruleId: rule.id,
+    groupKey: reading.group,
+    server,
+    state: next.state,
+    severity: next.severity,
+    value: next.value,
+    since: next.since,
+    clearSince: next.clearSince,
+    evaluatedAt: now,
+  });
+}
+
+async function recordTransition(
+  tx: TxRunner,
+  rule: Rule,
+  group: string,
+  server: string | null,
+  transition: Transition,
+  now: number,
+): Promise<void> {
+  const historyId = await insertHistory(tx, {
+    ruleId: rule.id,
+    ruleName: rule.name,
+    groupKey: group,
+    server,
+    at: now,
+    fromState: transition.from,
+    toState: transition.to,
+    severity: transition.severity,
+    value: transition.value,
+    threshold: transition.threshold,
+  });
+  if (!transition.notify) return;
+  const notice = buildNotice({ key: `lens-${historyId}`, rule, group, server, ...transition, at: now });
+  for (const target of rule.targets) {
+    await insertDelivery(tx, {
+      historyId,
+      ruleId: rule.id,
+      targetType: target.type,
+      targetUrl: target.url,
+      notice: JSON.stringify(notice),
+      createdAt: now,
+    });
+  }
+}
+
+function toState(row: InstanceRow): InstanceState {
+  return {
+    state: row.state as InstanceState['state'],
+    severity: row.severity as Severity | null,
+    value: row.value,
+    since: row.since,
+    clearSince: row.clearSince,
+  };
+}

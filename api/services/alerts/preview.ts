@@ -1,0 +1,100 @@
+import type { SqlRunner } from '../../../db/runner.ts';
+import type { RuleInput } from '../../../shared/alerts/rule.ts';
+import { advance, INITIAL, type InstanceState, severityOf, type Transition } from '../../../shared/alerts/state.ts';
+import { isAnalysisMetric } from '../../../shared/alerts/values.ts';
+import { loadAnalysis } from '../analysis/load.ts';
+import { type EventSource, lookbackOf, preloadedSource, readMetric, storeSource } from './readings.ts';
+
+/** A preview chart has at most this many points; the step grows with the range instead. */
+const MAX_POINTS = 96;
+/** Series drawn: the groups that would have alerted first, then the highest. */
+const MAX_SERIES = 8;
+const MAX_TRANSITIONS = 200;
+const MINUTE_MS = 60_000;
+
+export interface PreviewSeries {
+  group: string;
+  server: string | null;
+  values: (number | null)[];
+}
+
+export interface PreviewTransition extends Omit<Transition, 'notify'> {
+  at: number;
+  group: string;
+  notify: boolean;
+}
+
+export interface Preview {
+  step: number;
+  points: number[];
+  series: PreviewSeries[];
+  transitions: PreviewTransition[];
+  /** How many notifications the rule would have sent over the range. */
+  notifications: number;
+  groups: number;
+}
+
+/**
+ * What a rule would have done over [from, to): its metric at evenly spaced evaluations (each over the rule's
+ * window ending there, read by the same function as live evaluation) fed through the same state machine.
+ */
+export async function previewRule(db: SqlRunner, rule: RuleInput, from: number, to: number): Promise<Preview> {
+  const step = Math.max(rule.intervalSeconds * 1000, ceilTo((to - from) / MAX_POINTS, MINUTE_MS));
+  const points: number[] = [];
+  for (let t = ceilTo(from + step, step); t <= to; t += step) points.push(t);
+  const source = await sourceFor(db, rule, points[0] ?? to, to);
+  const byGroup = new Map<string, PreviewSeries & { state: InstanceState; alerted: boolean }>();
+  const transitions: PreviewTransition[] = [];
+  let notifications = 0;
+  for (const [index, at] of points.entries()) {
+    const seen = new Set<string>();
+    for (const reading of await readMetric(db, source, rule, at)) {
+      seen.add(reading.group);
+      let entry = byGroup.get(reading.group);
+      if (entry === undefined) {
+        entry = { ...reading, values: new Array(points.length).fill(null), state: INITIAL, alerted: false };
+        byGroup.set(reading.group, entry);
+      }
+      entry.values[index] = reading.value;
+      entry.server ??= reading.server;
+    }
+    for (const [group, entry] of byGroup) {
+      const value = entry.values[index] ?? null;
+      const terms = seen.has(group) ? rule : { ...rule, noData: 'ok' as const };
+      const { next, transition } = advance(terms, entry.state, value, at);
+      entry.state = next;
+      if (transition === null) continue;
+      entry.alerted ||= transition.notify;
+      if (transition.notify) notifications += 1;
+      if (transitions.length < MAX_TRANSITIONS) transitions.push({ ...transition, at, group });
+    }
+  }
+  const series = [...byGroup.values()]
+    .sort((a, b) => Number(b.alerted) - Number(a.alerted) || peak(rule, b.values) - peak(rule, a.values))
+    .slice(0, MAX_SERIES)
+    .map(({ group, server, values }) => ({ group, server, values }));
+  return { step, points, series, transitions, notifications, groups: byGroup.size };
+}
+
+/** How far toward alerting a series got: its most severe value in the rule's direction. */
+function peak(rule: RuleInput, values: readonly (number | null)[]): number {
+  const upward = rule.comparator.startsWith('>');
+  let best = Number.NEGATIVE_INFINITY;
+  for (const value of values) {
+    if (value === null) continue;
+    const score = (upward ? value : -value) + (severityOf(rule, value) === null ? 0 : 1e12);
+    best = Math.max(best, score);
+  }
+  return best;
+}
+
+/** An analysis metric's events are read once for the whole range; rollup metrics read per point. */
+async function sourceFor(db: SqlRunner, rule: RuleInput, first: number, to: number): Promise<EventSource> {
+  if (!isAnalysisMetric(rule.metric)) return storeSource(db);
+  const from = first - rule.windowSeconds * 1000 - lookbackOf(rule.metric);
+  return preloadedSource(await loadAnalysis(db, { ...rule.scope, from, to }));
+}
+
+function ceilTo(value: number, size: number): number {
+  return Math.ceil(value / size) * size;
+}

@@ -1,0 +1,94 @@
+import { countRows, type Dimension } from '../../../db/queries/rollups.ts';
+import type { SqlRunner } from '../../../db/runner.ts';
+import type { GroupBy, Metric } from '../../../shared/alerts/metrics.ts';
+import type { RuleInput } from '../../../shared/alerts/rule.ts';
+import {
+  type GroupValue,
+  isAnalysisMetric,
+  valuesFromCounts,
+  valuesFromEvents,
+} from '../../../shared/alerts/values.ts';
+import type { AnalysisEvent } from '../../../shared/analysis/types.ts';
+import { type Loaded, loadAnalysis } from '../analysis/load.ts';
+import { STORM_LOOKBACK_MS } from '../analysis/traffic.ts';
+
+export type Reading = Pick<RuleInput, 'metric' | 'scope' | 'groupBy' | 'windowSeconds'>;
+
+interface Slice {
+  from: number;
+  to: number;
+  server?: string;
+  client?: string;
+}
+
+/**
+ * Where the analysis metrics get their events. Live evaluation loads each (window, scope) once per round however
+ * many rules share it; a preview loads its whole range once and slices it per point.
+ */
+export interface EventSource {
+  load(slice: Slice): Promise<Loaded>;
+}
+
+export function storeSource(db: SqlRunner): EventSource {
+  const loaded = new Map<string, Promise<Loaded>>();
+  return {
+    load(slice) {
+      const key = JSON.stringify([slice.from, slice.to, slice.server ?? null, slice.client ?? null]);
+      let load = loaded.get(key);
+      if (load === undefined) {
+        load = loadAnalysis(db, slice);
+        loaded.set(key, load);
+      }
+      return load;
+    },
+  };
+}
+
+/** Events loaded once (ordered by ts, as loadAnalysis answers them), sliced by time in memory. */
+export function preloadedSource(all: Loaded): EventSource {
+  const { events, verdicts } = all;
+  return {
+    async load(slice) {
+      return { events: events.slice(firstAtOrAfter(events, slice.from), firstAtOrAfter(events, slice.to)), verdicts };
+    },
+  };
+}
+
+function firstAtOrAfter(events: readonly AnalysisEvent[], ts: number): number {
+  let low = 0;
+  let high = events.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if ((events[mid] as AnalysisEvent).ts < ts) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+
+function rollupDimensions(metric: Metric, groupBy: GroupBy): Dimension[] {
+  const dims: Dimension[] = groupBy === 'server' || groupBy === 'client' ? [groupBy] : [];
+  if (metric === 'undeclared_requests') dims.push('kind');
+  return dims;
+}
+
+/** How far before its window an analysis metric reads, so that a storm running into the window is seen whole. */
+export function lookbackOf(metric: Metric): number {
+  return metric === 'probe_storm_size' ? STORM_LOOKBACK_MS : 0;
+}
+
+/** A rule's metric per group over the window ending at `end`, as the dashboard computes it. */
+export async function readMetric(
+  db: SqlRunner,
+  source: EventSource,
+  rule: Reading,
+  end: number,
+): Promise<GroupValue[]> {
+  const from = end - rule.windowSeconds * 1000;
+  const scope = { ...rule.scope, from, to: end };
+  if (!isAnalysisMetric(rule.metric)) {
+    const rows = await countRows(db, scope, null, rollupDimensions(rule.metric, rule.groupBy));
+    return valuesFromCounts(rule.metric, rows, rule.groupBy);
+  }
+  const { events, verdicts } = await source.load({ ...scope, from: from - lookbackOf(rule.metric) });
+  return valuesFromEvents(rule.metric, { events, verdicts, from, to: end }, rule.groupBy);
+}

@@ -1,0 +1,115 @@
+/**
+ * What an alert rule can watch. Each metric is read through the function the dashboard shows it with: counts and
+ * rates from the rollups (GET /timeseries, /servers), the rest from the pure analyses in shared/analysis over the
+ * window's events (storms, identities, conduct, context gap).
+ */
+export const METRICS = [
+  'refusal_count',
+  'refusal_rate',
+  'transient_count',
+  'transient_rate',
+  'throttled_count',
+  'throttled_rate',
+  'ambiguous_count',
+  'ambiguous_rate',
+  'avoidable_count',
+  'avoidable_share',
+  'identity_representations',
+  'probe_storm_size',
+  'retries_after_refusal',
+  'context_trim_rate',
+  'undeclared_requests',
+] as const;
+export type Metric = (typeof METRICS)[number];
+
+export const GROUP_BYS = ['none', 'server', 'client', 'identity'] as const;
+export type GroupBy = (typeof GROUP_BYS)[number];
+
+export interface MetricInfo {
+  label: string;
+  /** A ratio lies in [0, 1] and is shown as a percentage. */
+  unit: 'count' | 'ratio';
+  /** Rollup metrics are cheap at any window; analysis metrics read the window's events. */
+  source: 'rollup' | 'analysis';
+  groupBys: readonly GroupBy[];
+  /** One line for the rule editor: what the number is. */
+  help: string;
+}
+
+const TRAFFIC_GROUPS: readonly GroupBy[] = ['none', 'server', 'client'];
+
+function bucketMetrics<B extends string>(bucket: B, meaning: string): Record<`${B}_count` | `${B}_rate`, MetricInfo> {
+  const name = `${bucket[0]?.toUpperCase()}${bucket.slice(1)}`;
+  return {
+    [`${bucket}_count`]: {
+      label: `${name} count`,
+      unit: 'count',
+      source: 'rollup',
+      groupBys: TRAFFIC_GROUPS,
+      help: `Requests classified ${bucket} (${meaning}) in the window.`,
+    },
+    [`${bucket}_rate`]: {
+      label: `${name} rate`,
+      unit: 'ratio',
+      source: 'rollup',
+      groupBys: TRAFFIC_GROUPS,
+      help: `Share of all requests in the window classified ${bucket}; no data when there were no requests.`,
+    },
+  } as Record<`${B}_count` | `${B}_rate`, MetricInfo>;
+}
+
+export const METRIC_INFO: Record<Metric, MetricInfo> = {
+  ...bucketMetrics('refusal', 'a statement about the contract'),
+  ...bucketMetrics('transient', 'about the moment'),
+  ...bucketMetrics('throttled', 'about rate'),
+  ...bucketMetrics('ambiguous', 'no safe reading'),
+  avoidable_count: {
+    label: 'Avoidable requests',
+    unit: 'count',
+    source: 'rollup',
+    groupBys: TRAFFIC_GROUPS,
+    help: 'Requests a correct client would never have sent (the gate replay), in the window.',
+  },
+  avoidable_share: {
+    label: 'Avoidable share',
+    unit: 'ratio',
+    source: 'rollup',
+    groupBys: TRAFFIC_GROUPS,
+    help: 'Avoidable requests as a share of all requests in the window.',
+  },
+  identity_representations: {
+    label: 'Re-presentations of one identity',
+    unit: 'count',
+    source: 'analysis',
+    groupBys: ['none', 'server', 'identity'],
+    help: 'Sends of the same request digest after its first, for the most re-presented identity in the group.',
+  },
+  probe_storm_size: {
+    label: 'Probe storm size',
+    unit: 'count',
+    source: 'analysis',
+    groupBys: TRAFFIC_GROUPS,
+    help: 'Attempts in the largest probe storm (undeclared paths tried one after another) in the window.',
+  },
+  retries_after_refusal: {
+    label: 'Retries after a refusal',
+    unit: 'count',
+    source: 'analysis',
+    groupBys: TRAFFIC_GROUPS,
+    help: 'Requests re-sent after the server had authoritatively refused the same request.',
+  },
+  context_trim_rate: {
+    label: 'Context trim rate',
+    unit: 'ratio',
+    source: 'analysis',
+    groupBys: TRAFFIC_GROUPS,
+    help: 'Share of sampling requests whose applied context was narrower than requested; no data when none reported.',
+  },
+  undeclared_requests: {
+    label: 'Requests to undeclared paths',
+    unit: 'count',
+    source: 'rollup',
+    groupBys: TRAFFIC_GROUPS,
+    help: 'Requests refused because the path or method is not in the server’s discovery document.',
+  },
+};

@@ -1,0 +1,146 @@
+import { z } from 'zod';
+import { GROUP_BYS, METRIC_INFO, METRICS } from './metrics.ts';
+
+export const COMPARATORS = ['>=', '>', '<=', '<'] as const;
+export type Comparator = (typeof COMPARATORS)[number];
+
+/** What a rule does when an ungrouped metric has no reading (a rate over no traffic). */
+export const NO_DATA = ['ok', 'keep_state', 'alerting'] as const;
+
+const MINUTE = 60;
+const DAY = 24 * 60 * MINUTE;
+
+const target = z.object({
+  /** `webhook`: our documented JSON payload; `slack`: a Slack incoming-webhook message. */
+  type: z.enum(['webhook', 'slack']),
+  url: z
+    .string()
+    .max(2000)
+    .refine((value) => /^https?:\/\//i.test(value) && URL.canParse(value), 'must be an http:// or https:// URL'),
+});
+
+const seconds = (min: number, max: number) => z.number().int().min(min).max(max);
+
+/**
+ * A rule as operators write it (POST/PUT /api/v1/alerts/rules). Durations are whole seconds. Bounds keep the
+ * evaluator's work predictable: windows up to a day, evaluations no more often than every 10 seconds.
+ */
+export const ruleInputSchema = z
+  .object({
+    name: z.string().trim().min(1).max(120),
+    metric: z.enum(METRICS),
+    scope: z
+      .object({ server: z.string().min(1).max(200).optional(), client: z.string().min(1).max(200).optional() })
+      .strict()
+      .default({}),
+    groupBy: z.enum(GROUP_BYS).default('none'),
+    comparator: z.enum(COMPARATORS).default('>='),
+    warning: z.number().finite().nullable().default(null),
+    critical: z.number().finite().nullable().default(null),
+    /** Firing ends only once the value no longer meets this (hysteresis); null: when no threshold is met. */
+    resolveThreshold: z.number().finite().nullable().default(null),
+    windowSeconds: seconds(MINUTE, DAY).default(15 * MINUTE),
+    intervalSeconds: seconds(10, 60 * MINUTE).default(MINUTE),
+    /** How long the condition must hold before the alert fires. */
+    pendingSeconds: seconds(0, DAY).default(0),
+    /** How long the condition must stay clear before a firing alert resolves. */
+    keepFiringForSeconds: seconds(0, DAY).default(0),
+    noData: z.enum(NO_DATA).default('ok'),
+    enabled: z.boolean().default(true),
+    targets: z.array(target).max(10).default([]),
+  })
+  .strict()
+  .superRefine((rule, ctx) => {
+    const info = METRIC_INFO[rule.metric];
+    if (!info.groupBys.includes(rule.groupBy)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['groupBy'],
+        message: `${rule.metric} can be grouped by ${info.groupBys.join(', ')}, not ${rule.groupBy}`,
+      });
+    }
+    if (rule.warning === null && rule.critical === null) {
+      ctx.addIssue({ code: 'custom', path: ['critical'], message: 'give a warning or a critical threshold' });
+    }
+    for (const field of ['warning', 'critical', 'resolveThreshold'] as const) {
+      const value = rule[field];
+      if (value === null) continue;
+      if (value < 0 || (info.unit === 'ratio' && value > 1)) {
+        const range = info.unit === 'ratio' ? 'a share between 0 and 1' : 'a count of 0 or more';
+        ctx.addIssue({ code: 'custom', path: [field], message: `${rule.metric} is ${range}` });
+      }
+    }
+    if (rule.warning !== null && rule.critical !== null && meets(rule.comparator, rule.warning, rule.critical)) {
+      if (rule.warning !== rule.critical) {
+        ctx.addIssue({ code: 'custom', path: ['critical'], message: 'critical must be beyond warning' });
+      }
+    }
+    const firing = rule.warning ?? rule.critical;
+    if (rule.resolveThreshold !== null && firing !== null && meets(rule.comparator, rule.resolveThreshold, firing)) {
+      if (rule.resolveThreshold !== firing) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['resolveThreshold'],
+          message: 'the resolve threshold must lie on the clear side of the firing threshold',
+        });
+      }
+    }
+  });
+
+export type RuleInput = z.output<typeof ruleInputSchema>;
+
+export interface Rule extends RuleInput {
+  id: string;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** Whether `value` meets `threshold` under the comparator. */
+export function meets(comparator: Comparator, value: number, threshold: number): boolean {
+  switch (comparator) {
+    case '>=':
+      return value >= threshold;
+    case '>':
+      return value > threshold;
+    case '<=':
+      return value <= threshold;
+    case '<':
+      return value < threshold;
+  }
+}
+
+/**
+ * Shipped with every new store, editable and deletable like any rule: seed 002's retry loop, a server whose
+ * traffic is a fifth avoidable, and a client that keeps re-sending what was refused.
+ */
+export const DEFAULT_RULES: readonly RuleInput[] = [
+  ruleInputSchema.parse({
+    name: 'Identity re-presented 40 times in 10 minutes',
+    metric: 'identity_representations',
+    groupBy: 'identity',
+    critical: 40,
+    windowSeconds: 10 * MINUTE,
+    intervalSeconds: MINUTE,
+    keepFiringForSeconds: 5 * MINUTE,
+  }),
+  ruleInputSchema.parse({
+    name: 'Avoidable share of a server at 20% over 15 minutes',
+    metric: 'avoidable_share',
+    groupBy: 'server',
+    warning: 0.2,
+    critical: 0.5,
+    windowSeconds: 15 * MINUTE,
+    intervalSeconds: MINUTE,
+    pendingSeconds: 2 * MINUTE,
+    keepFiringForSeconds: 5 * MINUTE,
+  }),
+  ruleInputSchema.parse({
+    name: 'Client retried 10 times after a refusal in 5 minutes',
+    metric: 'retries_after_refusal',
+    groupBy: 'client',
+    critical: 10,
+    windowSeconds: 5 * MINUTE,
+    intervalSeconds: MINUTE,
+    keepFiringForSeconds: 5 * MINUTE,
+  }),
+];

@@ -1,0 +1,152 @@
+import { clientConduct } from '../analysis/conduct.ts';
+import { contextGapByServer, emptyContextGap, mergeContextGap, trimRate } from '../analysis/context-gap.ts';
+import type { GateVerdict } from '../analysis/gate-types.ts';
+import { topIdentities } from '../analysis/identities.ts';
+import { detectStorms } from '../analysis/storms.ts';
+import type { AnalysisEvent } from '../analysis/types.ts';
+import type { GroupBy, Metric } from './metrics.ts';
+
+/**
+ * One alert instance's reading: `group` is '' for an ungrouped rule, else the server, client or identity. `value` is
+ * null when the metric has no reading (a rate over no requests). `server` names the server the reading is about,
+ * when there is one, so that firing alerts can be shown on that server's page.
+ */
+export interface GroupValue {
+  group: string;
+  value: number | null;
+  server: string | null;
+}
+
+/** The fields of a rollup count row (db/queries/rollups.ts CountRow) the metrics read. */
+export interface CountLike {
+  server: string;
+  client: string;
+  bucket: string;
+  kind: string;
+  requests: number;
+  avoidable: number;
+}
+
+interface Tally {
+  requests: number;
+  avoidable: number;
+  matched: number;
+  server: string | null;
+}
+
+/** What a rollup metric counts of one row, or null for metrics that are not read from rollups. */
+function numerator(metric: Metric, row: CountLike): number | null {
+  const [bucket, form] = metric.split(/_(?=count$|rate$)/);
+  if (form === 'count' || form === 'rate') return row.bucket === bucket ? row.requests : 0;
+  if (metric === 'avoidable_count' || metric === 'avoidable_share') return row.avoidable;
+  if (metric === 'undeclared_requests') return row.kind === 'not_declared' ? row.requests : 0;
+  return null;
+}
+
+function isRatio(metric: Metric): boolean {
+  return metric.endsWith('_rate') || metric === 'avoidable_share';
+}
+
+/**
+ * Rollup metrics from count rows kept by `groupBy` (server or client; both folded for 'none'). An ungrouped rule
+ * always has a reading: no rows is a count of 0, and a rate with no data.
+ */
+export function valuesFromCounts(metric: Metric, rows: readonly CountLike[], groupBy: GroupBy): GroupValue[] {
+  const tallies = new Map<string, Tally>();
+  if (groupBy === 'none') tallies.set('', { requests: 0, avoidable: 0, matched: 0, server: null });
+  for (const row of rows) {
+    const count = numerator(metric, row);
+    if (count === null) throw new RangeError(`${metric} is not a rollup metric`);
+    const group = groupBy === 'server' ? row.server : groupBy === 'client' ? row.client : '';
+    const tally = tallies.get(group) ?? {
+      requests: 0,
+      avoidable: 0,
+      matched: 0,
+      server: groupBy === 'server' ? row.server : null,
+    };
+    tally.requests += row.requests;
+    tally.matched += count;
+    tallies.set(group, tally);
+  }
+  return [...tallies].map(([group, tally]) => ({
+    group,
+    server: tally.server,
+    value: isRatio(metric) ? (tally.requests === 0 ? null : tally.matched / tally.requests) : tally.matched,
+  }));
+}
+
+/** The window's events with their stored gate verdicts, as the dashboard's analyses read them. */
+export interface AnalysisInput {
+  events: readonly AnalysisEvent[];
+  verdicts: ReadonlyMap<string, GateVerdict>;
+  /** The window; `events` may start earlier, so that a storm running into the window is seen whole. */
+  from: number;
+  to: number;
+}
+
+function groupOf(event: AnalysisEvent, groupBy: GroupBy): string | null {
+  switch (groupBy) {
+    case 'none':
+      return '';
+    case 'server':
+      return event.server;
+    case 'client':
+      return event.client ?? '';
+    case 'identity':
+      return event.identity;
+  }
+}
+
+function partition(events: readonly AnalysisEvent[], groupBy: GroupBy): Map<string, AnalysisEvent[]> {
+  const parts = new Map<string, AnalysisEvent[]>();
+  if (groupBy === 'none') parts.set('', []);
+  for (const event of events) {
+    const group = groupOf(event, groupBy);
+    if (group === null) continue;
+    const part = parts.get(group);
+    if (part === undefined) parts.set(group, [event]);
+    else part.push(event);
+  }
+  return parts;
+}
+
+/** The one server all of a partition's events went to, or null. */
+function soleServer(events: readonly AnalysisEvent[]): string | null {
+  const first = events[0]?.server ?? null;
+  return events.every((event) => event.server === first) ? first : null;
+}
+
+type AnalysisMetric = (part: readonly AnalysisEvent[], input: AnalysisInput) => number | null;
+
+const inWindow = (events: readonly AnalysisEvent[], input: AnalysisInput) =>
+  events.filter((event) => event.ts >= input.from && event.ts < input.to);
+
+const ANALYSIS_METRICS: Partial<Record<Metric, AnalysisMetric>> = {
+  identity_representations: (part, input) =>
+    topIdentities(part, 1, { from: input.from, to: input.to })[0]?.represented ?? 0,
+  probe_storm_size: (part, input) =>
+    detectStorms(part, input.verdicts)
+      .filter((storm) => storm.kind === 'probe_storm' && storm.lastTs >= input.from)
+      .reduce((largest, storm) => Math.max(largest, storm.attempts), 0),
+  retries_after_refusal: (part, input) =>
+    clientConduct(inWindow(part, input), input.verdicts).reduce((sum, client) => sum + client.retriedAfterRefusal, 0),
+  context_trim_rate: (part, input) => {
+    const gaps = [...contextGapByServer(inWindow(part, input)).values()];
+    return trimRate(gaps.reduce(mergeContextGap, emptyContextGap()));
+  },
+};
+
+export function isAnalysisMetric(metric: Metric): boolean {
+  return ANALYSIS_METRICS[metric] !== undefined;
+}
+
+/** Analysis metrics per group, each computed by the analysis the dashboard shows it with. */
+export function valuesFromEvents(metric: Metric, input: AnalysisInput, groupBy: GroupBy): GroupValue[] {
+  const compute = ANALYSIS_METRICS[metric];
+  if (compute === undefined) throw new RangeError(`${metric} is not an analysis metric`);
+  const values: GroupValue[] = [];
+  for (const [group, part] of partition(input.events, groupBy)) {
+    values.push({ group, value: compute(part, input), server: soleServer(part) });
+  }
+  return values;
+}
