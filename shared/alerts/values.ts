@@ -29,17 +29,16 @@ export interface CountLike {
 
 interface Tally {
   requests: number;
-  avoidable: number;
   matched: number;
   server: string | null;
 }
 
 /** What a rollup metric counts of one row, or null for metrics that are not read from rollups. */
 function numerator(metric: Metric, row: CountLike): number | null {
-  const [bucket, form] = metric.split(/_(?=count$|rate$)/);
-  if (form === 'count' || form === 'rate') return row.bucket === bucket ? row.requests : 0;
   if (metric === 'avoidable_count' || metric === 'avoidable_share') return row.avoidable;
   if (metric === 'undeclared_requests') return row.kind === 'not_declared' ? row.requests : 0;
+  const [bucket, form] = metric.split(/_(?=count$|rate$)/);
+  if (form === 'count' || form === 'rate') return row.bucket === bucket ? row.requests : 0;
   return null;
 }
 
@@ -53,17 +52,12 @@ function isRatio(metric: Metric): boolean {
  */
 export function valuesFromCounts(metric: Metric, rows: readonly CountLike[], groupBy: GroupBy): GroupValue[] {
   const tallies = new Map<string, Tally>();
-  if (groupBy === 'none') tallies.set('', { requests: 0, avoidable: 0, matched: 0, server: null });
+  if (groupBy === 'none') tallies.set('', { requests: 0, matched: 0, server: null });
   for (const row of rows) {
     const count = numerator(metric, row);
     if (count === null) throw new RangeError(`${metric} is not a rollup metric`);
     const group = groupBy === 'server' ? row.server : groupBy === 'client' ? row.client : '';
-    const tally = tallies.get(group) ?? {
-      requests: 0,
-      avoidable: 0,
-      matched: 0,
-      server: groupBy === 'server' ? row.server : null,
-    };
+    const tally = tallies.get(group) ?? { requests: 0, matched: 0, server: groupBy === 'server' ? row.server : null };
     tally.requests += row.requests;
     tally.matched += count;
     tallies.set(group, tally);

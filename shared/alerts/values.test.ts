@@ -1,0 +1,116 @@
+import { describe, expect, it } from 'vitest';
+import { analysisEvent, at, seed000, T0 } from '../analysis/fixtures.ts';
+import { replayGate } from '../analysis/gate.ts';
+import type { AnalysisEvent } from '../analysis/types.ts';
+import { METRIC_INFO, METRICS } from './metrics.ts';
+import { type CountLike, isAnalysisMetric, valuesFromCounts, valuesFromEvents } from './values.ts';
+
+const row = (overrides: Partial<CountLike>): CountLike => ({
+  server: 'alpha',
+  client: 'c1',
+  bucket: 'ok',
+  kind: 'ok',
+  requests: 0,
+  avoidable: 0,
+  ...overrides,
+});
+
+/** alpha: 6 ok, 3 refusals (2 not_declared, 2 avoidable), 1 throttled; beta: 4 transient from another client. */
+const ROWS: CountLike[] = [
+  row({ requests: 6 }),
+  row({ bucket: 'refusal', kind: 'not_declared', requests: 2, avoidable: 2 }),
+  row({ bucket: 'refusal', kind: 'invalid_params', requests: 1 }),
+  row({ bucket: 'throttled', kind: 'rate_limited', requests: 1 }),
+  row({ server: 'beta', client: 'c2', bucket: 'transient', kind: 'unavailable', requests: 4, avoidable: 1 }),
+];
+
+const byGroup = (values: { group: string; value: number | null }[]) =>
+  Object.fromEntries(values.map((v) => [v.group, v.value]));
+
+describe('alert metrics from rollup counts', () => {
+  it('counts and rates each bucket per server, per client and overall', () => {
+    expect(byGroup(valuesFromCounts('refusal_count', ROWS, 'server'))).toEqual({ alpha: 3, beta: 0 });
+    expect(byGroup(valuesFromCounts('refusal_rate', ROWS, 'server'))).toEqual({ alpha: 0.3, beta: 0 });
+    expect(byGroup(valuesFromCounts('transient_count', ROWS, 'client'))).toEqual({ c1: 0, c2: 4 });
+    expect(byGroup(valuesFromCounts('throttled_rate', ROWS, 'none'))).toEqual({ '': 1 / 14 });
+    expect(byGroup(valuesFromCounts('ambiguous_count', ROWS, 'none'))).toEqual({ '': 0 });
+  });
+
+  it('counts avoidable requests and their share, and requests to undeclared paths', () => {
+    expect(byGroup(valuesFromCounts('avoidable_count', ROWS, 'none'))).toEqual({ '': 3 });
+    expect(byGroup(valuesFromCounts('avoidable_share', ROWS, 'server'))).toEqual({ alpha: 0.2, beta: 0.25 });
+    expect(byGroup(valuesFromCounts('undeclared_requests', ROWS, 'server'))).toEqual({ alpha: 2, beta: 0 });
+  });
+
+  it('reads no traffic as a count of 0 but a rate with no data', () => {
+    expect(valuesFromCounts('refusal_count', [], 'none')).toEqual([{ group: '', value: 0, server: null }]);
+    expect(valuesFromCounts('refusal_rate', [], 'none')).toEqual([{ group: '', value: null, server: null }]);
+    expect(valuesFromCounts('refusal_rate', [], 'server')).toEqual([]);
+  });
+
+  it('names the server of a per-server reading', () => {
+    expect(valuesFromCounts('refusal_count', ROWS, 'server').map((v) => v.server)).toEqual(['alpha', 'beta']);
+  });
+});
+
+function input(events: AnalysisEvent[], from = T0, to = T0 + 3_600_000) {
+  return { events, verdicts: replayGate(events), from, to };
+}
+
+describe('alert metrics from the analyses', () => {
+  it("finds seed 000's probe storm of 22 attempts, per client", () => {
+    const { discoverer, prober, thirdClient } = seed000();
+    const events = [...discoverer, ...prober, ...thirdClient];
+    expect(byGroup(valuesFromEvents('probe_storm_size', input(events), 'client'))).toEqual({
+      discoverer: 0,
+      prober: 22,
+      third: 0,
+    });
+  });
+
+  it("counts seed 000's retries after a refusal: the third client's 2", () => {
+    const { prober, thirdClient } = seed000();
+    const values = byGroup(valuesFromEvents('retries_after_refusal', input([...prober, ...thirdClient]), 'client'));
+    expect(values.third).toBe(2);
+    expect(values.prober).toBeGreaterThan(0);
+  });
+
+  it('counts the re-presentations of each identity inside the window only', () => {
+    const sends = Array.from({ length: 45 }, (_, i) =>
+      analysisEvent({ identity: 'release-notes:abc', ts: at(i * 10), kind: 'policy_denied' }),
+    );
+    const once = analysisEvent({ identity: 'release-notes:def', ts: at(5) });
+    const all = input([...sends, once]);
+    expect(byGroup(valuesFromEvents('identity_representations', all, 'identity'))).toEqual({
+      'release-notes:abc': 44,
+      'release-notes:def': 0,
+    });
+    // A window that starts after the first send: every send inside it is a re-presentation.
+    const later = input([...sends, once], at(200), at(450));
+    expect(byGroup(valuesFromEvents('identity_representations', later, 'none'))).toEqual({ '': 25 });
+    expect(valuesFromEvents('identity_representations', all, 'identity')[0]?.server).toBe('release-notes');
+  });
+
+  it('computes the context trim rate over reported sampling requests; none reported is no data', () => {
+    const sampling = (applied: 'none' | 'thisServer' | null, server = 'summarizer') =>
+      analysisEvent({
+        server,
+        rpcMethod: 'sampling/createMessage',
+        context: { requested: 'allServers', applied, reason: applied === 'none' ? 'policy.max_scope' : null },
+      });
+    const events = [sampling('none'), sampling('none'), sampling('thisServer'), sampling('allServers' as never)];
+    events.push(sampling(null, 'quiet'));
+    const values = byGroup(valuesFromEvents('context_trim_rate', input(events), 'server'));
+    expect(values.summarizer).toBe(0.75);
+    expect(values.quiet).toBeNull();
+  });
+
+  it('has exactly one home for every metric', () => {
+    for (const metric of METRICS) {
+      const source = isAnalysisMetric(metric) ? 'analysis' : 'rollup';
+      expect(METRIC_INFO[metric].source, metric).toBe(source);
+      if (source === 'rollup') expect(() => valuesFromCounts(metric, ROWS, 'none')).not.toThrow();
+      else expect(() => valuesFromEvents(metric, input([]), 'none')).not.toThrow();
+    }
+  });
+});

@@ -1,0 +1,217 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { evaluateDue } from '../../api/services/alerts/engine.ts';
+import { seedDefaultRules } from '../../api/services/alerts/rules.ts';
+import { createTestApp, get, postNdjson, putJson, TEST_NOW, type TestApp } from '../support/app.ts';
+import { clientEvent, rpcError } from '../support/events.ts';
+import { STORE_KINDS, type TestStore } from '../support/stores.ts';
+
+const MIN = 60_000;
+const HOST = { host: '127.0.0.1:7700' };
+
+function postJson(app: TestApp, path: string, body: unknown) {
+  return app.request(path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...HOST },
+    body: JSON.stringify(body),
+  });
+}
+
+/** `n` refusals (-32602) from `client` to `server`, one every 10 s from `start`. */
+function refusals(n: number, start: number, server = 'alpha', client = 'agent-7') {
+  return Array.from({ length: n }, (_, i) =>
+    clientEvent({
+      ts: new Date(start + i * 10_000).toISOString(),
+      server,
+      client,
+      request: { jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'gone', arguments: { i } } },
+      response: rpcError(-32602, 'Unknown tool: gone'),
+    }),
+  );
+}
+
+const RULE = {
+  name: 'Refusals per server',
+  metric: 'refusal_count',
+  groupBy: 'server',
+  comparator: '>=',
+  warning: 3,
+  critical: 10,
+  windowSeconds: 600,
+  intervalSeconds: 60,
+  pendingSeconds: 60,
+  targets: [{ type: 'webhook', url: 'http://127.0.0.1:9/hook' }],
+};
+
+describe.each(STORE_KINDS)('alert rules API on $name', (kind) => {
+  describe.skipIf(kind.unavailable !== null)('', () => {
+    let db: TestStore;
+    let app: TestApp;
+    beforeAll(async () => {
+      db = await kind.open();
+      app = createTestApp(db.store);
+    });
+    afterAll(async () => db.dispose());
+
+    it('creates, reads, replaces and deletes a rule, filling in the defaults', async () => {
+      const created = await postJson(app, '/api/v1/alerts/rules', {
+        name: 'x',
+        metric: 'avoidable_share',
+        warning: 0.2,
+      });
+      expect(created.status).toBe(201);
+      const { rule } = await created.json();
+      expect(rule).toMatchObject({ name: 'x', groupBy: 'none', comparator: '>=', windowSeconds: 900, enabled: true });
+      const replaced = await putJson(app, `/api/v1/alerts/rules/${rule.id}`, { ...RULE, name: 'y', enabled: false });
+      expect((await replaced.json()).rule).toMatchObject({ id: rule.id, name: 'y', enabled: false });
+      const list = await (await get(app, '/api/v1/alerts/rules')).json();
+      expect(list.rules.map((r: { id: string }) => r.id)).toContain(rule.id);
+      const deleted = await app.request(`/api/v1/alerts/rules/${rule.id}`, { method: 'DELETE', headers: HOST });
+      expect(deleted.status).toBe(200);
+      const gone = await get(app, `/api/v1/alerts/rules/${rule.id}`);
+      expect(gone.status).toBe(404);
+      expect((await gone.json()).error).toMatchObject({ code: 'not_found', retryable: false });
+    });
+
+    it.each([
+      [{ ...RULE, groupBy: 'identity' }, 'groupBy'],
+      [{ ...RULE, warning: null, critical: null }, 'critical'],
+      [{ ...RULE, metric: 'avoidable_share', warning: 20, critical: null }, 'warning'],
+      [{ ...RULE, critical: 2 }, 'critical'],
+      [{ ...RULE, resolveThreshold: 5 }, 'resolveThreshold'],
+      [{ ...RULE, windowSeconds: 5 }, 'windowSeconds'],
+      [{ ...RULE, metric: 'refusals' }, 'metric'],
+      [{ ...RULE, targets: [{ type: 'webhook', url: 'file:///etc/passwd' }] }, 'targets.0.url'],
+      [{ ...RULE, colour: 'red' }, ''],
+    ])('refuses an invalid rule with a 400 naming the field (%#)', async (body, field) => {
+      const res = await postJson(app, '/api/v1/alerts/rules', body);
+      expect(res.status).toBe(400);
+      const { error } = await res.json();
+      expect(error).toMatchObject({ code: 'invalid_request', retryable: false });
+      if (field !== '') expect(error.field).toBe(field);
+    });
+
+    it('ships the three default rules once; a deleted default stays deleted', async () => {
+      const fresh = await kind.open();
+      try {
+        await seedDefaultRules(fresh.store, TEST_NOW);
+        const freshApp = createTestApp(fresh.store);
+        const { rules } = await (await get(freshApp, '/api/v1/alerts/rules')).json();
+        expect(rules.map((r: { metric: string }) => r.metric).sort()).toEqual([
+          'avoidable_share',
+          'identity_representations',
+          'retries_after_refusal',
+        ]);
+        const identity = rules.find((r: { metric: string }) => r.metric === 'identity_representations');
+        expect(identity).toMatchObject({ critical: 40, windowSeconds: 600, groupBy: 'identity' });
+        await freshApp.request(`/api/v1/alerts/rules/${identity.id}`, { method: 'DELETE', headers: HOST });
+        await seedDefaultRules(fresh.store, TEST_NOW + MIN);
+        const after = await (await get(freshApp, '/api/v1/alerts/rules')).json();
+        expect(after.rules).toHaveLength(2);
+      } finally {
+        await fresh.dispose();
+      }
+    });
+  });
+});
+
+describe.each(STORE_KINDS)('alert evaluation on $name', (kind) => {
+  describe.skipIf(kind.unavailable !== null)('', () => {
+    let db: TestStore;
+    let app: TestApp;
+    let ruleId: string;
+    const log: string[] = [];
+    beforeAll(async () => {
+      db = await kind.open();
+      app = createTestApp(db.store);
+      // alpha: 5 refusals in the 10 minutes before TEST_NOW; beta: 1.
+      const ingest = await postNdjson(app, [
+        ...refusals(5, TEST_NOW - 5 * MIN),
+        ...refusals(1, TEST_NOW - 5 * MIN, 'beta'),
+      ]);
+      expect(ingest.status).toBe(200);
+      const res = await postJson(app, '/api/v1/alerts/rules', RULE);
+      ruleId = (await res.json()).rule.id;
+    });
+    afterAll(async () => db.dispose());
+
+    const alerts = async (query = '') => (await (await get(app, `/api/v1/alerts${query}`)).json()).alerts;
+    const history = async () => (await (await get(app, `/api/v1/alerts/history?rule=${ruleId}`)).json()).history;
+    const deliveries = async () =>
+      (await (await get(app, `/api/v1/alerts/deliveries?rule=${ruleId}`)).json()).deliveries;
+
+    it('goes pending, then fires after the pending period, with one notification queued', async () => {
+      expect(await evaluateDue(db.store, TEST_NOW, (m) => log.push(m))).toBe(1);
+      expect(await alerts()).toMatchObject([{ ruleId, group: 'alpha', server: 'alpha', state: 'pending', value: 5 }]);
+      // Not due again before its interval: nothing happens.
+      expect(await evaluateDue(db.store, TEST_NOW + 30_000, (m) => log.push(m))).toBe(0);
+      expect(await evaluateDue(db.store, TEST_NOW + MIN, (m) => log.push(m))).toBe(1);
+      expect(await alerts('?server=alpha')).toMatchObject([
+        { state: 'firing', severity: 'warning', threshold: 3, ruleName: RULE.name },
+      ]);
+      expect(await alerts('?server=beta')).toEqual([]);
+      expect((await history()).map((h: { toState: string }) => h.toState)).toEqual(['firing', 'pending']);
+      const queued = await deliveries();
+      expect(queued).toHaveLength(1);
+      expect(queued[0]).toMatchObject({ status: 'pending', targetUrl: 'http://127.0.0.1:9/hook' });
+      expect(queued[0].notice).toMatchObject({
+        version: 1,
+        status: 'firing',
+        severity: 'warning',
+        group: { by: 'server', value: 'alpha' },
+        value: 5,
+        threshold: 3,
+        rule: { id: ruleId, metric: 'refusal_count' },
+      });
+      expect(log).toEqual([]);
+    });
+
+    it('takes each round once, even with two evaluators at the same moment', async () => {
+      const counts = await Promise.all([
+        evaluateDue(db.store, TEST_NOW + 2 * MIN, () => undefined),
+        evaluateDue(db.store, TEST_NOW + 2 * MIN, () => undefined),
+      ]);
+      expect(counts.sort()).toEqual([0, 1]);
+    });
+
+    it('neither repeats the notification while firing nor after a restart, and resolves once the window is clear', async () => {
+      // A "restart" is nothing but a new evaluator over the same store.
+      await evaluateDue(db.store, TEST_NOW + 3 * MIN, () => undefined);
+      expect(await deliveries()).toHaveLength(1);
+      // The refusals were sent between -5 and -4.3 minutes: a 10-minute window ending at +6 minutes holds none.
+      await evaluateDue(db.store, TEST_NOW + 6 * MIN, () => undefined);
+      expect(await alerts()).toEqual([]);
+      expect(await alerts('?resolved=1')).toMatchObject([{ state: 'resolved', group: 'alpha' }]);
+      const notices = (await deliveries()).map((d: { notice: { status: string } }) => d.notice.status);
+      expect(notices).toEqual(['resolved', 'firing']);
+    });
+
+    it('previews what the rule would have done over a past range', async () => {
+      const res = await postJson(app, '/api/v1/alerts/rules/preview', {
+        rule: { ...RULE, pendingSeconds: 0 },
+        from: TEST_NOW - 60 * MIN,
+        to: TEST_NOW + 30 * MIN,
+      });
+      expect(res.status).toBe(200);
+      const preview = await res.json();
+      expect(preview.points.length).toBeGreaterThan(10);
+      expect(preview.points.length).toBeLessThanOrEqual(96);
+      const alpha = preview.series.find((s: { group: string }) => s.group === 'alpha');
+      expect(Math.max(...alpha.values)).toBe(5);
+      const fired = preview.transitions.filter((t: { to: string; group: string }) => t.group === 'alpha');
+      expect(fired.map((t: { to: string }) => t.to)).toEqual(['firing', 'resolved']);
+      expect(preview.notifications).toBe(2);
+    });
+
+    it('refuses a preview of an unbounded range', async () => {
+      const res = await postJson(app, '/api/v1/alerts/rules/preview', { rule: RULE, from: 0, to: TEST_NOW });
+      expect(res.status).toBe(400);
+      expect((await res.json()).error.field).toBe('from');
+    });
+
+    it('keeps the history and the queued notifications of a deleted rule', async () => {
+      await app.request(`/api/v1/alerts/rules/${ruleId}`, { method: 'DELETE', headers: HOST });
+      expect((await history()).map((h: { toState: string }) => h.toState)).toEqual(['resolved', 'firing', 'pending']);
+      expect(await deliveries()).toHaveLength(2);
+    });
+  });
+});
