@@ -120,9 +120,9 @@ describe.each(STORE_KINDS)('alert notification delivery on $name', (kind) => {
     });
 
     it('sends the documented payload with an idempotency key, and Slack a message with names escaped', async () => {
-      const webhook = receiver.received.find((r) => r.path === '/flaky');
-      expect(webhook?.body).toMatchObject({ version: 1, status: 'firing', severity: 'critical', value: 1 });
-      expect(webhook?.idempotencyKey).toBe((webhook?.body as { key: string }).key);
+      const webhook = receiver.received.find((r) => r.path === '/flaky') as Received;
+      expect(webhook.body).toMatchObject({ version: 1, status: 'firing', severity: 'critical', value: 1 });
+      expect(webhook.idempotencyKey).toBe((webhook.body as { key: string }).key);
       const keys = new Set(receiver.received.filter((r) => r.path === '/flaky').map((r) => r.idempotencyKey));
       expect(keys.size).toBe(1);
       const slack = receiver.received.find((r) => r.path === '/slack')?.body as { text: string };
