@@ -99,6 +99,40 @@ describe.each(STORE_KINDS)('traffic analysis over the demo day on $name', (kind)
       expect((await get(app, '/api/v1/servers/nobody-here')).status).toBe(404);
     });
 
+    it("counts a server's failures per code, adding up to its failures per kind", async () => {
+      interface CodeCount {
+        rpcCode: number | null;
+        httpStatus: number | null;
+        bucket: string;
+        kind: string;
+        requests: number;
+      }
+      const docs = await json('/api/v1/servers/docs');
+      const codes: CodeCount[] = docs.codes;
+      const failed = docs.counts.total - docs.counts.buckets.ok;
+      expect(failed).toBeGreaterThan(0);
+      expect(codes.reduce((sum, row) => sum + row.requests, 0)).toBe(failed);
+      expect(codes).toContainEqual({
+        rpcCode: null,
+        httpStatus: 404,
+        bucket: 'refusal',
+        kind: 'not_declared',
+        requests: docs.counts.kinds.refusal.not_declared,
+      });
+      expect(codes.map((row) => row.requests)).toEqual(codes.map((row) => row.requests).sort((a, b) => b - a));
+
+      const notes = await json('/api/v1/servers/release-notes');
+      expect(notes.codes).toContainEqual({
+        rpcCode: -32003,
+        httpStatus: 200,
+        bucket: 'refusal',
+        kind: 'policy_denied',
+        requests: notes.counts.kinds.refusal.policy_denied,
+      });
+      const quiet = await json(`/api/v1/servers/docs?from=${NOW + 60_000}&to=${NOW + 120_000}`);
+      expect(quiet.codes).toEqual([]);
+    });
+
     it('buckets the whole range, zeros included, and sums to the summary', async () => {
       const series = await json(`/api/v1/timeseries?from=${NOW - 3_600_000}&to=${NOW}`);
       expect(series.step).toBe(60_000);

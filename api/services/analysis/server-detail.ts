@@ -1,3 +1,4 @@
+import { codeCounts } from '../../../db/queries/codes.ts';
 import type { SqlRunner } from '../../../db/runner.ts';
 import { readServerConfig } from '../server-config.ts';
 import { summarise } from '../summary.ts';
@@ -9,8 +10,9 @@ import { contextGapIn, identitiesIn, stormsIn, timeseriesIn } from './traffic.ts
 export async function serverDetail(db: SqlRunner, scope: Window & { server: string }) {
   const config = await readServerConfig(db, scope.server);
   if (config === null) return null;
-  const [summary, series, storms, identities, contextGap] = await Promise.all([
+  const [summary, codes, series, storms, identities, contextGap] = await Promise.all([
     summarise(db, scope),
+    codeCounts(db, scope),
     timeseriesIn(db, scope),
     stormsIn(db, scope),
     identitiesIn(db, scope, 10),
@@ -21,6 +23,7 @@ export async function serverDetail(db: SqlRunner, scope: Window & { server: stri
     range: { from: scope.from, to: scope.to },
     counts: summary.overall,
     clients: summary.clients,
+    codes,
     series,
     storms: storms.map(stormSummary),
     identities,
