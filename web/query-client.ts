@@ -19,13 +19,22 @@ export class ApiFailure extends Error {
     /** What to change so that the request succeeds, when the API says. */
     readonly fix: string | null = null,
     readonly retryAfterSeconds: number | null = null,
+    /** The input member at fault, as the API names it (`overrides.0.kind`). */
+    readonly field: string | null = null,
   ) {
     super(message);
   }
 }
 
 interface ErrorBody {
-  error?: { code: string; message: string; retryable: boolean; fix?: string; retryAfterSeconds?: number };
+  error?: {
+    code: string;
+    message: string;
+    retryable: boolean;
+    fix?: string;
+    retryAfterSeconds?: number;
+    field?: string;
+  };
 }
 
 export async function unwrap<T>(response: Response & { json(): Promise<T> }): Promise<T> {
@@ -38,6 +47,7 @@ export async function unwrap<T>(response: Response & { json(): Promise<T> }): Pr
     error?.retryable ?? response.status >= 500,
     error?.fix ?? null,
     error?.retryAfterSeconds ?? null,
+    error?.field ?? null,
   );
 }
 

@@ -159,7 +159,7 @@ describe.skipIf(chromiumMissing)('the dashboard in a browser', () => {
   });
 });
 
-describe.skipIf(chromiumMissing)('editing a discovery document in the browser', () => {
+describe.skipIf(chromiumMissing)("editing a server's contract in the browser", () => {
   // These tests change stored classifications: they get a server of their own.
   let own: DemoServer;
   beforeAll(async () => {
@@ -169,7 +169,7 @@ describe.skipIf(chromiumMissing)('editing a discovery document in the browser', 
     await own?.close();
   });
 
-  it('saves it, says how many events were reclassified, and shows the new buckets', async () => {
+  it('saves a discovery document, says how many events were reclassified, and shows the new buckets', async () => {
     // Declaring the prober's paths turns its "undeclared path" refusals into 404s on declared paths.
     const before = await own.api<EventPage>('/api/v1/events?server=docs&kind=not_declared&limit=1000');
     const expected = before.events.filter((e) => PROBED.includes(e.http.path ?? '')).length;
@@ -182,7 +182,7 @@ describe.skipIf(chromiumMissing)('editing a discovery document in the browser', 
     const refusalsBefore = readCount(await refusals.textContent());
 
     await page.getByTestId('discovery').waitFor();
-    await page.getByRole('button', { name: 'Edit' }).click();
+    await page.getByTestId('discovery-panel').getByRole('button', { name: 'Edit' }).click();
     const endpoints = ['/mcp', ...PROBED].map((path) => ({ method: 'POST', path }));
     await page.getByRole('textbox').fill(JSON.stringify({ endpoints, methods: ['tools/call', 'initialize'] }));
     await page.getByRole('button', { name: 'Save' }).click();
@@ -195,11 +195,11 @@ describe.skipIf(chromiumMissing)('editing a discovery document in the browser', 
     await page.close();
   });
 
-  it('refuses a document that is not JSON without sending it', async () => {
+  it('refuses a discovery document that is not JSON without sending it', async () => {
     const { page } = await openPage(browser);
     await page.goto(`${own.url}/servers/billing`);
     await page.getByTestId('discovery').waitFor();
-    await page.getByRole('button', { name: 'Edit' }).click();
+    await page.getByTestId('discovery-panel').getByRole('button', { name: 'Edit' }).click();
     let puts = 0;
     page.on('request', (request) => {
       if (request.method() === 'PUT') puts += 1;
@@ -208,6 +208,78 @@ describe.skipIf(chromiumMissing)('editing a discovery document in the browser', 
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByText(/^Not valid JSON/).waitFor();
     expect(puts).toBe(0);
+    await page.close();
+  });
+
+  it('adds a code override, shows what the API refused and where, then moves the events to its bucket', async () => {
+    // search answers 429 when it rate-limits; an operator who knows its quota never resets calls that a refusal.
+    const stored = await own.api<EventPage>('/api/v1/events?server=search&bucket=throttled&limit=1000');
+    expect(stored.events.length).toBeGreaterThan(0);
+
+    const { page, errors } = await openPage(browser);
+    await page.goto(`${own.url}/servers/search?range=7d`);
+    const [throttled, refusals] = [page.getByTestId('total-throttled'), page.getByTestId('total-refusal')];
+    await throttled.filter({ hasNotText: '–' }).waitFor();
+    const before = {
+      throttled: readCount(await throttled.textContent()),
+      refusal: readCount(await refusals.textContent()),
+    };
+    expect(before.throttled).toBeGreaterThan(0);
+
+    const panel = page.getByTestId('overrides-panel');
+    await panel.getByRole('button', { name: 'Edit' }).click();
+    await panel.getByRole('button', { name: 'Add override' }).click();
+    await panel.getByLabel('Row 1: code').fill('429');
+    await panel.getByLabel('Row 1: bucket').selectOption('refusal');
+    await panel.getByLabel('Row 1: kind').fill('Quota Gone');
+    await panel.getByRole('button', { name: 'Save' }).click();
+    await panel
+      .getByRole('alert')
+      .getByText(/snake_case/)
+      .waitFor();
+    expect(await panel.getByTestId('override-fault').textContent()).toContain('overrides.0.kind: row 1, kind');
+    expect(await panel.getByLabel('Row 1: kind').getAttribute('aria-invalid')).toBe('true');
+
+    await panel.getByLabel('Row 1: kind').fill('quota_exhausted');
+    await panel.getByRole('button', { name: 'Save' }).click();
+    const saved = panel.getByTestId('reclassified');
+    await saved.waitFor();
+    expect(await saved.textContent()).toBe(
+      `Saved. ${stored.events.length.toLocaleString('en-US')} stored events reclassified.`,
+    );
+    await expect.poll(async () => readCount(await throttled.textContent())).toBe(0);
+    expect(readCount(await refusals.textContent())).toBe(before.refusal + before.throttled);
+    await page.getByTestId('kind-table').getByText('quota_exhausted').waitFor();
+    await panel.getByRole('button', { name: 'Close' }).click();
+    await panel.getByText('HTTP status 429').waitFor();
+    // The refused save is the one error the page may log: the browser reports every 4xx answer.
+    expect(errors.filter((error) => !error.includes('status of 400'))).toEqual([]);
+    await page.close();
+  });
+});
+
+describe.skipIf(chromiumMissing)('alert rules in a browser', () => {
+  it('creates a rule on the demo data, sees its preview, and sees it fire', async () => {
+    const { page, errors } = await openPage(browser);
+    await page.goto(`${demo.url}/alerts/new`);
+    await page.getByLabel('Name').fill('Any refusal per server');
+    await page.getByLabel('Metric').selectOption('refusal_count');
+    await page.getByLabel('One alert per').selectOption('server');
+    await page.getByLabel('Warning').fill('1');
+    await page.getByLabel('Evaluate every').fill('10');
+    const summary = page.getByTestId('preview-summary');
+    await summary.filter({ hasText: /Would have notified \d+ times/ }).waitFor();
+    expect(await page.getByTestId('preview-chart').locator('.recharts-line').count()).toBeGreaterThan(0);
+    await page.getByRole('button', { name: 'Create rule' }).click();
+    await page.waitForURL(`${demo.url}/alerts`);
+    const row = page.getByTestId('rule-row').filter({ hasText: 'Any refusal per server' });
+    // The engine evaluates a new rule within one tick; the screen polls.
+    await row.getByText(/^firing \d+$/).waitFor({ timeout: 20_000 });
+    const firing = page.getByTestId('firing-alerts').getByTestId('alert-row').filter({ hasText: 'Any refusal' });
+    expect(await firing.count()).toBeGreaterThan(0);
+    expect(await firing.first().textContent()).toMatch(/warning.*server files/);
+    await page.getByTestId('alert-history').getByText('Any refusal per server').first().waitFor();
+    expect(errors).toEqual([]);
     await page.close();
   });
 });

@@ -1,6 +1,7 @@
 import { queryOptions } from '@tanstack/react-query';
 import type { InferResponseType } from 'hono/client';
 import { api } from '../api.ts';
+import type { OverridesBody } from '../prepare/overrides.ts';
 import { unwrap } from '../query-client.ts';
 import type { TimeRange } from '../time-range.ts';
 import { type Scope, scopeQuery } from './scope.ts';
@@ -8,6 +9,8 @@ import { type Scope, scopeQuery } from './scope.ts';
 export type ServerRow = InferResponseType<typeof api.servers.$get, 200>['servers'][number];
 export type ServerDetail = InferResponseType<(typeof api.servers)[':server']['$get'], 200>;
 export type DiscoveryChange = InferResponseType<(typeof api.servers)[':server']['discovery']['$put'], 200>;
+export type OverridesChange = InferResponseType<(typeof api.servers)[':server']['overrides']['$put'], 200>;
+export type CodeCount = ServerDetail['codes'][number];
 
 export const serverKeys = {
   all: ['servers'] as const,
@@ -32,4 +35,9 @@ export function serverQuery(server: string, range: TimeRange) {
 /** Replaces the server's discovery document; the answer says how many stored events changed bucket. */
 export async function putDiscovery(server: string, document: unknown): Promise<DiscoveryChange> {
   return unwrap(await api.servers[':server'].discovery.$put({ param: { server }, json: document }));
+}
+
+/** Replaces the server's code overrides; the answer says how many stored events changed bucket. */
+export async function putOverrides(server: string, body: OverridesBody): Promise<OverridesChange> {
+  return unwrap(await api.servers[':server'].overrides.$put({ param: { server }, json: body }));
 }

@@ -1,9 +1,7 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { ErrorNote } from '../../components/ErrorNote.tsx';
-import { formatCount } from '../../format.ts';
-import { invalidateAfterReclassify } from '../../queries/invalidate.ts';
 import { putDiscovery } from '../../queries/servers.ts';
+import { EditorForm } from './EditorForm.tsx';
+import { useReclassify } from './use-reclassify.ts';
 
 const TEMPLATE = { endpoints: [{ method: 'POST', path: '/mcp' }], methods: [] };
 
@@ -23,26 +21,16 @@ interface DiscoveryEditorProps {
 
 /** Edit the document as JSON; saving reclassifies the server's stored failures and says how many changed. */
 export function DiscoveryEditor({ server, source, onDone }: DiscoveryEditorProps) {
-  const client = useQueryClient();
   const [text, setText] = useState(() => JSON.stringify(source ?? TEMPLATE, null, 2));
   const [syntax, setSyntax] = useState<string | null>(null);
-  const save = useMutation({
-    mutationFn: (document: unknown) => putDiscovery(server, document),
-    onSuccess: () => invalidateAfterReclassify(client),
-  });
+  const save = useReclassify((document: unknown) => putDiscovery(server, document));
   const submit = () => {
     const parsed = parse(text);
     setSyntax(parsed.ok ? null : parsed.message);
     if (parsed.ok) save.mutate(parsed.value);
   };
   return (
-    <form
-      className="editor"
-      onSubmit={(event) => {
-        event.preventDefault();
-        submit();
-      }}
-    >
+    <EditorForm save={save} what="the document" onSubmit={submit} onDone={onDone}>
       <label htmlFor="discovery-text">
         A plain declaration <code>{'{"endpoints":[{"method","path"}],"methods":[]}'}</code>, an A2A Agent Card or an MCP
         server card.
@@ -59,21 +47,6 @@ export function DiscoveryEditor({ server, source, onDone }: DiscoveryEditorProps
           Not valid JSON: {syntax}. Nothing was sent.
         </p>
       ) : null}
-      {save.isError ? <ErrorNote error={save.error} what="the document" action="save" /> : null}
-      {save.isSuccess ? (
-        <p role="status" className="saved" data-testid="reclassified">
-          Saved. {formatCount(save.data.reclassified)} stored event{save.data.reclassified === 1 ? '' : 's'}{' '}
-          reclassified.
-        </p>
-      ) : null}
-      <div className="actions">
-        <button type="submit" className="primary" disabled={save.isPending}>
-          {save.isPending ? 'Saving…' : 'Save'}
-        </button>
-        <button type="button" onClick={onDone}>
-          {save.isSuccess ? 'Close' : 'Cancel'}
-        </button>
-      </div>
-    </form>
+    </EditorForm>
   );
 }

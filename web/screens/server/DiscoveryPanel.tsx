@@ -1,34 +1,29 @@
-import { useState } from 'react';
 import { Json } from '../../components/Json.tsx';
-import { Panel, type PanelQuery } from '../../components/Panel.tsx';
+import type { PanelQuery } from '../../components/Panel.tsx';
 import type { ServerDetail } from '../../queries/servers.ts';
+import { ContractPanel } from './ContractPanel.tsx';
 import { DiscoveryEditor } from './DiscoveryEditor.tsx';
 
 /** The server's contract as the product holds it: what decides whether a 404 is a refusal. */
 export function DiscoveryPanel({ server, query }: { server: string; query: PanelQuery<ServerDetail> }) {
-  const [editing, setEditing] = useState(false);
-  const edit = (
-    <button type="button" onClick={() => setEditing(true)} disabled={editing || query.data === undefined}>
-      Edit
-    </button>
-  );
   return (
-    <Panel title="Discovery document" what="the discovery document" query={query} minHeight={160} actions={edit}>
-      {(data) => (
+    <ContractPanel
+      title="Discovery document"
+      what="the discovery document"
+      query={query}
+      minHeight={160}
+      testId="discovery-panel"
+    >
+      {(data, edit) => (
         <div data-testid="discovery">
-          {editing ? (
-            <DiscoveryEditor server={server} source={data.discoverySource} onDone={() => setEditing(false)} />
+          {edit.open ? (
+            <DiscoveryEditor server={server} source={data.discoverySource} onDone={edit.close} />
           ) : (
             <DiscoveryView discovery={data.discovery} source={data.discoverySource} />
           )}
-          {data.overrides.length > 0 ? (
-            <p className="muted">
-              {data.overrides.length} code override{data.overrides.length === 1 ? '' : 's'} also apply to this server.
-            </p>
-          ) : null}
         </div>
       )}
-    </Panel>
+    </ContractPanel>
   );
 }
 

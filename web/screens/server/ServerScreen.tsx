@@ -7,10 +7,12 @@ import { ClientsPanel } from './ClientsPanel.tsx';
 import { ContextGapPanel } from './ContextGapPanel.tsx';
 import { DiscoveryPanel } from './DiscoveryPanel.tsx';
 import { IdentityPanel } from './IdentityPanel.tsx';
+import { KindsPanel } from './KindsPanel.tsx';
+import { OverridesPanel } from './OverridesPanel.tsx';
 import { StormTable } from './StormTable.tsx';
 import { TrafficPanel } from './TrafficPanel.tsx';
 
-/** One server: its traffic, what hammers it, what it is asked to re-do, its context gap and its contract. */
+/** One server: its traffic, why it fails, what hammers it, what it is asked to re-do, its context gap and its contract. */
 export function ServerScreen({ server }: { server: string }) {
   const { range, link } = useUrl();
   const detail = useQuery(serverQuery(server, range));
@@ -38,6 +40,7 @@ export function ServerScreen({ server }: { server: string }) {
       ) : (
         <>
           <TrafficPanel server={server} query={detail} />
+          <KindsPanel server={server} query={detail} />
           <StormTable query={detail} />
           <div className="grid">
             <IdentityPanel query={detail} />
@@ -46,7 +49,10 @@ export function ServerScreen({ server }: { server: string }) {
               <ContextGapPanel query={detail} />
             </div>
           </div>
-          <DiscoveryPanel server={server} query={detail} />
+          <div className="grid">
+            <DiscoveryPanel server={server} query={detail} />
+            <OverridesPanel server={server} query={detail} />
+          </div>
         </>
       )}
     </>

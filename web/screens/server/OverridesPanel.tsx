@@ -1,0 +1,53 @@
+import { BucketBadge } from '../../components/BucketBadge.tsx';
+import type { PanelQuery } from '../../components/Panel.tsx';
+import { CODE_FIELD_LABEL, draftsOf } from '../../prepare/overrides.ts';
+import type { ServerDetail } from '../../queries/servers.ts';
+import { ContractPanel } from './ContractPanel.tsx';
+import { OverridesEditor } from './OverridesEditor.tsx';
+
+/** The operator's re-mapping of this server's codes: applied before the default rules, to stored events too. */
+export function OverridesPanel({ server, query }: { server: string; query: PanelQuery<ServerDetail> }) {
+  return (
+    <ContractPanel
+      title="Code overrides"
+      what="the code overrides"
+      query={query}
+      minHeight={80}
+      testId="overrides-panel"
+    >
+      {(data, edit) => {
+        const drafts = draftsOf(data.overrides);
+        if (edit.open) return <OverridesEditor server={server} drafts={drafts} onDone={edit.close} />;
+        if (drafts.length === 0) {
+          return <p className="empty">None: every code of this server is read by the default rules.</p>;
+        }
+        return (
+          <div className="table-wrap">
+            <table className="table stack-on-phone">
+              <thead>
+                <tr>
+                  <th scope="col">Code</th>
+                  <th scope="col">Classified as</th>
+                </tr>
+              </thead>
+              <tbody>
+                {drafts.map((draft, index) => (
+                  // The API does not forbid two rows for one code, so only the position tells rows apart.
+                  // biome-ignore lint/suspicious/noArrayIndexKey: see above
+                  <tr key={index}>
+                    <td data-label="Code">
+                      {CODE_FIELD_LABEL[draft.field]} <code>{draft.code}</code>
+                    </td>
+                    <td data-label="Classified as">
+                      <BucketBadge bucket={draft.bucket} kind={draft.kind} />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        );
+      }}
+    </ContractPanel>
+  );
+}
