@@ -1,4 +1,4 @@
-import { useEffect } from 'react';
+import { lazy, Suspense, useEffect } from 'react';
 import { Link } from './components/Link.tsx';
 import type { Route } from './router.ts';
 import { ClientsScreen } from './screens/clients/ClientsScreen.tsx';
@@ -11,6 +11,12 @@ import { StormScreen } from './screens/storm/StormScreen.tsx';
 import { Header } from './shell/Header.tsx';
 import { useUrl } from './use-url.ts';
 
+/** Alerts are a screen of their own, rarely the first one opened: they load when visited. */
+const AlertsScreen = lazy(async () => ({ default: (await import('./screens/alerts/AlertsScreen.tsx')).AlertsScreen }));
+const RuleEditorScreen = lazy(async () => ({
+  default: (await import('./screens/alerts/RuleEditor.tsx')).RuleEditorScreen,
+}));
+
 function titleOf(route: Route): string {
   switch (route.name) {
     case 'overview':
@@ -19,6 +25,8 @@ function titleOf(route: Route): string {
       return route.server;
     case 'storm':
       return 'Storm';
+    case 'alert_rule':
+      return route.id === 'new' ? 'New alert rule' : 'Alert rule';
     case 'not_found':
       return 'No such screen';
     default:
@@ -46,6 +54,10 @@ function Screen() {
       return <ClientsScreen />;
     case 'ingest':
       return <IngestScreen />;
+    case 'alerts':
+      return <AlertsScreen />;
+    case 'alert_rule':
+      return <RuleEditorScreen key={route.id} id={route.id} />;
     case 'not_found':
       return (
         <section className="panel">
@@ -63,7 +75,9 @@ export function App() {
     <>
       <Header />
       <main>
-        <Screen />
+        <Suspense fallback={<div className="skeleton" style={{ height: 480 }} />}>
+          <Screen />
+        </Suspense>
       </main>
     </>
   );

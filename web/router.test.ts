@@ -11,6 +11,8 @@ describe('matchRoute', () => {
     expect(matchRoute('/events/')).toEqual({ name: 'events' });
     expect(matchRoute('/clients')).toEqual({ name: 'clients' });
     expect(matchRoute('/ingest')).toEqual({ name: 'ingest' });
+    expect(matchRoute('/alerts')).toEqual({ name: 'alerts' });
+    expect(matchRoute('/alerts/new')).toEqual({ name: 'alert_rule', id: 'new' });
     expect(matchRoute('/servers/a/b')).toMatchObject({ name: 'not_found' });
     expect(matchRoute('/servers/%E0%A4%A')).toMatchObject({ name: 'not_found' });
   });
@@ -18,6 +20,8 @@ describe('matchRoute', () => {
   it('builds paths that match back', () => {
     const route = { name: 'server', server: 'a/b?c' } as const;
     expect(matchRoute(routePath(route))).toEqual(route);
+    const rule = { name: 'alert_rule', id: 'r 1' } as const;
+    expect(matchRoute(routePath(rule))).toEqual(rule);
   });
 });
 

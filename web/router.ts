@@ -12,6 +12,9 @@ export type Route =
   | { name: 'events' }
   | { name: 'clients' }
   | { name: 'ingest' }
+  | { name: 'alerts' }
+  /** `id` is 'new' for a rule not yet saved. */
+  | { name: 'alert_rule'; id: string }
   | { name: 'not_found'; path: string };
 
 function segment(text: string): string | null {
@@ -32,10 +35,12 @@ export function matchRoute(pathname: string): Route {
     if (first === 'events') return { name: 'events' };
     if (first === 'clients') return { name: 'clients' };
     if (first === 'ingest') return { name: 'ingest' };
+    if (first === 'alerts') return { name: 'alerts' };
   }
   if (rest.length === 0 && named !== null && named !== '') {
     if (first === 'servers') return { name: 'server', server: named };
     if (first === 'storms') return { name: 'storm', id: named };
+    if (first === 'alerts') return { name: 'alert_rule', id: named };
   }
   return { name: 'not_found', path: pathname };
 }
@@ -48,6 +53,8 @@ export function routePath(route: Exclude<Route, { name: 'not_found' }>): string 
       return `/servers/${encodeURIComponent(route.server)}`;
     case 'storm':
       return `/storms/${encodeURIComponent(route.id)}`;
+    case 'alert_rule':
+      return `/alerts/${encodeURIComponent(route.id)}`;
     default:
       return `/${route.name}`;
   }

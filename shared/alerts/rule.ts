@@ -1,11 +1,6 @@
 import { z } from 'zod';
+import { COMPARATORS, meets, NO_DATA } from './compare.ts';
 import { GROUP_BYS, METRIC_INFO, METRICS } from './metrics.ts';
-
-export const COMPARATORS = ['>=', '>', '<=', '<'] as const;
-export type Comparator = (typeof COMPARATORS)[number];
-
-/** What a rule does when an ungrouped metric has no reading (a rate over no traffic). */
-export const NO_DATA = ['ok', 'keep_state', 'alerting'] as const;
 
 const MINUTE = 60;
 const DAY = 24 * 60 * MINUTE;
@@ -93,20 +88,6 @@ export interface Rule extends RuleInput {
   id: string;
   createdAt: number;
   updatedAt: number;
-}
-
-/** Whether `value` meets `threshold` under the comparator. */
-export function meets(comparator: Comparator, value: number, threshold: number): boolean {
-  switch (comparator) {
-    case '>=':
-      return value >= threshold;
-    case '>':
-      return value > threshold;
-    case '<=':
-      return value <= threshold;
-    case '<':
-      return value < threshold;
-  }
 }
 
 /**

@@ -1,4 +1,5 @@
-import { meets, type RuleInput } from './rule.ts';
+import { meets } from './compare.ts';
+import type { RuleInput } from './rule.ts';
 
 /**
  * One alert instance (a rule, or one group of a grouped rule) through time: ok → pending → firing → resolved.

@@ -1,4 +1,5 @@
 import { useUrl } from '../../use-url.ts';
+import { FiringAlerts } from '../alerts/FiringAlerts.tsx';
 import { AlarmPanel } from './AlarmPanel.tsx';
 import { NowBanner } from './NowBanner.tsx';
 import { SeriesPanel } from './SeriesPanel.tsx';
@@ -15,6 +16,7 @@ export function Overview() {
     <>
       <h1 className="screen-title">Overview</h1>
       <NowBanner scope={scope} />
+      <FiringAlerts />
       <TotalsRow scope={scope} />
       <SeriesPanel scope={scope} />
       <div className="grid">

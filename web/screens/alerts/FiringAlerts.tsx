@@ -1,0 +1,66 @@
+import { useQuery } from '@tanstack/react-query';
+import type { Comparator } from '../../../shared/alerts/compare.ts';
+import type { Metric } from '../../../shared/alerts/metrics.ts';
+import { Link } from '../../components/Link.tsx';
+import { Panel } from '../../components/Panel.tsx';
+import { formatAgo } from '../../format.ts';
+import { alertsQuery } from '../../queries/alerts.ts';
+import { routePath } from '../../router.ts';
+import { useUrl } from '../../use-url.ts';
+import { formatMetricValue, groupText, thresholdText } from './alert-text.ts';
+
+/**
+ * Alerts firing or pending now, all of them or those about one server: the first thing on the overview and on a
+ * server's page when anything is wrong.
+ */
+export function FiringAlerts({
+  server = null,
+  limit = 5,
+  linkToRules = true,
+}: {
+  server?: string | null;
+  /** Instances shown; the rest are one link away. */
+  limit?: number;
+  linkToRules?: boolean;
+}) {
+  const { link } = useUrl();
+  const query = useQuery(alertsQuery(server));
+  const now = Date.now();
+  return (
+    <Panel
+      title="Alerts"
+      what="the alerts"
+      query={query}
+      minHeight={48}
+      testId="firing-alerts"
+      isEmpty={(data) => data.alerts.length === 0}
+      empty={server === null ? 'No alert is firing or pending.' : 'No alert about this server is firing or pending.'}
+      actions={linkToRules ? <Link href={link('/alerts')}>Rules and history →</Link> : null}
+    >
+      {(data) => (
+        <>
+          <ul className="alert-rows">
+            {data.alerts.slice(0, limit).map((alert) => (
+              <li key={`${alert.ruleId}\u0000${alert.group}`} data-testid="alert-row">
+                <span className={`pill ${alert.state === 'firing' ? 'pill-firing' : 'pill-warn'}`}>
+                  {alert.state === 'firing' ? (alert.severity ?? 'firing') : 'pending'}
+                </span>
+                <Link href={link(routePath({ name: 'alert_rule', id: alert.ruleId }))}>{alert.ruleName}</Link>
+                <span className="muted">
+                  {groupText(alert.groupBy, alert.group)} · {formatMetricValue(alert.metric as Metric, alert.value)} (
+                  {thresholdText(alert.metric as Metric, alert.comparator as Comparator, alert.threshold)}) · began{' '}
+                  {formatAgo(alert.since, now)}
+                </span>
+              </li>
+            ))}
+          </ul>
+          {data.alerts.length > limit ? (
+            <p className="panel-foot">
+              <Link href={link('/alerts')}>and {data.alerts.length - limit} more →</Link>
+            </p>
+          ) : null}
+        </>
+      )}
+    </Panel>
+  );
+}

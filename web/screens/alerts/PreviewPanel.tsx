@@ -1,0 +1,68 @@
+import type { UseQueryResult } from '@tanstack/react-query';
+import { ErrorNote } from '../../components/ErrorNote.tsx';
+import { formatDateTime } from '../../format.ts';
+import type { Preview } from '../../queries/alerts.ts';
+import { groupText } from './alert-text.ts';
+import { PreviewChart } from './PreviewChart.tsx';
+import { type RuleForm, ruleFromForm } from './rule-form.ts';
+
+const CHART_PX = 240;
+
+/** What the rule being edited would have done over the last day, redrawn as the form changes. */
+export function PreviewPanel({ form, query }: { form: RuleForm; query: UseQueryResult<Preview> }) {
+  const rule = ruleFromForm(form);
+  const num = (value: unknown) => (typeof value === 'number' ? value : null);
+  const preview = query.data;
+  return (
+    <section className="panel" data-testid="rule-preview">
+      <header className="panel-head">
+        <h2>Preview: the last 24 hours</h2>
+        {query.isFetching ? <span className="muted small">updating…</span> : null}
+      </header>
+      <div className="panel-body" style={{ minHeight: CHART_PX + 80 }}>
+        {query.isError ? <ErrorNote error={query.error} what="the preview" /> : null}
+        {preview === undefined ? (
+          query.isError ? null : (
+            <div className="skeleton" style={{ height: CHART_PX }} />
+          )
+        ) : (
+          <>
+            <p className="headline" data-testid="preview-summary">
+              {preview.notifications === 0
+                ? 'Would not have notified.'
+                : `Would have notified ${preview.notifications} time${preview.notifications === 1 ? '' : 's'}.`}{' '}
+              <span className="muted small">
+                {preview.groups} group{preview.groups === 1 ? '' : 's'}, evaluated every{' '}
+                {Math.round(preview.step / 60_000)} min
+              </span>
+            </p>
+            <PreviewChart
+              preview={preview}
+              metric={form.metric}
+              height={CHART_PX}
+              thresholds={{
+                warning: num(rule.warning),
+                critical: num(rule.critical),
+                resolve: num(rule.resolveThreshold),
+              }}
+            />
+            {preview.transitions.length > 0 ? (
+              <ul className="rows small" aria-label="Latest notifications">
+                {preview.transitions
+                  .filter((t) => t.notify)
+                  .slice(-6)
+                  .reverse()
+                  .map((t) => (
+                    <li key={`${t.at}-${t.group}-${t.to}`}>
+                      {formatDateTime(t.at)} · {t.to === 'resolved' ? 'resolved' : (t.severity ?? 'firing')} ·{' '}
+                      {groupText(form.groupBy, t.group)}
+                    </li>
+                  ))}
+              </ul>
+            ) : null}
+          </>
+        )}
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,320 @@
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { type ReactNode, useEffect, useMemo, useState } from 'react';
+import { COMPARATORS, NO_DATA } from '../../../shared/alerts/compare.ts';
+import { GROUP_BYS, type GroupBy, METRIC_INFO, METRICS, type Metric } from '../../../shared/alerts/metrics.ts';
+import { ErrorNote } from '../../components/ErrorNote.tsx';
+import { Link } from '../../components/Link.tsx';
+import { alertKeys, deleteRule, previewQuery, ruleQuery, saveRule } from '../../queries/alerts.ts';
+import { ApiFailure } from '../../query-client.ts';
+import { navigate } from '../../router.ts';
+import { useUrl } from '../../use-url.ts';
+import { PreviewPanel } from './PreviewPanel.tsx';
+import { formFromRule, NEW_RULE, type RuleFields, type RuleForm, ruleFromForm, withMetric } from './rule-form.ts';
+
+const NO_DATA_LABEL: Record<(typeof NO_DATA)[number], string> = {
+  ok: 'treat as ok',
+  keep_state: 'keep the last state',
+  alerting: 'alert',
+};
+
+/** Create (`id` = 'new') or edit one rule, with a preview of what it would have done over the last day. */
+export function RuleEditorScreen({ id }: { id: string }) {
+  const isNew = id === 'new';
+  const rule = useQuery({ ...ruleQuery(id), enabled: !isNew });
+  const { link } = useUrl();
+  const crumbs = (
+    <nav className="crumbs" aria-label="Breadcrumb">
+      <Link href={link('/alerts')}>Alerts</Link> /
+    </nav>
+  );
+  if (!isNew && rule.data === undefined) {
+    return (
+      <>
+        {crumbs}
+        {rule.isError ? (
+          <ErrorNote error={rule.error} what="the rule" onRetry={() => rule.refetch()} />
+        ) : (
+          <div className="skeleton" style={{ height: 480 }} />
+        )}
+      </>
+    );
+  }
+  const initial = rule.data ? formFromRule(rule.data.rule as RuleFields) : NEW_RULE;
+  return (
+    <>
+      {crumbs}
+      <RuleEditor id={isNew ? null : id} initial={initial} />
+    </>
+  );
+}
+
+function useDebounced(value: string, ms: number): string {
+  const [settled, setSettled] = useState(value);
+  useEffect(() => {
+    const timer = window.setTimeout(() => setSettled(value), ms);
+    return () => window.clearTimeout(timer);
+  }, [value, ms]);
+  return settled;
+}
+
+function RuleEditor({ id, initial }: { id: string | null; initial: RuleForm }) {
+  const [form, setForm] = useState(initial);
+  const client = useQueryClient();
+  const { link } = useUrl();
+  // A preview needs no name: the rule is not saved, and a blank name is the first thing a new form has.
+  // Debounced as text: a string compares by value, so an unchanged form settles once instead of on every render.
+  const settled = useDebounced(JSON.stringify({ ...ruleFromForm(form), name: form.name.trim() || 'Preview' }), 400);
+  const body = useMemo(() => JSON.parse(settled) as Record<string, unknown>, [settled]);
+  const preview = useQuery({ ...previewQuery(body), placeholderData: keepPreviousData });
+  const save = useMutation({
+    mutationFn: () => saveRule(id, ruleFromForm(form)),
+    onSuccess: async () => {
+      await client.invalidateQueries({ queryKey: alertKeys.all });
+      navigate(link('/alerts'));
+    },
+  });
+  const remove = useMutation({
+    mutationFn: () => deleteRule(id ?? ''),
+    onSuccess: async () => {
+      await client.invalidateQueries({ queryKey: alertKeys.all });
+      navigate(link('/alerts'));
+    },
+  });
+  const failure = save.error instanceof ApiFailure ? save.error : null;
+  const set = (patch: Partial<RuleForm>) => setForm((current) => ({ ...current, ...patch }));
+  const unit = METRIC_INFO[form.metric].unit === 'ratio' ? '%' : '';
+  const field = (name: string, label: ReactNode, input: ReactNode) => (
+    // biome-ignore lint/a11y/noLabelWithoutControl: the control is passed in as `input`
+    <label className={`field ${failure?.field === name ? 'field-invalid' : ''}`}>
+      <span>{label}</span>
+      {input}
+    </label>
+  );
+  const numberInput = (key: keyof RuleForm, name: string, suffix = '') => (
+    <span className="with-suffix">
+      <input
+        inputMode="decimal"
+        name={name}
+        value={form[key] as string}
+        aria-invalid={failure?.field === name}
+        onChange={(event) => set({ [key]: event.target.value })}
+      />
+      {suffix ? <span className="muted">{suffix}</span> : null}
+    </span>
+  );
+  return (
+    <>
+      <div className="screen-head">
+        <h1 className="screen-title">{id === null ? 'New alert rule' : initial.name}</h1>
+      </div>
+      <div className="rule-layout">
+        <form
+          className="panel rule-form"
+          onSubmit={(event) => {
+            event.preventDefault();
+            save.mutate();
+          }}
+        >
+          {field(
+            'name',
+            'Name',
+            <input
+              name="name"
+              value={form.name}
+              required
+              maxLength={120}
+              placeholder="Refusal rate of a server at 10%"
+              onChange={(event) => set({ name: event.target.value })}
+            />,
+          )}
+          {field(
+            'metric',
+            'Metric',
+            <select
+              name="metric"
+              value={form.metric}
+              onChange={(event) => setForm(withMetric(form, event.target.value as Metric))}
+            >
+              {METRICS.map((metric) => (
+                <option key={metric} value={metric}>
+                  {METRIC_INFO[metric].label}
+                </option>
+              ))}
+            </select>,
+          )}
+          <p className="muted small">{METRIC_INFO[form.metric].help}</p>
+          <div className="field-row">
+            {field(
+              'groupBy',
+              'One alert per',
+              <select
+                name="groupBy"
+                value={form.groupBy}
+                onChange={(event) => set({ groupBy: event.target.value as GroupBy })}
+              >
+                {GROUP_BYS.filter((g) => METRIC_INFO[form.metric].groupBys.includes(g)).map((g) => (
+                  <option key={g} value={g}>
+                    {g === 'none' ? 'rule (no grouping)' : g}
+                  </option>
+                ))}
+              </select>,
+            )}
+            {field(
+              'scope.server',
+              'Only server',
+              <input
+                name="server"
+                value={form.server}
+                placeholder="all"
+                onChange={(e) => set({ server: e.target.value })}
+              />,
+            )}
+            {field(
+              'scope.client',
+              'Only client',
+              <input
+                name="client"
+                value={form.client}
+                placeholder="all"
+                onChange={(e) => set({ client: e.target.value })}
+              />,
+            )}
+          </div>
+          <div className="field-row">
+            {field(
+              'comparator',
+              'When the value is',
+              <select
+                name="comparator"
+                value={form.comparator}
+                onChange={(event) => set({ comparator: event.target.value as RuleForm['comparator'] })}
+              >
+                {COMPARATORS.map((c) => (
+                  <option key={c} value={c}>
+                    {c}
+                  </option>
+                ))}
+              </select>,
+            )}
+            {field('warning', 'Warning', numberInput('warning', 'warning', unit))}
+            {field('critical', 'Critical', numberInput('critical', 'critical', unit))}
+          </div>
+          <div className="field-row">
+            {field('windowSeconds', 'Over the last', numberInput('windowMinutes', 'windowSeconds', 'min'))}
+            {field('intervalSeconds', 'Evaluate every', numberInput('intervalSeconds', 'intervalSeconds', 's'))}
+          </div>
+          <div className="field-row">
+            {field('pendingSeconds', 'Fire after holding for', numberInput('pendingMinutes', 'pendingSeconds', 'min'))}
+            {field(
+              'keepFiringForSeconds',
+              'Resolve after clear for',
+              numberInput('keepFiringForMinutes', 'keepFiringForSeconds', 'min'),
+            )}
+            {field('resolveThreshold', 'Resolve only past', numberInput('resolveThreshold', 'resolveThreshold', unit))}
+          </div>
+          <div className="field-row">
+            {field(
+              'noData',
+              'With no data',
+              <select
+                name="noData"
+                value={form.noData}
+                onChange={(event) => set({ noData: event.target.value as RuleForm['noData'] })}
+              >
+                {NO_DATA.map((mode) => (
+                  <option key={mode} value={mode}>
+                    {NO_DATA_LABEL[mode]}
+                  </option>
+                ))}
+              </select>,
+            )}
+            <label className="toggle">
+              <input
+                type="checkbox"
+                name="enabled"
+                checked={form.enabled}
+                onChange={(event) => set({ enabled: event.target.checked })}
+              />{' '}
+              Enabled
+            </label>
+          </div>
+          <TargetsEditor form={form} set={set} failedField={failure?.field ?? null} />
+          {save.isError ? <ErrorNote error={save.error} what="the rule" action="save" /> : null}
+          <div className="actions">
+            <button type="submit" disabled={save.isPending}>
+              {save.isPending ? 'Saving…' : id === null ? 'Create rule' : 'Save rule'}
+            </button>
+            <Link href={link('/alerts')}>Cancel</Link>
+            {id !== null ? (
+              <button
+                type="button"
+                className="quiet danger"
+                disabled={remove.isPending}
+                onClick={() => {
+                  if (window.confirm(`Delete the rule "${initial.name}"? Its history stays.`)) remove.mutate();
+                }}
+              >
+                Delete
+              </button>
+            ) : null}
+          </div>
+          {remove.isError ? <ErrorNote error={remove.error} what="the rule" action="delete" /> : null}
+        </form>
+        <PreviewPanel form={form} query={preview} />
+      </div>
+    </>
+  );
+}
+
+function TargetsEditor({
+  form,
+  set,
+  failedField,
+}: {
+  form: RuleForm;
+  set: (patch: Partial<RuleForm>) => void;
+  failedField: string | null;
+}) {
+  const update = (index: number, patch: Partial<RuleForm['targets'][number]>) =>
+    set({ targets: form.targets.map((target, i) => (i === index ? { ...target, ...patch } : target)) });
+  return (
+    <fieldset className="targets">
+      <legend>Notify</legend>
+      {form.targets.length === 0 ? <p className="muted small">Nobody: the alert only shows here.</p> : null}
+      {form.targets.map((target, index) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: rows have no identity of their own until saved
+        <div key={index} className="field-row">
+          <select
+            aria-label="Target type"
+            value={target.type}
+            onChange={(event) => update(index, { type: event.target.value as 'webhook' | 'slack' })}
+          >
+            <option value="webhook">Webhook (JSON)</option>
+            <option value="slack">Slack incoming webhook</option>
+          </select>
+          <input
+            aria-label="Target URL"
+            aria-invalid={failedField === `targets.${index}.url`}
+            value={target.url}
+            placeholder="https://hooks.example.com/…"
+            onChange={(event) => update(index, { url: event.target.value })}
+          />
+          <button
+            type="button"
+            className="quiet"
+            onClick={() => set({ targets: form.targets.filter((_, i) => i !== index) })}
+          >
+            Remove
+          </button>
+        </div>
+      ))}
+      <button
+        type="button"
+        className="quiet"
+        onClick={() => set({ targets: [...form.targets, { type: 'webhook', url: '' }] })}
+      >
+        Add a target
+      </button>
+    </fieldset>
+  );
+}

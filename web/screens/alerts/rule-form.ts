@@ -1,0 +1,139 @@
+import type { Comparator, NoData } from '../../../shared/alerts/compare.ts';
+import { type GroupBy, METRIC_INFO, type Metric } from '../../../shared/alerts/metrics.ts';
+
+/**
+ * The rule editor's state: what the inputs hold, as text. Operators think of shares in percent and of windows in
+ * minutes; the API takes fractions and seconds. This module is the one translation between the two.
+ */
+export interface RuleForm {
+  name: string;
+  metric: Metric;
+  server: string;
+  client: string;
+  groupBy: GroupBy;
+  comparator: Comparator;
+  warning: string;
+  critical: string;
+  resolveThreshold: string;
+  windowMinutes: string;
+  intervalSeconds: string;
+  pendingMinutes: string;
+  keepFiringForMinutes: string;
+  noData: NoData;
+  enabled: boolean;
+  targets: { type: 'webhook' | 'slack'; url: string }[];
+}
+
+/** The API's rule shape, as far as the editor needs to read one. */
+export interface RuleFields {
+  name: string;
+  metric: Metric;
+  scope: { server?: string; client?: string };
+  groupBy: GroupBy;
+  comparator: Comparator;
+  warning: number | null;
+  critical: number | null;
+  resolveThreshold: number | null;
+  windowSeconds: number;
+  intervalSeconds: number;
+  pendingSeconds: number;
+  keepFiringForSeconds: number;
+  noData: NoData;
+  enabled: boolean;
+  targets: { type: 'webhook' | 'slack'; url: string }[];
+}
+
+export const NEW_RULE: RuleForm = {
+  name: '',
+  metric: 'refusal_rate',
+  server: '',
+  client: '',
+  groupBy: 'server',
+  comparator: '>=',
+  warning: '10',
+  critical: '',
+  resolveThreshold: '',
+  windowMinutes: '15',
+  intervalSeconds: '60',
+  pendingMinutes: '0',
+  keepFiringForMinutes: '5',
+  noData: 'ok',
+  enabled: true,
+  targets: [],
+};
+
+const isRatio = (metric: Metric) => METRIC_INFO[metric].unit === 'ratio';
+
+function thresholdText(metric: Metric, value: number | null): string {
+  if (value === null) return '';
+  return String(isRatio(metric) ? Math.round(value * 100_000) / 1000 : value);
+}
+
+function minutesText(seconds: number): string {
+  return String(Math.round((seconds / 60) * 100) / 100);
+}
+
+export function formFromRule(rule: RuleFields): RuleForm {
+  return {
+    name: rule.name,
+    metric: rule.metric,
+    server: rule.scope.server ?? '',
+    client: rule.scope.client ?? '',
+    groupBy: rule.groupBy,
+    comparator: rule.comparator,
+    warning: thresholdText(rule.metric, rule.warning),
+    critical: thresholdText(rule.metric, rule.critical),
+    resolveThreshold: thresholdText(rule.metric, rule.resolveThreshold),
+    windowMinutes: minutesText(rule.windowSeconds),
+    intervalSeconds: String(rule.intervalSeconds),
+    pendingMinutes: minutesText(rule.pendingSeconds),
+    keepFiringForMinutes: minutesText(rule.keepFiringForSeconds),
+    noData: rule.noData,
+    enabled: rule.enabled,
+    targets: rule.targets.map((target) => ({ ...target })),
+  };
+}
+
+/** A number typed into a field; text that is not one is sent as it is, so the API's answer names the field. */
+function numberOf(text: string, scale = 1): number | string | null {
+  const trimmed = text.trim();
+  if (trimmed === '') return null;
+  const value = Number(trimmed);
+  return Number.isFinite(value) ? Math.round(value * scale * 1e6) / 1e6 : trimmed;
+}
+
+function secondsOf(minutes: string): number | string | null {
+  const value = numberOf(minutes, 60);
+  return typeof value === 'number' ? Math.round(value) : value;
+}
+
+/** The body for POST/PUT /api/v1/alerts/rules and the preview. */
+export function ruleFromForm(form: RuleForm): Record<string, unknown> {
+  const scale = isRatio(form.metric) ? 0.01 : 1;
+  const scope: Record<string, string> = {};
+  if (form.server.trim() !== '') scope.server = form.server.trim();
+  if (form.client.trim() !== '') scope.client = form.client.trim();
+  return {
+    name: form.name,
+    metric: form.metric,
+    scope,
+    groupBy: form.groupBy,
+    comparator: form.comparator,
+    warning: numberOf(form.warning, scale),
+    critical: numberOf(form.critical, scale),
+    resolveThreshold: numberOf(form.resolveThreshold, scale),
+    windowSeconds: secondsOf(form.windowMinutes),
+    intervalSeconds: numberOf(form.intervalSeconds),
+    pendingSeconds: secondsOf(form.pendingMinutes) ?? 0,
+    keepFiringForSeconds: secondsOf(form.keepFiringForMinutes) ?? 0,
+    noData: form.noData,
+    enabled: form.enabled,
+    targets: form.targets.filter((target) => target.url.trim() !== ''),
+  };
+}
+
+/** A metric change keeps the grouping when the new metric allows it, else takes the metric's first. */
+export function withMetric(form: RuleForm, metric: Metric): RuleForm {
+  const allowed = METRIC_INFO[metric].groupBys;
+  return { ...form, metric, groupBy: allowed.includes(form.groupBy) ? form.groupBy : (allowed[0] ?? 'none') };
+}
