@@ -13,6 +13,7 @@ import { codeCounts } from '../db/queries/codes.ts';
 import { rawBucketCounts } from '../db/queries/summary.ts';
 import type { Store } from '../db/runner.ts';
 import { openStore } from '../db/store.ts';
+import { benchAlerts } from './alerts.ts';
 import { syntheticLines } from './generate.ts';
 
 const EVENTS = Number(process.env.BENCH_READS_EVENTS ?? 1_000_000);
@@ -47,6 +48,7 @@ export async function benchReads(dataDir: string): Promise<void> {
       `${(ndjsonBytes / EVENTS).toFixed(0)} B/event`,
   );
   await timeEndpoints(store, now);
+  await benchAlerts(store, now);
   await store.close();
 }
 
