@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { parseRange, rangeParams, rangeQuery, resolveRange } from './time-range.ts';
+import {
+  customWindow,
+  parseRange,
+  parseUtcInput,
+  rangeParams,
+  rangeQuery,
+  resolveRange,
+  toUtcInput,
+} from './time-range.ts';
 
 describe('time range', () => {
   it('reads a preset, an absolute window, and falls back to 24 h on anything else', () => {
@@ -23,5 +31,30 @@ describe('time range', () => {
   it('resolves a preset against the clock, ending on the next whole second', () => {
     expect(resolveRange({ preset: '1h' }, 10_000_500)).toEqual({ from: 10_001_000 - 3_600_000, to: 10_001_000 });
     expect(rangeQuery({ from: 1, to: 2 }, 99)).toEqual({ from: '1', to: '2' });
+  });
+});
+
+describe('a typed custom window', () => {
+  it('reads a datetime-local value as UTC and writes one back', () => {
+    expect(parseUtcInput('2026-11-30T03:05')).toBe(Date.UTC(2026, 10, 30, 3, 5));
+    expect(parseUtcInput('2026-11-30T03:05:09')).toBe(Date.UTC(2026, 10, 30, 3, 5, 9));
+    expect(toUtcInput(Date.UTC(2026, 10, 30, 3, 5, 59, 999))).toBe('2026-11-30T03:05');
+    for (const text of ['', '2026-11-30', '2026-11-30 03:05', '2026-02-30T10:00', '2026-11-30T24:30', 'soon']) {
+      expect(parseUtcInput(text), text).toBeNull();
+    }
+  });
+
+  it('takes a window whose start is before its end, and names the wrong input otherwise', () => {
+    expect(customWindow('2026-11-30T03:00', '2026-11-30T04:00')).toEqual({
+      ok: true,
+      range: { from: Date.UTC(2026, 10, 30, 3), to: Date.UTC(2026, 10, 30, 4) },
+    });
+    expect(customWindow('', '2026-11-30T04:00')).toMatchObject({ ok: false, field: 'from' });
+    expect(customWindow('2026-11-30T03:00', 'x')).toMatchObject({ ok: false, field: 'to' });
+    expect(customWindow('2026-11-30T04:00', '2026-11-30T04:00')).toEqual({
+      ok: false,
+      field: 'to',
+      message: 'The end must be after the start',
+    });
   });
 });

@@ -60,3 +60,36 @@ export function rangeQuery(range: TimeRange, now: number = Date.now()): { from: 
   const { from, to } = resolveRange(range, now);
   return { from: String(from), to: String(to) };
 }
+
+/** An instant as a `datetime-local` input shows it, read as UTC: "2026-11-30T03:00". */
+export function toUtcInput(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 16);
+}
+
+/**
+ * What a `datetime-local` input gives ("2026-11-30T03:00", seconds optional), read as UTC like every time the
+ * dashboard shows; null for anything else, including dates that do not exist (30 Feb).
+ */
+export function parseUtcInput(text: string): number | null {
+  const value = text.trim();
+  const match = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?$/.exec(value);
+  if (match === null) return null;
+  const [, year, month, day, hour, minute, second] = match;
+  const ms = Date.UTC(Number(year), Number(month) - 1, Number(day), Number(hour), Number(minute), Number(second ?? 0));
+  // Date.UTC rolls 30 Feb over into March; a value that does not come back unchanged named no real time.
+  return toUtcInput(ms) === value.slice(0, 16) ? ms : null;
+}
+
+export type CustomWindow =
+  | { ok: true; range: { from: number; to: number } }
+  | { ok: false; field: 'from' | 'to'; message: string };
+
+/** Two typed UTC times as a window, or which one is wrong and why. */
+export function customWindow(fromText: string, toText: string): CustomWindow {
+  const from = parseUtcInput(fromText);
+  if (from === null) return { ok: false, field: 'from', message: 'Give a start date and time' };
+  const to = parseUtcInput(toText);
+  if (to === null) return { ok: false, field: 'to', message: 'Give an end date and time' };
+  if (from >= to) return { ok: false, field: 'to', message: 'The end must be after the start' };
+  return { ok: true, range: { from, to } };
+}

@@ -70,6 +70,28 @@ describe.skipIf(chromiumMissing)('the dashboard in a browser', () => {
     await page.close();
   });
 
+  it('takes a typed UTC window, refuses one that ends before it starts, and puts it in the URL', async () => {
+    const { page, errors } = await openPage(browser);
+    await page.goto(`${demo.url}/servers`);
+    await page.getByRole('button', { name: 'Custom' }).click();
+    const form = page.getByRole('form', { name: 'Custom time range' });
+    await form.getByLabel('From (UTC)').fill('2026-11-30T10:00');
+    await form.getByLabel('To (UTC)').fill('2026-11-30T09:00');
+    await form.getByRole('button', { name: 'Apply' }).click();
+    expect(await form.getByRole('alert').textContent()).toBe('The end must be after the start.');
+    expect(new URL(page.url()).search).toBe('');
+
+    await form.getByLabel('To (UTC)').fill('2026-11-30T12:30');
+    await form.getByRole('button', { name: 'Apply' }).click();
+    await page.waitForURL(/from=/);
+    const params = new URL(page.url()).searchParams;
+    expect([params.get('from'), params.get('to')]).toEqual(['2026-11-30T10:00:00.000Z', '2026-11-30T12:30:00.000Z']);
+    expect(await page.getByTestId('fixed-window').textContent()).toBe('30 Nov 10:00 – 12:30 UTC');
+    expect(await form.count()).toBe(0);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
   it('drills from the overview to a server, to a probe storm, to its attempt timeline', async () => {
     const { page, errors } = await openPage(browser);
     await page.goto(`${demo.url}/?range=6h`);

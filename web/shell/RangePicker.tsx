@@ -1,6 +1,7 @@
 import { formatDay, formatHourMinute } from '../format.ts';
 import { PRESETS, rangeParams, resolveRange, type TimeRange } from '../time-range.ts';
 import type { Patch } from '../url-state.ts';
+import { CustomRange } from './CustomRange.tsx';
 
 interface RangePickerProps {
   range: TimeRange;
@@ -13,7 +14,10 @@ function describeWindow(range: { from: number; to: number }): string {
   return `${formatDay(range.from)} ${formatHourMinute(range.from)} – ${to} UTC`;
 }
 
-/** Presets relative to now, or the absolute window a shared link fixed; "Pin" turns the first into the second. */
+/**
+ * Presets relative to now, or an absolute window: one a shared link fixed, "Pin" made of a preset, or typed after
+ * "Custom".
+ */
 export function RangePicker({ range, onChange }: RangePickerProps) {
   const preset = 'preset' in range ? range.preset : null;
   return (
@@ -29,6 +33,7 @@ export function RangePicker({ range, onChange }: RangePickerProps) {
             {option}
           </button>
         ))}
+        <CustomRange range={range} onChange={onChange} />
       </fieldset>
       {'preset' in range ? (
         <button
