@@ -208,6 +208,25 @@ describe.each(STORE_KINDS)('alert evaluation on $name', (kind) => {
       expect((await res.json()).error.field).toBe('from');
     });
 
+    it('passes over a paused rule: no reading, no state, but its place in the schedule moves on', async () => {
+      const res = await postJson(app, '/api/v1/alerts/rules', {
+        ...RULE,
+        name: 'paused',
+        enabled: false,
+        // Were it evaluated, this would fire: the refusals are inside the hour, and nothing is pending.
+        windowSeconds: 3600,
+        pendingSeconds: 0,
+      });
+      const paused = (await res.json()).rule;
+      const at = TEST_NOW + 7 * MIN;
+      await evaluateDue(db.store, at, () => undefined);
+      const after = (await (await get(app, `/api/v1/alerts/rules/${paused.id}`)).json()).rule;
+      expect(after.nextEvalAt).toBe(at + RULE.intervalSeconds * 1000);
+      const { history } = await (await get(app, `/api/v1/alerts/history?rule=${paused.id}`)).json();
+      expect(history).toEqual([]);
+      expect((await alerts('?resolved=1')).filter((a: { ruleId: string }) => a.ruleId === paused.id)).toEqual([]);
+    });
+
     it('keeps the history and the queued notifications of a deleted rule', async () => {
       await app.request(`/api/v1/alerts/rules/${ruleId}`, { method: 'DELETE', headers: HOST });
       expect((await history()).map((h: { toState: string }) => h.toState)).toEqual(['resolved', 'firing', 'pending']);

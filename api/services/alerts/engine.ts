@@ -1,4 +1,4 @@
-import { dueRuleRows } from '../../../db/queries/alerts.ts';
+import { claimRound, dueRuleRows } from '../../../db/queries/alerts.ts';
 import type { Store } from '../../../db/runner.ts';
 import { type DeliveryOptions, deliverDue } from './deliver.ts';
 import { evaluateRule } from './evaluate.ts';
@@ -27,7 +27,11 @@ export async function evaluateDue(store: Store, now: number, log: (message: stri
   for (const row of await dueRuleRows(store, now, RULES_PER_TICK)) {
     const rule = toRule(row);
     try {
-      if (!rule.enabled) continue;
+      if (!rule.enabled) {
+        // A paused rule keeps its place in the schedule without being read, so it never crowds the due list.
+        await claimRound(store, { id: rule.id, seen: row.nextEvalAt, next: now + rule.intervalSeconds * 1000, now });
+        continue;
+      }
       if (await evaluateRule(store, source, { rule, seenDueAt: row.nextEvalAt }, now)) evaluated += 1;
     } catch (error) {
       log(`alert rule ${rule.id} (${rule.name}) failed to evaluate: ${error instanceof Error ? error.message : error}`);

@@ -29,16 +29,19 @@ export interface Round {
  */
 export async function evaluateRule(store: Store, source: EventSource, round: Round, now: number): Promise<boolean> {
   const { rule } = round;
+  const claim = { id: rule.id, seen: round.seenDueAt, next: now + rule.intervalSeconds * 1000, now };
   let readings: GroupValue[];
   try {
     readings = await readMetric(store, source, rule, now);
   } catch (error) {
-    await recordRuleError(store, rule.id, error instanceof Error ? error.message : String(error));
+    // The round is spent all the same: a failing rule is tried again at its next interval, not on every tick.
+    if (await claimRound(store, claim)) {
+      await recordRuleError(store, rule.id, error instanceof Error ? error.message : String(error));
+    }
     throw error;
   }
   return store.transaction(async (tx) => {
-    const next = now + rule.intervalSeconds * 1000;
-    if (!(await claimRound(tx, { id: rule.id, seen: round.seenDueAt, next, now }))) return false;
+    if (!(await claimRound(tx, claim))) return false;
     const instances = new Map((await instancesOfRule(tx, rule.id)).map((row) => [row.groupKey, row]));
     for (const reading of readings) {
       await step(tx, rule, instances.get(reading.group), reading, now);
