@@ -301,6 +301,11 @@ describe.skipIf(chromiumMissing)('alert rules in a browser', () => {
     expect(await firing.count()).toBeGreaterThan(0);
     expect(await firing.first().textContent()).toMatch(/warning.*server files/);
     await page.getByTestId('alert-history').getByText('Any refusal per server').first().waitFor();
+    // The server's own page shows the alerts about it, and only those.
+    await page.goto(`${demo.url}/servers/files`);
+    const onServer = page.getByTestId('firing-alerts').getByTestId('alert-row');
+    await onServer.filter({ hasText: 'Any refusal per server' }).waitFor();
+    expect(await onServer.filter({ hasText: 'server docs' }).count()).toBe(0);
     expect(errors).toEqual([]);
     await page.close();
   });

@@ -3,6 +3,7 @@ import { ErrorNote } from '../../components/ErrorNote.tsx';
 import { Link } from '../../components/Link.tsx';
 import { serverQuery } from '../../queries/servers.ts';
 import { useUrl } from '../../use-url.ts';
+import { FiringAlerts } from '../alerts/FiringAlerts.tsx';
 import { ClientsPanel } from './ClientsPanel.tsx';
 import { ContextGapPanel } from './ContextGapPanel.tsx';
 import { DiscoveryPanel } from './DiscoveryPanel.tsx';
@@ -39,6 +40,7 @@ export function ServerScreen({ server }: { server: string }) {
         <ErrorNote error={detail.error} what={`server ${server}`} onRetry={() => detail.refetch()} />
       ) : (
         <>
+          <FiringAlerts server={server} />
           <TrafficPanel server={server} query={detail} />
           <KindsPanel server={server} query={detail} />
           <StormTable query={detail} />
