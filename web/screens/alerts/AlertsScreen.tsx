@@ -24,7 +24,7 @@ export function AlertsScreen() {
           New rule
         </Link>
       </div>
-      <FiringAlerts limit={100} linkToRules={false} />
+      <FiringAlerts limit={100} linkToRules={false} title="Firing and pending" />
       <Panel
         title="Rules"
         what="the alert rules"
@@ -36,7 +36,7 @@ export function AlertsScreen() {
       >
         {(data) => <RuleTable rules={data.rules} />}
       </Panel>
-      <HistoryTable />
+      <HistoryTable rules={rules.data?.rules ?? []} />
       <DeliveryLog />
     </>
   );

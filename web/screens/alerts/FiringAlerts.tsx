@@ -17,8 +17,10 @@ export function FiringAlerts({
   server = null,
   limit = 5,
   linkToRules = true,
+  title = 'Alerts',
 }: {
   server?: string | null;
+  title?: string;
   /** Instances shown; the rest are one link away. */
   limit?: number;
   linkToRules?: boolean;
@@ -28,7 +30,7 @@ export function FiringAlerts({
   const now = Date.now();
   return (
     <Panel
-      title="Alerts"
+      title={title}
       what="the alerts"
       query={query}
       minHeight={48}

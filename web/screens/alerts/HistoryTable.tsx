@@ -1,11 +1,22 @@
 import { useQuery } from '@tanstack/react-query';
+import type { Metric } from '../../../shared/alerts/metrics.ts';
 import { Panel } from '../../components/Panel.tsx';
 import { formatDateTime } from '../../format.ts';
-import { historyQuery } from '../../queries/alerts.ts';
+import { type AlertRule, historyQuery } from '../../queries/alerts.ts';
+import { formatMetricValue, groupText } from './alert-text.ts';
 
-/** Every state change, newest first: when, which rule and group, and the value against its threshold. */
-export function HistoryTable() {
+/**
+ * Every state change, newest first: when, which rule and group, and the value against its threshold. Values read
+ * as their rule's metric reads; a deleted rule's entries keep their raw numbers.
+ */
+export function HistoryTable({ rules }: { rules: readonly AlertRule[] }) {
   const query = useQuery(historyQuery());
+  const ruleOf = new Map(rules.map((rule) => [rule.id, rule]));
+  const show = (ruleId: string, value: number | null) => {
+    const rule = ruleOf.get(ruleId);
+    if (value === null) return '–';
+    return rule === undefined ? round(value) : formatMetricValue(rule.metric as Metric, value);
+  };
   return (
     <Panel
       title="History"
@@ -38,13 +49,13 @@ export function HistoryTable() {
                 <tr key={entry.id}>
                   <td className="nowrap">{formatDateTime(entry.at)}</td>
                   <td>{entry.ruleName}</td>
-                  <td>{entry.groupKey === '' ? 'all' : entry.groupKey}</td>
+                  <td>{groupOf(ruleOf.get(entry.ruleId), entry.groupKey)}</td>
                   <td className="nowrap">
                     {entry.fromState} → {entry.toState}
                     {entry.severity !== null && entry.toState !== 'resolved' ? ` (${entry.severity})` : ''}
                   </td>
-                  <td className="num">{entry.value === null ? '–' : round(entry.value)}</td>
-                  <td className="num">{entry.threshold === null ? '–' : round(entry.threshold)}</td>
+                  <td className="num">{show(entry.ruleId, entry.value)}</td>
+                  <td className="num">{show(entry.ruleId, entry.threshold)}</td>
                 </tr>
               ))}
             </tbody>
@@ -53,6 +64,11 @@ export function HistoryTable() {
       )}
     </Panel>
   );
+}
+
+function groupOf(rule: AlertRule | undefined, group: string): string {
+  if (rule === undefined) return group === '' ? 'all traffic' : group;
+  return groupText(rule.groupBy, group);
 }
 
 function round(value: number): string {
