@@ -3,6 +3,7 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './App.tsx';
 import { queryClient } from './query-client.ts';
+import { TokenPrompt } from './shell/TokenPrompt.tsx';
 import './styles.css';
 
 const root = document.getElementById('root');
@@ -11,6 +12,7 @@ if (root) {
     <StrictMode>
       <QueryClientProvider client={queryClient}>
         <App />
+        <TokenPrompt />
       </QueryClientProvider>
     </StrictMode>,
   );

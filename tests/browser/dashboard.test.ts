@@ -280,6 +280,42 @@ describe.skipIf(chromiumMissing)("editing a server's contract in the browser", (
   });
 });
 
+describe.skipIf(chromiumMissing)('a server started with a token', () => {
+  const TOKEN = 'browser-test-token-7f3a';
+  let locked: DemoServer;
+  beforeAll(async () => {
+    locked = await startDemo({ token: TOKEN });
+  });
+  afterAll(async () => {
+    await locked?.close();
+  });
+
+  it('asks for the token on the first 401, refuses a wrong one, then shows the overview and keeps it', async () => {
+    const { page, errors } = await openPage(browser);
+    await page.goto(`${locked.url}/`);
+    const prompt = page.getByRole('dialog', { name: 'This server needs a token' });
+    await prompt.waitFor();
+    await prompt.getByLabel('Token').fill('not-the-token');
+    await prompt.getByRole('button', { name: 'Sign in' }).click();
+    await prompt.getByRole('alert').getByText('The server refused that token.').waitFor();
+
+    await prompt.getByLabel('Token').fill(TOKEN);
+    await prompt.getByRole('button', { name: 'Sign in' }).click();
+    await prompt.waitFor({ state: 'hidden' });
+    const total = page.getByTestId('total-requests');
+    await total.filter({ hasNotText: '–' }).waitFor();
+    expect(readCount(await total.textContent())).toBeGreaterThan(0);
+
+    // The tab keeps the token: a reload asks for nothing.
+    await page.reload();
+    await total.filter({ hasNotText: '–' }).waitFor();
+    expect(await prompt.isVisible()).toBe(false);
+    // Before the token, every call was refused: those 401s are the only errors the page may log.
+    expect(errors.filter((error) => !error.includes('status of 401'))).toEqual([]);
+    await page.close();
+  });
+});
+
 describe.skipIf(chromiumMissing)('alert rules in a browser', () => {
   it('creates a rule on the demo data, sees its preview, and sees it fire', async () => {
     const { page, errors } = await openPage(browser);

@@ -40,14 +40,18 @@ export interface DemoServer extends RunningServer {
   api<T>(path: string): Promise<T>;
 }
 
-/** A real server on a free port over its own fresh data directory, with the demo day loaded. */
-export async function startDemo(): Promise<DemoServer> {
+/**
+ * A real server on a free port over its own fresh data directory, with the demo day loaded; with `token`, it
+ * requires that bearer token as `LENS_TOKEN` does (and `api` sends it).
+ */
+export async function startDemo(options: { token?: string } = {}): Promise<DemoServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'lens-browser-'));
-  const server = await startServer({ host: '127.0.0.1', port: 0, dataDir, demo: true });
+  const server = await startServer({ host: '127.0.0.1', port: 0, dataDir, demo: true, token: options.token });
+  const headers: Record<string, string> = options.token ? { authorization: `Bearer ${options.token}` } : {};
   return {
     url: server.url,
     async api<T>(path: string): Promise<T> {
-      const response = await fetch(server.url + path);
+      const response = await fetch(server.url + path, { headers });
       if (!response.ok) throw new Error(`${path}: HTTP ${response.status}`);
       return (await response.json()) as T;
     },
