@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUCKETS } from '../../shared/classify/types.ts';
+import { exerciseServerList, manyServersNdjson } from './server-list.ts';
 import { buildWeb, CHROMIUM, type DemoServer, launchBrowser, openPage, readCount, startDemo } from './support.ts';
 
 interface Summary {
@@ -312,6 +313,37 @@ describe.skipIf(chromiumMissing)('a server started with a token', () => {
     expect(await prompt.isVisible()).toBe(false);
     // Before the token, every call was refused: those 401s are the only errors the page may log.
     expect(errors.filter((error) => !error.includes('status of 401'))).toEqual([]);
+    await page.close();
+  });
+});
+
+describe.skipIf(chromiumMissing)('the Servers screen with 500 servers', () => {
+  let fleet: DemoServer;
+  beforeAll(async () => {
+    fleet = await startDemo();
+    expect(await fleet.ingest(manyServersNdjson(500, Date.now()))).toBeGreaterThan(1000);
+  });
+  afterAll(async () => {
+    await fleet?.close();
+  });
+
+  it('draws the first 100, sorts all of them by name both ways, finds ten by search, and shows the rest', async () => {
+    const { servers } = await fleet.api<ServerList>('/api/v1/servers');
+    expect(servers).toHaveLength(507);
+    const { page, errors } = await openPage(browser);
+    const run = await exerciseServerList(page, `${fleet.url}/servers`, 'server-04');
+    expect(run).toMatchObject({ rows: 100, firstAscending: 'billing', firstDescending: 'summarizer', searchRows: 10 });
+    const rows = page.getByTestId('server-list').locator('tbody tr');
+    expect(await rows.first().locator('th').textContent()).toBe('server-049');
+
+    await page.getByRole('searchbox', { name: 'Search servers' }).fill('');
+    expect(await page.getByTestId('servers-shown').textContent()).toBe('The first 100 of 507 servers in this order.');
+    await page.getByRole('button', { name: 'Show 100 more' }).click();
+    expect(await rows.count()).toBe(200);
+    await page.getByRole('button', { name: 'Show all' }).click();
+    expect(await rows.count()).toBe(507);
+    expect(await page.getByTestId('servers-shown').count()).toBe(0);
+    expect(errors).toEqual([]);
     await page.close();
   });
 });

@@ -38,6 +38,8 @@ export function launchBrowser(): Promise<Browser> {
 export interface DemoServer extends RunningServer {
   /** GETs an API path (e.g. `/api/v1/summary?from=…`) and parses the JSON answer. */
   api<T>(path: string): Promise<T>;
+  /** POSTs an NDJSON body to /api/v1/ingest; answers how many events were stored. */
+  ingest(ndjson: string): Promise<number>;
 }
 
 /**
@@ -54,6 +56,15 @@ export async function startDemo(options: { token?: string } = {}): Promise<DemoS
       const response = await fetch(server.url + path, { headers });
       if (!response.ok) throw new Error(`${path}: HTTP ${response.status}`);
       return (await response.json()) as T;
+    },
+    async ingest(ndjson: string): Promise<number> {
+      const response = await fetch(`${server.url}/api/v1/ingest`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/x-ndjson' },
+        body: ndjson,
+      });
+      if (!response.ok) throw new Error(`ingest: HTTP ${response.status}`);
+      return ((await response.json()) as { accepted: number }).accepted;
     },
     async close() {
       await server.close();
