@@ -54,24 +54,8 @@ function CustomRangeForm({ range, onApply, onCancel }: CustomRangeFormProps) {
         if (event.key === 'Escape') onCancel();
       }}
     >
-      <label>
-        <span className="muted">From (UTC)</span>
-        <input
-          type="datetime-local"
-          value={from}
-          aria-invalid={fault?.field === 'from'}
-          onChange={(event) => setFrom(event.target.value)}
-        />
-      </label>
-      <label>
-        <span className="muted">To (UTC)</span>
-        <input
-          type="datetime-local"
-          value={to}
-          aria-invalid={fault?.field === 'to'}
-          onChange={(event) => setTo(event.target.value)}
-        />
-      </label>
+      <UtcInput label="From (UTC)" value={from} invalid={fault?.field === 'from'} onChange={setFrom} />
+      <UtcInput label="To (UTC)" value={to} invalid={fault?.field === 'to'} onChange={setTo} />
       {fault !== null ? (
         <p role="alert" className="form-fault">
           {fault.message}.
@@ -86,5 +70,27 @@ function CustomRangeForm({ range, onApply, onCancel }: CustomRangeFormProps) {
         </button>
       </div>
     </form>
+  );
+}
+
+interface UtcInputProps {
+  label: string;
+  value: string;
+  invalid: boolean;
+  onChange: (value: string) => void;
+}
+
+/** A browser's date and time picker; its value has no zone, and the dashboard reads it as UTC. */
+function UtcInput({ label, value, invalid, onChange }: UtcInputProps) {
+  return (
+    <label>
+      <span className="muted">{label}</span>
+      <input
+        type="datetime-local"
+        value={value}
+        aria-invalid={invalid}
+        onChange={(event) => onChange(event.target.value)}
+      />
+    </label>
   );
 }
