@@ -1,5 +1,4 @@
 import { QueryClient } from '@tanstack/react-query';
-import { tokenRefused } from './token.ts';
 
 /** One place for retry and freshness policy. A refusal (4xx) is not retried: the product's own rule. */
 export const queryClient = new QueryClient({
@@ -38,10 +37,8 @@ interface ErrorBody {
   };
 }
 
-/** An API answer's body, or its error as an `ApiFailure`; a 401 also asks the person for the server's token. */
 export async function unwrap<T>(response: Response & { json(): Promise<T> }): Promise<T> {
   if (response.ok) return response.json();
-  if (response.status === 401) tokenRefused();
   const body = (await response.json().catch(() => null)) as ErrorBody | null;
   const error = body?.error;
   throw new ApiFailure(

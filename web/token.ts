@@ -41,9 +41,13 @@ function setPrompt(next: PromptReason): void {
   for (const listener of listeners) listener();
 }
 
-/** Called on any 401 from the API: the server wants a token this page does not have. */
-export function tokenRefused(): void {
-  setPrompt(storedToken() === null ? 'missing' : 'refused');
+/**
+ * Called on a 401 with the Authorization header the refused call carried. A call that carried another token than
+ * the one now kept (sent before it was given, or a token being tried) says nothing about the kept one.
+ */
+export function tokenRefused(sent: string | null): void {
+  if (sent !== (authHeaders().authorization ?? null)) return;
+  setPrompt(sent === null ? 'missing' : 'refused');
 }
 
 export function useTokenPrompt(): PromptReason {
