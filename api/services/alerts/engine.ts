@@ -2,7 +2,7 @@ import { claimRound, dueRuleRows } from '../../../db/queries/alerts.ts';
 import type { Store } from '../../../db/runner.ts';
 import { type DeliveryOptions, deliverDue } from './deliver.ts';
 import { evaluateRule } from './evaluate.ts';
-import { storeSource } from './readings.ts';
+import { roundReader } from './readings.ts';
 import { toRule } from './rules.ts';
 
 /** Rules evaluated per tick at most; a backlog (after downtime) is worked off over the next ticks. */
@@ -22,17 +22,21 @@ export interface AlertEngine {
 
 /** Evaluates the due rules of one round; rules sharing a window and scope share one read of the events. */
 export async function evaluateDue(store: Store, now: number, log: (message: string) => void): Promise<number> {
-  const source = storeSource(store);
+  const due = (await dueRuleRows(store, now, RULES_PER_TICK)).map((row) => ({ row, rule: toRule(row) }));
+  const read = roundReader(
+    store,
+    due.filter(({ rule }) => rule.enabled).map(({ rule }) => rule),
+    now,
+  );
   let evaluated = 0;
-  for (const row of await dueRuleRows(store, now, RULES_PER_TICK)) {
-    const rule = toRule(row);
+  for (const { row, rule } of due) {
     try {
       if (!rule.enabled) {
         // A paused rule keeps its place in the schedule without being read, so it never crowds the due list.
         await claimRound(store, { id: rule.id, seen: row.nextEvalAt, next: now + rule.intervalSeconds * 1000, now });
         continue;
       }
-      if (await evaluateRule(store, source, { rule, seenDueAt: row.nextEvalAt }, now)) evaluated += 1;
+      if (await evaluateRule(store, read, { rule, seenDueAt: row.nextEvalAt }, now)) evaluated += 1;
     } catch (error) {
       log(`alert rule ${rule.id} (${rule.name}) failed to evaluate: ${error instanceof Error ? error.message : error}`);
     }

@@ -13,7 +13,7 @@ import { buildNotice } from '../../../shared/alerts/notice.ts';
 import type { Rule } from '../../../shared/alerts/rule.ts';
 import { advance, INITIAL, type InstanceState, type Severity, type Transition } from '../../../shared/alerts/state.ts';
 import type { GroupValue } from '../../../shared/alerts/values.ts';
-import { type EventSource, readMetric } from './readings.ts';
+import type { Reading } from './readings.ts';
 
 export interface Round {
   rule: Rule;
@@ -27,12 +27,17 @@ export interface Round {
  * crash before the commit leaves the round due again; after it, the notifications are in the outbox, so a restart
  * neither repeats nor loses one.
  */
-export async function evaluateRule(store: Store, source: EventSource, round: Round, now: number): Promise<boolean> {
+export async function evaluateRule(
+  store: Store,
+  read: (rule: Reading) => Promise<GroupValue[]>,
+  round: Round,
+  now: number,
+): Promise<boolean> {
   const { rule } = round;
   const claim = { id: rule.id, seen: round.seenDueAt, next: now + rule.intervalSeconds * 1000, now };
   let readings: GroupValue[];
   try {
-    readings = await readMetric(store, source, rule, now);
+    readings = await read(rule);
   } catch (error) {
     // The round is spent all the same: a failing rule is tried again at its next interval, not on every tick.
     if (await claimRound(store, claim)) {

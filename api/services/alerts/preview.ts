@@ -1,9 +1,7 @@
 import type { SqlRunner } from '../../../db/runner.ts';
 import type { RuleInput } from '../../../shared/alerts/rule.ts';
 import { advance, INITIAL, type InstanceState, severityOf, type Transition } from '../../../shared/alerts/state.ts';
-import { isAnalysisMetric } from '../../../shared/alerts/values.ts';
-import { loadAnalysis } from '../analysis/load.ts';
-import { type EventSource, lookbackOf, preloadedSource, readMetric, storeSource } from './readings.ts';
+import { readMetric, readSpanMs, roundSource } from './readings.ts';
 
 /** A preview chart has at most this many points; the step grows with the range instead. */
 const MAX_POINTS = 96;
@@ -42,7 +40,8 @@ export async function previewRule(db: SqlRunner, rule: RuleInput, from: number, 
   const step = Math.max(rule.intervalSeconds * 1000, ceilTo((to - from) / MAX_POINTS, MINUTE_MS));
   const points: number[] = [];
   for (let t = ceilTo(from + step, step); t <= to; t += step) points.push(t);
-  const source = await sourceFor(db, rule, points[0] ?? to, to);
+  // An analysis metric's events are read once for the whole range and sliced per point.
+  const source = roundSource(db, (points[0] ?? to) - readSpanMs(rule), to);
   const byGroup = new Map<string, PreviewSeries & { state: InstanceState; alerted: boolean }>();
   const transitions: PreviewTransition[] = [];
   let notifications = 0;
@@ -86,13 +85,6 @@ function peak(rule: RuleInput, values: readonly (number | null)[]): number {
     best = Math.max(best, score);
   }
   return best;
-}
-
-/** An analysis metric's events are read once for the whole range; rollup metrics read per point. */
-async function sourceFor(db: SqlRunner, rule: RuleInput, first: number, to: number): Promise<EventSource> {
-  if (!isAnalysisMetric(rule.metric)) return storeSource(db);
-  const from = first - rule.windowSeconds * 1000 - lookbackOf(rule.metric);
-  return preloadedSource(await loadAnalysis(db, { ...rule.scope, from, to }));
 }
 
 function ceilTo(value: number, size: number): number {

@@ -22,30 +22,34 @@ interface Slice {
 }
 
 /**
- * Where the analysis metrics get their events. Live evaluation loads each (window, scope) once per round however
- * many rules share it; a preview loads its whole range once and slices it per point.
+ * Where the analysis metrics get their events: a preview loads its whole range once and slices it per point, an
+ * evaluation round loads each scope once and slices it per rule.
  */
 export interface EventSource {
   load(slice: Slice): Promise<Loaded>;
 }
 
-export function storeSource(db: SqlRunner): EventSource {
-  const loaded = new Map<string, Promise<Loaded>>();
+/**
+ * One evaluation round at `end`: every scope's events from `earliest` (the longest window any due rule reads) are
+ * loaded once, and each rule reads its own window from them.
+ */
+export function roundSource(db: SqlRunner, earliest: number, end: number): EventSource {
+  const loaded = new Map<string, Promise<EventSource>>();
   return {
-    load(slice) {
-      const key = JSON.stringify([slice.from, slice.to, slice.server ?? null, slice.client ?? null]);
-      let load = loaded.get(key);
-      if (load === undefined) {
-        load = loadAnalysis(db, slice);
-        loaded.set(key, load);
+    async load(slice) {
+      const key = JSON.stringify([slice.server ?? null, slice.client ?? null]);
+      let scoped = loaded.get(key);
+      if (scoped === undefined) {
+        scoped = loadAnalysis(db, { ...slice, from: Math.min(earliest, slice.from), to: end }).then(preloadedSource);
+        loaded.set(key, scoped);
       }
-      return load;
+      return (await scoped).load(slice);
     },
   };
 }
 
 /** Events loaded once (ordered by ts, as loadAnalysis answers them), sliced by time in memory. */
-export function preloadedSource(all: Loaded): EventSource {
+function preloadedSource(all: Loaded): EventSource {
   const { events, verdicts } = all;
   return {
     async load(slice) {
@@ -72,8 +76,33 @@ function rollupDimensions(metric: Metric, groupBy: GroupBy): Dimension[] {
 }
 
 /** How far before its window an analysis metric reads, so that a storm running into the window is seen whole. */
-export function lookbackOf(metric: Metric): number {
+function lookbackOf(metric: Metric): number {
   return metric === 'probe_storm_size' ? STORM_LOOKBACK_MS : 0;
+}
+
+/** How far back a rule reads: its window, and a storm metric's lookback before it. */
+export function readSpanMs(rule: Reading): number {
+  return rule.windowSeconds * 1000 + lookbackOf(rule.metric);
+}
+
+/** Readings of one round: rules that differ only in thresholds or targets share one reading. */
+export function roundReader(
+  db: SqlRunner,
+  rules: readonly Reading[],
+  end: number,
+): (rule: Reading) => Promise<GroupValue[]> {
+  const earliest = end - Math.max(0, ...rules.map(readSpanMs));
+  const source = roundSource(db, earliest, end);
+  const readings = new Map<string, Promise<GroupValue[]>>();
+  return (rule) => {
+    const key = JSON.stringify([rule.metric, rule.groupBy, rule.windowSeconds, rule.scope.server, rule.scope.client]);
+    let reading = readings.get(key);
+    if (reading === undefined) {
+      reading = readMetric(db, source, rule, end);
+      readings.set(key, reading);
+    }
+    return reading;
+  };
 }
 
 /** A rule's metric per group over the window ending at `end`, as the dashboard computes it. */
