@@ -3,7 +3,11 @@ import { useEffect, useState } from 'react';
 import { formatTime } from '../format.ts';
 import { REFRESH_CHOICES, REFRESH_MS, type RefreshChoice } from '../url-state.ts';
 
-const LABEL: Readonly<Record<RefreshChoice, string>> = { off: 'Off', '15s': 'Every 15 s', '60s': 'Every 60 s' };
+const LABEL: Readonly<Record<RefreshChoice, string>> = {
+  off: 'Auto-refresh off',
+  '15s': 'Every 15 s',
+  '60s': 'Every 60 s',
+};
 
 /** Refetches every shown query on the chosen interval: one clock for all panels, so they move together. */
 export function useAutoRefresh(choice: RefreshChoice): void {
@@ -40,16 +44,17 @@ export function RefreshPicker({ choice, onChange }: RefreshPickerProps) {
   const updated = useLastUpdate();
   return (
     <div className="refresh">
-      <label>
-        <span className="muted">Auto-refresh</span>{' '}
-        <select value={choice} onChange={(event) => onChange(event.target.value as RefreshChoice)}>
-          {REFRESH_CHOICES.map((option) => (
-            <option key={option} value={option}>
-              {LABEL[option]}
-            </option>
-          ))}
-        </select>
-      </label>
+      <select
+        aria-label="Auto-refresh"
+        value={choice}
+        onChange={(event) => onChange(event.target.value as RefreshChoice)}
+      >
+        {REFRESH_CHOICES.map((option) => (
+          <option key={option} value={option}>
+            {LABEL[option]}
+          </option>
+        ))}
+      </select>
       <button type="button" className="quiet" onClick={() => client.invalidateQueries()} disabled={fetching}>
         Refresh
       </button>

@@ -47,7 +47,8 @@ function stateOf(rule: AlertRule): { label: string; className: string } {
   if (rule.lastError !== null) return { label: 'error', className: 'pill pill-firing' };
   if (rule.firing > 0) return { label: `firing ${rule.firing}`, className: 'pill pill-firing' };
   if (rule.pending > 0) return { label: `pending ${rule.pending}`, className: 'pill pill-warn' };
-  return { label: rule.lastEvalAt === null ? 'not yet run' : 'ok', className: 'pill pill-ok' };
+  if (rule.lastEvalAt === null) return { label: 'not yet run', className: 'pill' };
+  return { label: 'ok', className: 'pill pill-ok' };
 }
 
 function RuleTable({ rules }: { rules: AlertRule[] }) {
