@@ -74,7 +74,7 @@ export function PreviewChart({ preview, metric, thresholds, height = 220 }: Prev
               y={line.value}
               stroke={line.colour}
               strokeDasharray={line.dash}
-              label={{ value: line.label, position: 'insideTopRight', fill: line.colour, fontSize: 11 }}
+              label={{ value: line.label, position: 'insideTopLeft', fill: line.colour, fontSize: 11 }}
             />
           ),
         )}
