@@ -1,9 +1,14 @@
+import { createHash } from 'node:crypto';
 import {
+  clearGateKeys,
   clientsOfServer,
+  dropGateKeys,
+  type GateKeyRow,
   type GatePartitionRow,
+  loadGateKeys,
   loadGatePartitions,
-  moveFrontiers,
   partitionEvents,
+  saveGateKeys,
   saveGatePartitions,
   setVerdicts,
 } from '../../db/queries/gate.ts';
@@ -12,11 +17,13 @@ import type { TxRunner } from '../../db/runner.ts';
 import {
   byTimeOrder,
   createGateState,
-  type GateState,
   gateStep,
+  type KeyGateState,
+  type PartitionGateState,
   partitionKey,
   replayGate,
 } from '../../shared/analysis/gate.ts';
+import { requestKey } from '../../shared/analysis/request-key.ts';
 import type { AnalysisEvent } from '../../shared/analysis/types.ts';
 import { toAnalysisEvent } from './analysis/load.ts';
 import type { RollupChanges } from './rollups.ts';
@@ -27,21 +34,30 @@ interface Verdict {
   reason: string | null;
 }
 
-/** What one pass changes, written in two statements at its end (not one per event or partition). */
+/** What one pass changes, written in a few statements at its end (not one per event or partition). */
 interface Writes {
   verdicts: Verdict[];
-  /** Partitions whose rules state changed. */
-  states: GatePartitionRow[];
-  /** Partitions that only moved their frontier: most traffic succeeds and changes no rule. */
-  frontiers: Omit<GatePartitionRow, 'state'>[];
+  partitions: GatePartitionRow[];
+  /** Keys whose state changed, and keys that no longer hold anything. */
+  keys: GateKeyRow[];
+  dropped: Omit<GateKeyRow, 'state'>[];
   rollups: RollupChanges;
+}
+
+/** A partition whose new events all come after its frontier, and the digests of the request keys they use. */
+interface Continuation {
+  pk: string;
+  saved: GatePartitionRow;
+  events: AnalysisEvent[];
+  digests: Map<string, string>;
 }
 
 /**
  * Keeps every stored event's gate verdict (avoidable, and why) current, in the transaction that stores the events.
- * A partition (client, server) whose new events all come after its frontier continues from its saved state; one
- * that receives an earlier event, or whose stored events changed (a proxy record shadowed, a reclassification),
- * is replayed from its first event. Either way the verdicts equal those of one replay over all events in time order.
+ * A partition (client, server) whose new events all come after its frontier continues from its saved state, reading
+ * only the keys those events use; one that has no saved position, receives an earlier event, or whose stored events
+ * changed (a proxy record shadowed, a reclassification) is replayed from its first event. Either way the verdicts
+ * equal those of one replay over all events in time order.
  */
 export async function advanceGate(
   tx: TxRunner,
@@ -61,20 +77,25 @@ export async function advanceGate(
   // Two batches for one partition would otherwise both continue from the same saved state.
   await lockKeys(tx, LOCK_CLASS.gatePartition, [...groups.keys()]);
   const saved = new Map((await loadGatePartitions(tx, [...groups.keys()])).map((row) => [row.partition, row]));
-  const writes: Writes = { verdicts: [], states: [], frontiers: [], rollups };
+  const writes: Writes = { verdicts: [], partitions: [], keys: [], dropped: [], rollups };
+  const continuing: Continuation[] = [];
   for (const [pk, events] of groups) {
     events.sort(byTimeOrder);
     const row = saved.get(pk);
     const first = events[0];
-    if (mustReplay.has(pk) || first === undefined || (row !== undefined && !after(first, row))) {
+    if (row === undefined || first === undefined || mustReplay.has(pk) || !after(first, row)) {
       await replayPartition(tx, pk, writes);
     } else {
-      continuePartition(pk, row ?? null, events, writes);
+      continuing.push({ pk, saved: row, events, digests: keyDigests(events) });
     }
   }
+  const wanted = continuing.flatMap(({ pk, digests }) => [...digests.values()].map((key) => ({ partition: pk, key })));
+  const stored = new Map((await loadGateKeys(tx, wanted)).map((row) => [row.key, row.state]));
+  for (const continuation of continuing) continuePartition(continuation, stored, writes);
   await setVerdicts(tx, writes.verdicts);
-  await saveGatePartitions(tx, writes.states);
-  await moveFrontiers(tx, writes.frontiers);
+  await dropGateKeys(tx, writes.dropped);
+  await saveGateKeys(tx, writes.keys);
+  await saveGatePartitions(tx, writes.partitions);
 }
 
 /** After a server's buckets changed, every client's verdicts against it are replayed. */
@@ -84,21 +105,37 @@ export async function replayServer(tx: TxRunner, server: string, rollups: Rollup
 }
 
 /** New events after the frontier: fresh rows are stored needed, so only the avoidable ones are written. */
-function continuePartition(pk: string, saved: GatePartitionRow | null, events: AnalysisEvent[], writes: Writes): void {
-  const state = createGateState();
-  if (saved !== null) {
-    // The frontier columns hold the order bookkeeping; seq is 0 on this path (events order by ts, then id).
-    state.partitions[pk] = { ...(JSON.parse(saved.state) as StoredRules), lastTs: saved.frontierTs, lastSeq: 0 };
+function continuePartition(
+  { pk, saved, events, digests }: Continuation,
+  stored: ReadonlyMap<string, string>,
+  writes: Writes,
+): void {
+  const keys: Record<string, KeyGateState> = {};
+  for (const [key, digest] of digests) {
+    const text = stored.get(digest);
+    if (text !== undefined) keys[key] = JSON.parse(text) as KeyGateState;
   }
+  const state = createGateState();
+  // The frontier columns hold the order bookkeeping; seq is 0 on this path (events order by ts, then id).
+  const partition = { keys, waitUntil: saved.waitUntil, lastTs: saved.frontierTs, lastSeq: 0 };
+  state.partitions[pk] = partition;
   for (const event of events) {
     const verdict = gateStep(state, event);
     if (!verdict.avoidable) continue;
     writes.verdicts.push({ eventId: event.id, avoidable: true, reason: verdict.reason });
     writes.rollups.add(event, 0, 1);
   }
-  keepFrontier(pk, state, events[events.length - 1], writes, saved?.state ?? null);
+  for (const [key, digest] of digests) {
+    const held = partition.keys[key];
+    const text = held === undefined ? undefined : JSON.stringify(held);
+    if (text === stored.get(digest)) continue;
+    if (text === undefined) writes.dropped.push({ partition: pk, key: digest });
+    else writes.keys.push({ partition: pk, key: digest, state: text });
+  }
+  writes.partitions.push(...position(pk, partition, events[events.length - 1]));
 }
 
+/** Writes the partition's keys at once: after a migration every partition replays, and all keys would pile up. */
 async function replayPartition(tx: TxRunner, pk: string, writes: Writes): Promise<void> {
   const [client, server] = JSON.parse(pk) as [string, string];
   // Ordered here, not by SQL: PostgreSQL would sort ids by its collation, the frontier compares them as JS does.
@@ -118,26 +155,41 @@ async function replayPartition(tx: TxRunner, pk: string, writes: Writes): Promis
   }
   const state = createGateState();
   for (const event of events) gateStep(state, event);
-  keepFrontier(pk, state, events[events.length - 1], writes, null);
+  const partition = state.partitions[pk];
+  const keys = Object.entries(partition?.keys ?? {});
+  await clearGateKeys(tx, pk);
+  await saveGateKeys(
+    tx,
+    keys.map(([key, held]) => ({ partition: pk, key: keyDigest(key), state: JSON.stringify(held) })),
+  );
+  writes.partitions.push(...position(pk, partition, events[events.length - 1]));
 }
 
-/** A partition's gate rules without the order bookkeeping, which the frontier columns keep. */
-type StoredRules = Omit<GateState['partitions'][string], 'lastTs' | 'lastSeq'>;
-
-function keepFrontier(
+function position(
   pk: string,
-  state: GateState,
+  partition: PartitionGateState | undefined,
   last: AnalysisEvent | undefined,
-  writes: Writes,
-  storedRules: string | null,
-): void {
-  const partition = state.partitions[pk];
-  if (partition === undefined || last === undefined) return;
-  const { lastTs: _ts, lastSeq: _seq, ...rules } = partition;
-  const text = JSON.stringify(rules satisfies StoredRules);
-  const frontier = { partition: pk, frontierTs: last.ts, frontierId: last.id };
-  if (text === storedRules) writes.frontiers.push(frontier);
-  else writes.states.push({ ...frontier, state: text });
+): GatePartitionRow[] {
+  return last === undefined
+    ? []
+    : [{ partition: pk, waitUntil: partition?.waitUntil ?? null, frontierTs: last.ts, frontierId: last.id }];
+}
+
+function keyDigests(events: readonly AnalysisEvent[]): Map<string, string> {
+  const digests = new Map<string, string>();
+  for (const event of events) {
+    const key = requestKey(event);
+    if (!digests.has(key)) digests.set(key, keyDigest(key));
+  }
+  return digests;
+}
+
+/**
+ * Keys are filed under a digest: a request key holds a path of up to 4 KB, past what a PostgreSQL index entry can
+ * take. 128 bits of SHA-256 leave no collision to expect among any number of keys a store will ever see.
+ */
+function keyDigest(key: string): string {
+  return createHash('sha256').update(key).digest('base64url').slice(0, 22);
 }
 
 function after(event: AnalysisEvent, frontier: { frontierTs: number; frontierId: string }): boolean {

@@ -1,18 +1,19 @@
 import { sql } from 'drizzle-orm';
 import type { SqlRunner } from '../runner.ts';
 import { ANALYSIS_COLUMNS, type AnalysisRow } from './analysis.ts';
-import { listTable, rowsTable } from './lists.ts';
+import { listTable, type RowsColumn, rowsTable } from './lists.ts';
 
 export interface GatePartitionRow {
   partition: string;
-  state: string;
+  waitUntil: number | null;
   frontierTs: number;
   frontierId: string;
 }
 
 export async function loadGatePartitions(db: SqlRunner, partitions: readonly string[]): Promise<GatePartitionRow[]> {
   if (partitions.length === 0) return [];
-  return db.all<GatePartitionRow>(sql`SELECT partition, state, frontier_ts AS "frontierTs", frontier_id AS "frontierId"
+  return db.all<GatePartitionRow>(sql`SELECT partition, wait_until AS "waitUntil", frontier_ts AS "frontierTs",
+      frontier_id AS "frontierId"
     FROM gate_partitions WHERE partition IN ${listTable(db, partitions)}`);
 }
 
@@ -22,31 +23,67 @@ export async function saveGatePartitions(db: SqlRunner, rows: readonly GateParti
     db,
     [
       ['partition', 'text'],
-      ['state', 'text'],
+      ['wait_until', 'bigint'],
       ['frontier_ts', 'bigint'],
       ['frontier_id', 'text'],
     ],
-    rows.map((row) => [row.partition, row.state, row.frontierTs, row.frontierId]),
+    rows.map((row) => [row.partition, row.waitUntil, row.frontierTs, row.frontierId]),
   );
-  await db.run(sql`INSERT INTO gate_partitions (partition, state, frontier_ts, frontier_id)
+  await db.run(sql`INSERT INTO gate_partitions (partition, wait_until, frontier_ts, frontier_id)
     SELECT * FROM ${table} AS saved WHERE true
-    ON CONFLICT (partition) DO UPDATE SET state = excluded.state, frontier_ts = excluded.frontier_ts,
+    ON CONFLICT (partition) DO UPDATE SET wait_until = excluded.wait_until, frontier_ts = excluded.frontier_ts,
       frontier_id = excluded.frontier_id`);
 }
 
-export async function moveFrontiers(db: SqlRunner, rows: readonly Omit<GatePartitionRow, 'state'>[]): Promise<void> {
+/** One request key's gate state; `key` is the digest the gate maintenance files it under. */
+export interface GateKeyRow {
+  partition: string;
+  key: string;
+  state: string;
+}
+
+const KEY_COLUMNS = [
+  ['partition', 'text'],
+  ['key', 'text'],
+] as const satisfies readonly RowsColumn[];
+
+/** The stored states of the given keys; keys that hold nothing have no row. */
+export async function loadGateKeys(db: SqlRunner, keys: readonly Omit<GateKeyRow, 'state'>[]): Promise<GateKeyRow[]> {
+  if (keys.length === 0) return [];
+  const wanted = rowsTable(
+    db,
+    KEY_COLUMNS,
+    keys.map((k) => [k.partition, k.key]),
+  );
+  return db.all<GateKeyRow>(sql`SELECT g.partition, g.key, g.state FROM ${wanted} AS wanted
+    JOIN gate_keys g ON g.partition = wanted.partition AND g.key = wanted.key`);
+}
+
+export async function saveGateKeys(db: SqlRunner, rows: readonly GateKeyRow[]): Promise<void> {
   if (rows.length === 0) return;
   const table = rowsTable(
     db,
-    [
-      ['partition', 'text'],
-      ['frontier_ts', 'bigint'],
-      ['frontier_id', 'text'],
-    ],
-    rows.map((row) => [row.partition, row.frontierTs, row.frontierId]),
+    [...KEY_COLUMNS, ['state', 'text']],
+    rows.map((row) => [row.partition, row.key, row.state]),
   );
-  await db.run(sql`UPDATE gate_partitions SET frontier_ts = moved.frontier_ts, frontier_id = moved.frontier_id
-    FROM ${table} AS moved WHERE gate_partitions.partition = moved.partition`);
+  await db.run(sql`INSERT INTO gate_keys (partition, key, state) SELECT * FROM ${table} AS saved WHERE true
+    ON CONFLICT (partition, key) DO UPDATE SET state = excluded.state`);
+}
+
+/** Deletes the keys that no longer hold anything. */
+export async function dropGateKeys(db: SqlRunner, keys: readonly Omit<GateKeyRow, 'state'>[]): Promise<void> {
+  if (keys.length === 0) return;
+  const table = rowsTable(
+    db,
+    KEY_COLUMNS,
+    keys.map((k) => [k.partition, k.key]),
+  );
+  await db.run(sql`DELETE FROM gate_keys WHERE (partition, key) IN (SELECT partition, key FROM ${table} AS dropped)`);
+}
+
+/** Before a partition's replay writes its keys afresh. */
+export async function clearGateKeys(db: SqlRunner, partition: string): Promise<void> {
+  await db.run(sql`DELETE FROM gate_keys WHERE partition = ${partition}`);
 }
 
 /** Every event of one (client, server), shadowed proxy records included (their verdicts must be cleared). */

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestApp, get, postNdjson, putJson, type TestApp } from '../support/app.ts';
 import { BASE_TS, clientEvent, proxyEvent, rpcError } from '../support/events.ts';
@@ -80,6 +81,19 @@ describe.each(STORE_KINDS)('gate verdicts kept at ingest on $name', (kind) => {
       } finally {
         await other.dispose();
       }
+    });
+
+    it('replays a partition that has lost its saved position, as an upgraded store has', async () => {
+      const events = prober('u');
+      await postNdjson(app, events.slice(0, 10));
+      // Migration 0004 leaves the gate with no saved position and no keys; the refusals must still hold.
+      await db.store.run(sql`DELETE FROM gate_partitions`);
+      await db.store.run(sql`DELETE FROM gate_keys`);
+      await postNdjson(app, events.slice(10));
+      const stored = await verdicts();
+      expect(Object.values(stored).filter((r) => r === 'after_refusal')).toHaveLength(19);
+      await postNdjson(app, [{ ...events[0], id: 'u-again', ts: BASE_TS + 60_000 }]);
+      expect((await verdicts())['u-again']).toBe('after_refusal');
     });
 
     it('gives the same verdicts when two batches of one client and server are ingested at once', async () => {

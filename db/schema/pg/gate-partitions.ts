@@ -1,14 +1,15 @@
 import { bigint, pgTable, text } from 'drizzle-orm/pg-core';
 
 /**
- * The gate replay's state per (client, server), as of the latest event replayed (the frontier), so that ingest can
- * continue the replay instead of starting over. Mirrors db/schema/sqlite/gate-partitions.ts.
+ * The gate replay's position per (client, server): the latest event replayed (the frontier) and the throttle then
+ * in force, so that ingest can continue the replay instead of starting over. What the gate holds per request key is
+ * in gate_keys. A partition without a row is replayed from its events. Mirrors db/schema/sqlite/gate-partitions.ts.
  */
 export const gatePartitions = pgTable('gate_partitions', {
   /** JSON [client, server]: shared/analysis/gate.ts partitionKey. */
   partition: text('partition').primaryKey(),
-  /** shared/analysis/gate.ts PartitionGateState as JSON. */
-  state: text('state').notNull(),
+  /** shared/analysis/gate.ts PartitionGateState waitUntil: epoch ms before which the server throttles the client. */
+  waitUntil: bigint('wait_until', { mode: 'number' }),
   /** The (ts, event id) of the last event replayed: a later batch continues from here, an earlier one replays. */
   frontierTs: bigint('frontier_ts', { mode: 'number' }).notNull(),
   frontierId: text('frontier_id').notNull(),

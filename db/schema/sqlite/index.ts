@@ -7,6 +7,7 @@ export {
   settings,
 } from './alerts.ts';
 export { events } from './events.ts';
+export { gateKeys } from './gate-keys.ts';
 export { gatePartitions } from './gate-partitions.ts';
 export { rollupHour, rollupMinute, rollupServer5Min, rollupServerHour, rollupServerMinute } from './rollups.ts';
 export { servers } from './servers.ts';

@@ -1,0 +1,12 @@
+CREATE TABLE "gate_keys" (
+	"partition" text NOT NULL,
+	"key" text NOT NULL,
+	"state" text NOT NULL,
+	CONSTRAINT "gate_keys_partition_key_pk" PRIMARY KEY("partition","key")
+);
+--> statement-breakpoint
+ALTER TABLE "gate_partitions" ADD COLUMN "wait_until" bigint;--> statement-breakpoint
+-- Keys move to gate_keys under a digest SQL cannot compute: without a saved position, each partition is
+-- replayed from its stored events on its next batch, which writes its keys again.
+DELETE FROM "gate_partitions";--> statement-breakpoint
+ALTER TABLE "gate_partitions" DROP COLUMN "state";
