@@ -93,7 +93,7 @@ describe.skipIf(chromiumMissing)('the dashboard in a browser', () => {
     await page.close();
   });
 
-  it('drills from the overview to a server, to a probe storm, to its attempt timeline', async () => {
+  it('drills from the overview to a server, to a probe storm, to its attempt timeline, to one event and its frames', async () => {
     const { page, errors } = await openPage(browser);
     await page.goto(`${demo.url}/?range=6h`);
     await page.getByTestId('top-servers').getByRole('link', { name: 'docs', exact: true }).first().click();
@@ -118,6 +118,16 @@ describe.skipIf(chromiumMissing)('the dashboard in a browser', () => {
     expect(runs.reduce((sum, run) => sum + run.count, 0)).toBe(storm.attempts);
     const notSent = runs.filter((run) => run.text.startsWith('not sent'));
     expect(notSent.reduce((sum, run) => sum + run.count, 0)).toBe(storm.avoidable);
+
+    // On to the events behind the storm, opened at its first attempt: the frames and the rule, in plain words.
+    await page.getByTestId('timeline').locator('tbody tr').first().getByRole('link').click();
+    await page.waitForURL(/\/events\?.*event=/);
+    const detail = page.getByTestId('event-detail');
+    await detail.getByText('Why this bucket').waitFor();
+    expect(await detail.textContent()).toContain('prober-9');
+    expect(await detail.textContent()).toMatch(/Rule \S+, read from/);
+    await detail.getByText('Request frame').waitFor();
+    expect(await page.getByRole('button', { pressed: true }).count()).toBe(1);
     expect(errors).toEqual([]);
     await page.close();
   });
