@@ -23,14 +23,14 @@ export interface EventRow {
   kind: string;
   rule: string;
   evidence: string;
-  requestKey: string | null;
   waitUntil: number | null;
   ctxRequested: string | null;
   ctxApplied: string | null;
   ctxReason: string | null;
   avoidable: number;
   gateReason: string | null;
-  body: string;
+  /** The line, compressed (db/body-codec.ts encodeBody). */
+  body: Buffer;
 }
 
 /** Column order of the hot insert statements on both engines. */
@@ -58,7 +58,6 @@ export const EVENT_COLUMNS = [
   ['kind', 'kind'],
   ['rule', 'rule'],
   ['evidence', 'evidence'],
-  ['requestKey', 'request_key'],
   ['waitUntil', 'wait_until'],
   ['ctxRequested', 'ctx_requested'],
   ['ctxApplied', 'ctx_applied'],

@@ -21,6 +21,7 @@ export const PG_ARRAY_TYPES: Record<string, string> = {
   counted: 'smallint',
   wait_until: 'bigint',
   avoidable: 'smallint',
+  body: 'bytea',
 };
 
 // One unnest() statement with a fixed number of array parameters inserts any number of rows, so it can stay a

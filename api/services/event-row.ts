@@ -1,6 +1,6 @@
+import { encodeBody } from '../../db/body-codec.ts';
 import type { EventRow } from '../../db/event-row.ts';
 import { toAnalysisEvent } from '../../shared/analysis/from-event.ts';
-import { requestKey } from '../../shared/analysis/request-key.ts';
 import type { AnalysisEvent } from '../../shared/analysis/types.ts';
 import { classify } from '../../shared/classify/index.ts';
 import type { ServerPolicy } from '../../shared/classify/types.ts';
@@ -50,14 +50,13 @@ export function buildEvent(event: LensEvent, body: string, policy: ServerPolicy)
     kind: classification.kind,
     rule: classification.rule,
     evidence: classification.evidence,
-    requestKey: requestKey(analysis),
     waitUntil: analysis.waitUntil,
     ctxRequested: analysis.context?.requested ?? null,
     ctxApplied: analysis.context?.applied ?? null,
     ctxReason: analysis.context?.reason ?? null,
     avoidable: 0,
     gateReason: null,
-    body,
+    body: encodeBody(body),
   };
   return { row, analysis };
 }

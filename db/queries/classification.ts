@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { SqlRunner } from '../runner.ts';
+import { type Stored, withBody } from './events.ts';
 import { listTable } from './lists.ts';
 
 export interface FailedEventRow {
@@ -23,9 +24,10 @@ export async function failedEventsPage(
   afterSeq: number,
   limit: number,
 ): Promise<FailedEventRow[]> {
-  return db.all<FailedEventRow>(sql`SELECT seq, ts, server, client, counted, avoidable, body, bucket, kind, rule,
-      evidence FROM events
+  const rows = await db.all<Stored<FailedEventRow>>(sql`SELECT seq, ts, server, client, counted, avoidable, body,
+      bucket, kind, rule, evidence FROM events
     WHERE server = ${server} AND bucket <> 'ok' AND seq > ${afterSeq} ORDER BY seq LIMIT ${limit}`);
+  return rows.map(withBody);
 }
 
 export interface Reclassified {

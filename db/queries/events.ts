@@ -1,4 +1,5 @@
 import { type SQL, sql } from 'drizzle-orm';
+import { decodeBody } from '../body-codec.ts';
 import type { SqlRunner } from '../runner.ts';
 
 export interface EventFilter {
@@ -65,8 +66,10 @@ const EVENT_COLUMNS_SQL = sql`seq, event_id AS "eventId", ts, source, client, se
   gate_reason AS "gateReason", body`;
 
 export async function getEvent(db: SqlRunner, eventId: string): Promise<StoredEventRow | null> {
-  const rows = await db.all<StoredEventRow>(sql`SELECT ${EVENT_COLUMNS_SQL} FROM events WHERE event_id = ${eventId}`);
-  return rows[0] ?? null;
+  const rows = await db.all<Stored<StoredEventRow>>(
+    sql`SELECT ${EVENT_COLUMNS_SQL} FROM events WHERE event_id = ${eventId}`,
+  );
+  return rows.map(withBody)[0] ?? null;
 }
 
 export async function listEvents(
@@ -77,6 +80,14 @@ export async function listEvents(
 ): Promise<StoredEventRow[]> {
   const conditions = filterConditions(filter);
   if (cursor) conditions.push(sql`(ts < ${cursor.ts} OR (ts = ${cursor.ts} AND seq < ${cursor.seq}))`);
-  return db.all<StoredEventRow>(sql`SELECT ${EVENT_COLUMNS_SQL}
+  const rows = await db.all<Stored<StoredEventRow>>(sql`SELECT ${EVENT_COLUMNS_SQL}
     FROM events ${whereClause(conditions)} ORDER BY ts DESC, seq DESC LIMIT ${limit}`);
+  return rows.map(withBody);
+}
+
+/** A row as the engine returns it: the body still compressed (SQLite's text rows from before, as text). */
+export type Stored<Row extends { body: string }> = Omit<Row, 'body'> & { body: Uint8Array | string };
+
+export function withBody<Row extends { body: string }>(row: Stored<Row>): Row {
+  return { ...row, body: decodeBody(row.body) } as Row;
 }

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import {
   bigint,
   bigserial,
+  customType,
   doublePrecision,
   index,
   integer,
@@ -10,6 +11,9 @@ import {
   text,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
+
+/** Bytes as node-postgres reads and writes them (drizzle has no bytea builder). */
+const bytea = customType<{ data: Buffer }>({ dataType: () => 'bytea' });
 
 /** One observed request (one log line) with its classification. Mirrors db/schema/sqlite/events.ts. */
 export const events = pgTable(
@@ -47,8 +51,6 @@ export const events = pgTable(
     kind: text('kind').notNull(),
     rule: text('rule').notNull(),
     evidence: text('evidence').notNull(),
-    /** client + server + HTTP method + path + (identity, else JSON-RPC method): what the gate tracks. */
-    requestKey: text('request_key'),
     /** For a throttled answer: epoch ms before which the client should not send again (Retry-After / resetsAt). */
     waitUntil: bigint('wait_until', { mode: 'number' }),
     /** Sampling context (DOMAIN.md section 7): requested scope, applied scope (null: not reported), reason. */
@@ -59,8 +61,8 @@ export const events = pgTable(
     avoidable: smallint('avoidable').notNull().default(0),
     /** Why it was avoidable (shared/analysis/gate-types.ts GateReason). */
     gateReason: text('gate_reason'),
-    /** The event as it arrived (one NDJSON line), frames untouched. */
-    body: text('body').notNull(),
+    /** The event as it arrived (one NDJSON line), frames untouched, compressed: db/body-codec.ts. */
+    body: bytea('body').notNull(),
   },
   (t) => [
     uniqueIndex('events_event_id_uq').on(t.eventId),

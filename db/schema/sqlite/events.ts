@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { index, integer, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { blob, index, integer, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
 /** One observed request (one log line) with its classification. Mirrors db/schema/pg/events.ts. */
 export const events = sqliteTable(
@@ -37,8 +37,6 @@ export const events = sqliteTable(
     kind: text('kind').notNull(),
     rule: text('rule').notNull(),
     evidence: text('evidence').notNull(),
-    /** client + server + HTTP method + path + (identity, else JSON-RPC method): what the gate tracks. */
-    requestKey: text('request_key'),
     /** For a throttled answer: epoch ms before which the client should not send again (Retry-After / resetsAt). */
     waitUntil: integer('wait_until'),
     /** Sampling context (DOMAIN.md section 7): requested scope, applied scope (null: not reported), reason. */
@@ -49,8 +47,8 @@ export const events = sqliteTable(
     avoidable: integer('avoidable').notNull().default(0),
     /** Why it was avoidable (shared/analysis/gate-types.ts GateReason). */
     gateReason: text('gate_reason'),
-    /** The event as it arrived (one NDJSON line), frames untouched. */
-    body: text('body').notNull(),
+    /** The event as it arrived (one NDJSON line), frames untouched, compressed: db/body-codec.ts. */
+    body: blob('body', { mode: 'buffer' }).notNull(),
   },
   (t) => [
     uniqueIndex('events_event_id_uq').on(t.eventId),
