@@ -123,7 +123,7 @@ function continuePartition(
     const verdict = gateStep(state, event);
     if (!verdict.avoidable) continue;
     writes.verdicts.push({ eventId: event.id, avoidable: true, reason: verdict.reason });
-    writes.rollups.add(event, 0, 1);
+    writes.rollups.add(event, 0, 1, verdict.reason);
   }
   for (const [key, digest] of digests) {
     const held = partition.keys[key];
@@ -150,8 +150,13 @@ async function replayPartition(tx: TxRunner, pk: string, writes: Writes): Promis
     const reason = verdict?.reason ?? null;
     if ((row.avoidable === 1) === avoidable && row.gateReason === reason) continue;
     writes.verdicts.push({ eventId: row.eventId, avoidable, reason });
-    // Only counted records are in the rollups; a shadowed one's counts came off when it was shadowed.
-    if (row.counted === 1) writes.rollups.add(events[index] as AnalysisEvent, 0, (avoidable ? 1 : 0) - row.avoidable);
+    // Only counted records are in the rollups; a shadowed one's counts came off when it was shadowed. The old
+    // verdict comes off under its reason and the new one goes on under its own.
+    if (row.counted === 1) {
+      const event = events[index] as AnalysisEvent;
+      writes.rollups.add(event, 0, -row.avoidable, row.gateReason);
+      writes.rollups.add(event, 0, avoidable ? 1 : 0, reason);
+    }
   }
   const state = createGateState();
   for (const event of events) gateStep(state, event);

@@ -131,7 +131,7 @@ async function insertAll(tx: TxRunner, built: readonly BuiltEvent[]): Promise<nu
     client: [...correlations.client],
     proxy: [...correlations.proxy],
   });
-  for (const row of shadowed) rollups.add(row, -1, -row.avoidable);
+  for (const row of shadowed) rollups.add(row, -1, -row.avoidable, row.gateReason);
   const replay = new Set(shadowed.filter((s) => s.client !== null).map((s) => JSON.stringify([s.client, s.server])));
   await advanceGate(
     tx,

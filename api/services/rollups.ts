@@ -1,14 +1,18 @@
-import { applyRollupDeltas, MINUTE_MS, type RollupDelta } from '../../db/queries/rollups.ts';
+import { applyRollupDeltas, CONDUCT_COLUMNS, MINUTE_MS, type RollupDelta } from '../../db/queries/rollups.ts';
 import type { SqlRunner } from '../../db/runner.ts';
 
-/** What a rollup row is keyed by, as any stored event knows it. */
+/** What a rollup row is keyed by, as any stored event knows it, and whether its client had read discovery. */
 export interface Counted {
   ts: number;
   server: string;
   client: string | null;
   bucket: string;
   kind: string;
+  /** Stored as 0/1 in rows, a boolean in analysis events; null when the event did not say. */
+  discoveryRead: number | boolean | null;
 }
+
+const UNDISCOVERED = CONDUCT_COLUMNS.indexOf('undiscovered');
 
 /**
  * The changes one transaction makes to the rollups, collected where they happen (insert, shadowing, gate verdicts,
@@ -17,9 +21,15 @@ export interface Counted {
 export class RollupChanges {
   private readonly deltas: RollupDelta[] = [];
 
-  add(event: Counted, requests: number, avoidable: number): void {
+  /**
+   * Counts `requests` more (or fewer) requests of the event's kind and `avoidable` more (or fewer) avoidable ones,
+   * the latter for the gate reason `reason`.
+   */
+  add(event: Counted, requests: number, avoidable: number, reason: string | null = null): void {
     if (requests === 0 && avoidable === 0) return;
     const minute = event.ts - (event.ts % MINUTE_MS);
+    const conduct = CONDUCT_COLUMNS.map((column) => (column === reason ? avoidable : 0));
+    if (event.discoveryRead === false || event.discoveryRead === 0) conduct[UNDISCOVERED] = requests;
     this.deltas.push({
       minute,
       server: event.server,
@@ -28,6 +38,7 @@ export class RollupChanges {
       kind: event.kind,
       requests,
       avoidable,
+      conduct,
     });
   }
 

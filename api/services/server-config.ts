@@ -85,8 +85,8 @@ async function reclassifyFailures(
       if (next.bucket !== row.bucket || next.kind !== row.kind || next.rule !== row.rule) {
         await updateClassification(tx, { seq: row.seq, ...next });
         if (row.counted === 1) {
-          rollups.add(row, -1, -row.avoidable);
-          rollups.add({ ...row, bucket: next.bucket, kind: next.kind }, 1, row.avoidable);
+          rollups.add(row, -1, -row.avoidable, row.gateReason);
+          rollups.add({ ...row, bucket: next.bucket, kind: next.kind }, 1, row.avoidable, row.gateReason);
         }
         changed++;
       }

@@ -10,6 +10,8 @@ export interface FailedEventRow {
   client: string | null;
   counted: number;
   avoidable: number;
+  gateReason: string | null;
+  discoveryRead: number | null;
   body: string;
   bucket: string;
   kind: string;
@@ -24,8 +26,8 @@ export async function failedEventsPage(
   afterSeq: number,
   limit: number,
 ): Promise<FailedEventRow[]> {
-  const rows = await db.all<Stored<FailedEventRow>>(sql`SELECT seq, ts, server, client, counted, avoidable, body,
-      bucket, kind, rule, evidence FROM events
+  const rows = await db.all<Stored<FailedEventRow>>(sql`SELECT seq, ts, server, client, counted, avoidable,
+      gate_reason AS "gateReason", discovery_read AS "discoveryRead", body, bucket, kind, rule, evidence FROM events
     WHERE server = ${server} AND bucket <> 'ok' AND seq > ${afterSeq} ORDER BY seq LIMIT ${limit}`);
   return rows.map(withBody);
 }
@@ -57,7 +59,8 @@ export async function shadowProxyDuplicates(
     shadowed.push(
       ...(await db.all<ShadowedRow>(sql`UPDATE events SET counted = 0
         WHERE source = 'proxy' AND correlation IN ${listTable(db, fresh.client)} AND counted = 1
-        RETURNING ts, client, server, bucket, kind, avoidable`)),
+        RETURNING ts, client, server, bucket, kind, avoidable, gate_reason AS "gateReason",
+          discovery_read AS "discoveryRead"`)),
     );
   }
   if (fresh.proxy.length > 0) {
@@ -65,7 +68,8 @@ export async function shadowProxyDuplicates(
       ...(await db.all<ShadowedRow>(sql`UPDATE events SET counted = 0
         WHERE source = 'proxy' AND correlation IN ${listTable(db, fresh.proxy)} AND counted = 1
           AND EXISTS (SELECT 1 FROM events c WHERE c.source = 'client' AND c.correlation = events.correlation)
-        RETURNING ts, client, server, bucket, kind, avoidable`)),
+        RETURNING ts, client, server, bucket, kind, avoidable, gate_reason AS "gateReason",
+          discovery_read AS "discoveryRead"`)),
     );
   }
   return shadowed;
@@ -79,4 +83,6 @@ export interface ShadowedRow {
   bucket: string;
   kind: string;
   avoidable: number;
+  gateReason: string | null;
+  discoveryRead: number | null;
 }

@@ -6,6 +6,17 @@ export const MINUTE_MS = 60_000;
 export const HOUR_MS = 60 * MINUTE_MS;
 const MAX_TS = 8.64e15 + 1;
 
+/** The client family's conduct counters: avoidable requests by gate reason, and requests without discovery read. */
+export const CONDUCT_COLUMNS = [
+  'after_refusal',
+  'past_transient_budget',
+  'before_retry_after',
+  'identical_after_ambiguous',
+  'undiscovered',
+] as const;
+/** The conduct counters that count avoidable requests, one per gate reason. */
+const REASON_COLUMNS = CONDUCT_COLUMNS.filter((column) => column !== 'undiscovered');
+
 /** A change to the counts of one minute, server, client, bucket and kind. */
 export interface RollupDelta {
   minute: number;
@@ -15,6 +26,8 @@ export interface RollupDelta {
   kind: string;
   requests: number;
   avoidable: number;
+  /** Changes to the conduct counters, in CONDUCT_COLUMNS order. */
+  conduct: readonly number[];
 }
 
 /** A rollup table and the width of its time buckets; families are listed coarse to fine. */
@@ -46,15 +59,10 @@ export async function applyRollupDeltas(db: SqlRunner, deltas: readonly RollupDe
   }
 }
 
-type Row = [
-  start: number,
-  server: string,
-  client: string,
-  bucket: string,
-  kind: string,
-  requests: number,
-  avoidable: number,
-];
+/** A rollup row as written: its key, then requests, avoidable and (client family only) the conduct counters. */
+type Row = [start: number, server: string, client: string, bucket: string, kind: string, ...counts: number[]];
+
+const KEY_LENGTH = 5;
 
 function sumDeltas(deltas: readonly RollupDelta[], size: number, byClient: boolean): Row[] {
   const sums = new Map<string, Row>();
@@ -62,46 +70,40 @@ function sumDeltas(deltas: readonly RollupDelta[], size: number, byClient: boole
     const start = d.minute - (d.minute % size);
     const client = byClient ? (d.client ?? '') : '';
     const key = JSON.stringify([start, d.server, client, d.bucket, d.kind]);
-    const row = sums.get(key) ?? [start, d.server, client, d.bucket, d.kind, 0, 0];
-    row[5] += d.requests;
-    row[6] += d.avoidable;
+    const counts = [d.requests, d.avoidable, ...(byClient ? d.conduct : [])];
+    const row = sums.get(key) ?? [start, d.server, client, d.bucket, d.kind, ...counts.map(() => 0)];
+    counts.forEach((count, i) => {
+      row[KEY_LENGTH + i] = (row[KEY_LENGTH + i] as number) + count;
+    });
     sums.set(key, row);
   }
   // Sorted by key: concurrent PostgreSQL transactions then lock shared rows in one order and cannot deadlock.
   return [...sums.entries()]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([, row]) => row)
-    .filter((row) => row[5] !== 0 || row[6] !== 0);
+    .filter((row) => row.slice(KEY_LENGTH).some((count) => count !== 0));
 }
 
-const ROLLUP_COLUMNS: readonly RowsColumn[] = [
+const KEY_COLUMNS: readonly RowsColumn[] = [
   ['start', 'bigint'],
   ['server', 'text'],
   ['client', 'text'],
   ['bucket', 'text'],
   ['kind', 'text'],
-  ['requests', 'integer'],
-  ['avoidable', 'integer'],
 ];
+const COUNT_COLUMNS: readonly string[] = ['requests', 'avoidable'];
 
 async function upsert(db: SqlRunner, table: string, rows: Row[], byClient: boolean): Promise<void> {
   const name = sql.raw(table);
-  const columns = byClient ? ROLLUP_COLUMNS : ROLLUP_COLUMNS.filter(([column]) => column !== 'client');
-  const values = byClient
-    ? rows
-    : rows.map(([start, server, , bucket, kind, requests, avoidable]) => [
-        start,
-        server,
-        bucket,
-        kind,
-        requests,
-        avoidable,
-      ]);
-  const key = byClient ? sql`start, server, client, bucket, kind` : sql`start, server, bucket, kind`;
+  const counts = byClient ? [...COUNT_COLUMNS, ...CONDUCT_COLUMNS] : COUNT_COLUMNS;
+  const keys = byClient ? KEY_COLUMNS : KEY_COLUMNS.filter(([column]) => column !== 'client');
+  const columns: RowsColumn[] = [...keys, ...counts.map((column): RowsColumn => [column, 'integer'])];
+  const values = byClient ? rows : rows.map(([start, server, , ...rest]) => [start, server, ...rest]);
+  const key = sql.raw(keys.map(([column]) => column).join(', '));
   const list = sql.raw(columns.map(([column]) => column).join(', '));
+  const sums = sql.raw(counts.map((column) => `${column} = ${table}.${column} + excluded.${column}`).join(', '));
   await db.run(sql`INSERT INTO ${name} (${list}) SELECT * FROM ${rowsTable(db, columns, values)} AS deltas WHERE true
-    ON CONFLICT (${key}) DO UPDATE
-    SET requests = ${name}.requests + excluded.requests, avoidable = ${name}.avoidable + excluded.avoidable`);
+    ON CONFLICT (${key}) DO UPDATE SET ${sums}`);
 }
 
 export interface RangeFilter {
@@ -142,10 +144,7 @@ export async function countRows(
   );
   const parts = segments(filter, levels);
   const bucketOf = (column: SQL) => (stepMs === null ? sql`0` : sql`${column} - (${column} % ${stepMs})`);
-  const scope = (clientColumn: SQL) => [
-    ...(filter.server === undefined ? [] : [sql`server = ${filter.server}`]),
-    ...(filter.client === undefined ? [] : [sql`${clientColumn} = ${filter.client}`]),
-  ];
+  const scope = (clientColumn: SQL) => scopeConditions(filter, clientColumn);
   const clientOut = (column: SQL) => (clientLevels ? column : sql`''`);
   const selects: SQL[] = [];
   for (const [table, from, to] of parts.rollups) {
@@ -169,6 +168,64 @@ export async function countRows(
       sum(requests) AS requests, sum(avoidable) AS avoidable
     FROM (${sql.join(selects, sql` UNION ALL `)}) AS parts
     GROUP BY 1, 2, 3, 4, 5 HAVING sum(requests) <> 0 OR sum(avoidable) <> 0`);
+}
+
+export interface ConductRow {
+  client: string;
+  server: string;
+  requests: number;
+  avoidable: number;
+  after_refusal: number;
+  past_transient_budget: number;
+  before_retry_after: number;
+  identical_after_ambiguous: number;
+  /** Refused as not declared while the client had not read the discovery document. */
+  probed: number;
+}
+
+/**
+ * Client conduct counts per (client, server) over [from, to), exactly, from the client family of rollups (the
+ * sub-minute edges from the events): what GET /clients shows, without reading the window's events.
+ */
+export async function conductRows(db: SqlRunner, filter: RangeFilter): Promise<ConductRow[]> {
+  const parts = segments(filter, CLIENT_LEVELS);
+  const scope = (clientColumn: SQL) => scopeConditions(filter, clientColumn);
+  const probed = sql`CASE WHEN bucket = 'refusal' AND kind = 'not_declared' THEN undiscovered ELSE 0 END`;
+  const reasons = sql.raw(REASON_COLUMNS.join(', '));
+  const selects: SQL[] = parts.rollups.map(([table, from, to]) => {
+    const where = sql.join(
+      [sql`start >= ${from}`, sql`start < ${to}`, sql`client <> ''`, ...scope(sql`client`)],
+      sql` AND `,
+    );
+    return sql`SELECT client, server, requests, avoidable, ${reasons}, ${probed} AS probed
+      FROM ${sql.raw(table)} WHERE ${where}`;
+  });
+  const reasonFlags = REASON_COLUMNS.map(
+    (reason) => sql`CASE WHEN gate_reason = ${reason} THEN 1 ELSE 0 END AS ${sql.identifier(reason)}`,
+  );
+  for (const [from, to] of parts.raw) {
+    const where = sql.join(
+      [sql`counted = 1`, sql`client IS NOT NULL`, sql`ts >= ${from}`, sql`ts < ${to}`, ...scope(sql`client`)],
+      sql` AND `,
+    );
+    selects.push(sql`SELECT client, server, 1 AS requests, avoidable, ${sql.join(reasonFlags, sql`, `)},
+      CASE WHEN discovery_read = 0 AND bucket = 'refusal' AND kind = 'not_declared' THEN 1 ELSE 0 END AS probed
+      FROM events WHERE ${where}`);
+  }
+  if (selects.length === 0) return [];
+  const sums = sql.raw(
+    ['requests', 'avoidable', ...REASON_COLUMNS, 'probed'].map((column) => `sum(${column}) AS ${column}`).join(', '),
+  );
+  return db.all<ConductRow>(sql`SELECT client, server, ${sums}
+    FROM (${sql.join(selects, sql` UNION ALL `)}) AS parts GROUP BY client, server HAVING sum(requests) <> 0`);
+}
+
+/** The server and client a range is narrowed to, as conditions; the client column differs between sources. */
+function scopeConditions(filter: RangeFilter, clientColumn: SQL): SQL[] {
+  return [
+    ...(filter.server === undefined ? [] : [sql`server = ${filter.server}`]),
+    ...(filter.client === undefined ? [] : [sql`${clientColumn} = ${filter.client}`]),
+  ];
 }
 
 /** What a count row keeps apart besides its time bucket and classification bucket. */

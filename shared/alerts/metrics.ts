@@ -29,8 +29,11 @@ export interface MetricInfo {
   label: string;
   /** A ratio lies in [0, 1] and is shown as a percentage. */
   unit: 'count' | 'ratio';
-  /** Rollup metrics are cheap at any window; analysis metrics read the window's events. */
-  source: 'rollup' | 'analysis';
+  /**
+   * Rollup and conduct metrics read counters kept at ingest and are cheap at any window; analysis metrics read the
+   * window's events.
+   */
+  source: 'rollup' | 'conduct' | 'analysis';
   groupBys: readonly GroupBy[];
   /** One line for the rule editor: what the number is. */
   help: string;
@@ -94,7 +97,7 @@ export const METRIC_INFO: Record<Metric, MetricInfo> = {
   retries_after_refusal: {
     label: 'Retries after a refusal',
     unit: 'count',
-    source: 'analysis',
+    source: 'conduct',
     groupBys: TRAFFIC_GROUPS,
     help: 'Requests re-sent after the server had authoritatively refused the same request.',
   },

@@ -3,7 +3,7 @@ import { analysisEvent, at, seed000, T0 } from '../analysis/fixtures.ts';
 import { replayGate } from '../analysis/gate.ts';
 import type { AnalysisEvent } from '../analysis/types.ts';
 import { METRIC_INFO, METRICS } from './metrics.ts';
-import { type CountLike, isAnalysisMetric, valuesFromCounts, valuesFromEvents } from './values.ts';
+import { type CountLike, isAnalysisMetric, valuesFromConduct, valuesFromCounts, valuesFromEvents } from './values.ts';
 
 const row = (overrides: Partial<CountLike>): CountLike => ({
   server: 'alpha',
@@ -68,11 +68,16 @@ describe('alert metrics from the analyses', () => {
     });
   });
 
-  it("counts seed 000's retries after a refusal: the third client's 2", () => {
-    const { prober, thirdClient } = seed000();
-    const values = byGroup(valuesFromEvents('retries_after_refusal', input([...prober, ...thirdClient]), 'client'));
-    expect(values.third).toBe(2);
-    expect(values.prober).toBeGreaterThan(0);
+  it('sums retries after a refusal from the conduct counters, per client, per server or overall', () => {
+    const rows = [
+      { client: 'a', server: 's1', after_refusal: 2 },
+      { client: 'a', server: 's2', after_refusal: 3 },
+      { client: 'b', server: 's1', after_refusal: 1 },
+    ];
+    expect(byGroup(valuesFromConduct(rows, 'client'))).toEqual({ a: 5, b: 1 });
+    expect(byGroup(valuesFromConduct(rows, 'server'))).toEqual({ s1: 3, s2: 3 });
+    expect(byGroup(valuesFromConduct(rows, 'none'))).toEqual({ '': 6 });
+    expect(valuesFromConduct([], 'none')).toEqual([{ group: '', value: 0, server: null }]);
   });
 
   it('counts the re-presentations of each identity inside the window only', () => {
@@ -107,10 +112,11 @@ describe('alert metrics from the analyses', () => {
 
   it('has exactly one home for every metric', () => {
     for (const metric of METRICS) {
-      const source = isAnalysisMetric(metric) ? 'analysis' : 'rollup';
-      expect(METRIC_INFO[metric].source, metric).toBe(source);
+      const { source } = METRIC_INFO[metric];
+      expect(isAnalysisMetric(metric), metric).toBe(source === 'analysis');
       if (source === 'rollup') expect(() => valuesFromCounts(metric, ROWS, 'none')).not.toThrow();
-      else expect(() => valuesFromEvents(metric, input([]), 'none')).not.toThrow();
+      if (source === 'analysis') expect(() => valuesFromEvents(metric, input([]), 'none')).not.toThrow();
+      if (source === 'conduct') expect(metric).toBe('retries_after_refusal');
     }
   });
 });

@@ -1,4 +1,3 @@
-import { clientConduct } from '../analysis/conduct.ts';
 import { contextGapByServer, emptyContextGap, mergeContextGap, trimRate } from '../analysis/context-gap.ts';
 import type { GateVerdict } from '../analysis/gate-types.ts';
 import { topIdentities } from '../analysis/identities.ts';
@@ -69,6 +68,26 @@ export function valuesFromCounts(metric: Metric, rows: readonly CountLike[], gro
   }));
 }
 
+/** One (client, server)'s conduct counters as the rollups keep them (db/queries/rollups.ts ConductRow). */
+export interface ConductLike {
+  client: string;
+  server: string;
+  after_refusal: number;
+}
+
+/** Retries after a refusal per group, from the conduct counters GET /clients reads. */
+export function valuesFromConduct(rows: readonly ConductLike[], groupBy: GroupBy): GroupValue[] {
+  const sums = new Map<string, GroupValue>();
+  if (groupBy === 'none') sums.set('', { group: '', value: 0, server: null });
+  for (const row of rows) {
+    const group = groupBy === 'server' ? row.server : groupBy === 'client' ? row.client : '';
+    const sum = sums.get(group) ?? { group, value: 0, server: groupBy === 'server' ? row.server : null };
+    sum.value = (sum.value ?? 0) + row.after_refusal;
+    sums.set(group, sum);
+  }
+  return [...sums.values()];
+}
+
 /** The window's events with their stored gate verdicts, as the dashboard's analyses read them. */
 export interface AnalysisInput {
   events: readonly AnalysisEvent[];
@@ -122,8 +141,6 @@ const ANALYSIS_METRICS: Partial<Record<Metric, AnalysisMetric>> = {
     detectStorms(part, input.verdicts)
       .filter((storm) => storm.kind === 'probe_storm' && storm.lastTs >= input.from)
       .reduce((largest, storm) => Math.max(largest, storm.attempts), 0),
-  retries_after_refusal: (part, input) =>
-    clientConduct(inWindow(part, input), input.verdicts).reduce((sum, client) => sum + client.retriedAfterRefusal, 0),
   context_trim_rate: (part, input) => {
     const gaps = [...contextGapByServer(inWindow(part, input)).values()];
     return trimRate(gaps.reduce(mergeContextGap, emptyContextGap()));

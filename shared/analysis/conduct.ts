@@ -72,6 +72,24 @@ export function addConduct(acc: ConductAccumulator, event: AnalysisEvent, verdic
   return acc;
 }
 
+/**
+ * Folds counts already summed for one (client, server), as the rollups keep them, into the accumulator: the same
+ * report as folding each event, without reading the events.
+ */
+export function addConductCounts(
+  acc: ConductAccumulator,
+  client: string,
+  server: string,
+  counts: ConductCounts,
+): ConductAccumulator {
+  const state = clientState(acc, client);
+  for (const counter of COUNTERS) state[counter] += counts[counter];
+  if (counts.avoidable !== 0) {
+    state.avoidableByServer[server] = (state.avoidableByServer[server] ?? 0) + counts.avoidable;
+  }
+  return acc;
+}
+
 /** A new accumulator holding both; neither input is changed. */
 export function mergeConduct(a: ConductAccumulator, b: ConductAccumulator): ConductAccumulator {
   const out = emptyConduct();

@@ -1,10 +1,16 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadAnalysis } from '../../api/services/analysis/load.ts';
+import { clientsIn } from '../../api/services/analysis/traffic.ts';
 import { ingestBatch } from '../../api/services/ingest.ts';
 import { setDiscovery, setOverrides } from '../../api/services/server-config.ts';
 import { summarise } from '../../api/services/summary.ts';
-import { countRows } from '../../db/queries/rollups.ts';
+import { CONDUCT_COLUMNS, countRows } from '../../db/queries/rollups.ts';
 import { rawBucketCounts } from '../../db/queries/summary.ts';
+import { clientConduct } from '../../shared/analysis/conduct.ts';
 import { parseDiscovery } from '../../shared/discovery.ts';
 import { BASE_TS, clientEvent, proxyEvent, rpcError } from '../support/events.ts';
 import { STORE_KINDS, type TestStore } from '../support/stores.ts';
@@ -42,9 +48,10 @@ function traffic(count: number, seed: number) {
       );
     else if (roll < 0.65)
       events.push(clientEvent({ ts, client, server, request, http: { method: 'POST', path: '/mcp', status: 503 } }));
-    else if (roll < 0.8)
-      events.push(proxyEvent({ ts, client, server, http: { method: 'POST', path: `/p${i % 3}`, status: 404 } }));
-    else {
+    else if (roll < 0.8) {
+      const http = { method: 'POST', path: `/p${i % 3}`, status: 404 };
+      events.push(proxyEvent({ ts, client, server, http, ...(i % 2 === 0 && { discoveryRead: false }) }));
+    } else {
       // The same request seen by a client and by a proxy: counted once.
       events.push(clientEvent({ ts, client, server, request, response: rpcError(-32603, 'oops') }));
       events.push(proxyEvent({ ts, client, server, request }));
@@ -119,6 +126,39 @@ describe.each(STORE_KINDS)('rollups on $name', (kind) => {
         const withoutClients = fold(await countRows(db.store, range, step, ['server']));
         expect(withoutClients, `step ${step}`).toEqual(withClients);
       }
+    });
+
+    it("keep each client's conduct as the events tell it, over any range", async () => {
+      for (const range of [
+        { from: BASE_TS - 3_600_000, to: BASE_TS + 4 * 3_600_000 },
+        { from: BASE_TS + 12_345, to: BASE_TS + 2 * 3_600_000 + 7_777 },
+        { from: BASE_TS + 3_600_000, to: BASE_TS + 3_600_000 + 90_000, server: 's1' },
+      ]) {
+        const { events: loaded, verdicts } = await loadAnalysis(db.store, range);
+        const fromEvents = clientConduct(loaded, verdicts);
+        const fromRollups = await clientsIn(db.store, range);
+        expect(fromRollups.map(({ share: _share, ...client }) => client)).toEqual(fromEvents);
+      }
+      const all = await clientsIn(db.store, { from: BASE_TS - 3_600_000, to: BASE_TS + 4 * 3_600_000 });
+      expect(all.some((client) => client.probedWithoutDiscovery > 0)).toBe(true);
+      expect(all.some((client) => client.retriedAfterRefusal > 0)).toBe(true);
+    });
+
+    it('are rebuilt by the migration that added the conduct counters, for events stored before it', async () => {
+      const range = { from: BASE_TS - 3_600_000, to: BASE_TS + 4 * 3_600_000 };
+      const before = await clientsIn(db.store, range);
+      const zero = CONDUCT_COLUMNS.map((column) => `${column} = 0`).join(', ');
+      for (const table of ['rollup_minute', 'rollup_hour']) await db.store.run(sql.raw(`UPDATE ${table} SET ${zero}`));
+      expect(await clientsIn(db.store, range)).not.toEqual(before);
+      const folder = fileURLToPath(
+        new URL(`../../db/migrations/${kind.name === 'sqlite' ? 'sqlite' : 'pg'}/`, import.meta.url),
+      );
+      const migration = readdirSync(folder).find((file) => file.startsWith('0006_')) ?? '';
+      const statements = readFileSync(join(folder, migration), 'utf8').split('--> statement-breakpoint');
+      for (const statement of statements.filter((text) => text.includes('UPDATE'))) {
+        await db.store.run(sql.raw(statement));
+      }
+      expect(await clientsIn(db.store, range)).toEqual(before);
     });
 
     it('keep per-kind counts and avoidable counts in step with the events', async () => {

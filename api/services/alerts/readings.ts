@@ -1,10 +1,11 @@
-import { countRows, type Dimension } from '../../../db/queries/rollups.ts';
+import { conductRows, countRows, type Dimension } from '../../../db/queries/rollups.ts';
 import type { SqlRunner } from '../../../db/runner.ts';
 import type { GroupBy, Metric } from '../../../shared/alerts/metrics.ts';
 import type { RuleInput } from '../../../shared/alerts/rule.ts';
 import {
   type GroupValue,
   isAnalysisMetric,
+  valuesFromConduct,
   valuesFromCounts,
   valuesFromEvents,
 } from '../../../shared/alerts/values.ts';
@@ -91,7 +92,8 @@ export function roundReader(
   rules: readonly Reading[],
   end: number,
 ): (rule: Reading) => Promise<GroupValue[]> {
-  const earliest = end - Math.max(0, ...rules.map(readSpanMs));
+  // Only analysis metrics load events: a day-long rollup rule must not make every round read a day of them.
+  const earliest = end - Math.max(0, ...rules.filter((rule) => isAnalysisMetric(rule.metric)).map(readSpanMs));
   const source = roundSource(db, earliest, end);
   const readings = new Map<string, Promise<GroupValue[]>>();
   return (rule) => {
@@ -114,6 +116,7 @@ export async function readMetric(
 ): Promise<GroupValue[]> {
   const from = end - rule.windowSeconds * 1000;
   const scope = { ...rule.scope, from, to: end };
+  if (rule.metric === 'retries_after_refusal') return valuesFromConduct(await conductRows(db, scope), rule.groupBy);
   if (!isAnalysisMetric(rule.metric)) {
     const rows = await countRows(db, scope, null, rollupDimensions(rule.metric, rule.groupBy));
     return valuesFromCounts(rule.metric, rows, rule.groupBy);

@@ -1,8 +1,8 @@
 import { serverInfo, topIdentityRows } from '../../../db/queries/analysis.ts';
 import type { EventFilter } from '../../../db/queries/events.ts';
-import { countRows } from '../../../db/queries/rollups.ts';
+import { conductRows, countRows } from '../../../db/queries/rollups.ts';
 import type { SqlRunner } from '../../../db/runner.ts';
-import { clientConduct } from '../../../shared/analysis/conduct.ts';
+import { addConductCounts, conductReport, emptyConduct } from '../../../shared/analysis/conduct.ts';
 import { contextGapByServer, contextTrend, gapSummary } from '../../../shared/analysis/context-gap.ts';
 import { representationAlarms, representationSeries, topIdentities } from '../../../shared/analysis/identities.ts';
 import { detectStorms, type Storm } from '../../../shared/analysis/storms.ts';
@@ -51,9 +51,21 @@ export async function contextGapIn(db: SqlRunner, scope: Scope) {
   }));
 }
 
+/** Per client conduct, from the rollups' conduct counters (kept at ingest with the gate verdicts). */
 export async function clientsIn(db: SqlRunner, scope: Scope) {
-  const { events, verdicts } = await loadAnalysis(db, scope);
-  return clientConduct(events, verdicts).map((client) => ({
+  const acc = emptyConduct();
+  for (const row of await conductRows(db, scope)) {
+    addConductCounts(acc, row.client, row.server, {
+      requests: row.requests,
+      avoidable: row.avoidable,
+      probedWithoutDiscovery: row.probed,
+      retriedAfterRefusal: row.after_refusal,
+      retriedBeforeRetryAfter: row.before_retry_after,
+      retriedPastBudget: row.past_transient_budget,
+      identicalAfterAmbiguous: row.identical_after_ambiguous,
+    });
+  }
+  return conductReport(acc).map((client) => ({
     ...client,
     share: client.requests === 0 ? null : client.avoidable / client.requests,
   }));

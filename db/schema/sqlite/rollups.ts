@@ -21,12 +21,28 @@ function rollupColumns() {
   };
 }
 
-export const rollupMinute = sqliteTable('rollup_minute', rollupColumns(), (t) => [
+/**
+ * The client family also counts client conduct (shared/analysis/conduct.ts): avoidable requests by gate reason, and
+ * requests sent without having read the discovery document (conduct's "probed without discovery" is those in the
+ * refusal / not_declared rows).
+ */
+function clientRollupColumns() {
+  return {
+    ...rollupColumns(),
+    afterRefusal: integer('after_refusal').notNull().default(0),
+    pastTransientBudget: integer('past_transient_budget').notNull().default(0),
+    beforeRetryAfter: integer('before_retry_after').notNull().default(0),
+    identicalAfterAmbiguous: integer('identical_after_ambiguous').notNull().default(0),
+    undiscovered: integer('undiscovered').notNull().default(0),
+  };
+}
+
+export const rollupMinute = sqliteTable('rollup_minute', clientRollupColumns(), (t) => [
   primaryKey({ columns: [t.start, t.server, t.client, t.bucket, t.kind] }),
   index('rollup_minute_server_idx').on(t.server, t.start),
 ]);
 
-export const rollupHour = sqliteTable('rollup_hour', rollupColumns(), (t) => [
+export const rollupHour = sqliteTable('rollup_hour', clientRollupColumns(), (t) => [
   primaryKey({ columns: [t.start, t.server, t.client, t.bucket, t.kind] }),
   index('rollup_hour_server_idx').on(t.server, t.start),
 ]);
