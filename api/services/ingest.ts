@@ -126,12 +126,18 @@ async function insertAll(tx: TxRunner, built: readonly BuiltEvent[]): Promise<nu
     }
   });
   const rollups = new RollupChanges();
-  for (const { row } of fresh) rollups.add(row, 1, 0);
+  for (const { row } of fresh) {
+    rollups.add(row, 1, 0);
+    rollups.addSampled(row, 1);
+  }
   const shadowed = await shadowProxyDuplicates(tx, {
     client: [...correlations.client],
     proxy: [...correlations.proxy],
   });
-  for (const row of shadowed) rollups.add(row, -1, -row.avoidable, row.gateReason);
+  for (const row of shadowed) {
+    rollups.add(row, -1, -row.avoidable, row.gateReason);
+    rollups.addSampled(row, -1);
+  }
   const replay = new Set(shadowed.filter((s) => s.client !== null).map((s) => JSON.stringify([s.client, s.server])));
   await advanceGate(
     tx,

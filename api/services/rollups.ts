@@ -1,3 +1,4 @@
+import { applyContextDeltas, type ContextDelta } from '../../db/queries/context.ts';
 import { applyRollupDeltas, CONDUCT_COLUMNS, MINUTE_MS, type RollupDelta } from '../../db/queries/rollups.ts';
 import type { SqlRunner } from '../../db/runner.ts';
 
@@ -14,12 +15,23 @@ export interface Counted {
 
 const UNDISCOVERED = CONDUCT_COLUMNS.indexOf('undiscovered');
 
+/** A stored event's sampling context (DOMAIN.md section 7), as its row keeps it; null requested: not sampling. */
+export interface Sampled {
+  ts: number;
+  server: string;
+  client: string | null;
+  ctxRequested: string | null;
+  ctxApplied: string | null;
+  ctxReason: string | null;
+}
+
 /**
  * The changes one transaction makes to the rollups, collected where they happen (insert, shadowing, gate verdicts,
  * reclassification) and written once at its end, in the same transaction as the events.
  */
 export class RollupChanges {
   private readonly deltas: RollupDelta[] = [];
+  private readonly context: ContextDelta[] = [];
 
   /**
    * Counts `requests` more (or fewer) requests of the event's kind and `avoidable` more (or fewer) avoidable ones,
@@ -42,8 +54,27 @@ export class RollupChanges {
     });
   }
 
+  /**
+   * Counts a sampling request in (+1) or out (-1) of the context counts. Only storing and shadowing change them:
+   * a reclassification moves a request between buckets, not between scopes.
+   */
+  addSampled(event: Sampled, requests: number): void {
+    if (event.ctxRequested === null) return;
+    this.context.push({
+      minute: event.ts - (event.ts % MINUTE_MS),
+      server: event.server,
+      client: event.client,
+      requested: event.ctxRequested,
+      applied: event.ctxApplied,
+      reason: event.ctxReason,
+      requests,
+    });
+  }
+
   async write(db: SqlRunner): Promise<void> {
     await applyRollupDeltas(db, this.deltas);
+    await applyContextDeltas(db, this.context);
     this.deltas.length = 0;
+    this.context.length = 0;
   }
 }

@@ -59,8 +59,7 @@ export async function shadowProxyDuplicates(
     shadowed.push(
       ...(await db.all<ShadowedRow>(sql`UPDATE events SET counted = 0
         WHERE source = 'proxy' AND correlation IN ${listTable(db, fresh.client)} AND counted = 1
-        RETURNING ts, client, server, bucket, kind, avoidable, gate_reason AS "gateReason",
-          discovery_read AS "discoveryRead"`)),
+        RETURNING ${SHADOWED_COLUMNS}`)),
     );
   }
   if (fresh.proxy.length > 0) {
@@ -68,12 +67,15 @@ export async function shadowProxyDuplicates(
       ...(await db.all<ShadowedRow>(sql`UPDATE events SET counted = 0
         WHERE source = 'proxy' AND correlation IN ${listTable(db, fresh.proxy)} AND counted = 1
           AND EXISTS (SELECT 1 FROM events c WHERE c.source = 'client' AND c.correlation = events.correlation)
-        RETURNING ts, client, server, bucket, kind, avoidable, gate_reason AS "gateReason",
-          discovery_read AS "discoveryRead"`)),
+        RETURNING ${SHADOWED_COLUMNS}`)),
     );
   }
   return shadowed;
 }
+
+const SHADOWED_COLUMNS = sql`ts, client, server, bucket, kind, avoidable, gate_reason AS "gateReason",
+  discovery_read AS "discoveryRead", ctx_requested AS "ctxRequested", ctx_applied AS "ctxApplied",
+  ctx_reason AS "ctxReason"`;
 
 /** A proxy record no longer counted: its (client, server) gate is replayed without it, its counts come off. */
 export interface ShadowedRow {
@@ -85,4 +87,7 @@ export interface ShadowedRow {
   avoidable: number;
   gateReason: string | null;
   discoveryRead: number | null;
+  ctxRequested: string | null;
+  ctxApplied: string | null;
+  ctxReason: string | null;
 }

@@ -221,7 +221,7 @@ export async function conductRows(db: SqlRunner, filter: RangeFilter): Promise<C
 }
 
 /** The server and client a range is narrowed to, as conditions; the client column differs between sources. */
-function scopeConditions(filter: RangeFilter, clientColumn: SQL): SQL[] {
+export function scopeConditions(filter: RangeFilter, clientColumn: SQL): SQL[] {
   return [
     ...(filter.server === undefined ? [] : [sql`server = ${filter.server}`]),
     ...(filter.client === undefined ? [] : [sql`${clientColumn} = ${filter.client}`]),

@@ -30,10 +30,10 @@ export interface MetricInfo {
   /** A ratio lies in [0, 1] and is shown as a percentage. */
   unit: 'count' | 'ratio';
   /**
-   * Rollup and conduct metrics read counters kept at ingest and are cheap at any window; analysis metrics read the
-   * window's events.
+   * Where the reading comes from: counters kept at ingest (the bucket rollups, their conduct counters, the context
+   * counts), cheap at any window, or the window's events run through an analysis.
    */
-  source: 'rollup' | 'conduct' | 'analysis';
+  source: 'rollup' | 'conduct' | 'context' | 'analysis';
   groupBys: readonly GroupBy[];
   /** One line for the rule editor: what the number is. */
   help: string;
@@ -104,8 +104,8 @@ export const METRIC_INFO: Record<Metric, MetricInfo> = {
   context_trim_rate: {
     label: 'Context trim rate',
     unit: 'ratio',
-    source: 'analysis',
-    groupBys: TRAFFIC_GROUPS,
+    source: 'context',
+    groupBys: ['none', 'server'],
     help: 'Share of sampling requests whose applied context was narrower than requested; no data when none reported.',
   },
   undeclared_requests: {

@@ -3,7 +3,14 @@ import { analysisEvent, at, seed000, T0 } from '../analysis/fixtures.ts';
 import { replayGate } from '../analysis/gate.ts';
 import type { AnalysisEvent } from '../analysis/types.ts';
 import { METRIC_INFO, METRICS } from './metrics.ts';
-import { type CountLike, isAnalysisMetric, valuesFromConduct, valuesFromCounts, valuesFromEvents } from './values.ts';
+import {
+  type CountLike,
+  isAnalysisMetric,
+  valuesFromConduct,
+  valuesFromContext,
+  valuesFromCounts,
+  valuesFromEvents,
+} from './values.ts';
 
 const row = (overrides: Partial<CountLike>): CountLike => ({
   server: 'alpha',
@@ -97,17 +104,19 @@ describe('alert metrics from the analyses', () => {
   });
 
   it('computes the context trim rate over reported sampling requests; none reported is no data', () => {
-    const sampling = (applied: 'none' | 'thisServer' | null, server = 'summarizer') =>
-      analysisEvent({
-        server,
-        rpcMethod: 'sampling/createMessage',
-        context: { requested: 'allServers', applied, reason: applied === 'none' ? 'policy.max_scope' : null },
-      });
-    const events = [sampling('none'), sampling('none'), sampling('thisServer'), sampling('allServers' as never)];
-    events.push(sampling(null, 'quiet'));
-    const values = byGroup(valuesFromEvents('context_trim_rate', input(events), 'server'));
-    expect(values.summarizer).toBe(0.75);
-    expect(values.quiet).toBeNull();
+    const row = (server: string, applied: 'none' | 'thisServer' | 'allServers' | null, requests: number) => ({
+      start: T0,
+      server,
+      requested: 'allServers' as const,
+      applied,
+      reason: applied === 'none' ? 'policy.max_scope' : null,
+      requests,
+    });
+    const rows = [row('summarizer', 'none', 2), row('summarizer', 'thisServer', 1), row('summarizer', 'allServers', 1)];
+    rows.push(row('quiet', null, 3));
+    expect(byGroup(valuesFromContext(rows, 'server'))).toEqual({ summarizer: 0.75, quiet: null });
+    expect(byGroup(valuesFromContext(rows, 'none'))).toEqual({ '': 0.75 });
+    expect(valuesFromContext([], 'none')).toEqual([{ group: '', value: null, server: null }]);
   });
 
   it('has exactly one home for every metric', () => {
@@ -117,6 +126,7 @@ describe('alert metrics from the analyses', () => {
       if (source === 'rollup') expect(() => valuesFromCounts(metric, ROWS, 'none')).not.toThrow();
       if (source === 'analysis') expect(() => valuesFromEvents(metric, input([]), 'none')).not.toThrow();
       if (source === 'conduct') expect(metric).toBe('retries_after_refusal');
+      if (source === 'context') expect(metric).toBe('context_trim_rate');
     }
   });
 });

@@ -1,8 +1,8 @@
-import { contextGapByServer, emptyContextGap, mergeContextGap, trimRate } from '../analysis/context-gap.ts';
+import { addContextCount, type ContextGap, emptyContextGap, trimRate } from '../analysis/context-gap.ts';
 import type { GateVerdict } from '../analysis/gate-types.ts';
 import { topIdentities } from '../analysis/identities.ts';
 import { detectStorms } from '../analysis/storms.ts';
-import type { AnalysisEvent } from '../analysis/types.ts';
+import type { AnalysisEvent, ContextScope } from '../analysis/types.ts';
 import type { GroupBy, Metric } from './metrics.ts';
 
 /**
@@ -88,6 +88,33 @@ export function valuesFromConduct(rows: readonly ConductLike[], groupBy: GroupBy
   return [...sums.values()];
 }
 
+/** One row of context counts (db/queries/context.ts ContextRow). */
+export interface ContextLike {
+  start: number;
+  server: string;
+  requested: ContextScope;
+  applied: ContextScope | null;
+  reason: string | null;
+  requests: number;
+}
+
+/** The context trim rate per group, folded by the accumulator GET /context-gap reads; nothing reported: no data. */
+export function valuesFromContext(rows: readonly ContextLike[], groupBy: GroupBy): GroupValue[] {
+  const gaps = new Map<string, ContextGap>();
+  if (groupBy === 'none') gaps.set('', emptyContextGap());
+  for (const row of rows) {
+    const group = groupBy === 'server' ? row.server : '';
+    const gap = gaps.get(group) ?? emptyContextGap();
+    addContextCount(gap, row.start, row, row.requests);
+    gaps.set(group, gap);
+  }
+  return [...gaps].map(([group, gap]) => ({
+    group,
+    value: trimRate(gap),
+    server: groupBy === 'server' ? group : null,
+  }));
+}
+
 /** The window's events with their stored gate verdicts, as the dashboard's analyses read them. */
 export interface AnalysisInput {
   events: readonly AnalysisEvent[];
@@ -131,9 +158,6 @@ function soleServer(events: readonly AnalysisEvent[]): string | null {
 
 type AnalysisMetric = (part: readonly AnalysisEvent[], input: AnalysisInput) => number | null;
 
-const inWindow = (events: readonly AnalysisEvent[], input: AnalysisInput) =>
-  events.filter((event) => event.ts >= input.from && event.ts < input.to);
-
 const ANALYSIS_METRICS: Partial<Record<Metric, AnalysisMetric>> = {
   identity_representations: (part, input) =>
     topIdentities(part, 1, { from: input.from, to: input.to })[0]?.represented ?? 0,
@@ -141,10 +165,6 @@ const ANALYSIS_METRICS: Partial<Record<Metric, AnalysisMetric>> = {
     detectStorms(part, input.verdicts)
       .filter((storm) => storm.kind === 'probe_storm' && storm.lastTs >= input.from)
       .reduce((largest, storm) => Math.max(largest, storm.attempts), 0),
-  context_trim_rate: (part, input) => {
-    const gaps = [...contextGapByServer(inWindow(part, input)).values()];
-    return trimRate(gaps.reduce(mergeContextGap, emptyContextGap()));
-  },
 };
 
 export function isAnalysisMetric(metric: Metric): boolean {

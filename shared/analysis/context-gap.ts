@@ -1,5 +1,5 @@
 import { bucketStart, emptySeries, MINUTE_MS } from './time-buckets.ts';
-import type { AnalysisEvent, ContextScope } from './types.ts';
+import type { AnalysisEvent, ContextObservation, ContextScope } from './types.ts';
 
 /**
  * The context gap (DOMAIN.md section 7, seed 002): what sampling requests asked to see (`includeContext`) against
@@ -62,25 +62,32 @@ export function isTrimmed(requested: ContextScope, applied: ContextScope): boole
 
 /** Folds one event into the accumulator (mutating it, for ingest speed) and returns it. */
 export function addContext(acc: ContextGap, event: AnalysisEvent): ContextGap {
-  const context = event.context;
-  if (!event.counted || context === null) return acc;
+  if (!event.counted || event.context === null) return acc;
+  return addContextCount(acc, event.ts, event.context, 1);
+}
+
+/**
+ * Folds `count` sampling requests at `ts` with one context into the accumulator: what `addContext` does for one
+ * event, for counts kept per minute (db/queries/context.ts).
+ */
+export function addContextCount(acc: ContextGap, ts: number, context: ContextObservation, count: number): ContextGap {
   const { requested, applied } = context;
-  acc.matrix[requested][applied ?? 'not_reported'] += 1;
-  const key = String(Math.floor(event.ts / acc.stepMs) * acc.stepMs);
+  acc.matrix[requested][applied ?? 'not_reported'] += count;
+  const key = String(Math.floor(ts / acc.stepMs) * acc.stepMs);
   let bucket = acc.buckets[key];
   if (bucket === undefined) {
     bucket = { sampled: 0, reported: 0, trimmed: 0 };
     acc.buckets[key] = bucket;
   }
-  bucket.sampled += 1;
+  bucket.sampled += count;
   if (applied === null) return acc;
-  acc.reported += 1;
-  bucket.reported += 1;
+  acc.reported += count;
+  bucket.reported += count;
   if (!isTrimmed(requested, applied)) return acc;
-  acc.trimmed += 1;
-  bucket.trimmed += 1;
-  if (context.reason === null) acc.trimmedWithoutReason += 1;
-  else acc.reasons[context.reason] = (acc.reasons[context.reason] ?? 0) + 1;
+  acc.trimmed += count;
+  bucket.trimmed += count;
+  if (context.reason === null) acc.trimmedWithoutReason += count;
+  else acc.reasons[context.reason] = (acc.reasons[context.reason] ?? 0) + count;
   return acc;
 }
 

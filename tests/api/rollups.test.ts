@@ -4,13 +4,16 @@ import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadAnalysis } from '../../api/services/analysis/load.ts';
-import { clientsIn } from '../../api/services/analysis/traffic.ts';
+import { clientsIn, contextGapIn } from '../../api/services/analysis/traffic.ts';
 import { ingestBatch } from '../../api/services/ingest.ts';
 import { setDiscovery, setOverrides } from '../../api/services/server-config.ts';
 import { summarise } from '../../api/services/summary.ts';
 import { CONDUCT_COLUMNS, countRows } from '../../db/queries/rollups.ts';
 import { rawBucketCounts } from '../../db/queries/summary.ts';
+import type { Store } from '../../db/runner.ts';
 import { clientConduct } from '../../shared/analysis/conduct.ts';
+import { contextGapByServer, contextTrend, gapSummary } from '../../shared/analysis/context-gap.ts';
+import { stepFor } from '../../shared/analysis/time-buckets.ts';
 import { parseDiscovery } from '../../shared/discovery.ts';
 import { BASE_TS, clientEvent, proxyEvent, rpcError } from '../support/events.ts';
 import { STORE_KINDS, type TestStore } from '../support/stores.ts';
@@ -57,7 +60,45 @@ function traffic(count: number, seed: number) {
       events.push(proxyEvent({ ts, client, server, request }));
     }
   }
+  // Sampling requests with every requested x applied pair, some also logged by a proxy (counted once).
+  const scopes = ['none', 'thisServer', 'allServers'];
+  for (let i = 0; i < 300; i++) {
+    const ts = BASE_TS + Math.floor(rand() * 3 * 3_600_000);
+    const client = `c${Math.floor(rand() * 4)}`;
+    const server = `s${Math.floor(rand() * 3)}`;
+    const requested = scopes[Math.floor(rand() * 3)];
+    const appliedRoll = Math.floor(rand() * 4);
+    const context =
+      appliedRoll === 3
+        ? undefined
+        : { requested, applied: scopes[appliedRoll], ...(rand() < 0.5 && { reason: `r${i % 2}` }) };
+    const request = {
+      jsonrpc: '2.0',
+      id: `s${i}`,
+      method: 'sampling/createMessage',
+      params: { messages: [], includeContext: requested, maxTokens: 10, _meta: { traceparent: `sp-${i}` } },
+    };
+    const response = {
+      jsonrpc: '2.0',
+      id: `s${i}`,
+      result: { role: 'assistant', ...(context && { _meta: { context } }) },
+    };
+    events.push(clientEvent({ ts, client, server, request, response }));
+    if (i % 5 === 0) events.push(proxyEvent({ ts, client, server, request, response }));
+  }
   return events;
+}
+
+/** Runs again the statements of a migration that rebuild counts from the stored events (those holding `verb`). */
+async function replayBackfill(store: Store, dialect: string, prefix: string, verb: string): Promise<void> {
+  const folder = fileURLToPath(
+    new URL(`../../db/migrations/${dialect === 'sqlite' ? 'sqlite' : 'pg'}/`, import.meta.url),
+  );
+  const migration = readdirSync(folder).find((file) => file.startsWith(prefix)) ?? '';
+  const statements = readFileSync(join(folder, migration), 'utf8').split('--> statement-breakpoint');
+  const backfill = statements.filter((text) => text.includes(verb));
+  expect(backfill.length).toBeGreaterThan(0);
+  for (const statement of backfill) await store.run(sql.raw(statement));
 }
 
 describe.each(STORE_KINDS)('rollups on $name', (kind) => {
@@ -150,15 +191,39 @@ describe.each(STORE_KINDS)('rollups on $name', (kind) => {
       const zero = CONDUCT_COLUMNS.map((column) => `${column} = 0`).join(', ');
       for (const table of ['rollup_minute', 'rollup_hour']) await db.store.run(sql.raw(`UPDATE ${table} SET ${zero}`));
       expect(await clientsIn(db.store, range)).not.toEqual(before);
-      const folder = fileURLToPath(
-        new URL(`../../db/migrations/${kind.name === 'sqlite' ? 'sqlite' : 'pg'}/`, import.meta.url),
-      );
-      const migration = readdirSync(folder).find((file) => file.startsWith('0006_')) ?? '';
-      const statements = readFileSync(join(folder, migration), 'utf8').split('--> statement-breakpoint');
-      for (const statement of statements.filter((text) => text.includes('UPDATE'))) {
-        await db.store.run(sql.raw(statement));
-      }
+      await replayBackfill(db.store, kind.name, '0006_', 'UPDATE');
       expect(await clientsIn(db.store, range)).toEqual(before);
+    });
+
+    it('are rebuilt by the migration that added the context counts, for events stored before it', async () => {
+      const range = { from: BASE_TS - 3_600_000, to: BASE_TS + 4 * 3_600_000 };
+      const before = await contextGapIn(db.store, range);
+      await db.store.run(sql`DELETE FROM context_minute`);
+      expect(await contextGapIn(db.store, range)).toEqual([]);
+      await replayBackfill(db.store, kind.name, '0007_', 'INSERT');
+      expect(await contextGapIn(db.store, range)).toEqual(before);
+    });
+
+    it("keep each server's context gap as the events tell it, over any range", async () => {
+      let reported = 0;
+      for (const range of [
+        { from: BASE_TS - 3_600_000, to: BASE_TS + 4 * 3_600_000 },
+        { from: BASE_TS + 12_345, to: BASE_TS + 2 * 3_600_000 + 7_777 },
+        { from: BASE_TS + 3_600_000, to: BASE_TS + 3_600_000 + 90_000, client: 'c1' },
+      ]) {
+        const { events: loaded } = await loadAnalysis(db.store, { ...range, samplingOnly: true });
+        const step = stepFor(range.to - range.from);
+        const fromEvents = [...contextGapByServer(loaded)].map(
+          ([server, gap]) =>
+            [server, { ...gapSummary(gap), trend: contextTrend(gap, range.from, range.to, step) }] as const,
+        );
+        const fromCounts = (await contextGapIn(db.store, range)).map(
+          ({ server, step: _step, ...gap }) => [server, gap] as const,
+        );
+        expect(new Map(fromCounts)).toEqual(new Map(fromEvents));
+        reported += fromEvents.length;
+      }
+      expect(reported).toBeGreaterThan(3);
     });
 
     it('keep per-kind counts and avoidable counts in step with the events', async () => {

@@ -1,11 +1,14 @@
+import { contextRows } from '../../../db/queries/context.ts';
 import { conductRows, countRows, type Dimension } from '../../../db/queries/rollups.ts';
 import type { SqlRunner } from '../../../db/runner.ts';
 import type { GroupBy, Metric } from '../../../shared/alerts/metrics.ts';
 import type { RuleInput } from '../../../shared/alerts/rule.ts';
 import {
+  type ContextLike,
   type GroupValue,
   isAnalysisMetric,
   valuesFromConduct,
+  valuesFromContext,
   valuesFromCounts,
   valuesFromEvents,
 } from '../../../shared/alerts/values.ts';
@@ -117,6 +120,10 @@ export async function readMetric(
   const from = end - rule.windowSeconds * 1000;
   const scope = { ...rule.scope, from, to: end };
   if (rule.metric === 'retries_after_refusal') return valuesFromConduct(await conductRows(db, scope), rule.groupBy);
+  if (rule.metric === 'context_trim_rate') {
+    // The context counts only ever hold the scopes ingest validated.
+    return valuesFromContext((await contextRows(db, scope)) as ContextLike[], rule.groupBy);
+  }
   if (!isAnalysisMetric(rule.metric)) {
     const rows = await countRows(db, scope, null, rollupDimensions(rule.metric, rule.groupBy));
     return valuesFromCounts(rule.metric, rows, rule.groupBy);

@@ -1,12 +1,20 @@
 import { serverInfo, topIdentityRows } from '../../../db/queries/analysis.ts';
+import { contextRows } from '../../../db/queries/context.ts';
 import type { EventFilter } from '../../../db/queries/events.ts';
 import { conductRows, countRows } from '../../../db/queries/rollups.ts';
 import type { SqlRunner } from '../../../db/runner.ts';
 import { addConductCounts, conductReport, emptyConduct } from '../../../shared/analysis/conduct.ts';
-import { contextGapByServer, contextTrend, gapSummary } from '../../../shared/analysis/context-gap.ts';
+import {
+  addContextCount,
+  type ContextGap,
+  contextTrend,
+  emptyContextGap,
+  gapSummary,
+} from '../../../shared/analysis/context-gap.ts';
 import { representationAlarms, representationSeries, topIdentities } from '../../../shared/analysis/identities.ts';
 import { detectStorms, type Storm } from '../../../shared/analysis/storms.ts';
 import { emptySeries, stepFor } from '../../../shared/analysis/time-buckets.ts';
+import type { ContextScope } from '../../../shared/analysis/types.ts';
 import { BUCKETS, type Bucket } from '../../../shared/classify/types.ts';
 import { loadAnalysis, type Window } from './load.ts';
 
@@ -40,15 +48,27 @@ export async function identityIn(db: SqlRunner, scope: Scope, identity: string) 
   };
 }
 
+/** Per server context gap, from the per-minute context counts kept at ingest; servers by name. */
 export async function contextGapIn(db: SqlRunner, scope: Scope) {
-  const { events } = await loadAnalysis(db, { ...scope, samplingOnly: true });
+  const byServer = new Map<string, ContextGap>();
+  for (const row of await contextRows(db, scope)) {
+    let gap = byServer.get(row.server);
+    if (gap === undefined) {
+      gap = emptyContextGap();
+      byServer.set(row.server, gap);
+    }
+    const context = { requested: row.requested as ContextScope, applied: row.applied as ContextScope | null };
+    addContextCount(gap, row.start, { ...context, reason: row.reason }, row.requests);
+  }
   const step = stepFor(scope.to - scope.from);
-  return [...contextGapByServer(events)].map(([server, gap]) => ({
-    server,
-    ...gapSummary(gap),
-    trend: contextTrend(gap, scope.from, scope.to, step),
-    step,
-  }));
+  return [...byServer]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([server, gap]) => ({
+      server,
+      ...gapSummary(gap),
+      trend: contextTrend(gap, scope.from, scope.to, step),
+      step,
+    }));
 }
 
 /** Per client conduct, from the rollups' conduct counters (kept at ingest with the gate verdicts). */

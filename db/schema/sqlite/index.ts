@@ -6,6 +6,7 @@ export {
   alertRules,
   settings,
 } from './alerts.ts';
+export { contextMinute } from './context-rollup.ts';
 export { events } from './events.ts';
 export { gateKeys } from './gate-keys.ts';
 export { gatePartitions } from './gate-partitions.ts';

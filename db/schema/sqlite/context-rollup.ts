@@ -1,0 +1,23 @@
+import { integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+
+/**
+ * Counted sampling requests per minute, server, client, requested scope, applied scope and reason, kept at ingest
+ * (api/services/rollups.ts), so that the context gap (DOMAIN.md section 7) reads counts, not the window's events.
+ * Mirrors db/schema/pg/context-rollup.ts.
+ */
+export const contextMinute = sqliteTable(
+  'context_minute',
+  {
+    start: integer('start').notNull(),
+    server: text('server').notNull(),
+    /** '' for requests that name no client. */
+    client: text('client').notNull(),
+    requested: text('requested').notNull(),
+    /** '' when the response did not say what it applied ("not reported"). */
+    applied: text('applied').notNull(),
+    /** '' when no reason was given. */
+    reason: text('reason').notNull(),
+    requests: integer('requests').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.start, t.server, t.client, t.requested, t.applied, t.reason] })],
+);
