@@ -7,11 +7,9 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import pg from 'pg';
 import { buildEvent } from '../api/services/event-row.ts';
-import { EVENT_COLUMNS, type EventRow } from '../db/event-row.ts';
-import { PG_ARRAY_TYPES } from '../db/postgres.ts';
+import type { EventRow } from '../db/event-row.ts';
 import { openStore, type StoreConfig } from '../db/store.ts';
 import { NO_POLICY } from '../shared/classify/types.ts';
 import { parseEventLine } from '../shared/event.ts';
@@ -35,62 +33,22 @@ const rows: EventRow[] = lines.map((line) => {
 const bytes = lines.reduce((n, l) => n + Buffer.byteLength(l) + 1, 0);
 
 /**
- * The ceiling: the already-built rows written with one prepared statement, a transaction per batch, on the store's
- * own schema and settings (indexes, WAL, synchronous=FULL) and nothing else: no HTTP, parsing or classification.
+ * The ceiling: the already-built rows written by the store's own hot insert (the rows and the blocks of their lines),
+ * a transaction per batch, IN_FLIGHT at a time, and nothing else: no HTTP, parsing, classification, gate or rollups.
  */
 async function bareInsert(config: StoreConfig): Promise<number> {
-  await (await openStore(config)).close(); // creates the schema
-  if (config.databaseUrl) return bareInsertPostgres(config.databaseUrl);
-  const db = new Database(join(config.dataDir, 'lens.sqlite'));
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = FULL');
-  db.pragma('cache_size = -65536');
-  const insert = db.prepare(
-    `INSERT INTO events (${EVENT_COLUMNS.map(([, c]) => c).join(', ')}) VALUES (${EVENT_COLUMNS.map(() => '?').join(', ')})
-     ON CONFLICT (event_id) DO NOTHING`,
-  );
-  const start = performance.now();
-  for (let i = 0; i < rows.length; i += BATCH) {
-    db.transaction(() => {
-      for (const row of rows.slice(i, i + BATCH)) insert.run(EVENT_COLUMNS.map(([field]) => row[field]));
-    })();
-  }
-  const seconds = (performance.now() - start) / 1000;
-  db.close();
-  return rows.length / seconds;
-}
-
-/** PostgreSQL takes concurrent writers, so its ceiling uses as many connections as the end-to-end run has requests. */
-async function bareInsertPostgres(databaseUrl: string): Promise<number> {
-  const text = `INSERT INTO events (${EVENT_COLUMNS.map(([, c]) => c).join(', ')})
-    SELECT * FROM unnest(${EVENT_COLUMNS.map(([, c], i) => `$${i + 1}::${PG_ARRAY_TYPES[c] ?? 'text'}[]`).join(', ')})
-    ON CONFLICT (event_id) DO NOTHING`;
+  const store = await openStore(config);
   const starts = Array.from({ length: Math.ceil(rows.length / BATCH) }, (_, i) => i * BATCH);
-  const clients = await Promise.all(
-    Array.from({ length: IN_FLIGHT }, async () => {
-      const client = new pg.Client({ connectionString: databaseUrl });
-      client.on('error', () => undefined); // the database is dropped under it when the run ends
-      await client.connect();
-      return client;
-    }),
-  );
   const start = performance.now();
-  await Promise.all(
-    clients.map(async (client) => {
-      for (let i = starts.shift(); i !== undefined; i = starts.shift()) {
-        const chunk = rows.slice(i, i + BATCH);
-        await client.query('BEGIN');
-        await client.query({
-          name: 'bare',
-          text,
-          values: EVENT_COLUMNS.map(([field]) => chunk.map((row) => row[field])),
-        });
-        await client.query('COMMIT');
-      }
-    }),
-  );
+  const write = async () => {
+    for (let i = starts.shift(); i !== undefined; i = starts.shift()) {
+      const chunk = rows.slice(i, i + BATCH);
+      await store.transaction((tx) => tx.insertEvents(chunk));
+    }
+  };
+  await Promise.all(Array.from({ length: IN_FLIGHT }, write));
   const seconds = (performance.now() - start) / 1000;
-  await Promise.all(clients.map((client) => client.end()));
+  await store.close();
   return rows.length / seconds;
 }
 

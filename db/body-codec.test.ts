@@ -1,33 +1,49 @@
 import { describe, expect, it } from 'vitest';
-import { decodeBody, encodeBody } from './body-codec.ts';
+import { BLOCK_LINES, decodeBlock, packLines } from './body-codec.ts';
 
-const LINE = JSON.stringify({
-  id: 'e-1 ü',
-  ts: 1_795_982_118_158,
-  source: 'client',
-  client: 'agent-7',
-  server: 'release-notes',
-  http: { method: 'POST', path: '/mcp', status: 200 },
-  request: { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'search', arguments: { q: 'x' } } },
-  response: { jsonrpc: '2.0', id: 4, result: { content: [{ type: 'text', text: 'ok' }] } },
-});
+function line(i: number): string {
+  return JSON.stringify({
+    id: `e-${i} ü`,
+    ts: 1_795_982_118_158 + i,
+    source: 'client',
+    client: 'agent-7',
+    server: 'release-notes',
+    http: { method: 'POST', path: '/mcp', status: 200 },
+    request: { jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'search', arguments: { q: `x ${i}` } } },
+    response: { jsonrpc: '2.0', id: i, result: { content: [{ type: 'text', text: 'ok' }] } },
+  });
+}
 
-describe('body codec', () => {
-  it('gives back the line byte for byte, in a third of its size', () => {
-    const stored = encodeBody(LINE);
-    expect(decodeBody(stored)).toBe(LINE);
-    expect(stored.length).toBeLessThan(Buffer.byteLength(LINE) / 3);
+describe('body blocks', () => {
+  it('packs lines in order, BLOCK_LINES a block, and gives them back byte for byte', () => {
+    const lines = Array.from({ length: BLOCK_LINES + 3 }, (_, i) => line(i));
+    const blocks = packLines(lines);
+    expect(blocks).toHaveLength(2);
+    expect(blocks.flatMap((block) => decodeBlock(block))).toEqual(lines);
   });
 
-  it('reads a body as the writer thread hands it back: a Uint8Array over part of a larger buffer', () => {
-    const stored = encodeBody(LINE);
-    const pool = new Uint8Array(stored.length + 7);
-    pool.set(stored, 7);
-    expect(decodeBody(pool.subarray(7))).toBe(LINE);
+  it('stores a line in a fraction of its size, even alone', () => {
+    const one = line(1);
+    const [alone] = packLines([one]);
+    expect(alone?.length).toBeLessThan(Buffer.byteLength(one) / 3);
+    const lines = Array.from({ length: BLOCK_LINES }, (_, i) => line(i));
+    const total = packLines(lines).reduce((n, block) => n + block.length, 0);
+    expect(total / BLOCK_LINES).toBeLessThan(Buffer.byteLength(one) / 8);
   });
 
-  it('reads the lines stored before compression: SQLite text, PostgreSQL UTF-8 bytes', () => {
-    expect(decodeBody(LINE)).toBe(LINE);
-    expect(decodeBody(Buffer.from(LINE, 'utf8'))).toBe(LINE);
+  it('reads a block as the writer thread hands it back: a Uint8Array over part of a larger buffer', () => {
+    const [block = Buffer.alloc(0)] = packLines([line(1), line(2)]);
+    const pool = new Uint8Array(block.length + 7);
+    pool.set(block, 7);
+    expect(decodeBlock(pool.subarray(7))).toEqual([line(1), line(2)]);
+  });
+
+  it('reads the lines stored before blocks as blocks of one: SQLite text, PostgreSQL UTF-8 bytes', () => {
+    expect(decodeBlock(line(1))).toEqual([line(1)]);
+    expect(decodeBlock(Buffer.from(line(1), 'utf8'))).toEqual([line(1)]);
+  });
+
+  it('refuses a line holding a newline, which would split it in two', () => {
+    expect(() => packLines(['{"a":\n1}'])).toThrow(/newline/);
   });
 });

@@ -29,11 +29,11 @@ export interface EventRow {
   ctxReason: string | null;
   avoidable: number;
   gateReason: string | null;
-  /** The line, compressed (db/body-codec.ts encodeBody). */
-  body: Buffer;
+  /** The line as it arrived: the stores keep it in event_bodies (db/body-codec.ts). */
+  body: string;
 }
 
-/** Column order of the hot insert statements on both engines. */
+/** Column order of the hot insert statements on both engines, which add body_block and body_line. */
 export const EVENT_COLUMNS = [
   ['eventId', 'event_id'],
   ['ts', 'ts'],
@@ -64,5 +64,4 @@ export const EVENT_COLUMNS = [
   ['ctxReason', 'ctx_reason'],
   ['avoidable', 'avoidable'],
   ['gateReason', 'gate_reason'],
-  ['body', 'body'],
 ] as const satisfies readonly (readonly [keyof EventRow, string])[];

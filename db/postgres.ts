@@ -4,13 +4,14 @@ import { drizzle } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import pg from 'pg';
+import { BLOCK_LINES, packLines } from './body-codec.ts';
 import { EVENT_COLUMNS } from './event-row.ts';
 import type { SqlRunner, Store, TxRunner } from './runner.ts';
 
 const MIGRATIONS = fileURLToPath(new URL('./migrations/pg', import.meta.url));
 
-/** Column types of the hot insert's unnest(), in EVENT_COLUMNS order. */
-export const PG_ARRAY_TYPES: Record<string, string> = {
+/** Column types of the hot insert's unnest(), where not text. */
+const PG_ARRAY_TYPES: Record<string, string> = {
   ts: 'bigint',
   http_status: 'integer',
   rpc_code: 'integer',
@@ -21,14 +22,20 @@ export const PG_ARRAY_TYPES: Record<string, string> = {
   counted: 'smallint',
   wait_until: 'bigint',
   avoidable: 'smallint',
-  body: 'bytea',
+  body_block: 'bigint',
+  body_line: 'smallint',
 };
 
 // One unnest() statement with a fixed number of array parameters inserts any number of rows, so it can stay a
 // named prepared statement; a multi-row VALUES list would need a new statement for every batch size.
-const INSERT_EVENTS = `INSERT INTO events (${EVENT_COLUMNS.map(([, c]) => c).join(', ')})
-  SELECT * FROM unnest(${EVENT_COLUMNS.map(([, c], i) => `$${i + 1}::${PG_ARRAY_TYPES[c] ?? 'text'}[]`).join(', ')})
+const COLUMNS = [...EVENT_COLUMNS.map(([, column]) => column), 'body_block', 'body_line'];
+const INSERT_EVENTS = `INSERT INTO events (${COLUMNS.join(', ')})
+  SELECT * FROM unnest(${COLUMNS.map((c, i) => `$${i + 1}::${PG_ARRAY_TYPES[c] ?? 'text'}[]`).join(', ')})
   ON CONFLICT (event_id) DO NOTHING RETURNING event_id`;
+
+const BLOCK_IDS = `SELECT nextval(pg_get_serial_sequence('event_bodies', 'id')) AS id FROM generate_series(1, $1::integer)`;
+const INSERT_BLOCKS = 'INSERT INTO event_bodies (id, data) SELECT * FROM unnest($1::bigint[], $2::bytea[])';
+const DROP_BLOCKS = 'DELETE FROM event_bodies WHERE id = ANY($1::bigint[])';
 
 /** The scale-out store: PostgreSQL through a connection pool, chosen by DATABASE_URL. */
 export async function openPostgresStore(databaseUrl: string): Promise<Store> {
@@ -88,13 +95,32 @@ function txRunnerOver(client: pg.PoolClient): TxRunner & { abandon(): Promise<vo
     run: (query) => inTurn(() => runner.run(query)),
     insertEvents: (rows) =>
       inTurn(async () => {
-        const columns = EVENT_COLUMNS.map(([field]) => rows.map((row) => row[field]));
+        const blocks = packLines(rows.map((row) => row.body));
+        // The blocks' ids are drawn first, so that the one insert of the rows can point each at its block.
+        const drawn = await client.query<{ id: string }>({
+          name: 'block_ids',
+          text: BLOCK_IDS,
+          values: [blocks.length],
+        });
+        const ids = drawn.rows.map((row) => Number(row.id));
+        await client.query({ name: 'insert_blocks', text: INSERT_BLOCKS, values: [ids, blocks] });
+        const blockOf = (index: number) => ids[Math.floor(index / BLOCK_LINES)];
+        const columns = [
+          ...EVENT_COLUMNS.map(([field]) => rows.map((row) => row[field])),
+          rows.map((_, index) => blockOf(index)),
+          rows.map((_, index) => index % BLOCK_LINES),
+        ];
         const result = await client.query<{ event_id: string }>({
           name: 'insert_events',
           text: INSERT_EVENTS,
           values: columns,
         });
-        return new Set(result.rows.map((row) => row.event_id));
+        const fresh = new Set(result.rows.map((row) => row.event_id));
+        // A block whose rows were all duplicates (a batch sent again) holds nothing anyone will read.
+        const used = new Set(rows.flatMap((row, index) => (fresh.has(row.eventId) ? [blockOf(index)] : [])));
+        const unused = ids.filter((id) => !used.has(id));
+        if (unused.length > 0) await client.query({ name: 'drop_blocks', text: DROP_BLOCKS, values: [unused] });
+        return fresh;
       }),
     async abandon() {
       failure ??= new Error('the transaction was rolled back');

@@ -15,7 +15,11 @@ db.pragma('busy_timeout = 5000');
 db.pragma('cache_size = -16384');
 
 const insert = db.prepare(workerData.insertSql);
+const insertBlock = db.prepare('INSERT INTO event_bodies (data) VALUES (?)');
+const dropBlock = db.prepare('DELETE FROM event_bodies WHERE id = ?');
 const width = workerData.insertWidth;
+/** Each row ends with body_block, body_line: the block's place in the message's blocks, then its line. */
+const blockColumn = width - 2;
 /** Prepared statements by SQL text: query functions render the same text every time. */
 const statements = new Map();
 
@@ -28,13 +32,27 @@ function statement(sql) {
   return prepared;
 }
 
-/** Inserts rows laid out flat, `width` values each; answers which of them were new (1) or duplicates (0). */
-function insertFlat(values) {
+/**
+ * Stores the blocks of lines, then the rows laid out flat, `width` values each, pointing at them; answers which rows
+ * were new (1) or duplicates (0). A block whose rows were all duplicates (a batch sent again) is dropped.
+ */
+function insertFlat(values, blocks) {
+  const ids = blocks.map((block) => insertBlock.run(block).lastInsertRowid);
+  const used = new Uint8Array(blocks.length);
   const count = values.length / width;
   const fresh = new Uint8Array(count);
   for (let row = 0; row < count; row++) {
-    fresh[row] = insert.run(values.slice(row * width, (row + 1) * width)).changes > 0 ? 1 : 0;
+    const rowValues = values.slice(row * width, (row + 1) * width);
+    const block = rowValues[blockColumn];
+    rowValues[blockColumn] = ids[block];
+    if (insert.run(rowValues).changes > 0) {
+      fresh[row] = 1;
+      used[block] = 1;
+    }
   }
+  ids.forEach((id, block) => {
+    if (used[block] === 0) dropBlock.run(id);
+  });
   return fresh;
 }
 
@@ -48,7 +66,7 @@ function handle(message) {
     case 'all':
       return statement(message.sql).all(message.params);
     case 'insert':
-      return insertFlat(message.values);
+      return insertFlat(message.values, message.blocks);
     case 'close':
       db.close();
       return null;

@@ -7,14 +7,16 @@ import type { SQL } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
+import { BLOCK_LINES, packLines } from './body-codec.ts';
 import { EVENT_COLUMNS, type EventRow } from './event-row.ts';
 import type { Store, TxRunner } from './runner.ts';
 
 const MIGRATIONS = fileURLToPath(new URL('./migrations/sqlite', import.meta.url));
 const WRITER = new URL('./sqlite-writer.worker.mjs', import.meta.url);
 const FIELDS = EVENT_COLUMNS.map(([field]) => field);
-const INSERT_SQL = `INSERT INTO events (${EVENT_COLUMNS.map(([, column]) => column).join(', ')})
-  VALUES (${FIELDS.map(() => '?').join(', ')}) ON CONFLICT (event_id) DO NOTHING`;
+const COLUMNS = [...EVENT_COLUMNS.map(([, column]) => column), 'body_block', 'body_line'];
+const INSERT_SQL = `INSERT INTO events (${COLUMNS.join(', ')})
+  VALUES (${COLUMNS.map(() => '?').join(', ')}) ON CONFLICT (event_id) DO NOTHING`;
 
 const dialect = new SQLiteSyncDialect();
 
@@ -45,10 +47,16 @@ export function openSqliteStore(dataDir: string): Store {
     all: <T>(query: SQL) => writer.call<T[]>({ op: 'all', ...render(query) }),
     run: (query: SQL) => writer.call<number>({ op: 'run', ...render(query) }),
     async insertEvents(rows: readonly EventRow[]) {
-      const values = new Array<unknown>(rows.length * FIELDS.length);
+      const blocks = packLines(rows.map((row) => row.body));
+      // body_block holds the block's place in `blocks` until the writer has stored it and knows its id.
+      const values = new Array<unknown>(rows.length * COLUMNS.length);
       let i = 0;
-      for (const row of rows) for (const field of FIELDS) values[i++] = row[field];
-      const fresh = await writer.call<Uint8Array>({ op: 'insert', values });
+      rows.forEach((row, index) => {
+        for (const field of FIELDS) values[i++] = row[field];
+        values[i++] = Math.floor(index / BLOCK_LINES);
+        values[i++] = index % BLOCK_LINES;
+      });
+      const fresh = await writer.call<Uint8Array>({ op: 'insert', values, blocks });
       const inserted = new Set<string>();
       rows.forEach((row, index) => {
         if (fresh[index] === 1) inserted.add(row.eventId);
@@ -102,7 +110,7 @@ function render(query: SQL): { sql: string; params: unknown[] } {
 type WriterRequest =
   | { op: 'exec'; sql: string }
   | { op: 'run' | 'all'; sql: string; params: unknown[] }
-  | { op: 'insert'; values: unknown[] }
+  | { op: 'insert'; values: unknown[]; blocks: Uint8Array[] }
   | { op: 'close' };
 
 /** Request/answer messaging with the writer thread; a dead writer fails every pending and later call. */
@@ -114,7 +122,7 @@ class WriterThread {
 
   constructor(file: string) {
     this.worker = new Worker(WRITER, {
-      workerData: { file, insertSql: INSERT_SQL, insertWidth: FIELDS.length },
+      workerData: { file, insertSql: INSERT_SQL, insertWidth: COLUMNS.length },
       // Everything the writer allocates (a message, its rows) is garbage once answered: an 8 MB young generation
       // holds a message's worth, and keeps the thread's heap at ~20 MB instead of ~50 MB, at no cost in speed.
       resourceLimits: { maxYoungGenerationSizeMb: 8 },

@@ -1,4 +1,3 @@
-import { encodeBody } from '../../db/body-codec.ts';
 import type { EventRow } from '../../db/event-row.ts';
 import { toAnalysisEvent } from '../../shared/analysis/from-event.ts';
 import type { AnalysisEvent } from '../../shared/analysis/types.ts';
@@ -56,7 +55,7 @@ export function buildEvent(event: LensEvent, body: string, policy: ServerPolicy)
     ctxReason: analysis.context?.reason ?? null,
     avoidable: 0,
     gateReason: null,
-    body: encodeBody(body),
+    body,
   };
   return { row, analysis };
 }

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { SqlRunner } from '../runner.ts';
-import { type Stored, withBody } from './events.ts';
+import { BODY_COLUMNS, EVENTS_WITH_BODIES, type WithBlock, withBodies } from './bodies.ts';
 import { listTable } from './lists.ts';
 
 export interface FailedEventRow {
@@ -26,10 +26,11 @@ export async function failedEventsPage(
   afterSeq: number,
   limit: number,
 ): Promise<FailedEventRow[]> {
-  const rows = await db.all<Stored<FailedEventRow>>(sql`SELECT seq, ts, server, client, counted, avoidable,
-      gate_reason AS "gateReason", discovery_read AS "discoveryRead", body, bucket, kind, rule, evidence FROM events
+  const rows = await db.all<WithBlock<FailedEventRow>>(sql`SELECT seq, ts, server, client, counted, avoidable,
+      gate_reason AS "gateReason", discovery_read AS "discoveryRead", bucket, kind, rule, evidence, ${BODY_COLUMNS}
+    FROM ${EVENTS_WITH_BODIES}
     WHERE server = ${server} AND bucket <> 'ok' AND seq > ${afterSeq} ORDER BY seq LIMIT ${limit}`);
-  return rows.map(withBody);
+  return withBodies(rows);
 }
 
 export interface Reclassified {

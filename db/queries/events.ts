@@ -1,6 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
-import { decodeBody } from '../body-codec.ts';
 import type { SqlRunner } from '../runner.ts';
+import { BODY_COLUMNS, EVENTS_WITH_BODIES, type WithBlock, withBodies } from './bodies.ts';
 
 export interface EventFilter {
   server?: string;
@@ -63,13 +63,13 @@ export function whereClause(conditions: SQL[]): SQL {
 const EVENT_COLUMNS_SQL = sql`seq, event_id AS "eventId", ts, source, client, server, session, protocol,
   rpc_method AS "rpcMethod", http_method AS "httpMethod", http_path AS "httpPath", http_status AS "httpStatus",
   rpc_code AS "rpcCode", latency_ms AS "latencyMs", identity, counted, bucket, kind, rule, evidence, avoidable,
-  gate_reason AS "gateReason", body`;
+  gate_reason AS "gateReason", ${BODY_COLUMNS}`;
 
 export async function getEvent(db: SqlRunner, eventId: string): Promise<StoredEventRow | null> {
-  const rows = await db.all<Stored<StoredEventRow>>(
-    sql`SELECT ${EVENT_COLUMNS_SQL} FROM events WHERE event_id = ${eventId}`,
+  const rows = await db.all<WithBlock<StoredEventRow>>(
+    sql`SELECT ${EVENT_COLUMNS_SQL} FROM ${EVENTS_WITH_BODIES} WHERE event_id = ${eventId}`,
   );
-  return rows.map(withBody)[0] ?? null;
+  return withBodies(rows)[0] ?? null;
 }
 
 export async function listEvents(
@@ -80,14 +80,7 @@ export async function listEvents(
 ): Promise<StoredEventRow[]> {
   const conditions = filterConditions(filter);
   if (cursor) conditions.push(sql`(ts < ${cursor.ts} OR (ts = ${cursor.ts} AND seq < ${cursor.seq}))`);
-  const rows = await db.all<Stored<StoredEventRow>>(sql`SELECT ${EVENT_COLUMNS_SQL}
-    FROM events ${whereClause(conditions)} ORDER BY ts DESC, seq DESC LIMIT ${limit}`);
-  return rows.map(withBody);
-}
-
-/** A row as the engine returns it: the body still compressed (SQLite's text rows from before, as text). */
-export type Stored<Row extends { body: string }> = Omit<Row, 'body'> & { body: Uint8Array | string };
-
-export function withBody<Row extends { body: string }>(row: Stored<Row>): Row {
-  return { ...row, body: decodeBody(row.body) } as Row;
+  const rows = await db.all<WithBlock<StoredEventRow>>(sql`SELECT ${EVENT_COLUMNS_SQL}
+    FROM ${EVENTS_WITH_BODIES} ${whereClause(conditions)} ORDER BY ts DESC, seq DESC LIMIT ${limit}`);
+  return withBodies(rows);
 }

@@ -2,7 +2,6 @@ import { sql } from 'drizzle-orm';
 import {
   bigint,
   bigserial,
-  customType,
   doublePrecision,
   index,
   integer,
@@ -11,9 +10,6 @@ import {
   text,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
-
-/** Bytes as node-postgres reads and writes them (drizzle has no bytea builder). */
-const bytea = customType<{ data: Buffer }>({ dataType: () => 'bytea' });
 
 /** One observed request (one log line) with its classification. Mirrors db/schema/sqlite/events.ts. */
 export const events = pgTable(
@@ -61,8 +57,9 @@ export const events = pgTable(
     avoidable: smallint('avoidable').notNull().default(0),
     /** Why it was avoidable (shared/analysis/gate-types.ts GateReason). */
     gateReason: text('gate_reason'),
-    /** The event as it arrived (one NDJSON line), frames untouched, compressed: db/body-codec.ts. */
-    body: bytea('body').notNull(),
+    /** The event as it arrived (one NDJSON line, frames untouched) is line body_line of event_bodies row body_block. */
+    bodyBlock: bigint('body_block', { mode: 'number' }).notNull(),
+    bodyLine: smallint('body_line').notNull(),
   },
   (t) => [
     uniqueIndex('events_event_id_uq').on(t.eventId),

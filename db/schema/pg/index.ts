@@ -7,6 +7,7 @@ export {
   settings,
 } from './alerts.ts';
 export { contextMinute } from './context-rollup.ts';
+export { eventBodies } from './event-bodies.ts';
 export { events } from './events.ts';
 export { gateKeys } from './gate-keys.ts';
 export { gatePartitions } from './gate-partitions.ts';

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { blob, index, integer, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { index, integer, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
 /** One observed request (one log line) with its classification. Mirrors db/schema/pg/events.ts. */
 export const events = sqliteTable(
@@ -47,8 +47,9 @@ export const events = sqliteTable(
     avoidable: integer('avoidable').notNull().default(0),
     /** Why it was avoidable (shared/analysis/gate-types.ts GateReason). */
     gateReason: text('gate_reason'),
-    /** The event as it arrived (one NDJSON line), frames untouched, compressed: db/body-codec.ts. */
-    body: blob('body', { mode: 'buffer' }).notNull(),
+    /** The event as it arrived (one NDJSON line, frames untouched) is line body_line of event_bodies row body_block. */
+    bodyBlock: integer('body_block').notNull(),
+    bodyLine: integer('body_line').notNull(),
   },
   (t) => [
     uniqueIndex('events_event_id_uq').on(t.eventId),
