@@ -1,7 +1,7 @@
 import type { SqlRunner } from '../../../db/runner.ts';
 import type { RuleInput } from '../../../shared/alerts/rule.ts';
 import { advance, INITIAL, type InstanceState, severityOf, type Transition } from '../../../shared/alerts/state.ts';
-import { readMetric, readSpanMs, roundSource } from './readings.ts';
+import { readCounts, readMetric, readSpanMs, roundSource } from './readings.ts';
 
 /** A preview chart has at most this many points; the step grows with the range instead. */
 const MAX_POINTS = 96;
@@ -41,13 +41,13 @@ export async function previewRule(db: SqlRunner, rule: RuleInput, from: number, 
   const points: number[] = [];
   for (let t = ceilTo(from + step, step); t <= to; t += step) points.push(t);
   // An analysis metric's events are read once for the whole range and sliced per point.
-  const source = roundSource(db, (points[0] ?? to) - readSpanMs(rule), to);
+  const reads = { events: roundSource(db, (points[0] ?? to) - readSpanMs(rule), to), counts: readCounts(db) };
   const byGroup = new Map<string, PreviewSeries & { state: InstanceState; alerted: boolean }>();
   const transitions: PreviewTransition[] = [];
   let notifications = 0;
   for (const [index, at] of points.entries()) {
     const seen = new Set<string>();
-    for (const reading of await readMetric(db, source, rule, at)) {
+    for (const reading of await readMetric(db, reads, rule, at)) {
       seen.add(reading.group);
       let entry = byGroup.get(reading.group);
       if (entry === undefined) {

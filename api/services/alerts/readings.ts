@@ -1,5 +1,11 @@
 import { contextRows } from '../../../db/queries/context.ts';
-import { conductRows, countRows, type Dimension } from '../../../db/queries/rollups.ts';
+import {
+  type CountRow,
+  conductRows,
+  countRows,
+  type Dimension,
+  type RangeFilter,
+} from '../../../db/queries/rollups.ts';
 import type { SqlRunner } from '../../../db/runner.ts';
 import type { GroupBy, Metric } from '../../../shared/alerts/metrics.ts';
 import type { RuleInput } from '../../../shared/alerts/rule.ts';
@@ -97,26 +103,44 @@ export function roundReader(
 ): (rule: Reading) => Promise<GroupValue[]> {
   // Only analysis metrics load events: a day-long rollup rule must not make every round read a day of them.
   const earliest = end - Math.max(0, ...rules.filter((rule) => isAnalysisMetric(rule.metric)).map(readSpanMs));
-  const source = roundSource(db, earliest, end);
-  const readings = new Map<string, Promise<GroupValue[]>>();
-  return (rule) => {
-    const key = JSON.stringify([rule.metric, rule.groupBy, rule.windowSeconds, rule.scope.server, rule.scope.client]);
-    let reading = readings.get(key);
-    if (reading === undefined) {
-      reading = readMetric(db, source, rule, end);
-      readings.set(key, reading);
+  const reads: RoundReads = { events: roundSource(db, earliest, end), counts: memo(readCounts(db)) };
+  const readings = memo((rule: Reading) => readMetric(db, reads, rule, end));
+  // Rules differing only in thresholds, targets or timing read the same thing.
+  return (rule) =>
+    readings({
+      metric: rule.metric,
+      groupBy: rule.groupBy,
+      windowSeconds: rule.windowSeconds,
+      scope: { server: rule.scope.server, client: rule.scope.client },
+    });
+}
+
+/** The reads a metric may need: the window's events, and counts from the rollups kept apart by some dimensions. */
+export interface RoundReads {
+  events: EventSource;
+  counts(filter: RangeFilter & { dims: Dimension[] }): Promise<CountRow[]>;
+}
+
+export function readCounts(db: SqlRunner): RoundReads['counts'] {
+  return ({ dims, ...filter }) => countRows(db, filter, null, dims);
+}
+
+/** One call per distinct argument (compared as JSON); every metric that needs the same counts shares one read. */
+function memo<A, R>(read: (argument: A) => Promise<R>): (argument: A) => Promise<R> {
+  const done = new Map<string, Promise<R>>();
+  return (argument) => {
+    const key = JSON.stringify(argument);
+    let result = done.get(key);
+    if (result === undefined) {
+      result = read(argument);
+      done.set(key, result);
     }
-    return reading;
+    return result;
   };
 }
 
 /** A rule's metric per group over the window ending at `end`, as the dashboard computes it. */
-export async function readMetric(
-  db: SqlRunner,
-  source: EventSource,
-  rule: Reading,
-  end: number,
-): Promise<GroupValue[]> {
+export async function readMetric(db: SqlRunner, reads: RoundReads, rule: Reading, end: number): Promise<GroupValue[]> {
   const from = end - rule.windowSeconds * 1000;
   const scope = { ...rule.scope, from, to: end };
   if (rule.metric === 'retries_after_refusal') return valuesFromConduct(await conductRows(db, scope), rule.groupBy);
@@ -125,9 +149,9 @@ export async function readMetric(
     return valuesFromContext((await contextRows(db, scope)) as ContextLike[], rule.groupBy);
   }
   if (!isAnalysisMetric(rule.metric)) {
-    const rows = await countRows(db, scope, null, rollupDimensions(rule.metric, rule.groupBy));
+    const rows = await reads.counts({ ...scope, dims: rollupDimensions(rule.metric, rule.groupBy) });
     return valuesFromCounts(rule.metric, rows, rule.groupBy);
   }
-  const { events, verdicts } = await source.load({ ...scope, from: from - lookbackOf(rule.metric) });
+  const { events, verdicts } = await reads.events.load({ ...scope, from: from - lookbackOf(rule.metric) });
   return valuesFromEvents(rule.metric, { events, verdicts, from, to: end }, rule.groupBy);
 }
