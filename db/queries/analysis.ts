@@ -58,13 +58,18 @@ export interface IdentityRow {
   lastTs: number;
 }
 
-/** The most re-presented identities in a window. */
-export async function topIdentityRows(db: SqlRunner, filter: EventFilter, limit: number): Promise<IdentityRow[]> {
+/** The most re-presented identities in a window (sent more than once), all of them when `limit` is null. */
+export async function topIdentityRows(
+  db: SqlRunner,
+  filter: EventFilter,
+  limit: number | null,
+): Promise<IdentityRow[]> {
   const conditions = [sql`counted = 1`, sql`identity IS NOT NULL`, ...filterConditions(filter)];
+  const top = limit === null ? sql`` : sql` LIMIT ${limit}`;
   return db.all<IdentityRow>(sql`SELECT identity, min(server) AS server, min(rpc_method) AS method,
       count(*) AS sends, min(ts) AS "firstTs", max(ts) AS "lastTs"
     FROM events ${whereClause(conditions)} GROUP BY identity HAVING count(*) > 1
-    ORDER BY count(*) DESC, identity LIMIT ${limit}`);
+    ORDER BY count(*) DESC, identity${top}`);
 }
 
 export interface ServerInfoRow {

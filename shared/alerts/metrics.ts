@@ -31,9 +31,10 @@ export interface MetricInfo {
   unit: 'count' | 'ratio';
   /**
    * Where the reading comes from: counters kept at ingest (the bucket rollups, their conduct counters, the context
-   * counts), cheap at any window, or the window's events run through an analysis.
+   * counts), cheap at any window; the identity ranking GET /identities runs in SQL; or the window's events run
+   * through an analysis.
    */
-  source: 'rollup' | 'conduct' | 'context' | 'analysis';
+  source: 'rollup' | 'conduct' | 'context' | 'identities' | 'analysis';
   groupBys: readonly GroupBy[];
   /** One line for the rule editor: what the number is. */
   help: string;
@@ -83,7 +84,7 @@ export const METRIC_INFO: Record<Metric, MetricInfo> = {
   identity_representations: {
     label: 'Re-presentations of one identity',
     unit: 'count',
-    source: 'analysis',
+    source: 'identities',
     groupBys: ['none', 'server', 'identity'],
     help: 'Sends of the same request digest after its first, for the most re-presented identity in the group.',
   },

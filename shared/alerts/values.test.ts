@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { analysisEvent, at, seed000, T0 } from '../analysis/fixtures.ts';
+import { seed000, T0 } from '../analysis/fixtures.ts';
 import { replayGate } from '../analysis/gate.ts';
 import type { AnalysisEvent } from '../analysis/types.ts';
 import { METRIC_INFO, METRICS } from './metrics.ts';
@@ -10,6 +10,7 @@ import {
   valuesFromContext,
   valuesFromCounts,
   valuesFromEvents,
+  valuesFromSends,
 } from './values.ts';
 
 const row = (overrides: Partial<CountLike>): CountLike => ({
@@ -87,20 +88,21 @@ describe('alert metrics from the analyses', () => {
     expect(valuesFromConduct([], 'none')).toEqual([{ group: '', value: 0, server: null }]);
   });
 
-  it('counts the re-presentations of each identity inside the window only', () => {
-    const sends = Array.from({ length: 45 }, (_, i) =>
-      analysisEvent({ identity: 'release-notes:abc', ts: at(i * 10), kind: 'policy_denied' }),
-    );
-    const once = analysisEvent({ identity: 'release-notes:def', ts: at(5) });
-    const all = input([...sends, once]);
-    expect(byGroup(valuesFromEvents('identity_representations', all, 'identity'))).toEqual({
+  it('reads the re-presentations of the most re-presented identity per group, as GET /identities ranks them', () => {
+    const rows = [
+      { identity: 'release-notes:abc', server: 'release-notes', sends: 45 },
+      { identity: 'release-notes:def', server: 'release-notes', sends: 3 },
+      { identity: 'docs:123', server: 'docs', sends: 12 },
+    ];
+    expect(byGroup(valuesFromSends(rows, 'identity'))).toEqual({
       'release-notes:abc': 44,
-      'release-notes:def': 0,
+      'release-notes:def': 2,
+      'docs:123': 11,
     });
-    // A window that starts after the first send: every send inside it is a re-presentation.
-    const later = input([...sends, once], at(200), at(450));
-    expect(byGroup(valuesFromEvents('identity_representations', later, 'none'))).toEqual({ '': 25 });
-    expect(valuesFromEvents('identity_representations', all, 'identity')[0]?.server).toBe('release-notes');
+    expect(byGroup(valuesFromSends(rows, 'server'))).toEqual({ 'release-notes': 44, docs: 11 });
+    expect(byGroup(valuesFromSends(rows, 'none'))).toEqual({ '': 44 });
+    expect(valuesFromSends(rows, 'identity')[0]?.server).toBe('release-notes');
+    expect(valuesFromSends([], 'none')).toEqual([{ group: '', value: 0, server: null }]);
   });
 
   it('computes the context trim rate over reported sampling requests; none reported is no data', () => {
@@ -127,6 +129,7 @@ describe('alert metrics from the analyses', () => {
       if (source === 'analysis') expect(() => valuesFromEvents(metric, input([]), 'none')).not.toThrow();
       if (source === 'conduct') expect(metric).toBe('retries_after_refusal');
       if (source === 'context') expect(metric).toBe('context_trim_rate');
+      if (source === 'identities') expect(metric).toBe('identity_representations');
     }
   });
 });

@@ -1,6 +1,5 @@
 import { addContextCount, type ContextGap, emptyContextGap, trimRate } from '../analysis/context-gap.ts';
 import type { GateVerdict } from '../analysis/gate-types.ts';
-import { topIdentities } from '../analysis/identities.ts';
 import { detectStorms } from '../analysis/storms.ts';
 import type { AnalysisEvent, ContextScope } from '../analysis/types.ts';
 import type { GroupBy, Metric } from './metrics.ts';
@@ -88,6 +87,31 @@ export function valuesFromConduct(rows: readonly ConductLike[], groupBy: GroupBy
   return [...sums.values()];
 }
 
+/** An identity sent more than once in the window (db/queries/analysis.ts IdentityRow). */
+export interface SendsLike {
+  identity: string;
+  server: string;
+  sends: number;
+}
+
+/**
+ * Re-presentations of the most re-presented identity per group: its sends in the window after the first, as GET
+ * /identities ranks them. An identity sent once was not re-presented; an ungrouped rule reads 0 when none was.
+ */
+export function valuesFromSends(rows: readonly SendsLike[], groupBy: GroupBy): GroupValue[] {
+  const most = new Map<string, GroupValue>();
+  if (groupBy === 'none') most.set('', { group: '', value: 0, server: null });
+  for (const row of rows) {
+    const group = groupBy === 'identity' ? row.identity : groupBy === 'server' ? row.server : '';
+    const value = row.sends - 1;
+    const current = most.get(group);
+    if (current === undefined || (current.value ?? 0) < value) {
+      most.set(group, { group, value, server: groupBy === 'none' ? null : row.server });
+    }
+  }
+  return [...most.values()];
+}
+
 /** One row of context counts (db/queries/context.ts ContextRow). */
 export interface ContextLike {
   start: number;
@@ -159,8 +183,6 @@ function soleServer(events: readonly AnalysisEvent[]): string | null {
 type AnalysisMetric = (part: readonly AnalysisEvent[], input: AnalysisInput) => number | null;
 
 const ANALYSIS_METRICS: Partial<Record<Metric, AnalysisMetric>> = {
-  identity_representations: (part, input) =>
-    topIdentities(part, 1, { from: input.from, to: input.to })[0]?.represented ?? 0,
   probe_storm_size: (part, input) =>
     detectStorms(part, input.verdicts)
       .filter((storm) => storm.kind === 'probe_storm' && storm.lastTs >= input.from)

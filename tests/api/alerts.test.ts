@@ -90,6 +90,29 @@ describe.each(STORE_KINDS)('alert rules API on $name', (kind) => {
       if (field !== '') expect(error.field).toBe(field);
     });
 
+    it('fires per identity on its re-presentations, as GET /identities counts them', async () => {
+      const request = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'gone', arguments: {} } };
+      const sends = Array.from({ length: 5 }, (_, i) =>
+        clientEvent({ ts: new Date(TEST_NOW - 120_000 + i * 1000).toISOString(), server: 'gamma', request }),
+      );
+      expect((await postNdjson(app, sends)).status).toBe(200);
+      const res = await postJson(app, '/api/v1/alerts/rules', {
+        name: 'loop',
+        metric: 'identity_representations',
+        groupBy: 'identity',
+        critical: 4,
+        windowSeconds: 600,
+      });
+      const { rule } = await res.json();
+      await evaluateDue(db.store, TEST_NOW, () => undefined);
+      const { alerts } = await (await get(app, '/api/v1/alerts?server=gamma')).json();
+      const { identities } = await (
+        await get(app, `/api/v1/identities?from=${TEST_NOW - 600_000}&to=${TEST_NOW}`)
+      ).json();
+      expect(alerts).toMatchObject([{ ruleId: rule.id, state: 'firing', value: 4, group: identities[0].identity }]);
+      expect(identities[0]).toMatchObject({ server: 'gamma', represented: 4 });
+    });
+
     it('ships the three default rules once; a deleted default stays deleted', async () => {
       const fresh = await kind.open();
       try {

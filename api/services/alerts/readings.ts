@@ -1,3 +1,4 @@
+import { topIdentityRows } from '../../../db/queries/analysis.ts';
 import { contextRows } from '../../../db/queries/context.ts';
 import {
   type CountRow,
@@ -17,6 +18,7 @@ import {
   valuesFromContext,
   valuesFromCounts,
   valuesFromEvents,
+  valuesFromSends,
 } from '../../../shared/alerts/values.ts';
 import type { AnalysisEvent } from '../../../shared/analysis/types.ts';
 import { type Loaded, loadAnalysis } from '../analysis/load.ts';
@@ -144,6 +146,9 @@ export async function readMetric(db: SqlRunner, reads: RoundReads, rule: Reading
   const from = end - rule.windowSeconds * 1000;
   const scope = { ...rule.scope, from, to: end };
   if (rule.metric === 'retries_after_refusal') return valuesFromConduct(await conductRows(db, scope), rule.groupBy);
+  if (rule.metric === 'identity_representations') {
+    return valuesFromSends(await topIdentityRows(db, scope, null), rule.groupBy);
+  }
   if (rule.metric === 'context_trim_rate') {
     // The context counts only ever hold the scopes ingest validated.
     return valuesFromContext((await contextRows(db, scope)) as ContextLike[], rule.groupBy);
