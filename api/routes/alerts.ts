@@ -57,7 +57,8 @@ export const alertRoutes = new Hono<Env>()
     return c.json({ rule });
   })
   .delete('/alerts/rules/:id', validate('param', idParam), async (c) => {
-    if (!(await removeRule(c.var.deps.store, c.req.valid('param').id))) throw ruleNotFound();
+    const { store, clock } = c.var.deps;
+    if (!(await removeRule(store, c.req.valid('param').id, clock()))) throw ruleNotFound();
     return c.json({ deleted: true });
   })
   .get(

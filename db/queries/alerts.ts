@@ -182,8 +182,14 @@ export async function insertDelivery(
       ${row.createdAt}, ${row.createdAt})`);
 }
 
+/**
+ * Pending deliveries due at `now`, each only once every older one of its rule to the same target is settled: a
+ * receiver gets a rule's notices in the order they were made (a resolution never overtakes its firing).
+ */
 export function dueDeliveryRows(db: SqlRunner, now: number, limit: number): Promise<DeliveryRow[]> {
-  return db.all<DeliveryRow>(sql`${SELECT_DELIVERY} WHERE status = 'pending' AND next_attempt_at <= ${now}
+  return db.all<DeliveryRow>(sql`${SELECT_DELIVERY} AS d WHERE status = 'pending' AND next_attempt_at <= ${now}
+    AND NOT EXISTS (SELECT 1 FROM alert_deliveries AS older WHERE older.status = 'pending'
+      AND older.rule_id = d.rule_id AND older.target_url = d.target_url AND older.id < d.id)
     ORDER BY next_attempt_at, id LIMIT ${limit}`);
 }
 
@@ -209,17 +215,21 @@ export interface AttemptRow {
   retryAt: number | null;
 }
 
+/**
+ * Logs an attempt and moves its delivery on, if the attempt still holds the lease it was claimed with: an attempt
+ * that outlived its lease (another deliverer took the delivery since) is logged, but changes nothing.
+ */
 export async function recordAttempt(
   db: SqlRunner,
   attempt: AttemptRow,
-  delivery: Pick<DeliveryRow, 'status' | 'attempts' | 'transientFailures' | 'nextAttemptAt'>,
+  outcome: { lease: number; status: string; transient: boolean; nextAttemptAt: number | null },
 ): Promise<void> {
   await db.run(sql`INSERT INTO alert_delivery_attempts (delivery_id, at, http_status, outcome, error, retry_at)
     VALUES (${attempt.deliveryId}, ${attempt.at}, ${attempt.httpStatus}, ${attempt.outcome}, ${attempt.error},
       ${attempt.retryAt})`);
-  await db.run(sql`UPDATE alert_deliveries SET status = ${delivery.status}, attempts = ${delivery.attempts},
-    transient_failures = ${delivery.transientFailures}, next_attempt_at = ${delivery.nextAttemptAt}
-    WHERE id = ${attempt.deliveryId}`);
+  await db.run(sql`UPDATE alert_deliveries SET status = ${outcome.status}, attempts = attempts + 1,
+    transient_failures = transient_failures + ${outcome.transient ? 1 : 0}, next_attempt_at = ${outcome.nextAttemptAt}
+    WHERE id = ${attempt.deliveryId} AND status = 'pending' AND next_attempt_at = ${outcome.lease}`);
 }
 
 /** The delivery log, newest first, each delivery with its attempts. */

@@ -65,9 +65,17 @@ export function formatMetricValue(metric: Metric, value: number | null): string 
   return Number.isInteger(value) ? String(value) : value.toFixed(2);
 }
 
-/** Slack's three control characters; names come from logs, so a server cannot inject a mention or a link. */
+/**
+ * Names come from logs: Slack's three control characters are escaped (no injected link or <!here>), line breaks
+ * flattened, and an @ followed by a word joiner, so chat tools that read a plain @channel do not ping anyone.
+ */
 function slackEscape(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/[\r\n]+/g, ' ')
+    .replace(/@/g, '@\u2060');
 }
 
 /** A Slack incoming-webhook message (also accepted by Mattermost and Rocket.Chat). */

@@ -39,7 +39,8 @@ export const ruleInputSchema = z
     /** How long the condition must hold before the alert fires. */
     pendingSeconds: seconds(0, DAY).default(0),
     /** How long the condition must stay clear before a firing alert resolves. */
-    keepFiringForSeconds: seconds(0, DAY).default(0),
+    /** Five minutes unless set: a value that bounces around its threshold then pages once, not on every crossing. */
+    keepFiringForSeconds: seconds(0, DAY).default(5 * MINUTE),
     noData: z.enum(NO_DATA).default('ok'),
     enabled: z.boolean().default(true),
     targets: z.array(target).max(10).default([]),
@@ -52,6 +53,13 @@ export const ruleInputSchema = z
         code: 'custom',
         path: ['groupBy'],
         message: `${rule.metric} can be grouped by ${info.groupBys.join(', ')}, not ${rule.groupBy}`,
+      });
+    }
+    if (rule.groupBy !== 'none' && rule.noData !== 'ok') {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['noData'],
+        message: 'a grouped rule has no reading to miss: a group with no traffic is clear; use "ok" or group by none',
       });
     }
     if (rule.warning === null && rule.critical === null) {

@@ -126,8 +126,8 @@ describe.each(STORE_KINDS)('alert notification delivery on $name', (kind) => {
       const keys = new Set(receiver.received.filter((r) => r.path === '/flaky').map((r) => r.idempotencyKey));
       expect(keys.size).toBe(1);
       const slack = receiver.received.find((r) => r.path === '/slack')?.body as { text: string };
-      expect(slack.text).toContain('*CRITICAL* Any refusal &lt;@here&gt;');
-      expect(slack.text).not.toContain('<@here>');
+      expect(slack.text).toContain('*CRITICAL* Any refusal &lt;@\u2060here&gt;');
+      expect(slack.text).not.toContain('@here');
     });
   });
 });

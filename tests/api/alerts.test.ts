@@ -39,6 +39,7 @@ const RULE = {
   windowSeconds: 600,
   intervalSeconds: 60,
   pendingSeconds: 60,
+  keepFiringForSeconds: 0,
   targets: [{ type: 'webhook', url: 'http://127.0.0.1:9/hook' }],
 };
 
@@ -61,6 +62,7 @@ describe.each(STORE_KINDS)('alert rules API on $name', (kind) => {
       expect(created.status).toBe(201);
       const { rule } = await created.json();
       expect(rule).toMatchObject({ name: 'x', groupBy: 'none', comparator: '>=', windowSeconds: 900, enabled: true });
+      expect(rule).toMatchObject({ pendingSeconds: 0, keepFiringForSeconds: 300, noData: 'ok', targets: [] });
       const replaced = await putJson(app, `/api/v1/alerts/rules/${rule.id}`, { ...RULE, name: 'y', enabled: false });
       expect((await replaced.json()).rule).toMatchObject({ id: rule.id, name: 'y', enabled: false });
       const list = await (await get(app, '/api/v1/alerts/rules')).json();
@@ -81,6 +83,7 @@ describe.each(STORE_KINDS)('alert rules API on $name', (kind) => {
       [{ ...RULE, windowSeconds: 5 }, 'windowSeconds'],
       [{ ...RULE, metric: 'refusals' }, 'metric'],
       [{ ...RULE, targets: [{ type: 'webhook', url: 'file:///etc/passwd' }] }, 'targets.0.url'],
+      [{ ...RULE, noData: 'alerting' }, 'noData'],
       [{ ...RULE, colour: 'red' }, ''],
     ])('refuses an invalid rule with a 400 naming the field (%#)', async (body, field) => {
       const res = await postJson(app, '/api/v1/alerts/rules', body);
@@ -102,6 +105,7 @@ describe.each(STORE_KINDS)('alert rules API on $name', (kind) => {
         groupBy: 'identity',
         critical: 4,
         windowSeconds: 600,
+        targets: [{ type: 'webhook', url: 'http://127.0.0.1:9/loop' }],
       });
       const { rule } = await res.json();
       await evaluateDue(db.store, TEST_NOW, () => undefined);
@@ -111,6 +115,17 @@ describe.each(STORE_KINDS)('alert rules API on $name', (kind) => {
       ).json();
       expect(alerts).toMatchObject([{ ruleId: rule.id, state: 'firing', value: 4, group: identities[0].identity }]);
       expect(identities[0]).toMatchObject({ server: 'gamma', represented: 4 });
+
+      // Editing the rule starts its instances over: what was firing is resolved, and the receiver is told.
+      const { id, createdAt, updatedAt, nextEvalAt, lastEvalAt, lastError, ...definition } = rule;
+      const renamed = await putJson(app, `/api/v1/alerts/rules/${id}`, { ...definition, name: 'loop, renamed' });
+      expect(renamed.status).toBe(200);
+      const { deliveries } = await (await get(app, `/api/v1/alerts/deliveries?rule=${rule.id}`)).json();
+      expect(deliveries.map((d: { notice: { status: string; rule: { name: string } } }) => d.notice)).toMatchObject([
+        { status: 'resolved', rule: { name: 'loop' } },
+        { status: 'firing', rule: { name: 'loop' } },
+      ]);
+      expect((await (await get(app, '/api/v1/alerts?server=gamma')).json()).alerts).toEqual([]);
     });
 
     it('ships the three default rules once; a deleted default stays deleted', async () => {
@@ -248,6 +263,26 @@ describe.each(STORE_KINDS)('alert evaluation on $name', (kind) => {
       const { history } = await (await get(app, `/api/v1/alerts/history?rule=${paused.id}`)).json();
       expect(history).toEqual([]);
       expect((await alerts('?resolved=1')).filter((a: { ruleId: string }) => a.ruleId === paused.id)).toEqual([]);
+    });
+
+    it('reads a group whose traffic stopped as a count of 0, so a "fewer than" rule keeps firing', async () => {
+      const res = await postJson(app, '/api/v1/alerts/rules', {
+        ...RULE,
+        name: 'too few refusals',
+        comparator: '<',
+        warning: null,
+        critical: 3,
+        pendingSeconds: 0,
+      });
+      const few = (await res.json()).rule;
+      await evaluateDue(db.store, TEST_NOW, () => undefined);
+      const firing = async () =>
+        (await alerts()).filter((a: { ruleId: string }) => a.ruleId === few.id).map((a: { group: string }) => a.group);
+      expect(await firing()).toEqual(['beta']);
+      // Ten minutes on, neither server has a refusal in the window: both read 0, both fire.
+      await evaluateDue(db.store, TEST_NOW + 10 * MIN, () => undefined);
+      expect((await firing()).sort()).toEqual(['alpha', 'beta']);
+      await app.request(`/api/v1/alerts/rules/${few.id}`, { method: 'DELETE', headers: HOST });
     });
 
     it('keeps the history and the queued notifications of a deleted rule', async () => {

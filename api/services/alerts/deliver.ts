@@ -15,24 +15,21 @@ export const DELIVERY_DEFAULTS: DeliveryOptions = { clock: Date.now, timeoutMs: 
 
 /** Sends every due notification once (in parallel, bounded by `limit`), logging each attempt. */
 export async function deliverDue(store: Store, options: DeliveryOptions, limit = 20): Promise<number> {
-  const now = options.clock();
-  const due = await dueDeliveryRows(store, now, limit);
-  const claimed = await Promise.all(
-    due.map(async (row) => {
-      const taken = await claimDelivery(store, {
-        id: row.id,
-        seen: row.nextAttemptAt ?? now,
-        leaseUntil: now + options.timeoutMs * 2,
-      });
-      return taken ? row : null;
-    }),
-  );
-  const mine = claimed.filter((row): row is DeliveryRow => row !== null);
-  await Promise.all(mine.map((row) => attempt(store, row, options)));
-  return mine.length;
+  const due = await dueDeliveryRows(store, options.clock(), limit);
+  const claimed: { row: DeliveryRow; lease: number }[] = [];
+  for (const row of due) {
+    // The lease outlasts the attempt's timeout; it is taken now, not when the list was read.
+    const lease = options.clock() + options.timeoutMs * 2;
+    if (await claimDelivery(store, { id: row.id, seen: row.nextAttemptAt ?? 0, leaseUntil: lease })) {
+      claimed.push({ row, lease });
+    }
+  }
+  // Settled, not all: one failing write must not end the round while other attempts still run.
+  await Promise.allSettled(claimed.map(({ row, lease }) => attempt(store, row, lease, options)));
+  return claimed.length;
 }
 
-async function attempt(store: Store, row: DeliveryRow, options: DeliveryOptions): Promise<void> {
+async function attempt(store: Store, row: DeliveryRow, lease: number, options: DeliveryOptions): Promise<void> {
   const notice = JSON.parse(row.notice) as Notice;
   const body = row.targetType === 'slack' ? slackMessage(notice) : notice;
   let answer: AttemptAnswer;
@@ -46,8 +43,8 @@ async function attempt(store: Store, row: DeliveryRow, options: DeliveryOptions)
       redirect: 'manual',
     });
     answer = { status: response.status, retryAfter: response.headers.get('retry-after') };
-    if (!response.ok) error = (await response.text().catch(() => '')).slice(0, 300) || null;
-    else await response.body?.cancel();
+    error = response.ok ? null : await excerpt(response);
+    await response.body?.cancel().catch(() => undefined);
   } catch (failure) {
     answer = { status: null, retryAfter: null };
     error = describe(failure);
@@ -66,14 +63,33 @@ async function attempt(store: Store, row: DeliveryRow, options: DeliveryOptions)
         retryAt: next.status === 'pending' ? next.retryAt : null,
       },
       {
+        lease,
         status: next.status,
-        attempts: row.attempts + 1,
-        transientFailures: row.transientFailures + (next.outcome === 'transient' ? 1 : 0),
+        transient: next.outcome === 'transient',
         nextAttemptAt: next.status === 'pending' ? next.retryAt : null,
       },
     );
   });
 }
+
+/** The start of a refusing receiver's answer, for the log: at most 300 bytes are read, however much it sends. */
+async function excerpt(response: Response): Promise<string | null> {
+  const reader = response.body?.getReader();
+  if (reader === undefined) return null;
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  while (size < EXCERPT_BYTES) {
+    const { done, value } = await reader.read().catch(() => ({ done: true, value: undefined }));
+    if (done || value === undefined) break;
+    chunks.push(value);
+    size += value.length;
+  }
+  await reader.cancel().catch(() => undefined);
+  const text = Buffer.concat(chunks).subarray(0, EXCERPT_BYTES).toString('utf8');
+  return text === '' ? null : text;
+}
+
+const EXCERPT_BYTES = 300;
 
 function describe(failure: unknown): string {
   if (failure instanceof Error) {

@@ -22,7 +22,15 @@ export interface AlertEngine {
 
 /** Evaluates the due rules of one round; rules sharing a window and scope share one read of the events. */
 export async function evaluateDue(store: Store, now: number, log: (message: string) => void): Promise<number> {
-  const due = (await dueRuleRows(store, now, RULES_PER_TICK)).map((row) => ({ row, rule: toRule(row) }));
+  const due = (await dueRuleRows(store, now, RULES_PER_TICK)).flatMap((row) => {
+    try {
+      return [{ row, rule: toRule(row) }];
+    } catch (error) {
+      // One unreadable definition must not stop every other rule's round.
+      log(`alert rule ${row.id} has an unreadable definition: ${error instanceof Error ? error.message : error}`);
+      return [];
+    }
+  });
   const read = roundReader(
     store,
     due.filter(({ rule }) => rule.enabled).map(({ rule }) => rule),

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   claimRound,
   deleteInstance,
@@ -12,7 +13,7 @@ import type { Store, TxRunner } from '../../../db/runner.ts';
 import { buildNotice } from '../../../shared/alerts/notice.ts';
 import type { Rule } from '../../../shared/alerts/rule.ts';
 import { advance, INITIAL, type InstanceState, type Severity, type Transition } from '../../../shared/alerts/state.ts';
-import type { GroupValue } from '../../../shared/alerts/values.ts';
+import { absentValue, type GroupValue } from '../../../shared/alerts/values.ts';
 import type { Reading } from './readings.ts';
 
 export interface Round {
@@ -35,9 +36,23 @@ export async function evaluateRule(
 ): Promise<boolean> {
   const { rule } = round;
   const claim = { id: rule.id, seen: round.seenDueAt, next: now + rule.intervalSeconds * 1000, now };
-  let readings: GroupValue[];
   try {
-    readings = await read(rule);
+    const readings = await read(rule);
+    return await store.transaction(async (tx) => {
+      if (!(await claimRound(tx, claim))) return false;
+      const instances = new Map((await instancesOfRule(tx, rule.id)).map((row) => [row.groupKey, row]));
+      for (const reading of readings) {
+        await step(tx, rule, instances.get(reading.group), reading, now);
+        instances.delete(reading.group);
+      }
+      // A group gone from the readings had no traffic left in the window: a count of 0, a rate with no reading.
+      // Either way it is not "no data" for the rule: an identity nobody sends any more is no reason to alert.
+      for (const row of instances.values()) {
+        const reading = { group: row.groupKey, value: absentValue(rule.metric), server: row.server };
+        await step(tx, { ...rule, noData: 'ok' }, row, reading, now);
+      }
+      return true;
+    });
   } catch (error) {
     // The round is spent all the same: a failing rule is tried again at its next interval, not on every tick.
     if (await claimRound(store, claim)) {
@@ -45,21 +60,10 @@ export async function evaluateRule(
     }
     throw error;
   }
-  return store.transaction(async (tx) => {
-    if (!(await claimRound(tx, claim))) return false;
-    const instances = new Map((await instancesOfRule(tx, rule.id)).map((row) => [row.groupKey, row]));
-    for (const reading of readings) {
-      await step(tx, rule, instances.get(reading.group), reading, now);
-      instances.delete(reading.group);
-    }
-    // A group that has vanished from the readings (no traffic left in the window) is read as clear, not as "no
-    // data": an identity nobody sends any more is no reason to alert.
-    for (const row of instances.values()) {
-      await step(tx, { ...rule, noData: 'ok' }, row, { group: row.groupKey, value: null, server: row.server }, now);
-    }
-    return true;
-  });
 }
+
+/** How long a resolved instance stays listed (GET /alerts?resolved=1) before only the history holds it. */
+const RESOLVED_KEEP_MS = 60 * 60_000;
 
 async function step(
   tx: TxRunner,
@@ -72,7 +76,8 @@ async function step(
   const { next, transition } = advance(rule, current, reading.value, now);
   const server = reading.server ?? row?.server ?? rule.scope.server ?? null;
   if (transition !== null) await recordTransition(tx, rule, reading.group, server, transition, now);
-  if (next.state === 'ok') {
+  const expired = next.state === 'resolved' && now - next.since >= RESOLVED_KEEP_MS;
+  if (next.state === 'ok' || expired) {
     if (row !== undefined) await deleteInstance(tx, rule.id, reading.group);
     return;
   }
@@ -89,7 +94,8 @@ async function step(
   });
 }
 
-async function recordTransition(
+/** Writes a transition to the history and, when it notifies, one outbox row per target of the rule. */
+export async function recordTransition(
   tx: TxRunner,
   rule: Rule,
   group: string,
@@ -110,7 +116,8 @@ async function recordTransition(
     threshold: transition.threshold,
   });
   if (!transition.notify) return;
-  const notice = buildNotice({ key: `lens-${historyId}`, rule, group, server, ...transition, at: now });
+  // Unique across stores and installations: a receiver that deduplicates by key never drops a real page.
+  const notice = buildNotice({ key: randomUUID(), rule, group, server, ...transition, at: now });
   for (const target of rule.targets) {
     await insertDelivery(tx, {
       historyId,

@@ -1,7 +1,8 @@
 import type { SqlRunner } from '../../../db/runner.ts';
 import type { RuleInput } from '../../../shared/alerts/rule.ts';
 import { advance, INITIAL, type InstanceState, severityOf, type Transition } from '../../../shared/alerts/state.ts';
-import { readCounts, readMetric, readSpanMs, roundSource } from './readings.ts';
+import { absentValue } from '../../../shared/alerts/values.ts';
+import { readMetric, readSpanMs, roundSource, storeReads } from './readings.ts';
 
 /** A preview chart has at most this many points; the step grows with the range instead. */
 const MAX_POINTS = 96;
@@ -41,7 +42,7 @@ export async function previewRule(db: SqlRunner, rule: RuleInput, from: number, 
   const points: number[] = [];
   for (let t = ceilTo(from + step, step); t <= to; t += step) points.push(t);
   // An analysis metric's events are read once for the whole range and sliced per point.
-  const reads = { events: roundSource(db, (points[0] ?? to) - readSpanMs(rule), to), counts: readCounts(db) };
+  const reads = storeReads(db, roundSource(db, (points[0] ?? to) - readSpanMs(rule), to));
   const byGroup = new Map<string, PreviewSeries & { state: InstanceState; alerted: boolean }>();
   const transitions: PreviewTransition[] = [];
   let notifications = 0;
@@ -58,7 +59,7 @@ export async function previewRule(db: SqlRunner, rule: RuleInput, from: number, 
       entry.server ??= reading.server;
     }
     for (const [group, entry] of byGroup) {
-      const value = entry.values[index] ?? null;
+      const value = seen.has(group) ? (entry.values[index] ?? null) : absentValue(rule.metric);
       const terms = seen.has(group) ? rule : { ...rule, noData: 'ok' as const };
       const { next, transition } = advance(terms, entry.state, value, at);
       entry.state = next;

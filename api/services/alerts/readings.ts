@@ -1,4 +1,4 @@
-import { topIdentityRows } from '../../../db/queries/analysis.ts';
+import { serverInfo, topIdentityRows } from '../../../db/queries/analysis.ts';
 import { contextRows } from '../../../db/queries/context.ts';
 import {
   type CountRow,
@@ -11,6 +11,7 @@ import type { SqlRunner } from '../../../db/runner.ts';
 import type { GroupBy, Metric } from '../../../shared/alerts/metrics.ts';
 import type { RuleInput } from '../../../shared/alerts/rule.ts';
 import {
+  absentValue,
   type ContextLike,
   type GroupValue,
   isAnalysisMetric,
@@ -105,7 +106,9 @@ export function roundReader(
 ): (rule: Reading) => Promise<GroupValue[]> {
   // Only analysis metrics load events: a day-long rollup rule must not make every round read a day of them.
   const earliest = end - Math.max(0, ...rules.filter((rule) => isAnalysisMetric(rule.metric)).map(readSpanMs));
-  const reads: RoundReads = { events: roundSource(db, earliest, end), counts: memo(readCounts(db)) };
+  const direct = storeReads(db, roundSource(db, earliest, end));
+  let servers: Promise<string[]> | undefined;
+  const reads: RoundReads = { ...direct, counts: memo(direct.counts), servers: () => (servers ??= direct.servers()) };
   const readings = memo((rule: Reading) => readMetric(db, reads, rule, end));
   // Rules differing only in thresholds, targets or timing read the same thing.
   return (rule) =>
@@ -121,10 +124,17 @@ export function roundReader(
 export interface RoundReads {
   events: EventSource;
   counts(filter: RangeFilter & { dims: Dimension[] }): Promise<CountRow[]>;
+  /** Every server known to the store, by name. */
+  servers(): Promise<string[]>;
 }
 
-export function readCounts(db: SqlRunner): RoundReads['counts'] {
-  return ({ dims, ...filter }) => countRows(db, filter, null, dims);
+/** The reads that go straight to the store (a preview); a round memoizes them. */
+export function storeReads(db: SqlRunner, events: EventSource): RoundReads {
+  return {
+    events,
+    counts: ({ dims, ...filter }) => countRows(db, filter, null, dims),
+    servers: async () => (await serverInfo(db)).map((server) => server.name),
+  };
 }
 
 /** One call per distinct argument (compared as JSON); every metric that needs the same counts shares one read. */
@@ -143,6 +153,18 @@ function memo<A, R>(read: (argument: A) => Promise<R>): (argument: A) => Promise
 
 /** A rule's metric per group over the window ending at `end`, as the dashboard computes it. */
 export async function readMetric(db: SqlRunner, reads: RoundReads, rule: Reading, end: number): Promise<GroupValue[]> {
+  const values = await readGroups(db, reads, rule, end);
+  if (rule.groupBy !== 'server') return values;
+  // Every known server has a reading, also one that sent nothing in the window: that is a count of 0 (what a
+  // "fewer than" rule is for), or no reading for a rate.
+  const seen = new Set(values.map((value) => value.group));
+  const silent = (await reads.servers())
+    .filter((server) => !seen.has(server) && (rule.scope.server === undefined || server === rule.scope.server))
+    .map((server) => ({ group: server, value: absentValue(rule.metric), server }));
+  return [...values, ...silent];
+}
+
+async function readGroups(db: SqlRunner, reads: RoundReads, rule: Reading, end: number): Promise<GroupValue[]> {
   const from = end - rule.windowSeconds * 1000;
   const scope = { ...rule.scope, from, to: end };
   if (rule.metric === 'retries_after_refusal') return valuesFromConduct(await conductRows(db, scope), rule.groupBy);

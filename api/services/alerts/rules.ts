@@ -3,13 +3,16 @@ import {
   deleteRule,
   getRuleRow,
   insertRule,
+  instancesOfRule,
   listRuleRows,
   type RuleRow,
   replaceRule,
   setSettingOnce,
 } from '../../../db/queries/alerts.ts';
-import type { SqlRunner, Store } from '../../../db/runner.ts';
+import type { SqlRunner, Store, TxRunner } from '../../../db/runner.ts';
 import { DEFAULT_RULES, type Rule, type RuleInput } from '../../../shared/alerts/rule.ts';
+import { type Severity, thresholdOf } from '../../../shared/alerts/state.ts';
+import { recordTransition } from './evaluate.ts';
 
 /** A stored rule with what the evaluator last made of it. */
 export interface StoredRule extends Rule {
@@ -46,15 +49,46 @@ export async function createRule(store: Store, input: RuleInput, now: number): P
   return (await getRule(store, id)) as StoredRule;
 }
 
+/** Replaces a rule; its instances start over, and what was firing is resolved (and said so) under the old rule. */
 export async function updateRule(store: Store, id: string, input: RuleInput, now: number): Promise<StoredRule | null> {
-  const replaced = await store.transaction((tx) =>
-    replaceRule(tx, { id, definition: JSON.stringify(input), nextEvalAt: now, updatedAt: now }),
-  );
+  const replaced = await store.transaction(async (tx) => {
+    await resolveFiring(tx, id, now);
+    return replaceRule(tx, { id, definition: JSON.stringify(input), nextEvalAt: now, updatedAt: now });
+  });
   return replaced ? getRule(store, id) : null;
 }
 
-export async function removeRule(store: Store, id: string): Promise<boolean> {
-  return store.transaction((tx) => deleteRule(tx, id));
+/** Deletes a rule; what was firing is resolved first, so no receiver is left with an incident nothing will close. */
+export async function removeRule(store: Store, id: string, now: number): Promise<boolean> {
+  return store.transaction(async (tx) => {
+    await resolveFiring(tx, id, now);
+    return deleteRule(tx, id);
+  });
+}
+
+async function resolveFiring(tx: TxRunner, id: string, at: number): Promise<void> {
+  const row = await getRuleRow(tx, id);
+  if (row === null) return;
+  const rule = toRule(row);
+  for (const instance of await instancesOfRule(tx, id)) {
+    if (instance.state !== 'firing') continue;
+    const severity = instance.severity as Severity | null;
+    await recordTransition(
+      tx,
+      rule,
+      instance.groupKey,
+      instance.server,
+      {
+        from: 'firing',
+        to: 'resolved',
+        severity,
+        value: instance.value,
+        threshold: thresholdOf(rule, severity),
+        notify: true,
+      },
+      at,
+    );
+  }
 }
 
 /**

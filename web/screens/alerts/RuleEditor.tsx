@@ -9,7 +9,15 @@ import { ApiFailure } from '../../query-client.ts';
 import { navigate } from '../../router.ts';
 import { useUrl } from '../../use-url.ts';
 import { PreviewPanel } from './PreviewPanel.tsx';
-import { formFromRule, NEW_RULE, type RuleFields, type RuleForm, ruleFromForm, withMetric } from './rule-form.ts';
+import {
+  formFromRule,
+  NEW_RULE,
+  type RuleFields,
+  type RuleForm,
+  ruleFromForm,
+  withGroupBy,
+  withMetric,
+} from './rule-form.ts';
 
 const NO_DATA_LABEL: Record<(typeof NO_DATA)[number], string> = {
   ok: 'treat as ok',
@@ -63,7 +71,9 @@ function RuleEditor({ id, initial }: { id: string | null; initial: RuleForm }) {
   const { link } = useUrl();
   // A preview needs no name: the rule is not saved, and a blank name is the first thing a new form has.
   // Debounced as text: a string compares by value, so an unchanged form settles once instead of on every render.
-  const settled = useDebounced(JSON.stringify({ ...ruleFromForm(form), name: form.name.trim() || 'Preview' }), 400);
+  // Nor targets: a half-typed URL must not stop the chart, and a preview notifies nobody.
+  const previewed = { ...ruleFromForm(form), name: form.name.trim() || 'Preview', targets: [] };
+  const settled = useDebounced(JSON.stringify(previewed), 400);
   const body = useMemo(() => JSON.parse(settled) as Record<string, unknown>, [settled]);
   const preview = useQuery({ ...previewQuery(body), placeholderData: keepPreviousData });
   const save = useMutation({
@@ -150,7 +160,7 @@ function RuleEditor({ id, initial }: { id: string | null; initial: RuleForm }) {
               <select
                 name="groupBy"
                 value={form.groupBy}
-                onChange={(event) => set({ groupBy: event.target.value as GroupBy })}
+                onChange={(event) => setForm(withGroupBy(form, event.target.value as GroupBy))}
               >
                 {GROUP_BYS.filter((g) => METRIC_INFO[form.metric].groupBys.includes(g)).map((g) => (
                   <option key={g} value={g}>
@@ -219,6 +229,8 @@ function RuleEditor({ id, initial }: { id: string | null; initial: RuleForm }) {
               <select
                 name="noData"
                 value={form.noData}
+                disabled={form.groupBy !== 'none'}
+                title={form.groupBy === 'none' ? undefined : 'A group with no traffic is clear'}
                 onChange={(event) => set({ noData: event.target.value as RuleForm['noData'] })}
               >
                 {NO_DATA.map((mode) => (

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_RULES, ruleInputSchema } from '../../../shared/alerts/rule.ts';
-import { formFromRule, NEW_RULE, ruleFromForm, withMetric } from './rule-form.ts';
+import { formFromRule, NEW_RULE, ruleFromForm, withGroupBy, withMetric } from './rule-form.ts';
 
 describe('the rule editor form', () => {
   it('round-trips every default rule through the form unchanged', () => {
@@ -38,5 +38,12 @@ describe('the rule editor form', () => {
     expect(withMetric({ ...NEW_RULE, groupBy: 'client' }, 'avoidable_count').groupBy).toBe('client');
     expect(withMetric({ ...NEW_RULE, groupBy: 'client' }, 'identity_representations').groupBy).toBe('none');
     expect(withMetric({ ...NEW_RULE, groupBy: 'identity' }, 'refusal_count').groupBy).toBe('none');
+  });
+
+  it('lets only an ungrouped rule choose what no data means', () => {
+    const ungrouped = { ...NEW_RULE, groupBy: 'none' as const, noData: 'alerting' as const };
+    expect(withGroupBy(ungrouped, 'none').noData).toBe('alerting');
+    expect(withGroupBy(ungrouped, 'server').noData).toBe('ok');
+    expect(withMetric(ungrouped, 'identity_representations').noData).toBe('alerting');
   });
 });

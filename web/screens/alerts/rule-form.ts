@@ -135,5 +135,10 @@ export function ruleFromForm(form: RuleForm): Record<string, unknown> {
 /** A metric change keeps the grouping when the new metric allows it, else takes the metric's first. */
 export function withMetric(form: RuleForm, metric: Metric): RuleForm {
   const allowed = METRIC_INFO[metric].groupBys;
-  return { ...form, metric, groupBy: allowed.includes(form.groupBy) ? form.groupBy : (allowed[0] ?? 'none') };
+  return withGroupBy({ ...form, metric }, allowed.includes(form.groupBy) ? form.groupBy : (allowed[0] ?? 'none'));
+}
+
+/** A grouped rule reads a group with no traffic as clear: only an ungrouped one chooses what no data means. */
+export function withGroupBy(form: RuleForm, groupBy: GroupBy): RuleForm {
+  return { ...form, groupBy, noData: groupBy === 'none' ? form.noData : 'ok' };
 }
