@@ -69,7 +69,9 @@ export async function previewRule(db: SqlRunner, rule: RuleInput, from: number, 
       if (transitions.length < MAX_TRANSITIONS) transitions.push({ ...transition, at, group });
     }
   }
+  // A group that never had a reading (a silent server, for a rate) draws nothing: it is left off the chart.
   const series = [...byGroup.values()]
+    .filter((entry) => entry.values.some((value) => value !== null))
     .sort((a, b) => Number(b.alerted) - Number(a.alerted) || peak(rule, b.values) - peak(rule, a.values))
     .slice(0, MAX_SERIES)
     .map(({ group, server, values }) => ({ group, server, values }));
