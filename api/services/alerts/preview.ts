@@ -37,7 +37,16 @@ export interface Preview {
  * What a rule would have done over [from, to): its metric at evenly spaced evaluations (each over the rule's
  * window ending there, read by the same function as live evaluation) fed through the same state machine.
  */
-export async function previewRule(db: SqlRunner, rule: RuleInput, from: number, to: number): Promise<Preview> {
+export function previewRule(db: SqlRunner, rule: RuleInput, from: number, to: number): Promise<Preview> {
+  // One preview at a time per process: each is up to 96 metric reads, and an editor asks for one per change.
+  const run = previews.then(() => computePreview(db, rule, from, to));
+  previews = run.catch(() => undefined);
+  return run;
+}
+
+let previews: Promise<unknown> = Promise.resolve();
+
+async function computePreview(db: SqlRunner, rule: RuleInput, from: number, to: number): Promise<Preview> {
   const step = Math.max(rule.intervalSeconds * 1000, ceilTo((to - from) / MAX_POINTS, MINUTE_MS));
   const points: number[] = [];
   for (let t = ceilTo(from + step, step); t <= to; t += step) points.push(t);
