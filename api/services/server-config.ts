@@ -1,6 +1,7 @@
 import { failedEventsPage, updateClassification } from '../../db/queries/classification.ts';
 import { getServerConfig, lockServerConfig, type ServerConfigRow, saveServerConfig } from '../../db/queries/servers.ts';
 import type { SqlRunner, Store, TxRunner } from '../../db/runner.ts';
+import { waitUntilFor } from '../../shared/analysis/from-event.ts';
 import { classify } from '../../shared/classify/index.ts';
 import type { CodeOverride, ServerPolicy } from '../../shared/classify/types.ts';
 import type { DiscoveryDocument } from '../../shared/discovery.ts';
@@ -83,7 +84,7 @@ async function reclassifyFailures(
       if (!parsed.ok) continue; // stored rows were valid when accepted; a body we cannot read again keeps its bucket
       const next = classify(parsed.event, policy);
       if (next.bucket !== row.bucket || next.kind !== row.kind || next.rule !== row.rule) {
-        await updateClassification(tx, { seq: row.seq, ...next });
+        await updateClassification(tx, { seq: row.seq, ...next, waitUntil: waitUntilFor(parsed.event, next) });
         if (row.counted === 1) {
           rollups.add(row, -1, -row.avoidable, row.gateReason);
           rollups.add({ ...row, bucket: next.bucket, kind: next.kind }, 1, row.avoidable, row.gateReason);

@@ -39,11 +39,13 @@ export interface Reclassified {
   kind: string;
   rule: string;
   evidence: string;
+  /** Follows the bucket: a throttle's wait (shared/analysis/from-event.ts waitUntilFor). */
+  waitUntil: number | null;
 }
 
 export async function updateClassification(db: SqlRunner, row: Reclassified): Promise<void> {
   await db.run(sql`UPDATE events SET bucket = ${row.bucket}, kind = ${row.kind}, rule = ${row.rule},
-    evidence = ${row.evidence} WHERE seq = ${row.seq}`);
+    evidence = ${row.evidence}, wait_until = ${row.waitUntil} WHERE seq = ${row.seq}`);
 }
 
 /**

@@ -32,11 +32,19 @@ export function toAnalysisEvent(event: LensEvent, classification: Classification
     bucket: classification.bucket,
     kind: classification.kind,
     rule: classification.rule,
-    waitUntil: classification.bucket === 'throttled' ? waitUntilOf(event) : null,
+    waitUntil: waitUntilFor(event, classification),
     discoveryRead: event.discoveryRead ?? null,
     counted: stored.counted,
     context: contextOf(event),
   };
+}
+
+/**
+ * For a throttled answer, epoch ms before which the client should not send again; null otherwise. It follows the
+ * classification, so a reclassification must ask again.
+ */
+export function waitUntilFor(event: LensEvent, classification: Pick<Classification, 'bucket'>): number | null {
+  return classification.bucket === 'throttled' ? waitUntilOf(event) : null;
 }
 
 /** Retry-After (seconds after the answer) wins over `resetsAt`: it is the transport's own, more precise, statement. */

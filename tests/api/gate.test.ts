@@ -162,5 +162,28 @@ describe.each(STORE_KINDS)('gate verdicts kept at ingest on $name', (kind) => {
       await putJson(app, `/api/v1/servers/${server}/discovery`, { endpoints: [{ path: '/mcp' }] });
       expect(await verdicts()).toMatchObject({ 'f-0': null, 'f-1': 'after_refusal', 'f-2': 'after_refusal' });
     });
+
+    it('reads the wait of an answer an override makes a throttle, as a fresh ingest would', async () => {
+      const server = 'quota-server';
+      const answer = { http: { method: 'POST', path: '/mcp', status: 200, retryAfter: 60 } };
+      const calls = [0, 5].map((second, i) =>
+        clientEvent({
+          id: `q-${i}`,
+          ts: BASE_TS + second * 1000,
+          client: 'c',
+          server,
+          request: { jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: `t${i}`, arguments: {} } },
+          response: rpcError(-32042, 'quota'),
+          ...answer,
+        }),
+      );
+      await postNdjson(app, calls);
+      expect(await verdicts()).toMatchObject({ 'q-1': null });
+      // Now -32042 means "throttled": the second call came 5 s into a 60 s Retry-After.
+      await putJson(app, `/api/v1/servers/${server}/overrides`, {
+        overrides: [{ rpcCode: -32042, bucket: 'throttled', kind: 'rate_limited' }],
+      });
+      expect(await verdicts()).toMatchObject({ 'q-0': null, 'q-1': 'before_retry_after' });
+    });
   });
 });
