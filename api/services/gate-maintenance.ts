@@ -21,7 +21,6 @@ import {
   type KeyGateState,
   type PartitionGateState,
   partitionKey,
-  replayGate,
 } from '../../shared/analysis/gate.ts';
 import { requestKey } from '../../shared/analysis/request-key.ts';
 import type { AnalysisEvent } from '../../shared/analysis/types.ts';
@@ -143,11 +142,10 @@ async function replayPartition(tx: TxRunner, pk: string, writes: Writes): Promis
     (a, b) => a.ts - b.ts || (a.eventId < b.eventId ? -1 : a.eventId > b.eventId ? 1 : 0),
   );
   const events = rows.map(toAnalysisEvent);
-  const verdicts = replayGate(events);
+  // One pass in (ts, id) order gives both the verdicts and the state the partition continues from.
+  const state = createGateState();
   for (const [index, row] of rows.entries()) {
-    const verdict = verdicts.get(row.eventId);
-    const avoidable = verdict?.avoidable ?? false;
-    const reason = verdict?.reason ?? null;
+    const { avoidable, reason } = gateStep(state, events[index] as AnalysisEvent);
     if ((row.avoidable === 1) === avoidable && row.gateReason === reason) continue;
     writes.verdicts.push({ eventId: row.eventId, avoidable, reason });
     // Only counted records are in the rollups; a shadowed one's counts came off when it was shadowed. The old
@@ -158,8 +156,6 @@ async function replayPartition(tx: TxRunner, pk: string, writes: Writes): Promis
       writes.rollups.add(event, 0, avoidable ? 1 : 0, reason);
     }
   }
-  const state = createGateState();
-  for (const event of events) gateStep(state, event);
   const partition = state.partitions[pk];
   const keys = Object.entries(partition?.keys ?? {});
   await clearGateKeys(tx, pk);
