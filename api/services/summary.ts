@@ -6,6 +6,8 @@ import { BUCKETS, type Bucket } from '../../shared/classify/types.ts';
 
 export interface Counts {
   total: number;
+  /** Requests a correct client would not have sent (the gate's verdicts). */
+  avoidable: number;
   buckets: Record<Bucket, number>;
   /** Per bucket, the count of each kind seen. */
   kinds: Partial<Record<Bucket, Record<string, number>>>;
@@ -31,37 +33,40 @@ export async function summarise(db: SqlRunner, filter: Omit<EventFilter, 'bucket
         bucket: row.bucket,
         kind: row.kind,
         count: row.requests,
+        avoidable: row.avoidable,
       })),
     ),
   };
 }
 
 /** Folds per-(server, client, bucket, kind) rows into overall, per-server and per-client counts. */
-export function foldCounts(rows: readonly BucketCountRow[]): Omit<Summary, 'range'> {
+function foldCounts(rows: readonly (BucketCountRow & { avoidable: number })[]): Omit<Summary, 'range'> {
   const overall = emptyCounts();
   const servers: Record<string, Counts> = {};
   const clients: Record<string, Counts> = {};
   for (const row of rows) {
     const bucket = row.bucket as Bucket;
-    add(overall, bucket, row.kind, row.count);
+    add(overall, bucket, row);
     servers[row.server] ??= emptyCounts();
-    add(servers[row.server] as Counts, bucket, row.kind, row.count);
+    add(servers[row.server] as Counts, bucket, row);
     if (row.client !== null) {
       clients[row.client] ??= emptyCounts();
-      add(clients[row.client] as Counts, bucket, row.kind, row.count);
+      add(clients[row.client] as Counts, bucket, row);
     }
   }
   return { overall, servers, clients };
 }
 
 function emptyCounts(): Counts {
-  return { total: 0, buckets: Object.fromEntries(BUCKETS.map((b) => [b, 0])) as Record<Bucket, number>, kinds: {} };
+  const buckets = Object.fromEntries(BUCKETS.map((b) => [b, 0])) as Record<Bucket, number>;
+  return { total: 0, avoidable: 0, buckets, kinds: {} };
 }
 
-function add(counts: Counts, bucket: Bucket, kind: string, n: number): void {
-  counts.total += n;
-  counts.buckets[bucket] += n;
+function add(counts: Counts, bucket: Bucket, row: { kind: string; count: number; avoidable: number }): void {
+  counts.total += row.count;
+  counts.avoidable += row.avoidable;
+  counts.buckets[bucket] += row.count;
   const kinds = counts.kinds[bucket] ?? {};
-  kinds[kind] = (kinds[kind] ?? 0) + n;
+  kinds[row.kind] = (kinds[row.kind] ?? 0) + row.count;
   counts.kinds[bucket] = kinds;
 }

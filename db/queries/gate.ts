@@ -86,8 +86,10 @@ export async function clearGateKeys(db: SqlRunner, partition: string): Promise<v
   await db.run(sql`DELETE FROM gate_keys WHERE partition = ${partition}`);
 }
 
-/** Every event of one (client, server), shadowed proxy records included (their verdicts must be cleared), in no
- * particular order: the caller orders them as the gate does. */
+/**
+ * Every event of one (client, server), shadowed proxy records included (their verdicts must be cleared), in no
+ * particular order: the caller orders them as the gate does.
+ */
 export async function partitionEvents(db: SqlRunner, client: string, server: string): Promise<AnalysisRow[]> {
   return db.all<AnalysisRow>(sql`SELECT ${ANALYSIS_COLUMNS} FROM events
     WHERE client = ${client} AND server = ${server}`);

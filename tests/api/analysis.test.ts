@@ -140,6 +140,15 @@ describe.each(STORE_KINDS)('traffic analysis over the demo day on $name', (kind)
       const summary = await json(`/api/v1/summary?from=${NOW - 3_600_000}&to=${NOW}`);
       const total = series.points.reduce((n: number, p: { requests: number }) => n + p.requests, 0);
       expect(total).toBe(summary.overall.total);
+      // The avoidable requests the summary counts are those of the chart and of the server list.
+      const avoidable = series.points.reduce((n: number, p: { avoidable: number }) => n + p.avoidable, 0);
+      expect(avoidable).toBeGreaterThan(0);
+      expect(summary.overall.avoidable).toBe(avoidable);
+      const { servers } = await json(`/api/v1/servers?from=${NOW - 3_600_000}&to=${NOW}`);
+      expect(servers.reduce((n: number, s: { avoidable: number }) => n + s.avoidable, 0)).toBe(avoidable);
+      expect(summary.servers.docs.avoidable).toBe(
+        servers.find((x: { server: string }) => x.server === 'docs').avoidable,
+      );
     });
 
     it('refuses an inverted range', async () => {

@@ -29,6 +29,7 @@ describe.each(STORE_KINDS)('reading events and summaries on $name', (kind) => {
       const summary = await (await get(app, '/api/v1/summary')).json();
       expect(summary.overall).toEqual({
         total: 0,
+        avoidable: 0,
         buckets: { ok: 0, refusal: 0, transient: 0, throttled: 0, ambiguous: 0 },
         kinds: {},
       });

@@ -6,7 +6,7 @@ import { exerciseServerList, manyServersNdjson } from './server-list.ts';
 import { buildWeb, CHROMIUM, type DemoServer, launchBrowser, openPage, readCount, startDemo } from './support.ts';
 
 interface Summary {
-  overall: { total: number; buckets: Record<string, number> };
+  overall: { total: number; avoidable: number; buckets: Record<string, number> };
 }
 interface ServerList {
   servers: { server: string; avoidable: number }[];
@@ -63,9 +63,8 @@ describe.skipIf(chromiumMissing)('the dashboard in a browser', () => {
         summary.overall.buckets[bucket],
       );
     }
-    const servers = await demo.api<ServerList>(`/api/v1/servers?${window}`);
-    const avoidable = servers.servers.reduce((sum, s) => sum + s.avoidable, 0);
-    expect(readCount(await page.getByTestId('total-avoidable').textContent())).toBe(avoidable);
+    expect(summary.overall.avoidable).toBeGreaterThan(0);
+    expect(readCount(await page.getByTestId('total-avoidable').textContent())).toBe(summary.overall.avoidable);
     await expect.poll(() => page.getByTestId('fixed-window').isVisible()).toBe(true);
     expect(errors).toEqual([]);
     await page.close();

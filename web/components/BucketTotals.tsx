@@ -3,18 +3,19 @@ import { formatCount, formatShare, shareOf } from '../format.ts';
 
 export interface Totals {
   total: number;
+  avoidable: number;
   buckets: Readonly<Record<(typeof BUCKETS)[number], number>>;
 }
 
 interface BucketTotalsProps {
   /** Undefined while loading: the cards keep their place and show a dash. */
   counts: Totals | undefined;
-  avoidable: number | undefined;
 }
 
 /** Requests, each bucket and the avoidable requests of a range, each with its share of all requests. */
-export function BucketTotals({ counts, avoidable }: BucketTotalsProps) {
+export function BucketTotals({ counts }: BucketTotalsProps) {
   const total = counts?.total;
+  const avoidable = counts?.avoidable;
   const cards = [
     { key: 'requests', label: 'Requests', value: total, share: null, className: 'total-requests' },
     ...BUCKETS.map((bucket) => ({

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Timeseries } from '../queries/timeseries.ts';
-import { axisLabel, drawnBuckets, hasTraffic, sumAvoidable, toBucketRows } from './bucket-series.ts';
+import { axisLabel, drawnBuckets, hasTraffic, toBucketRows } from './bucket-series.ts';
 
 const zero = { ok: 0, refusal: 0, transient: 0, throttled: 0, ambiguous: 0 };
 const series: Timeseries = {
@@ -22,7 +22,6 @@ describe('toBucketRows', () => {
   it('tells a range without traffic from one with', () => {
     expect(hasTraffic(toBucketRows(series))).toBe(true);
     expect(hasTraffic(toBucketRows({ step: 300_000, points: series.points.slice(0, 1) }))).toBe(false);
-    expect(sumAvoidable(series)).toBe(2);
   });
 });
 

@@ -39,7 +39,3 @@ export function axisLabel(rows: readonly BucketRow[]): (start: number) => string
   if (last - first > 24 * 3_600_000) return (start) => `${formatDay(start)} ${formatHourMinute(start)}`;
   return formatHourMinute;
 }
-
-export function sumAvoidable(series: Timeseries): number {
-  return series.points.reduce((sum, point) => sum + point.avoidable, 0);
-}

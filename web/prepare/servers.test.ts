@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ServerRow } from '../queries/servers.ts';
-import { avoidableTotal, readServerTableState, serverTable, topServers } from './servers.ts';
+import { readServerTableState, serverTable, topServers } from './servers.ts';
 
 function server(name: string, requests: number, refusal: number, avoidable: number, hasDiscovery = true): ServerRow {
   return {
@@ -40,6 +40,5 @@ describe('topServers', () => {
       { server: 'docs', value: 9, share: 0.09 },
     ]);
     expect(topServers(rows, 'refusal', 1).map((r) => r.server)).toEqual(['files']);
-    expect(avoidableTotal(rows)).toEqual({ avoidable: 908, requests: 1150 });
   });
 });

@@ -68,11 +68,3 @@ export function topServers(rows: readonly ServerRow[], by: Extract<Bucket, 'refu
     .sort((a, b) => b.value - a.value || a.server.localeCompare(b.server))
     .slice(0, n);
 }
-
-/** Avoidable requests over all requests of all servers. */
-export function avoidableTotal(rows: readonly ServerRow[]): { avoidable: number; requests: number } {
-  return rows.reduce(
-    (sum, row) => ({ avoidable: sum.avoidable + row.avoidable, requests: sum.requests + row.requests }),
-    { avoidable: 0, requests: 0 },
-  );
-}

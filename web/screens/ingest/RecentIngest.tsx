@@ -1,9 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { BucketTotals } from '../../components/BucketTotals.tsx';
 import { Panel } from '../../components/Panel.tsx';
-import { avoidableTotal } from '../../prepare/servers.ts';
 import type { Scope } from '../../queries/scope.ts';
-import { serversQuery } from '../../queries/servers.ts';
 import { summaryQuery } from '../../queries/summary.ts';
 
 const LAST_HOUR: Scope = { range: { preset: '1h' } };
@@ -11,8 +9,6 @@ const LAST_HOUR: Scope = { range: { preset: '1h' } };
 /** What arrived in the last hour, per bucket; it moves with the page's auto-refresh like every panel. */
 export function RecentIngest() {
   const summary = useQuery(summaryQuery(LAST_HOUR));
-  const servers = useQuery(serversQuery(LAST_HOUR));
-  const avoidable = servers.data ? avoidableTotal(servers.data.servers).avoidable : undefined;
   return (
     <Panel
       title="Recent ingest: the last hour"
@@ -23,7 +19,7 @@ export function RecentIngest() {
       empty="No request in the last hour. Upload a file above, or ship logs from the command line."
       testId="recent-ingest"
     >
-      {(data) => <BucketTotals counts={data.overall} avoidable={avoidable} />}
+      {(data) => <BucketTotals counts={data.overall} />}
     </Panel>
   );
 }

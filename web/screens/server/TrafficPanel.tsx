@@ -1,7 +1,7 @@
 import { BucketTotals } from '../../components/BucketTotals.tsx';
 import { BucketBars } from '../../components/charts.tsx';
 import { Panel, type PanelQuery } from '../../components/Panel.tsx';
-import { hasTraffic, sumAvoidable, toBucketRows } from '../../prepare/bucket-series.ts';
+import { hasTraffic, toBucketRows } from '../../prepare/bucket-series.ts';
 import type { ServerDetail } from '../../queries/servers.ts';
 import { navigate } from '../../router.ts';
 import { useUrl } from '../../use-url.ts';
@@ -12,7 +12,7 @@ export function TrafficPanel({ server, query }: { server: string; query: PanelQu
   const showOk = params.get('ok') !== 'hide';
   return (
     <>
-      <BucketTotals counts={query.data?.counts} avoidable={query.data ? sumAvoidable(query.data.series) : undefined} />
+      <BucketTotals counts={query.data?.counts} />
       <Panel
         title="Requests by bucket"
         what="the traffic"
