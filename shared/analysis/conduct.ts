@@ -1,4 +1,4 @@
-import type { GateReason, GateVerdict } from './gate-types.ts';
+import { GATE_REASONS, type GateReason, type GateVerdict } from './gate-types.ts';
 import type { AnalysisEvent } from './types.ts';
 
 /**
@@ -72,18 +72,28 @@ export function addConduct(acc: ConductAccumulator, event: AnalysisEvent, verdic
   return acc;
 }
 
+/** Counts already summed for one (client, server), as the rollups keep them: avoidable requests per gate reason. */
+export interface SummedConduct extends Record<GateReason, number> {
+  requests: number;
+  avoidable: number;
+  probedWithoutDiscovery: number;
+}
+
 /**
- * Folds counts already summed for one (client, server), as the rollups keep them, into the accumulator: the same
- * report as folding each event, without reading the events.
+ * Folds counts already summed for one (client, server) into the accumulator: the same report as folding each
+ * event, without reading the events. Reasons map to counters as in `addConduct`.
  */
 export function addConductCounts(
   acc: ConductAccumulator,
   client: string,
   server: string,
-  counts: ConductCounts,
+  counts: SummedConduct,
 ): ConductAccumulator {
   const state = clientState(acc, client);
-  for (const counter of COUNTERS) state[counter] += counts[counter];
+  state.requests += counts.requests;
+  state.avoidable += counts.avoidable;
+  state.probedWithoutDiscovery += counts.probedWithoutDiscovery;
+  for (const reason of GATE_REASONS) state[COUNTER_OF[reason]] += counts[reason];
   if (counts.avoidable !== 0) {
     state.avoidableByServer[server] = (state.avoidableByServer[server] ?? 0) + counts.avoidable;
   }

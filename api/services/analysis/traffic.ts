@@ -75,15 +75,7 @@ export async function contextGapIn(db: SqlRunner, scope: Scope) {
 export async function clientsIn(db: SqlRunner, scope: Scope) {
   const acc = emptyConduct();
   for (const row of await conductRows(db, scope)) {
-    addConductCounts(acc, row.client, row.server, {
-      requests: row.requests,
-      avoidable: row.avoidable,
-      probedWithoutDiscovery: row.probed,
-      retriedAfterRefusal: row.after_refusal,
-      retriedBeforeRetryAfter: row.before_retry_after,
-      retriedPastBudget: row.past_transient_budget,
-      identicalAfterAmbiguous: row.identical_after_ambiguous,
-    });
+    addConductCounts(acc, row.client, row.server, { ...row, probedWithoutDiscovery: row.probed });
   }
   return conductReport(acc).map((client) => ({
     ...client,
