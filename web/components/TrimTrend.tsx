@@ -1,5 +1,5 @@
 import { CartesianGrid, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts';
-import { formatCount, formatDay, formatHourMinute } from '../format.ts';
+import { formatCount, formatDay, formatHourMinute, formatShare } from '../format.ts';
 import type { TrendRow } from '../prepare/context-gap.ts';
 
 /** The trim rate over time; a stretch where no response said what it applied is a gap, never a zero. */
@@ -21,10 +21,10 @@ export function TrimTrend({ rows, height = 150 }: { rows: TrendRow[]; height?: n
           stroke="var(--grid)"
         />
         <YAxis
-          domain={[0, 100]}
-          ticks={[0, 50, 100]}
+          domain={[0, 1]}
+          ticks={[0, 0.5, 1]}
           width={48}
-          tickFormatter={(value: number) => `${value}%`}
+          tickFormatter={formatShare}
           tick={{ fill: 'var(--muted)', fontSize: 12 }}
           stroke="var(--grid)"
         />
@@ -41,7 +41,7 @@ export function TrimTrend({ rows, height = 150 }: { rows: TrendRow[]; height?: n
                 <p>
                   {row.rate === null
                     ? 'nothing reported'
-                    : `${row.rate.toFixed(0)} % trimmed (${formatCount(row.trimmed)} of ${formatCount(row.reported)})`}
+                    : `${formatShare(row.rate)} trimmed (${formatCount(row.trimmed)} of ${formatCount(row.reported)})`}
                 </p>
               </div>
             );

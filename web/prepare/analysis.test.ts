@@ -35,10 +35,10 @@ describe('context gap', () => {
   it('keeps unreported steps as gaps and ranks servers, unreported apart', () => {
     expect(trendRows(gap('s', 0.5).trend, 60_000)).toEqual([
       { start: 0, end: 60_000, reported: 0, trimmed: 0, rate: null },
-      { start: 60_000, end: 120_000, reported: 2, trimmed: 1, rate: 50 },
+      { start: 60_000, end: 120_000, reported: 2, trimmed: 1, rate: 0.5 },
     ]);
     const merged = trendRows(gap('s', 0.5).trend, 60_000, 1);
-    expect(merged).toEqual([{ start: 0, end: 120_000, reported: 2, trimmed: 1, rate: 50 }]);
+    expect(merged).toEqual([{ start: 0, end: 120_000, reported: 2, trimmed: 1, rate: 0.5 }]);
     const ranking = worstTrim([gap('a', 0.2), gap('b', null), gap('c', 0.8)], 5);
     expect(ranking.worst.map((g) => g.server)).toEqual(['c', 'a']);
     expect(ranking.unreported).toEqual(['b']);

@@ -1,3 +1,4 @@
+import { shareOf } from '../format.ts';
 import type { ContextGap } from '../queries/context-gap.ts';
 
 type Scope = keyof ContextGap['matrix'];
@@ -64,7 +65,7 @@ export function trendRows(trend: ContextGap['trend'], step: number, maxPoints = 
     const reported = group.reduce((sum, point) => sum + point.reported, 0);
     const trimmed = group.reduce((sum, point) => sum + point.trimmed, 0);
     const end = (group.at(-1)?.start ?? first.start) + step;
-    rows.push({ start: first.start, end, reported, trimmed, rate: reported === 0 ? null : (trimmed / reported) * 100 });
+    rows.push({ start: first.start, end, reported, trimmed, rate: shareOf(trimmed, reported) });
   }
   return rows;
 }
