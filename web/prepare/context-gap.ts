@@ -47,7 +47,7 @@ export interface TrendRow {
   end: number;
   reported: number;
   trimmed: number;
-  /** Percent; null where nothing was reported (a gap in the line, not a zero). */
+  /** Share of the reported responses that were trimmed; null where nothing was reported (a gap, not a zero). */
   rate: number | null;
 }
 
