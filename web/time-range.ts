@@ -7,17 +7,17 @@ export type Preset = (typeof PRESETS)[number];
 
 export type TimeRange = { preset: Preset } | { from: number; to: number };
 
-export const DEFAULT_RANGE: TimeRange = { preset: '24h' };
+const DEFAULT_RANGE: TimeRange = { preset: '24h' };
 
 const HOUR_MS = 3_600_000;
-export const PRESET_MS: Readonly<Record<Preset, number>> = {
+const PRESET_MS: Readonly<Record<Preset, number>> = {
   '1h': HOUR_MS,
   '6h': 6 * HOUR_MS,
   '24h': 24 * HOUR_MS,
   '7d': 7 * 24 * HOUR_MS,
 };
 
-export function isPreset(value: string | null): value is Preset {
+function isPreset(value: string | null): value is Preset {
   return value !== null && (PRESETS as readonly string[]).includes(value);
 }
 

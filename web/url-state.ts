@@ -1,7 +1,7 @@
 import { parseRange, type TimeRange } from './time-range.ts';
 
 /** The members every screen shares; a link to another screen carries them, and nothing else. */
-export const GLOBAL_KEYS = ['range', 'from', 'to', 'refresh'] as const;
+const GLOBAL_KEYS = ['range', 'from', 'to', 'refresh'] as const;
 
 export const REFRESH_CHOICES = ['off', '15s', '60s'] as const;
 export type RefreshChoice = (typeof REFRESH_CHOICES)[number];

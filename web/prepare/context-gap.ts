@@ -23,7 +23,7 @@ export interface MatrixRow {
   cells: MatrixCell[];
 }
 
-export function verdictOf(requested: Scope, applied: Applied): CellVerdict {
+function verdictOf(requested: Scope, applied: Applied): CellVerdict {
   if (applied === 'not_reported') return 'not_reported';
   return RANK[applied] < RANK[requested] ? 'trimmed' : 'granted';
 }

@@ -2,7 +2,7 @@ import { formatCount, shortIdentity } from '../format.ts';
 import type { StormSummary } from '../queries/storms.ts';
 
 /** A storm whose last attempt is this recent is still going on, as far as anyone can tell at 3 a.m. */
-export const ACTIVE_MS = 10 * 60_000;
+const ACTIVE_MS = 10 * 60_000;
 
 export const STORM_KIND_LABEL: Readonly<Record<StormSummary['kind'], string>> = {
   retry_loop: 'Retry loop',

@@ -5,8 +5,6 @@ import { api } from '../api.ts';
 import { unwrap } from '../query-client.ts';
 
 export type AlertRule = InferResponseType<typeof api.alerts.rules.$get, 200>['rules'][number];
-export type AlertInstance = InferResponseType<typeof api.alerts.$get, 200>['alerts'][number];
-export type HistoryEntry = InferResponseType<typeof api.alerts.history.$get, 200>['history'][number];
 export type Delivery = InferResponseType<typeof api.alerts.deliveries.$get, 200>['deliveries'][number];
 export type Preview = InferResponseType<typeof api.alerts.rules.preview.$post, 200>;
 

@@ -3,7 +3,6 @@ import { api } from '../api.ts';
 import { unwrap } from '../query-client.ts';
 
 export type IngestReport = InferResponseType<typeof api.ingest.$post, 200>;
-export type RejectedLine = IngestReport['rejected'][number];
 
 /** Sends one NDJSON batch; an API refusal or a failed answer throws an `ApiFailure`. */
 export async function postIngest(body: string, signal?: AbortSignal): Promise<IngestReport> {

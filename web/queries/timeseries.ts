@@ -5,7 +5,6 @@ import { unwrap } from '../query-client.ts';
 import { type Scope, scopeQuery } from './scope.ts';
 
 export type Timeseries = InferResponseType<typeof api.timeseries.$get, 200>;
-export type SeriesPoint = Timeseries['points'][number];
 
 export const timeseriesKeys = {
   all: ['timeseries'] as const,

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 
 /** The command lines that ship logs to this very server, from the page's own origin. */
-export function shipCommands(origin: string): { label: string; command: string }[] {
+function shipCommands(origin: string): { label: string; command: string }[] {
   return [
     {
       label: 'One file with curl',

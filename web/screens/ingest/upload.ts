@@ -24,7 +24,7 @@ export interface UploadEvents {
 export type SendBatch = (body: string) => Promise<IngestReport>;
 
 /** The rejects of a batch's report, with the file's line numbers. */
-export function fileRejects(batch: Pick<Batch, 'firstLine'>, report: IngestReport): FileReject[] {
+function fileRejects(batch: Pick<Batch, 'firstLine'>, report: IngestReport): FileReject[] {
   return report.rejected.map((reject) => ({
     line: fileLine(batch, reject.line),
     code: reject.code,

@@ -30,7 +30,7 @@ export interface RejectRow extends FileReject {
 }
 
 /** The reject table keeps the first rows only; the rest are counted. */
-export const MAX_REJECT_ROWS = 200;
+const MAX_REJECT_ROWS = 200;
 
 /** Uploads dropped files one after another; when the queue empties, every cached query is loaded again. */
 export function useIngest() {
