@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { ruleInputSchema } from '../../shared/alerts/rule.ts';
+import { DAY_MS } from '../../shared/analysis/time-buckets.ts';
 import type { Env } from '../env.ts';
 import { ApiError } from '../errors.ts';
 import { limitBody } from '../middleware/body-limit.ts';
@@ -13,7 +14,6 @@ import { validate } from '../validate.ts';
 const RULE_BODY_BYTES = 64 * 1024;
 const smallBody = limitBody(() => RULE_BODY_BYTES, 'A rule is a few hundred bytes; send only the rule.');
 const idParam = z.object({ id: z.string().min(1).max(64) });
-const DAY_MS = 24 * 60 * 60_000;
 const MAX_PREVIEW_MS = 7 * DAY_MS;
 
 const previewBody = z.object({

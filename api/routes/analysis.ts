@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
+import { DAY_MS } from '../../shared/analysis/time-buckets.ts';
 import type { Env } from '../env.ts';
 import { ApiError } from '../errors.ts';
 import { rangeQuery } from '../params.ts';
@@ -15,8 +16,6 @@ import {
   timeseriesIn,
 } from '../services/analysis/traffic.ts';
 import { validate } from '../validate.ts';
-
-const DAY_MS = 24 * 60 * 60_000;
 
 /** A window defaults to the 24 hours before now: the analyses always have a range to bucket. */
 function windowOf(query: z.output<typeof rangeQuery>, now: number) {

@@ -1,9 +1,10 @@
 import { type SQL, sql } from 'drizzle-orm';
+import { HOUR_MS, MINUTE_MS } from '../../shared/analysis/time-buckets.ts';
 import type { SqlRunner } from '../runner.ts';
 import { type RowsColumn, rowsTable } from './lists.ts';
 
-export const MINUTE_MS = 60_000;
-export const HOUR_MS = 60 * MINUTE_MS;
+export { HOUR_MS, MINUTE_MS };
+
 const MAX_TS = 8.64e15 + 1;
 
 /** The client family's conduct counters: avoidable requests by gate reason, and requests without discovery read. */

@@ -117,3 +117,8 @@ export const METRIC_INFO: Record<Metric, MetricInfo> = {
     help: 'Requests refused because the path or method is not in the server’s discovery document.',
   },
 };
+
+/** Whether the metric is a share in [0, 1] (shown in percent) rather than a count. */
+export function isRatio(metric: Metric): boolean {
+  return METRIC_INFO[metric].unit === 'ratio';
+}

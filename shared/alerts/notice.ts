@@ -1,4 +1,4 @@
-import { METRIC_INFO, type Metric } from './metrics.ts';
+import { isRatio, METRIC_INFO, type Metric } from './metrics.ts';
 import type { Rule } from './rule.ts';
 import type { AlertState, Severity } from './state.ts';
 
@@ -61,7 +61,7 @@ export function buildNotice(input: {
 /** A metric's reading as people read it: shares as percentages, counts as integers. */
 export function formatMetricValue(metric: Metric, value: number | null): string {
   if (value === null) return 'no data';
-  if (METRIC_INFO[metric].unit === 'ratio') return `${(value * 100).toFixed(1)}%`;
+  if (isRatio(metric)) return `${(value * 100).toFixed(1)}%`;
   return Number.isInteger(value) ? String(value) : value.toFixed(2);
 }
 

@@ -2,7 +2,7 @@ import { addContextCount, type ContextGap, emptyContextGap, trimRate } from '../
 import type { GateVerdict } from '../analysis/gate-types.ts';
 import { detectStorms } from '../analysis/storms.ts';
 import type { AnalysisEvent, ContextScope } from '../analysis/types.ts';
-import { type GroupBy, METRIC_INFO, type Metric } from './metrics.ts';
+import { type GroupBy, isRatio, type Metric } from './metrics.ts';
 
 /**
  * One alert instance's reading: `group` is '' for an ungrouped rule, else the server, client or identity. `value` is
@@ -38,10 +38,6 @@ function numerator(metric: Metric, row: CountLike): number | null {
   const [bucket, form] = metric.split(/_(?=count$|rate$)/);
   if (form === 'count' || form === 'rate') return row.bucket === bucket ? row.requests : 0;
   return null;
-}
-
-function isRatio(metric: Metric): boolean {
-  return METRIC_INFO[metric].unit === 'ratio';
 }
 
 /** The reading of a group with no traffic left in the window: a count of 0; a ratio has none. */

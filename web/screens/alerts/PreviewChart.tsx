@@ -1,6 +1,6 @@
 import { CartesianGrid, Legend, Line, LineChart, ReferenceLine, Tooltip, XAxis, YAxis } from 'recharts';
 import type { Metric } from '../../../shared/alerts/metrics.ts';
-import { METRIC_INFO } from '../../../shared/alerts/metrics.ts';
+import { isRatio } from '../../../shared/alerts/metrics.ts';
 import { formatDay, formatHourMinute } from '../../format.ts';
 import type { Preview } from '../../queries/alerts.ts';
 import { formatMetricValue } from './alert-text.ts';
@@ -17,7 +17,7 @@ interface PreviewChartProps {
 
 /** The metric per group over the preview range, with the rule's thresholds as lines across it. */
 export function PreviewChart({ preview, metric, thresholds, height = 220 }: PreviewChartProps) {
-  const ratio = METRIC_INFO[metric].unit === 'ratio';
+  const ratio = isRatio(metric);
   const rows = preview.points.map((at, index) => {
     const row: Record<string, number | null> = { at };
     preview.series.forEach((series, s) => {

@@ -1,7 +1,7 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type ReactNode, useEffect, useMemo, useState } from 'react';
 import { COMPARATORS, NO_DATA } from '../../../shared/alerts/compare.ts';
-import { GROUP_BYS, type GroupBy, METRIC_INFO, METRICS, type Metric } from '../../../shared/alerts/metrics.ts';
+import { GROUP_BYS, type GroupBy, isRatio, METRIC_INFO, METRICS, type Metric } from '../../../shared/alerts/metrics.ts';
 import { ErrorNote } from '../../components/ErrorNote.tsx';
 import { Link } from '../../components/Link.tsx';
 import { alertKeys, deleteRule, previewQuery, ruleQuery, saveRule } from '../../queries/alerts.ts';
@@ -92,7 +92,7 @@ function RuleEditor({ id, initial }: { id: string | null; initial: RuleForm }) {
   });
   const failure = save.error instanceof ApiFailure ? save.error : null;
   const set = (patch: Partial<RuleForm>) => setForm((current) => ({ ...current, ...patch }));
-  const unit = METRIC_INFO[form.metric].unit === 'ratio' ? '%' : '';
+  const unit = isRatio(form.metric) ? '%' : '';
   const field = (name: string, label: ReactNode, input: ReactNode) => (
     // biome-ignore lint/a11y/noLabelWithoutControl: the control is passed in as `input`
     <label className={`field ${failure?.field === name ? 'field-invalid' : ''}`}>

@@ -1,5 +1,5 @@
 import type { Comparator, NoData } from '../../../shared/alerts/compare.ts';
-import { type GroupBy, METRIC_INFO, type Metric } from '../../../shared/alerts/metrics.ts';
+import { type GroupBy, isRatio, METRIC_INFO, type Metric } from '../../../shared/alerts/metrics.ts';
 
 /**
  * The rule editor's state: what the inputs hold, as text. Operators think of shares in percent and of windows in
@@ -61,8 +61,6 @@ export const NEW_RULE: RuleForm = {
   enabled: true,
   targets: [],
 };
-
-const isRatio = (metric: Metric) => METRIC_INFO[metric].unit === 'ratio';
 
 function thresholdText(metric: Metric, value: number | null): string {
   if (value === null) return '';
