@@ -67,6 +67,9 @@ export interface Storm {
   timeline: StormAttempt[];
 }
 
+/** A storm as lists show it: everything but its attempt-by-attempt timeline. */
+export type StormSummary = Omit<Storm, 'timeline'>;
+
 type NonEmpty<T> = readonly [T, ...T[]];
 type KeyOf = (e: AnalysisEvent) => string;
 
@@ -93,7 +96,7 @@ export function detectStorms(
   verdicts: ReadonlyMap<string, GateVerdict>,
   options: StormOptions = {},
 ): Storm[] {
-  const o = resolveOptions(options);
+  const o = resolveStormOptions(options);
   // The verdict carries the key already; computing it again is the costliest part of a pass.
   const keyOf: KeyOf = (e) => verdicts.get(e.id)?.key ?? requestKey(e);
   const storms: Storm[] = [];
@@ -103,10 +106,15 @@ export function detectStorms(
     const gate = explainGate(p.events, verdicts, keyOf);
     for (const f of found) storms.push(buildStorm(p, f, verdicts, gate));
   }
-  return storms.sort((a, b) => a.firstTs - b.firstTs || compareText(a.kind, b.kind) || compareText(a.id, b.id));
+  return storms.sort(byStormOrder);
 }
 
-function resolveOptions(options: StormOptions): Required<StormOptions> {
+/** Lists order storms by first attempt, then kind, then id: a total order, whatever found them. */
+export function byStormOrder(a: StormSummary, b: StormSummary): number {
+  return a.firstTs - b.firstTs || compareText(a.kind, b.kind) || compareText(a.id, b.id);
+}
+
+export function resolveStormOptions(options: StormOptions): Required<StormOptions> {
   const o: Required<StormOptions> = {
     loopGapMs: options.loopGapMs ?? STORM_DEFAULTS.loopGapMs,
     probeWindowMs: options.probeWindowMs ?? STORM_DEFAULTS.probeWindowMs,
@@ -478,7 +486,7 @@ const FNV_PRIME = 0x100000001b3n;
 const MASK_64 = (1n << 64n) - 1n;
 
 /** `kind:` + 64-bit FNV-1a of the parts: stable across runs and stores, and pure (no crypto module needed). */
-function stormId(kind: StormKind, client: string, server: string, firstId: string): string {
+export function stormId(kind: StormKind, client: string, server: string, firstId: string): string {
   const text = JSON.stringify([kind, client, server, firstId]);
   let h = FNV_OFFSET;
   for (let i = 0; i < text.length; i++) {

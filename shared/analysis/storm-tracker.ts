@@ -1,0 +1,221 @@
+/**
+ * Retry loops and probe storms kept up to date one event at a time, for the ingest path: after any number of steps
+ * over a partition's events in time order, the storms reported equal what `detectStorms` finds in those events
+ * (without their attempt timelines, which a detail view rebuilds from the events). The state is plain JSON, so the
+ * store can keep it between batches:
+ * - per request key, the open run of failed attempts (`LoopRun`), dropped when a success ends it;
+ * - per (client, server), the refusals of the last probe window and the probe storm that may still grow.
+ *
+ * Time order is the gate's (shared/analysis/gate.ts): the caller steps judged events only, in (ts, seq, id) order,
+ * each with the request key and avoidable verdict the gate gave it.
+ */
+import type { Bucket } from '../classify/types.ts';
+import { endpointLabel } from './request-key.ts';
+import { STORM_DEFAULTS, type StormOptions, type StormSummary, stormId } from './storms.ts';
+import type { AnalysisEvent } from './types.ts';
+
+/** Consecutive failed attempts of one key, open while the next attempt may still join them. */
+export interface LoopRun {
+  firstId: string;
+  firstTs: number;
+  firstBucket: Bucket;
+  firstKind: string;
+  path: string;
+  lastTs: number;
+  attempts: number;
+  avoidable: number;
+}
+
+/** A refusal inside the probe window, with what a storm starting at its time would count from. */
+interface WindowRefusal {
+  ts: number;
+  key: string;
+  label: string;
+  kind: string;
+  /** The first event at this refusal's `ts`, and the events and avoidable events stepped before that time. */
+  firstId: string;
+  before: number;
+  avoidableBefore: number;
+}
+
+/** The latest probe storm, while a qualifying window can still reach back to it and make it longer. */
+interface OpenProbe {
+  start: number;
+  end: number;
+  firstId: string;
+  firstKind: string;
+  before: number;
+  avoidableBefore: number;
+  /** Events and avoidable events stepped up to and including `end`'s time, so far. */
+  through: number;
+  avoidableThrough: number;
+  paths: string[];
+  /** Refused endpoints since `end`: they join `paths` if the storm grows past them. */
+  pending: string[];
+}
+
+export interface PartitionStormState {
+  client: string;
+  server: string;
+  /** Judged events stepped, and of them avoidable. */
+  stepped: number;
+  avoidable: number;
+  /** The time of the last event stepped: where events sharing it began. */
+  now: { ts: number; firstId: string; before: number; avoidableBefore: number } | null;
+  refusals: WindowRefusal[];
+  probe: OpenProbe | null;
+  /** Request key → its open run. Only the keys a batch touches need to be loaded. */
+  loops: Record<string, LoopRun>;
+}
+
+export function createStormState(client: string, server: string): PartitionStormState {
+  return { client, server, stepped: 0, avoidable: 0, now: null, refusals: [], probe: null, loops: {} };
+}
+
+/**
+ * Steps one judged event and returns the storms it created or changed (as they stand now). A storm may be
+ * returned by several steps: the last one returned is current.
+ */
+export function stormStep(
+  state: PartitionStormState,
+  e: AnalysisEvent,
+  key: string,
+  avoidable: boolean,
+  o: Readonly<Required<StormOptions>> = STORM_DEFAULTS,
+): StormSummary[] {
+  if (state.now === null || state.now.ts !== e.ts) {
+    state.now = { ts: e.ts, firstId: e.id, before: state.stepped, avoidableBefore: state.avoidable };
+  }
+  state.stepped++;
+  if (avoidable) state.avoidable++;
+  const changed: StormSummary[] = [];
+  const loop = stepLoop(state, e, key, avoidable, o.loopGapMs);
+  if (loop !== null) changed.push(loop);
+  const probe = stepProbe(state, e, key, o);
+  if (probe !== null) changed.push(probe);
+  return changed;
+}
+
+/** `loopsOfKey` in storms.ts, one attempt at a time: a run holds failures only, and a success closes it. */
+function stepLoop(
+  state: PartitionStormState,
+  e: AnalysisEvent,
+  key: string,
+  avoidable: boolean,
+  gapMs: number,
+): StormSummary | null {
+  const run = state.loops[key];
+  if (run === undefined || e.ts - run.lastTs > gapMs) {
+    if (e.bucket === 'ok') delete state.loops[key];
+    else state.loops[key] = newRun(e, avoidable);
+    return null;
+  }
+  run.lastTs = e.ts;
+  run.attempts++;
+  if (avoidable) run.avoidable++;
+  if (e.bucket === 'ok') delete state.loops[key];
+  return {
+    id: stormId('retry_loop', state.client, state.server, run.firstId),
+    kind: 'retry_loop',
+    client: state.client,
+    server: state.server,
+    key,
+    paths: [run.path],
+    attempts: run.attempts,
+    avoidable: run.avoidable,
+    firstTs: run.firstTs,
+    lastTs: run.lastTs,
+    firstFailure: { bucket: run.firstBucket, kind: run.firstKind },
+  };
+}
+
+function newRun(e: AnalysisEvent, avoidable: boolean): LoopRun {
+  const { id, ts, bucket, kind } = e;
+  const path = endpointLabel(e);
+  return {
+    firstId: id,
+    firstTs: ts,
+    firstBucket: bucket,
+    firstKind: kind,
+    path,
+    lastTs: ts,
+    attempts: 1,
+    avoidable: avoidable ? 1 : 0,
+  };
+}
+
+/** `probeSpans` in storms.ts, one event at a time: a storm counts every event from its first refusal's time on. */
+function stepProbe(
+  state: PartitionStormState,
+  e: AnalysisEvent,
+  key: string,
+  o: Readonly<Required<StormOptions>>,
+): StormSummary | null {
+  const probe = state.probe;
+  if (e.bucket !== 'refusal') {
+    if (probe === null || e.ts !== probe.end) return null;
+    probe.through = state.stepped;
+    probe.avoidableThrough = state.avoidable;
+    return probeStorm(state, probe);
+  }
+  const now = state.now ?? { ts: e.ts, firstId: e.id, before: 0, avoidableBefore: 0 };
+  const label = endpointLabel(e);
+  state.refusals.push({ ts: e.ts, key, label, kind: e.kind, ...now });
+  let dropped = 0;
+  while (e.ts - (state.refusals[dropped]?.ts ?? e.ts) > o.probeWindowMs) dropped++;
+  if (dropped > 0) state.refusals.splice(0, dropped);
+  const left = state.refusals[0];
+  if (probe !== null && left !== undefined && left.ts > probe.end) state.probe = null;
+  else if (probe !== null && !probe.pending.includes(label)) probe.pending.push(label);
+  if (left === undefined || !qualifies(state.refusals, o)) return null;
+  const open = state.probe;
+  if (open !== null) {
+    open.end = e.ts;
+    open.through = state.stepped;
+    open.avoidableThrough = state.avoidable;
+    for (const path of open.pending) if (!open.paths.includes(path)) open.paths.push(path);
+    open.pending = [];
+    return probeStorm(state, open);
+  }
+  const started: OpenProbe = {
+    start: left.ts,
+    end: e.ts,
+    firstId: left.firstId,
+    firstKind: left.kind,
+    before: left.before,
+    avoidableBefore: left.avoidableBefore,
+    through: state.stepped,
+    avoidableThrough: state.avoidable,
+    paths: [...new Set(state.refusals.map((r) => r.label))],
+    pending: [],
+  };
+  state.probe = started;
+  return probeStorm(state, started);
+}
+
+/** At least `probeMinRefusals` refusals over at least `probeMinKeys` keys; stops counting keys once enough. */
+function qualifies(refusals: readonly WindowRefusal[], o: Readonly<Required<StormOptions>>): boolean {
+  if (refusals.length < o.probeMinRefusals) return false;
+  const keys = new Set<string>();
+  for (const r of refusals) {
+    keys.add(r.key);
+    if (keys.size >= o.probeMinKeys) return true;
+  }
+  return keys.size >= o.probeMinKeys;
+}
+
+function probeStorm(state: PartitionStormState, p: OpenProbe): StormSummary {
+  return {
+    id: stormId('probe_storm', state.client, state.server, p.firstId),
+    kind: 'probe_storm',
+    client: state.client,
+    server: state.server,
+    key: null,
+    paths: [...p.paths],
+    attempts: p.through - p.before,
+    avoidable: p.avoidableThrough - p.avoidableBefore,
+    firstTs: p.start,
+    lastTs: p.end,
+    firstFailure: { bucket: 'refusal', kind: p.firstKind },
+  };
+}
