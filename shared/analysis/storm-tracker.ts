@@ -160,7 +160,7 @@ function stepProbe(
   }
   const now = state.now ?? { ts: e.ts, firstId: e.id, before: 0, avoidableBefore: 0 };
   const label = endpointLabel(e);
-  state.refusals.push({ ts: e.ts, key, label, kind: e.kind, ...now });
+  state.refusals.push({ key, label, kind: e.kind, ...now });
   let dropped = 0;
   while (e.ts - (state.refusals[dropped]?.ts ?? e.ts) > o.probeWindowMs) dropped++;
   if (dropped > 0) state.refusals.splice(0, dropped);
