@@ -10,6 +10,7 @@ import { type AppConfig, DEFAULT_CONFIG } from './env.ts';
 import { DELIVERY_DEFAULTS } from './services/alerts/deliver.ts';
 import { startAlertEngine } from './services/alerts/engine.ts';
 import { seedDefaultRules } from './services/alerts/rules.ts';
+import { buildMissingStorms } from './services/gate-maintenance.ts';
 
 export interface ServerOptions extends StoreConfig {
   host: string;
@@ -75,12 +76,18 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const s = serve({ fetch: app.fetch, hostname: options.host, port: options.port }, () => resolve(s));
   });
   const alerts = startAlertEngine(store, { ...DELIVERY_DEFAULTS, tickMs: ALERT_TICK_MS, log: console.error });
+  let closing = false;
+  const backfill = buildMissingStorms(store, () => closing).catch((error: unknown) => {
+    console.error('building the storms of earlier events failed; they are built on the next start', error);
+  });
   const { port } = server.address() as AddressInfo;
   const hostForUrl = options.host.includes(':') && !options.host.startsWith('[') ? `[${options.host}]` : options.host;
   return {
     url: `http://${hostForUrl}:${port}`,
     async close() {
+      closing = true;
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await backfill;
       await alerts.stop();
       await store.close();
     },

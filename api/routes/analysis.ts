@@ -38,7 +38,7 @@ export const analysisRoutes = new Hono<Env>()
     return c.json({ storms: storms.map(stormSummary) });
   })
   .get('/storms/:id', validate('param', z.object({ id: z.string().max(2000) })), async (c) => {
-    const storm = await stormById(c.var.deps.store, c.req.valid('param').id, c.var.deps.clock());
+    const storm = await stormById(c.var.deps.store, c.req.valid('param').id);
     if (storm === null) {
       throw new ApiError('not_found', 'no storm with that id', {
         fix: 'Take a storm id from GET /api/v1/storms; ids stay valid while the events behind them are stored.',

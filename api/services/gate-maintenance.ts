@@ -5,27 +5,40 @@ import {
   dropGateKeys,
   type GateKeyRow,
   type GatePartitionRow,
+  judgedPartitions,
+  type KeyRef,
   loadGateKeys,
   loadGatePartitions,
   partitionEvents,
+  partitionsWithStorms,
   saveGateKeys,
   saveGatePartitions,
   setVerdicts,
 } from '../../db/queries/gate.ts';
 import { LOCK_CLASS, lockKeys } from '../../db/queries/locks.ts';
-import type { TxRunner } from '../../db/runner.ts';
+import { getSetting, setSettingOnce } from '../../db/queries/settings.ts';
+import { clearStorms, saveStorms } from '../../db/queries/storms.ts';
+import type { Store, TxRunner } from '../../db/runner.ts';
 import {
   byTimeOrder,
   createGateState,
   gateStep,
+  isJudged,
   type KeyGateState,
   type PartitionGateState,
   partitionKey,
 } from '../../shared/analysis/gate.ts';
 import { requestKey } from '../../shared/analysis/request-key.ts';
+import {
+  createStormState,
+  type LoopRun,
+  type PartitionStormState,
+  stormStep,
+} from '../../shared/analysis/storm-tracker.ts';
+import type { StormSummary } from '../../shared/analysis/storms.ts';
 import type { AnalysisEvent } from '../../shared/analysis/types.ts';
 import { toAnalysisEvent } from './analysis/load.ts';
-import type { RollupChanges } from './rollups.ts';
+import { RollupChanges } from './rollups.ts';
 
 interface Verdict {
   eventId: string;
@@ -39,14 +52,17 @@ interface Writes {
   partitions: GatePartitionRow[];
   /** Keys whose state changed, and keys that no longer hold anything. */
   keys: GateKeyRow[];
-  dropped: Omit<GateKeyRow, 'state'>[];
+  dropped: KeyRef[];
+  /** Partitions replayed, whose storms are written afresh, and the storms each step created or changed. */
+  replayed: [client: string, server: string][];
+  storms: Map<string, StormSummary>;
   rollups: RollupChanges;
 }
 
 /** A partition whose new events all come after its frontier, and the digests of the request keys they use. */
 interface Continuation {
   pk: string;
-  saved: GatePartitionRow;
+  saved: GatePartitionRow & { storms: string };
   events: AnalysisEvent[];
   digests: Map<string, string>;
 }
@@ -56,7 +72,8 @@ interface Continuation {
  * A partition (client, server) whose new events all come after its frontier continues from its saved state, reading
  * only the keys those events use; one that has no saved position, receives an earlier event, or whose stored events
  * changed (a proxy record shadowed, a reclassification) is replayed from its first event. Either way the verdicts
- * equal those of one replay over all events in time order.
+ * equal those of one replay over all events in time order. The partition's retry loops and probe storms are kept
+ * alongside, by the same steps.
  */
 export async function advanceGate(
   tx: TxRunner,
@@ -76,25 +93,35 @@ export async function advanceGate(
   // Two batches for one partition would otherwise both continue from the same saved state.
   await lockKeys(tx, LOCK_CLASS.gatePartition, [...groups.keys()]);
   const saved = new Map((await loadGatePartitions(tx, [...groups.keys()])).map((row) => [row.partition, row]));
-  const writes: Writes = { verdicts: [], partitions: [], keys: [], dropped: [], rollups };
+  const writes: Writes = {
+    verdicts: [],
+    partitions: [],
+    keys: [],
+    dropped: [],
+    replayed: [],
+    storms: new Map(),
+    rollups,
+  };
   const continuing: Continuation[] = [];
   for (const [pk, events] of groups) {
     events.sort(byTimeOrder);
     const row = saved.get(pk);
     const first = events[0];
-    if (row === undefined || first === undefined || mustReplay.has(pk) || !after(first, row)) {
+    if (row === undefined || row.storms === null || first === undefined || mustReplay.has(pk) || !after(first, row)) {
       await replayPartition(tx, pk, writes);
     } else {
-      continuing.push({ pk, saved: row, events, digests: keyDigests(events) });
+      continuing.push({ pk, saved: { ...row, storms: row.storms }, events, digests: keyDigests(events) });
     }
   }
   const wanted = continuing.flatMap(({ pk, digests }) => [...digests.values()].map((key) => ({ partition: pk, key })));
-  const stored = new Map((await loadGateKeys(tx, wanted)).map((row) => [row.key, row.state]));
+  const stored = new Map((await loadGateKeys(tx, wanted)).map((row) => [row.key, row]));
   for (const continuation of continuing) continuePartition(continuation, stored, writes);
   await setVerdicts(tx, writes.verdicts);
   await dropGateKeys(tx, writes.dropped);
   await saveGateKeys(tx, writes.keys);
   await saveGatePartitions(tx, writes.partitions);
+  for (const [client, server] of writes.replayed) await clearStorms(tx, client, server);
+  await saveStorms(tx, [...writes.storms.values()]);
 }
 
 /** After a server's buckets changed, every client's verdicts against it are replayed. */
@@ -103,35 +130,78 @@ export async function replayServer(tx: TxRunner, server: string, rollups: Rollup
   await advanceGate(tx, [], rollups, new Set(clients.map((client) => JSON.stringify([client, server]))));
 }
 
+const STORMS_BUILT = 'storms_built';
+const BUILD_CHUNK = 20;
+
+/**
+ * Storms are kept from the migration that added them on; a partition whose events were stored before has no storm
+ * rows until a batch touches it. This replays every such partition, a few per transaction so that ingest is not
+ * held up, once per store. It stops early when `stopping()` says so, and starts over on the next start.
+ */
+export async function buildMissingStorms(store: Store, stopping: () => boolean = () => false): Promise<number> {
+  if ((await getSetting(store, STORMS_BUILT)) !== null) return 0;
+  const built = new Set(await partitionsWithStorms(store));
+  const missing = (await judgedPartitions(store)).filter((pk) => !built.has(pk));
+  for (let start = 0; start < missing.length; start += BUILD_CHUNK) {
+    if (stopping()) return start;
+    const chunk = new Set(missing.slice(start, start + BUILD_CHUNK));
+    await store.transaction(async (tx) => {
+      const rollups = new RollupChanges();
+      await advanceGate(tx, [], rollups, chunk);
+      await rollups.write(tx);
+    });
+  }
+  await setSettingOnce(store, STORMS_BUILT, new Date().toISOString());
+  return missing.length;
+}
+
 /** New events after the frontier: fresh rows are stored needed, so only the avoidable ones are written. */
 function continuePartition(
   { pk, saved, events, digests }: Continuation,
-  stored: ReadonlyMap<string, string>,
+  stored: ReadonlyMap<string, GateKeyRow>,
   writes: Writes,
 ): void {
   const keys: Record<string, KeyGateState> = {};
+  const loops: Record<string, LoopRun> = {};
   for (const [key, digest] of digests) {
-    const text = stored.get(digest);
-    if (text !== undefined) keys[key] = JSON.parse(text) as KeyGateState;
+    const row = stored.get(digest);
+    if (row === undefined) continue;
+    if (row.state !== '') keys[key] = JSON.parse(row.state) as KeyGateState;
+    if (row.run !== null) loops[key] = JSON.parse(row.run) as LoopRun;
   }
   const state = createGateState();
   // The frontier columns hold the order bookkeeping; seq is 0 on this path (events order by ts, then id).
   const partition = { keys, waitUntil: saved.waitUntil, lastTs: saved.frontierTs, lastSeq: 0 };
   state.partitions[pk] = partition;
+  const storms: PartitionStormState = { ...(JSON.parse(saved.storms) as PartitionStormState), loops };
   for (const event of events) {
     const verdict = gateStep(state, event);
+    for (const storm of stormStep(storms, event, verdict.key, verdict.avoidable)) writes.storms.set(storm.id, storm);
     if (!verdict.avoidable) continue;
     writes.verdicts.push({ eventId: event.id, avoidable: true, reason: verdict.reason });
     writes.rollups.add(event, 0, 1, verdict.reason);
   }
   for (const [key, digest] of digests) {
-    const held = partition.keys[key];
-    const text = held === undefined ? undefined : JSON.stringify(held);
-    if (text === stored.get(digest)) continue;
-    if (text === undefined) writes.dropped.push({ partition: pk, key: digest });
-    else writes.keys.push({ partition: pk, key: digest, state: text });
+    const row = keyRow(pk, digest, partition.keys[key], storms.loops[key]);
+    const before = stored.get(digest);
+    if (row.state === (before?.state ?? '') && row.run === (before?.run ?? null)) continue;
+    if (holdsNothing(row)) writes.dropped.push({ partition: pk, key: digest });
+    else writes.keys.push(row);
   }
-  writes.partitions.push(...position(pk, partition, events[events.length - 1]));
+  writes.partitions.push(...position(pk, partition, storms, events[events.length - 1]));
+}
+
+function keyRow(pk: string, digest: string, held: KeyGateState | undefined, run: LoopRun | undefined): GateKeyRow {
+  return {
+    partition: pk,
+    key: digest,
+    state: held === undefined ? '' : JSON.stringify(held),
+    run: run === undefined ? null : JSON.stringify(run),
+  };
+}
+
+function holdsNothing(row: GateKeyRow): boolean {
+  return row.state === '' && row.run === null;
 }
 
 /** Writes the partition's keys at once: after a migration every partition replays, and all keys would pile up. */
@@ -142,38 +212,54 @@ async function replayPartition(tx: TxRunner, pk: string, writes: Writes): Promis
     (a, b) => a.ts - b.ts || (a.eventId < b.eventId ? -1 : a.eventId > b.eventId ? 1 : 0),
   );
   const events = rows.map(toAnalysisEvent);
-  // One pass in (ts, id) order gives both the verdicts and the state the partition continues from.
+  // One pass in (ts, id) order gives the verdicts, the storms and the state the partition continues from.
   const state = createGateState();
+  const storms = createStormState(client, server);
+  writes.replayed.push([client, server]);
   for (const [index, row] of rows.entries()) {
-    const { avoidable, reason } = gateStep(state, events[index] as AnalysisEvent);
+    const event = events[index] as AnalysisEvent;
+    const { key, avoidable, reason } = gateStep(state, event);
+    if (isJudged(event)) {
+      for (const storm of stormStep(storms, event, key, avoidable)) writes.storms.set(storm.id, storm);
+    }
     if ((row.avoidable === 1) === avoidable && row.gateReason === reason) continue;
     writes.verdicts.push({ eventId: row.eventId, avoidable, reason });
     // Only counted records are in the rollups; a shadowed one's counts came off when it was shadowed. The old
     // verdict comes off under its reason and the new one goes on under its own.
     if (row.counted === 1) {
-      const event = events[index] as AnalysisEvent;
       writes.rollups.add(event, 0, -row.avoidable, row.gateReason);
       writes.rollups.add(event, 0, avoidable ? 1 : 0, reason);
     }
   }
   const partition = state.partitions[pk];
-  const keys = Object.entries(partition?.keys ?? {});
+  const held = partition?.keys ?? {};
+  const keys = new Set([...Object.keys(held), ...Object.keys(storms.loops)]);
   await clearGateKeys(tx, pk);
   await saveGateKeys(
     tx,
-    keys.map(([key, held]) => ({ partition: pk, key: keyDigest(key), state: JSON.stringify(held) })),
+    [...keys].map((key) => keyRow(pk, keyDigest(key), held[key], storms.loops[key])),
   );
-  writes.partitions.push(...position(pk, partition, events[events.length - 1]));
+  writes.partitions.push(...position(pk, partition, storms, events[events.length - 1]));
 }
 
 function position(
   pk: string,
   partition: PartitionGateState | undefined,
+  storms: PartitionStormState,
   last: AnalysisEvent | undefined,
 ): GatePartitionRow[] {
-  return last === undefined
-    ? []
-    : [{ partition: pk, waitUntil: partition?.waitUntil ?? null, frontierTs: last.ts, frontierId: last.id }];
+  if (last === undefined) return [];
+  // The runs are filed per key (gate_keys.run); the rest of the tracker's state stays with the partition.
+  const { loops: _loops, ...partitionStorms } = storms;
+  return [
+    {
+      partition: pk,
+      waitUntil: partition?.waitUntil ?? null,
+      frontierTs: last.ts,
+      frontierId: last.id,
+      storms: JSON.stringify(partitionStorms),
+    },
+  ];
 }
 
 function keyDigests(events: readonly AnalysisEvent[]): Map<string, string> {

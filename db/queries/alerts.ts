@@ -249,15 +249,3 @@ export async function listDeliveryRows(
     )}) ORDER BY id`);
   return { deliveries, attempts };
 }
-
-export async function getSetting(db: SqlRunner, key: string): Promise<string | null> {
-  const rows = await db.all<{ value: string }>(sql`SELECT value FROM settings WHERE key = ${key}`);
-  return rows[0]?.value ?? null;
-}
-
-/** Sets a key once; answers whether this call set it (false: it was already there). */
-export async function setSettingOnce(db: SqlRunner, key: string, value: string): Promise<boolean> {
-  const changed = await db.run(sql`INSERT INTO settings (key, value) VALUES (${key}, ${value})
-    ON CONFLICT (key) DO NOTHING`);
-  return changed > 0;
-}

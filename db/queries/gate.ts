@@ -8,12 +8,14 @@ export interface GatePartitionRow {
   waitUntil: number | null;
   frontierTs: number;
   frontierId: string;
+  /** The storm tracker's partition state as JSON; null when the partition's storms were never built. */
+  storms: string | null;
 }
 
 export async function loadGatePartitions(db: SqlRunner, partitions: readonly string[]): Promise<GatePartitionRow[]> {
   if (partitions.length === 0) return [];
   return db.all<GatePartitionRow>(sql`SELECT partition, wait_until AS "waitUntil", frontier_ts AS "frontierTs",
-      frontier_id AS "frontierId"
+      frontier_id AS "frontierId", storms
     FROM gate_partitions WHERE partition IN ${listTable(db, partitions)}`);
 }
 
@@ -26,21 +28,27 @@ export async function saveGatePartitions(db: SqlRunner, rows: readonly GateParti
       ['wait_until', 'bigint'],
       ['frontier_ts', 'bigint'],
       ['frontier_id', 'text'],
+      ['storms', 'text'],
     ],
-    rows.map((row) => [row.partition, row.waitUntil, row.frontierTs, row.frontierId]),
+    rows.map((row) => [row.partition, row.waitUntil, row.frontierTs, row.frontierId, row.storms]),
   );
-  await db.run(sql`INSERT INTO gate_partitions (partition, wait_until, frontier_ts, frontier_id)
+  await db.run(sql`INSERT INTO gate_partitions (partition, wait_until, frontier_ts, frontier_id, storms)
     SELECT * FROM ${table} AS saved WHERE true
     ON CONFLICT (partition) DO UPDATE SET wait_until = excluded.wait_until, frontier_ts = excluded.frontier_ts,
-      frontier_id = excluded.frontier_id`);
+      frontier_id = excluded.frontier_id, storms = excluded.storms`);
 }
 
-/** One request key's gate state; `key` is the digest the gate maintenance files it under. */
+/** One request key's gate state and open retry run; `key` is the digest the gate maintenance files it under. */
 export interface GateKeyRow {
   partition: string;
   key: string;
+  /** KeyGateState as JSON, '' when the gate holds nothing for the key. */
   state: string;
+  /** LoopRun as JSON, null when the key has no open run. */
+  run: string | null;
 }
+
+export type KeyRef = Pick<GateKeyRow, 'partition' | 'key'>;
 
 const KEY_COLUMNS = [
   ['partition', 'text'],
@@ -48,14 +56,14 @@ const KEY_COLUMNS = [
 ] as const satisfies readonly RowsColumn[];
 
 /** The stored states of the given keys; keys that hold nothing have no row. */
-export async function loadGateKeys(db: SqlRunner, keys: readonly Omit<GateKeyRow, 'state'>[]): Promise<GateKeyRow[]> {
+export async function loadGateKeys(db: SqlRunner, keys: readonly KeyRef[]): Promise<GateKeyRow[]> {
   if (keys.length === 0) return [];
   const wanted = rowsTable(
     db,
     KEY_COLUMNS,
     keys.map((k) => [k.partition, k.key]),
   );
-  return db.all<GateKeyRow>(sql`SELECT g.partition, g.key, g.state FROM ${wanted} AS wanted
+  return db.all<GateKeyRow>(sql`SELECT g.partition, g.key, g.state, g.run FROM ${wanted} AS wanted
     JOIN gate_keys g ON g.partition = wanted.partition AND g.key = wanted.key`);
 }
 
@@ -63,15 +71,15 @@ export async function saveGateKeys(db: SqlRunner, rows: readonly GateKeyRow[]): 
   if (rows.length === 0) return;
   const table = rowsTable(
     db,
-    [...KEY_COLUMNS, ['state', 'text']],
-    rows.map((row) => [row.partition, row.key, row.state]),
+    [...KEY_COLUMNS, ['state', 'text'], ['run', 'text']],
+    rows.map((row) => [row.partition, row.key, row.state, row.run]),
   );
-  await db.run(sql`INSERT INTO gate_keys (partition, key, state) SELECT * FROM ${table} AS saved WHERE true
-    ON CONFLICT (partition, key) DO UPDATE SET state = excluded.state`);
+  await db.run(sql`INSERT INTO gate_keys (partition, key, state, run) SELECT * FROM ${table} AS saved WHERE true
+    ON CONFLICT (partition, key) DO UPDATE SET state = excluded.state, run = excluded.run`);
 }
 
 /** Deletes the keys that no longer hold anything. */
-export async function dropGateKeys(db: SqlRunner, keys: readonly Omit<GateKeyRow, 'state'>[]): Promise<void> {
+export async function dropGateKeys(db: SqlRunner, keys: readonly KeyRef[]): Promise<void> {
   if (keys.length === 0) return;
   const table = rowsTable(
     db,
@@ -119,4 +127,18 @@ export async function setVerdicts(
   );
   await db.run(sql`UPDATE events SET avoidable = verdicts.avoidable, gate_reason = verdicts.reason
     FROM ${table} AS verdicts WHERE events.event_id = verdicts.event_id`);
+}
+
+/** Every (client, server) the gate judges events of, as partition keys (JSON [client, server]). */
+export async function judgedPartitions(db: SqlRunner): Promise<string[]> {
+  const rows = await db.all<{ client: string; server: string }>(
+    sql`SELECT DISTINCT client, server FROM events WHERE client IS NOT NULL AND counted = 1`,
+  );
+  return rows.map((row) => JSON.stringify([row.client, row.server]));
+}
+
+/** Partitions whose storms are kept (the rest are built when a batch touches them, or by `buildMissingStorms`). */
+export async function partitionsWithStorms(db: SqlRunner): Promise<string[]> {
+  const rows = await db.all<{ partition: string }>(sql`SELECT partition FROM gate_partitions WHERE storms IS NOT NULL`);
+  return rows.map((row) => row.partition);
 }

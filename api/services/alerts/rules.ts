@@ -7,8 +7,8 @@ import {
   listRuleRows,
   type RuleRow,
   replaceRule,
-  setSettingOnce,
 } from '../../../db/queries/alerts.ts';
+import { setSettingOnce } from '../../../db/queries/settings.ts';
 import type { SqlRunner, Store, TxRunner } from '../../../db/runner.ts';
 import { DEFAULT_RULES, type Rule, type RuleInput } from '../../../shared/alerts/rule.ts';
 import { type Severity, thresholdOf } from '../../../shared/alerts/state.ts';

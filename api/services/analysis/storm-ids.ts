@@ -1,23 +1,35 @@
+import { stormRow } from '../../../db/queries/storms.ts';
 import type { SqlRunner } from '../../../db/runner.ts';
-import type { Storm } from '../../../shared/analysis/storms.ts';
-import { stormsIn } from './traffic.ts';
+import { detectStorms, type Storm, type StormSummary } from '../../../shared/analysis/storms.ts';
+import { loadAnalysis } from './load.ts';
+import { STORM_LOOKBACK_MS } from './traffic.ts';
 
 /** Storm ids carry where to find the storm again (client, server, start), so that a link to one keeps working. */
 export function stormId(storm: Pick<Storm, 'id' | 'client' | 'server' | 'firstTs'>): string {
   return Buffer.from(JSON.stringify([storm.client, storm.server, storm.firstTs, storm.id])).toString('base64url');
 }
 
-/** A storm for a list: its id made findable, its attempt timeline left for the detail. */
-export function stormSummary({ timeline: _timeline, ...storm }: Storm) {
+/** A storm for a list, its id made findable. */
+export function stormSummary(storm: StormSummary): StormSummary {
   return { ...storm, id: stormId(storm) };
 }
 
-export async function stormById(db: SqlRunner, id: string, now: number): Promise<(Storm & { id: string }) | null> {
-  const found = parseStormId(id);
-  if (found === null) return null;
-  const [client, server, firstTs, detectorId] = found;
-  const storms = await stormsIn(db, { client, server, from: firstTs, to: now + 1 });
-  const storm = storms.find((s) => s.id === detectorId);
+/**
+ * One storm with its attempt-by-attempt timeline, found again in its partition's events over its own span (and
+ * the probe window before it, which decides where it starts).
+ */
+export async function stormById(db: SqlRunner, id: string): Promise<(Storm & { id: string }) | null> {
+  const detectorId = parseStormId(id)?.[3];
+  const row = detectorId === undefined ? null : await stormRow(db, detectorId);
+  if (row === null) return null;
+  const { client, server, firstTs, lastTs } = row;
+  const { events, verdicts } = await loadAnalysis(db, {
+    client,
+    server,
+    from: firstTs - STORM_LOOKBACK_MS,
+    to: lastTs + 1,
+  });
+  const storm = detectStorms(events, verdicts).find((s) => s.id === row.id);
   return storm === undefined ? null : { ...storm, id: stormId(storm) };
 }
 

@@ -2,6 +2,7 @@ import { serverInfo, topIdentityRows } from '../../../db/queries/analysis.ts';
 import { contextRows } from '../../../db/queries/context.ts';
 import type { EventFilter } from '../../../db/queries/events.ts';
 import { conductRows, countRows } from '../../../db/queries/rollups.ts';
+import { stormRows } from '../../../db/queries/storms.ts';
 import type { SqlRunner } from '../../../db/runner.ts';
 import { addConductCounts, conductReport, emptyConduct } from '../../../shared/analysis/conduct.ts';
 import {
@@ -12,7 +13,7 @@ import {
   gapSummary,
 } from '../../../shared/analysis/context-gap.ts';
 import { representationAlarms, representationSeries, topIdentities } from '../../../shared/analysis/identities.ts';
-import { detectStorms, type Storm } from '../../../shared/analysis/storms.ts';
+import { byStormOrder, type StormSummary } from '../../../shared/analysis/storms.ts';
 import { emptySeries, stepFor } from '../../../shared/analysis/time-buckets.ts';
 import type { ContextScope } from '../../../shared/analysis/types.ts';
 import { BUCKETS, type Bucket } from '../../../shared/classify/types.ts';
@@ -23,9 +24,9 @@ export const STORM_LOOKBACK_MS = 5 * 60_000;
 
 type Scope = Window & Pick<EventFilter, 'server' | 'client'>;
 
-export async function stormsIn(db: SqlRunner, scope: Scope): Promise<Storm[]> {
-  const { events, verdicts } = await loadAnalysis(db, { ...scope, from: scope.from - STORM_LOOKBACK_MS });
-  return detectStorms(events, verdicts).filter((storm) => storm.lastTs >= scope.from);
+/** Storms that ran at some time in the window, whole, from the rows the ingest path keeps. */
+export async function stormsIn(db: SqlRunner, scope: Scope): Promise<StormSummary[]> {
+  return (await stormRows(db, scope)).sort(byStormOrder);
 }
 
 export async function identitiesIn(db: SqlRunner, scope: Scope, limit: number) {

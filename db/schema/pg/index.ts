@@ -13,3 +13,4 @@ export { gateKeys } from './gate-keys.ts';
 export { gatePartitions } from './gate-partitions.ts';
 export { rollupHour, rollupMinute, rollupServer5Min, rollupServerHour, rollupServerMinute } from './rollups.ts';
 export { servers } from './servers.ts';
+export { storms } from './storms.ts';

@@ -13,4 +13,9 @@ export const gatePartitions = sqliteTable('gate_partitions', {
   /** The (ts, event id) of the last event replayed: a later batch continues from here, an earlier one replays. */
   frontierTs: integer('frontier_ts').notNull(),
   frontierId: text('frontier_id').notNull(),
+  /**
+   * shared/analysis/storm-tracker.ts PartitionStormState without its per-key runs, as JSON. Null for a partition
+   * whose storms were never built (stored before the storms table): it is replayed like one without a row.
+   */
+  storms: text('storms'),
 });

@@ -1,0 +1,95 @@
+import { type SQL, sql } from 'drizzle-orm';
+import type { StormSummary } from '../../shared/analysis/storms.ts';
+import type { Bucket } from '../../shared/classify/types.ts';
+import type { SqlRunner } from '../runner.ts';
+import { whereClause } from './events.ts';
+import { rowsTable } from './lists.ts';
+
+/** Inserts new storms and replaces the ones that grew. */
+export async function saveStorms(db: SqlRunner, storms: readonly StormSummary[]): Promise<void> {
+  if (storms.length === 0) return;
+  const table = rowsTable(
+    db,
+    [
+      ['id', 'text'],
+      ['client', 'text'],
+      ['server', 'text'],
+      ['kind', 'text'],
+      ['key', 'text'],
+      ['paths', 'text'],
+      ['attempts', 'integer'],
+      ['avoidable', 'integer'],
+      ['first_ts', 'bigint'],
+      ['last_ts', 'bigint'],
+      ['first_bucket', 'text'],
+      ['first_kind', 'text'],
+    ],
+    storms.map((s) => [
+      s.id,
+      s.client,
+      s.server,
+      s.kind,
+      s.key,
+      JSON.stringify(s.paths),
+      s.attempts,
+      s.avoidable,
+      s.firstTs,
+      s.lastTs,
+      s.firstFailure.bucket,
+      s.firstFailure.kind,
+    ]),
+  );
+  await db.run(sql`INSERT INTO storms (id, client, server, kind, key, paths, attempts, avoidable, first_ts, last_ts,
+      first_bucket, first_kind)
+    SELECT * FROM ${table} AS saved WHERE true
+    ON CONFLICT (id) DO UPDATE SET paths = excluded.paths, attempts = excluded.attempts,
+      avoidable = excluded.avoidable, last_ts = excluded.last_ts`);
+}
+
+/** Before a partition's replay writes its storms afresh. */
+export async function clearStorms(db: SqlRunner, client: string, server: string): Promise<void> {
+  await db.run(sql`DELETE FROM storms WHERE client = ${client} AND server = ${server}`);
+}
+
+interface StormRow {
+  id: string;
+  client: string;
+  server: string;
+  kind: StormSummary['kind'];
+  key: string | null;
+  paths: string;
+  attempts: number;
+  avoidable: number;
+  firstTs: number;
+  lastTs: number;
+  firstBucket: Bucket;
+  firstKind: string;
+}
+
+/** Storms that ran at some time in [from, to): whole, including attempts outside the window. */
+export async function stormRows(
+  db: SqlRunner,
+  scope: { from: number; to: number; server?: string; client?: string; kind?: StormSummary['kind'] },
+): Promise<StormSummary[]> {
+  const conditions: SQL[] = [sql`last_ts >= ${scope.from}`, sql`first_ts < ${scope.to}`];
+  if (scope.server !== undefined) conditions.push(sql`server = ${scope.server}`);
+  if (scope.client !== undefined) conditions.push(sql`client = ${scope.client}`);
+  if (scope.kind !== undefined) conditions.push(sql`kind = ${scope.kind}`);
+  return selectStorms(db, conditions);
+}
+
+export async function stormRow(db: SqlRunner, id: string): Promise<StormSummary | null> {
+  const [storm] = await selectStorms(db, [sql`id = ${id}`]);
+  return storm ?? null;
+}
+
+async function selectStorms(db: SqlRunner, conditions: SQL[]): Promise<StormSummary[]> {
+  const rows = await db.all<StormRow>(sql`SELECT id, client, server, kind, key, paths, attempts, avoidable,
+      first_ts AS "firstTs", last_ts AS "lastTs", first_bucket AS "firstBucket", first_kind AS "firstKind"
+    FROM storms ${whereClause(conditions)}`);
+  return rows.map(({ paths, firstBucket, firstKind, ...row }) => ({
+    ...row,
+    paths: JSON.parse(paths) as string[],
+    firstFailure: { bucket: firstBucket, kind: firstKind },
+  }));
+}

@@ -1,0 +1,32 @@
+import { bigint, index, integer, pgTable, text } from 'drizzle-orm/pg-core';
+
+/**
+ * Retry loops and probe storms (DOMAIN.md section 6) as the ingest path keeps them (api/services/gate-maintenance.ts,
+ * shared/analysis/storm-tracker.ts), whole, so that lists read rows instead of a window's events. The attempts of
+ * one are rebuilt from its events when it is opened. Mirrors db/schema/sqlite/storms.ts.
+ */
+export const storms = pgTable(
+  'storms',
+  {
+    /** shared/analysis/storms.ts stormId: kind, client, server and the first attempt's id, digested. */
+    id: text('id').primaryKey(),
+    client: text('client').notNull(),
+    server: text('server').notNull(),
+    kind: text('kind').notNull(),
+    /** The request key of a retry loop; null for a probe storm. */
+    key: text('key'),
+    /** JSON array of the endpoints: a loop's one, a probe storm's refused ones in first-seen order. */
+    paths: text('paths').notNull(),
+    attempts: integer('attempts').notNull(),
+    avoidable: integer('avoidable').notNull(),
+    firstTs: bigint('first_ts', { mode: 'number' }).notNull(),
+    lastTs: bigint('last_ts', { mode: 'number' }).notNull(),
+    firstBucket: text('first_bucket').notNull(),
+    firstKind: text('first_kind').notNull(),
+  },
+  (t) => [
+    index('storms_last_ts_idx').on(t.lastTs),
+    index('storms_server_last_ts_idx').on(t.server, t.lastTs),
+    index('storms_client_server_idx').on(t.client, t.server),
+  ],
+);

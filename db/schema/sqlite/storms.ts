@@ -1,0 +1,32 @@
+import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+
+/**
+ * Retry loops and probe storms (DOMAIN.md section 6) as the ingest path keeps them (api/services/gate-maintenance.ts,
+ * shared/analysis/storm-tracker.ts), whole, so that lists read rows instead of a window's events. The attempts of
+ * one are rebuilt from its events when it is opened. Mirrors db/schema/pg/storms.ts.
+ */
+export const storms = sqliteTable(
+  'storms',
+  {
+    /** shared/analysis/storms.ts stormId: kind, client, server and the first attempt's id, digested. */
+    id: text('id').primaryKey(),
+    client: text('client').notNull(),
+    server: text('server').notNull(),
+    kind: text('kind').notNull(),
+    /** The request key of a retry loop; null for a probe storm. */
+    key: text('key'),
+    /** JSON array of the endpoints: a loop's one, a probe storm's refused ones in first-seen order. */
+    paths: text('paths').notNull(),
+    attempts: integer('attempts').notNull(),
+    avoidable: integer('avoidable').notNull(),
+    firstTs: integer('first_ts').notNull(),
+    lastTs: integer('last_ts').notNull(),
+    firstBucket: text('first_bucket').notNull(),
+    firstKind: text('first_kind').notNull(),
+  },
+  (t) => [
+    index('storms_last_ts_idx').on(t.lastTs),
+    index('storms_server_last_ts_idx').on(t.server, t.lastTs),
+    index('storms_client_server_idx').on(t.client, t.server),
+  ],
+);

@@ -1,0 +1,150 @@
+import { sql } from 'drizzle-orm';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { loadAnalysis } from '../../api/services/analysis/load.ts';
+import { stormSummary } from '../../api/services/analysis/storm-ids.ts';
+import { buildMissingStorms } from '../../api/services/gate-maintenance.ts';
+import type { Store } from '../../db/runner.ts';
+import { detectStorms } from '../../shared/analysis/storms.ts';
+import { createTestApp, get, postNdjson, putJson, type TestApp } from '../support/app.ts';
+import { BASE_TS, clientEvent, rpcError } from '../support/events.ts';
+import { STORE_KINDS, type TestStore } from '../support/stores.ts';
+
+const ALL_TIME = `from=0&to=${BASE_TS + 86_400_000}`;
+const DECLARED = { endpoints: [{ method: 'POST', path: '/mcp' }] };
+
+/**
+ * Half an hour of two clients on `docs`: probes of undeclared paths in bursts, 503s retried on /mcp, and successes
+ * between them, some sharing a timestamp. Deterministic, so a failure reproduces.
+ */
+function traffic(prefix: string): Record<string, unknown>[] {
+  let state = 11;
+  const next = (n: number) => {
+    state = (state * 1103515245 + 12345) % 2 ** 31;
+    return state % n;
+  };
+  const paths = ['/mcp/sse', '/mcp/a2a/', '/v1/mcp'];
+  const events: Record<string, unknown>[] = [];
+  let ms = 0;
+  for (let i = 0; i < 240; i++) {
+    ms += [0, 1000, 2000, 4000, 15_000, 90_000][next(6)] ?? 1000;
+    const roll = next(10);
+    const base = {
+      id: `${prefix}-${i}`,
+      ts: BASE_TS + ms,
+      client: next(3) === 0 ? 'agent-b' : 'agent-a',
+      server: 'docs',
+    };
+    if (roll < 4) {
+      events.push(clientEvent({ ...base, http: { method: 'POST', path: paths[next(3)], status: 404 } }));
+    } else if (roll < 6) {
+      events.push(clientEvent({ ...base, http: { method: 'POST', path: '/mcp', status: 503 }, response: undefined }));
+    } else if (roll < 7) {
+      events.push(clientEvent({ ...base, response: rpcError(-32602, 'Unknown tool') }));
+    } else {
+      events.push(clientEvent(base));
+    }
+  }
+  return events;
+}
+
+/** A deterministic shuffle. */
+function shuffled<T>(items: readonly T[]): T[] {
+  const out = [...items];
+  let seed = 3;
+  for (let i = out.length - 1; i > 0; i--) {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    const j = seed % (i + 1);
+    [out[i], out[j]] = [out[j] as T, out[i] as T];
+  }
+  return out;
+}
+
+/** What the detector finds in every stored event: the one home of what a storm is. */
+async function detectedIn(store: Store) {
+  const { events, verdicts } = await loadAnalysis(store, { from: 0, to: BASE_TS + 86_400_000 });
+  return detectStorms(events, verdicts).map(({ timeline: _timeline, ...storm }) => stormSummary(storm));
+}
+
+describe.each(STORE_KINDS)('storms kept at ingest on $name', (kind) => {
+  describe.skipIf(kind.unavailable !== null)('', () => {
+    let db: TestStore;
+    let app: TestApp;
+    beforeEach(async () => {
+      db = await kind.open();
+      app = createTestApp(db.store);
+      await putJson(app, '/api/v1/servers/docs/discovery', DECLARED);
+    });
+    afterEach(async () => db.dispose());
+
+    const listed = async (query = ALL_TIME) => (await (await get(app, `/api/v1/storms?${query}`)).json()).storms;
+
+    it('lists what the detector finds in the stored events, whatever order and batching they came in', async () => {
+      const events = traffic('o');
+      const mixed = shuffled(events);
+      for (let start = 0; start < mixed.length; start += 37) {
+        expect((await postNdjson(app, mixed.slice(start, start + 37))).status).toBe(200);
+      }
+      const storms = await listed();
+      expect(storms.map((s: { kind: string }) => s.kind)).toEqual(
+        expect.arrayContaining(['probe_storm', 'retry_loop']),
+      );
+      expect(storms).toEqual(await detectedIn(db.store));
+    });
+
+    it('continues storms across batches that arrive in time order', async () => {
+      const events = traffic('c');
+      for (let start = 0; start < events.length; start += 9) {
+        expect((await postNdjson(app, events.slice(start, start + 9))).status).toBe(200);
+      }
+      expect(await listed()).toEqual(await detectedIn(db.store));
+    });
+
+    it('lists a storm that overlaps the window whole, and none that ended before it', async () => {
+      await postNdjson(app, traffic('w'));
+      const all = await listed();
+      const probe = all.find((s: { kind: string; attempts: number }) => s.kind === 'probe_storm' && s.attempts > 6);
+      const middle = Math.floor((probe.firstTs + probe.lastTs) / 2);
+      const inside = await listed(`from=${middle}&to=${middle + 1}`);
+      expect(inside).toContainEqual(probe);
+      expect(inside.every((s: { lastTs: number; firstTs: number }) => s.lastTs >= middle && s.firstTs <= middle)).toBe(
+        true,
+      );
+      const after = await listed(`from=${probe.lastTs + 1}&to=${probe.lastTs + 2}`);
+      expect(after).not.toContainEqual(probe);
+    });
+
+    it('follows a reclassification: 404s a discovery document makes refusals form a probe storm', async () => {
+      const events = traffic('r').map((e) => ({ ...e, server: 'fresh' }));
+      await postNdjson(app, events);
+      // Without a document a 404 is ambiguous, not a refusal: no probe storm.
+      expect((await listed()).filter((s: { kind: string }) => s.kind === 'probe_storm')).toEqual([]);
+      await putJson(app, '/api/v1/servers/fresh/discovery', DECLARED);
+      const after = await listed();
+      expect(after.filter((s: { kind: string }) => s.kind === 'probe_storm').length).toBeGreaterThan(0);
+      expect(after).toEqual(await detectedIn(db.store));
+    });
+
+    it('builds the storms of events stored before storms were kept, once', async () => {
+      await postNdjson(app, traffic('b'));
+      const before = await listed();
+      expect(before.length).toBeGreaterThan(0);
+      // What migration 0009 leaves: no storm rows, no tracker state.
+      await db.store.run(sql`DELETE FROM storms`);
+      await db.store.run(sql`UPDATE gate_partitions SET storms = NULL`);
+      await db.store.run(sql`UPDATE gate_keys SET run = NULL`);
+      expect(await listed()).toEqual([]);
+      expect(await buildMissingStorms(db.store)).toBe(2);
+      expect(await listed()).toEqual(before);
+      expect(await buildMissingStorms(db.store)).toBe(0);
+    });
+
+    it('opens a listed storm with its attempts', async () => {
+      await postNdjson(app, traffic('d'));
+      for (const storm of await listed()) {
+        const detail = await (await get(app, `/api/v1/storms/${storm.id}`)).json();
+        expect(detail).toMatchObject(storm);
+        expect(detail.timeline).toHaveLength(storm.attempts);
+      }
+    });
+  });
+});
