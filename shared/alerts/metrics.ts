@@ -31,10 +31,9 @@ export interface MetricInfo {
   unit: 'count' | 'ratio';
   /**
    * Where the reading comes from: counters kept at ingest (the bucket rollups, their conduct counters, the context
-   * counts), cheap at any window; the identity ranking GET /identities runs in SQL; or the window's events run
-   * through an analysis.
+   * counts) and the storms kept at ingest, cheap at any window; or the identity ranking GET /identities runs in SQL.
    */
-  source: 'rollup' | 'conduct' | 'context' | 'identities' | 'analysis';
+  source: 'rollup' | 'conduct' | 'context' | 'identities' | 'storms';
   groupBys: readonly GroupBy[];
   /** One line for the rule editor: what the number is. */
   help: string;
@@ -91,7 +90,7 @@ export const METRIC_INFO: Record<Metric, MetricInfo> = {
   probe_storm_size: {
     label: 'Probe storm size',
     unit: 'count',
-    source: 'analysis',
+    source: 'storms',
     groupBys: TRAFFIC_GROUPS,
     help: 'Attempts in the largest probe storm (undeclared paths tried one after another) in the window.',
   },

@@ -1,16 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { seed000, T0 } from '../analysis/fixtures.ts';
 import { replayGate } from '../analysis/gate.ts';
-import type { AnalysisEvent } from '../analysis/types.ts';
+import { detectStorms } from '../analysis/storms.ts';
 import { METRIC_INFO, METRICS } from './metrics.ts';
 import {
   type CountLike,
-  isAnalysisMetric,
   valuesFromConduct,
   valuesFromContext,
   valuesFromCounts,
-  valuesFromEvents,
   valuesFromSends,
+  valuesFromStorms,
 } from './values.ts';
 
 const row = (overrides: Partial<CountLike>): CountLike => ({
@@ -61,19 +60,20 @@ describe('alert metrics from rollup counts', () => {
   });
 });
 
-function input(events: AnalysisEvent[], from = T0, to = T0 + 3_600_000) {
-  return { events, verdicts: replayGate(events), from, to };
-}
-
 describe('alert metrics from the analyses', () => {
-  it("finds seed 000's probe storm of 22 attempts, per client", () => {
-    const { discoverer, prober, thirdClient } = seed000();
-    const events = [...discoverer, ...prober, ...thirdClient];
-    expect(byGroup(valuesFromEvents('probe_storm_size', input(events), 'client'))).toEqual({
-      discoverer: 0,
-      prober: 22,
-      third: 0,
-    });
+  it("reads seed 000's probe storm of 22 attempts as the largest, per client, per server or overall", () => {
+    const { prober } = seed000();
+    const storms = detectStorms(prober, replayGate(prober)).filter((s) => s.kind === 'probe_storm');
+    const rows = [
+      ...storms,
+      { client: 'other', server: 'docs', attempts: 7 },
+      { client: 'other', server: 'docs', attempts: 9 },
+    ];
+    expect(byGroup(valuesFromStorms(rows, 'client'))).toEqual({ prober: 22, other: 9 });
+    expect(byGroup(valuesFromStorms(rows, 'server'))).toEqual({ 'release-notes': 22, docs: 9 });
+    expect(byGroup(valuesFromStorms(rows, 'none'))).toEqual({ '': 22 });
+    expect(valuesFromStorms(rows, 'client').find((v) => v.group === 'other')?.server).toBe('docs');
+    expect(valuesFromStorms([], 'none')).toEqual([{ group: '', value: 0, server: null }]);
   });
 
   it('sums retries after a refusal from the conduct counters, per client, per server or overall', () => {
@@ -124,9 +124,9 @@ describe('alert metrics from the analyses', () => {
   it('has exactly one home for every metric', () => {
     for (const metric of METRICS) {
       const { source } = METRIC_INFO[metric];
-      expect(isAnalysisMetric(metric), metric).toBe(source === 'analysis');
       if (source === 'rollup') expect(() => valuesFromCounts(metric, ROWS, 'none')).not.toThrow();
-      if (source === 'analysis') expect(() => valuesFromEvents(metric, input([]), 'none')).not.toThrow();
+      else expect(() => valuesFromCounts(metric, ROWS, 'none'), metric).toThrow(RangeError);
+      if (source === 'storms') expect(metric).toBe('probe_storm_size');
       if (source === 'conduct') expect(metric).toBe('retries_after_refusal');
       if (source === 'context') expect(metric).toBe('context_trim_rate');
       if (source === 'identities') expect(metric).toBe('identity_representations');

@@ -1,7 +1,6 @@
 import { addContextCount, type ContextGap, emptyContextGap, trimRate } from '../analysis/context-gap.ts';
-import type { GateVerdict } from '../analysis/gate-types.ts';
-import { detectStorms } from '../analysis/storms.ts';
-import type { AnalysisEvent, ContextScope } from '../analysis/types.ts';
+import type { ContextScope } from '../analysis/types.ts';
+import { BUCKETS } from '../classify/types.ts';
 import { type GroupBy, isRatio, type Metric } from './metrics.ts';
 
 /**
@@ -36,6 +35,7 @@ function numerator(metric: Metric, row: CountLike): number | null {
   if (metric === 'avoidable_count' || metric === 'avoidable_share') return row.avoidable;
   if (metric === 'undeclared_requests') return row.kind === 'not_declared' ? row.requests : 0;
   const [bucket, form] = metric.split(/_(?=count$|rate$)/);
+  if (!(BUCKETS as readonly (string | undefined)[]).includes(bucket)) return null;
   if (form === 'count' || form === 'rate') return row.bucket === bucket ? row.requests : 0;
   return null;
 }
@@ -140,67 +140,26 @@ export function valuesFromContext(rows: readonly ContextLike[], groupBy: GroupBy
   }));
 }
 
-/** The window's events with their stored gate verdicts, as the dashboard's analyses read them. */
-export interface AnalysisInput {
-  events: readonly AnalysisEvent[];
-  verdicts: ReadonlyMap<string, GateVerdict>;
-  /** The window; `events` may start earlier, so that a storm running into the window is seen whole. */
-  from: number;
-  to: number;
+/** A storm as GET /storms lists it (db/queries/storms.ts). */
+export interface StormLike {
+  client: string;
+  server: string;
+  attempts: number;
 }
 
-function groupOf(event: AnalysisEvent, groupBy: GroupBy): string | null {
-  switch (groupBy) {
-    case 'none':
-      return '';
-    case 'server':
-      return event.server;
-    case 'client':
-      return event.client ?? '';
-    case 'identity':
-      return event.identity;
+/**
+ * Attempts in the largest probe storm per group, of the storms GET /storms lists for the window (whole, also where
+ * they reach outside it). An ungrouped rule reads 0 when there was none.
+ */
+export function valuesFromStorms(storms: readonly StormLike[], groupBy: GroupBy): GroupValue[] {
+  const largest = new Map<string, GroupValue>();
+  if (groupBy === 'none') largest.set('', { group: '', value: 0, server: null });
+  for (const storm of storms) {
+    const group = groupBy === 'server' ? storm.server : groupBy === 'client' ? storm.client : '';
+    const current = largest.get(group);
+    if (current === undefined || (current.value ?? 0) < storm.attempts) {
+      largest.set(group, { group, value: storm.attempts, server: groupBy === 'none' ? null : storm.server });
+    }
   }
-}
-
-function partition(events: readonly AnalysisEvent[], groupBy: GroupBy): Map<string, AnalysisEvent[]> {
-  const parts = new Map<string, AnalysisEvent[]>();
-  if (groupBy === 'none') parts.set('', []);
-  for (const event of events) {
-    const group = groupOf(event, groupBy);
-    if (group === null) continue;
-    const part = parts.get(group);
-    if (part === undefined) parts.set(group, [event]);
-    else part.push(event);
-  }
-  return parts;
-}
-
-/** The one server all of a partition's events went to, or null. */
-function soleServer(events: readonly AnalysisEvent[]): string | null {
-  const first = events[0]?.server ?? null;
-  return events.every((event) => event.server === first) ? first : null;
-}
-
-type AnalysisMetric = (part: readonly AnalysisEvent[], input: AnalysisInput) => number | null;
-
-const ANALYSIS_METRICS: Partial<Record<Metric, AnalysisMetric>> = {
-  probe_storm_size: (part, input) =>
-    detectStorms(part, input.verdicts)
-      .filter((storm) => storm.kind === 'probe_storm' && storm.lastTs >= input.from)
-      .reduce((largest, storm) => Math.max(largest, storm.attempts), 0),
-};
-
-export function isAnalysisMetric(metric: Metric): boolean {
-  return ANALYSIS_METRICS[metric] !== undefined;
-}
-
-/** Analysis metrics per group, each computed by the analysis the dashboard shows it with. */
-export function valuesFromEvents(metric: Metric, input: AnalysisInput, groupBy: GroupBy): GroupValue[] {
-  const compute = ANALYSIS_METRICS[metric];
-  if (compute === undefined) throw new RangeError(`${metric} is not an analysis metric`);
-  const values: GroupValue[] = [];
-  for (const [group, part] of partition(input.events, groupBy)) {
-    values.push({ group, value: compute(part, input), server: soleServer(part) });
-  }
-  return values;
+  return [...largest.values()];
 }

@@ -138,6 +138,32 @@ describe.each(STORE_KINDS)('storms kept at ingest on $name', (kind) => {
       expect(await buildMissingStorms(db.store)).toBe(0);
     });
 
+    it('alerts on the probe storm size the list shows, per client', async () => {
+      await postNdjson(app, traffic('a'));
+      const largest = new Map<string, number>();
+      for (const storm of await listed()) {
+        if (storm.kind !== 'probe_storm') continue;
+        largest.set(storm.client, Math.max(largest.get(storm.client) ?? 0, storm.attempts));
+      }
+      expect(largest.size).toBe(2);
+      const to = BASE_TS + 86_400_000;
+      const res = await app.request('/api/v1/alerts/rules/preview', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', host: '127.0.0.1:7700' },
+        body: JSON.stringify({
+          rule: { name: 'probes', metric: 'probe_storm_size', groupBy: 'client', warning: 5, windowSeconds: 86_400 },
+          from: to - 3_600_000,
+          to,
+        }),
+      });
+      expect(res.status).toBe(200);
+      const { series } = await res.json();
+      const read = Object.fromEntries(
+        series.map((s: { group: string; values: number[] }) => [s.group, s.values.at(-1)]),
+      );
+      expect(read).toEqual(Object.fromEntries(largest));
+    });
+
     it('opens a listed storm with its attempts', async () => {
       await postNdjson(app, traffic('d'));
       for (const storm of await listed()) {

@@ -31,11 +31,7 @@ export async function evaluateDue(store: Store, now: number, log: (message: stri
       return [];
     }
   });
-  const read = roundReader(
-    store,
-    due.filter(({ rule }) => rule.enabled).map(({ rule }) => rule),
-    now,
-  );
+  const read = roundReader(store, now);
   let evaluated = 0;
   for (const { row, rule } of due) {
     try {

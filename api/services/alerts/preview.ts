@@ -2,7 +2,7 @@ import type { SqlRunner } from '../../../db/runner.ts';
 import type { RuleInput } from '../../../shared/alerts/rule.ts';
 import { advance, INITIAL, type InstanceState, severityOf, type Transition } from '../../../shared/alerts/state.ts';
 import { absentValue } from '../../../shared/alerts/values.ts';
-import { readMetric, readSpanMs, roundSource, storeReads } from './readings.ts';
+import { readMetric, storeReads } from './readings.ts';
 
 /** A preview chart has at most this many points; the step grows with the range instead. */
 const MAX_POINTS = 96;
@@ -50,8 +50,7 @@ async function computePreview(db: SqlRunner, rule: RuleInput, from: number, to: 
   const step = Math.max(rule.intervalSeconds * 1000, ceilTo((to - from) / MAX_POINTS, MINUTE_MS));
   const points: number[] = [];
   for (let t = ceilTo(from + step, step); t <= to; t += step) points.push(t);
-  // An analysis metric's events are read once for the whole range and sliced per point.
-  const reads = storeReads(db, roundSource(db, (points[0] ?? to) - readSpanMs(rule), to));
+  const reads = storeReads(db);
   const byGroup = new Map<string, PreviewSeries & { state: InstanceState; alerted: boolean }>();
   const transitions: PreviewTransition[] = [];
   let notifications = 0;

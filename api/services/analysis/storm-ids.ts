@@ -1,8 +1,10 @@
 import { stormRow } from '../../../db/queries/storms.ts';
 import type { SqlRunner } from '../../../db/runner.ts';
-import { detectStorms, type Storm, type StormSummary } from '../../../shared/analysis/storms.ts';
+import { detectStorms, STORM_DEFAULTS, type Storm, type StormSummary } from '../../../shared/analysis/storms.ts';
 import { loadAnalysis } from './load.ts';
-import { STORM_LOOKBACK_MS } from './traffic.ts';
+
+/** A probe storm's start depends on the refusals of the probe window before it: its detail reads that far back. */
+const STORM_LOOKBACK_MS = STORM_DEFAULTS.probeWindowMs;
 
 /** Storm ids carry where to find the storm again (client, server, start), so that a link to one keeps working. */
 export function stormId(storm: Pick<Storm, 'id' | 'client' | 'server' | 'firstTs'>): string {

@@ -19,9 +19,6 @@ import type { ContextScope } from '../../../shared/analysis/types.ts';
 import { BUCKETS, type Bucket } from '../../../shared/classify/types.ts';
 import { loadAnalysis, type Window } from './load.ts';
 
-/** Storms can start before a window and run into it: look this far back so that one is seen whole. */
-export const STORM_LOOKBACK_MS = 5 * 60_000;
-
 type Scope = Window & Pick<EventFilter, 'server' | 'client'>;
 
 /** Storms that ran at some time in the window, whole, from the rows the ingest path keeps. */
