@@ -1,11 +1,12 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
+import { STORM_ORDERS } from '../../shared/analysis/storms.ts';
 import { DAY_MS } from '../../shared/analysis/time-buckets.ts';
 import type { Env } from '../env.ts';
 import { ApiError } from '../errors.ts';
 import { rangeQuery } from '../params.ts';
 import { serverDetail } from '../services/analysis/server-detail.ts';
-import { stormById, stormSummary } from '../services/analysis/storm-ids.ts';
+import { stormById } from '../services/analysis/storm-ids.ts';
 import {
   clientsIn,
   contextGapIn,
@@ -31,11 +32,18 @@ function windowOf(query: z.output<typeof rangeQuery>, now: number) {
 }
 
 const limitQuery = rangeQuery.extend({ limit: z.coerce.number().int().min(1).max(50).default(20) });
+const stormListQuery = rangeQuery.extend({
+  limit: z.coerce.number().int().min(1).max(1000).default(200),
+  sort: z.enum(STORM_ORDERS).default('first'),
+});
 
 export const analysisRoutes = new Hono<Env>()
-  .get('/storms', validate('query', rangeQuery), async (c) => {
-    const storms = await stormsIn(c.var.deps.store, windowOf(c.req.valid('query'), c.var.deps.clock()));
-    return c.json({ storms: storms.map(stormSummary) });
+  .get('/storms', validate('query', stormListQuery), async (c) => {
+    const query = c.req.valid('query');
+    const now = c.var.deps.clock();
+    return c.json(
+      await stormsIn(c.var.deps.store, windowOf(query, now), { order: query.sort, limit: query.limit, now }),
+    );
   })
   .get('/storms/:id', validate('param', z.object({ id: z.string().max(2000) })), async (c) => {
     const storm = await stormById(c.var.deps.store, c.req.valid('param').id);
@@ -84,7 +92,7 @@ export const analysisRoutes = new Hono<Env>()
     validate('query', rangeQuery),
     async (c) => {
       const scope = { ...windowOf(c.req.valid('query'), c.var.deps.clock()), server: c.req.valid('param').server };
-      const detail = await serverDetail(c.var.deps.store, scope);
+      const detail = await serverDetail(c.var.deps.store, scope, c.var.deps.clock());
       if (detail === null) {
         throw new ApiError('not_found', 'no traffic or configuration is known for that server', {
           fix: 'Check the name against GET /api/v1/servers.',

@@ -1,5 +1,5 @@
 import { type SQL, sql } from 'drizzle-orm';
-import type { StormSummary } from '../../shared/analysis/storms.ts';
+import type { StormOrder, StormSummary } from '../../shared/analysis/storms.ts';
 import type { Bucket } from '../../shared/classify/types.ts';
 import type { SqlRunner } from '../runner.ts';
 import { whereClause } from './events.ts';
@@ -66,16 +66,54 @@ interface StormRow {
   firstKind: string;
 }
 
+export interface StormScope {
+  from: number;
+  to: number;
+  server?: string;
+  client?: string;
+  kind?: StormSummary['kind'];
+}
+
 /** Storms that ran at some time in [from, to): whole, including attempts outside the window. */
-export async function stormRows(
-  db: SqlRunner,
-  scope: { from: number; to: number; server?: string; client?: string; kind?: StormSummary['kind'] },
-): Promise<StormSummary[]> {
+function scopeConditions(scope: StormScope): SQL[] {
   const conditions: SQL[] = [sql`last_ts >= ${scope.from}`, sql`first_ts < ${scope.to}`];
   if (scope.server !== undefined) conditions.push(sql`server = ${scope.server}`);
   if (scope.client !== undefined) conditions.push(sql`client = ${scope.client}`);
   if (scope.kind !== undefined) conditions.push(sql`kind = ${scope.kind}`);
-  return selectStorms(db, conditions);
+  return conditions;
+}
+
+/** Every storm of the scope, in no particular order. */
+export async function stormRows(db: SqlRunner, scope: StormScope): Promise<StormSummary[]> {
+  return selectStorms(db, scopeConditions(scope));
+}
+
+/** The first `limit` storms of the scope in `order`; `activeSince` is where active storms begin (for `rank`). */
+export async function orderedStormRows(
+  db: SqlRunner,
+  scope: StormScope,
+  order: StormOrder,
+  limit: number,
+  activeSince: number,
+): Promise<StormSummary[]> {
+  const orderBy = {
+    first: sql`first_ts, kind, id`,
+    rank: sql`CASE WHEN last_ts >= ${activeSince} THEN 0 ELSE 1 END, avoidable DESC, last_ts DESC, id`,
+    newest: sql`first_ts DESC, attempts DESC, id`,
+  }[order];
+  return selectStorms(db, scopeConditions(scope), sql` ORDER BY ${orderBy} LIMIT ${limit}`);
+}
+
+/** How many storms the scope holds, and how many of them are active (last attempt at or after `activeSince`). */
+export async function stormCounts(
+  db: SqlRunner,
+  scope: StormScope,
+  activeSince: number,
+): Promise<{ total: number; active: number }> {
+  const [row] = await db.all<{ total: number; active: number | null }>(sql`SELECT count(*) AS total,
+      sum(CASE WHEN last_ts >= ${activeSince} THEN 1 ELSE 0 END) AS active
+    FROM storms ${whereClause(scopeConditions(scope))}`);
+  return { total: Number(row?.total ?? 0), active: Number(row?.active ?? 0) };
 }
 
 export async function stormRow(db: SqlRunner, id: string): Promise<StormSummary | null> {
@@ -83,10 +121,10 @@ export async function stormRow(db: SqlRunner, id: string): Promise<StormSummary 
   return storm ?? null;
 }
 
-async function selectStorms(db: SqlRunner, conditions: SQL[]): Promise<StormSummary[]> {
+async function selectStorms(db: SqlRunner, conditions: SQL[], tail = sql``): Promise<StormSummary[]> {
   const rows = await db.all<StormRow>(sql`SELECT id, client, server, kind, key, paths, attempts, avoidable,
       first_ts AS "firstTs", last_ts AS "lastTs", first_bucket AS "firstBucket", first_kind AS "firstKind"
-    FROM storms ${whereClause(conditions)}`);
+    FROM storms ${whereClause(conditions)}${tail}`);
   return rows.map(({ paths, firstBucket, firstKind, ...row }) => ({
     ...row,
     paths: JSON.parse(paths) as string[],

@@ -70,6 +70,20 @@ export interface Storm {
 /** A storm as lists show it: everything but its attempt-by-attempt timeline. */
 export type StormSummary = Omit<Storm, 'timeline'>;
 
+/** A storm whose last attempt is this recent is still going on, as far as anyone can tell at 3 a.m. */
+export const STORM_ACTIVE_MS = 10 * 60_000;
+
+export function isActiveStorm(storm: Pick<StormSummary, 'lastTs'>, now: number): boolean {
+  return storm.lastTs >= now - STORM_ACTIVE_MS;
+}
+
+/**
+ * How a storm list is ordered: `first` by first attempt (the detector's order), `rank` active storms first, then
+ * the most avoidable attempts, then the most recent (what to look at first), `newest` by latest start.
+ */
+export const STORM_ORDERS = ['first', 'rank', 'newest'] as const;
+export type StormOrder = (typeof STORM_ORDERS)[number];
+
 type NonEmpty<T> = readonly [T, ...T[]];
 type KeyOf = (e: AnalysisEvent) => string;
 

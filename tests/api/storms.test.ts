@@ -5,11 +5,12 @@ import { stormSummary } from '../../api/services/analysis/storm-ids.ts';
 import { buildMissingStorms } from '../../api/services/gate-maintenance.ts';
 import type { Store } from '../../db/runner.ts';
 import { detectStorms } from '../../shared/analysis/storms.ts';
-import { createTestApp, get, postNdjson, putJson, type TestApp } from '../support/app.ts';
+import { createTestApp, get, postNdjson, putJson, TEST_NOW, type TestApp } from '../support/app.ts';
 import { BASE_TS, clientEvent, rpcError } from '../support/events.ts';
 import { STORE_KINDS, type TestStore } from '../support/stores.ts';
 
-const ALL_TIME = `from=0&to=${BASE_TS + 86_400_000}`;
+const RANGE = `from=0&to=${BASE_TS + 86_400_000}`;
+const ALL_TIME = `${RANGE}&limit=1000`;
 const DECLARED = { endpoints: [{ method: 'POST', path: '/mcp' }] };
 
 /**
@@ -136,6 +137,39 @@ describe.each(STORE_KINDS)('storms kept at ingest on $name', (kind) => {
       expect(await buildMissingStorms(db.store)).toBe(2);
       expect(await listed()).toEqual(before);
       expect(await buildMissingStorms(db.store)).toBe(0);
+    });
+
+    it('ranks, limits and counts: active storms first, then the most avoidable; or the newest first', async () => {
+      await postNdjson(app, traffic('k'));
+      // A small retry loop a minute before now: active, though others wasted more.
+      const loop = [120, 90, 60].map((ago, i) =>
+        clientEvent({
+          id: `k-live-${i}`,
+          ts: TEST_NOW - ago * 1000,
+          client: 'agent-live',
+          server: 'docs',
+          http: { method: 'POST', path: '/mcp', status: 503 },
+          response: undefined,
+        }),
+      );
+      await postNdjson(app, loop);
+      const all = (await (await get(app, `/api/v1/storms?${ALL_TIME}`)).json()).storms;
+      const ranked = await (await get(app, `/api/v1/storms?${RANGE}&sort=rank&limit=3`)).json();
+      expect(ranked.total).toBe(all.length);
+      expect(ranked.active).toBe(1);
+      expect(ranked.storms).toHaveLength(3);
+      expect(ranked.storms[0]).toMatchObject({ client: 'agent-live', kind: 'retry_loop', attempts: 3 });
+      const avoidable = all
+        .filter((s: { client: string }) => s.client !== 'agent-live')
+        .map((s: { avoidable: number }) => s.avoidable)
+        .sort((a: number, b: number) => b - a);
+      expect(ranked.storms.slice(1).map((s: { avoidable: number }) => s.avoidable)).toEqual(avoidable.slice(0, 2));
+      const newest = (await (await get(app, `/api/v1/storms?${RANGE}&sort=newest&limit=2`)).json()).storms;
+      const starts = all.map((s: { firstTs: number }) => s.firstTs).sort((a: number, b: number) => b - a);
+      expect(newest.map((s: { firstTs: number }) => s.firstTs)).toEqual(starts.slice(0, 2));
+      const refused = await get(app, `/api/v1/storms?${RANGE}&sort=worst`);
+      expect(refused.status).toBe(400);
+      expect((await refused.json()).error).toMatchObject({ code: 'invalid_request', field: 'sort', retryable: false });
     });
 
     it('alerts on the probe storm size the list shows, per client', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { StormAttempt, StormSummary } from '../queries/storms.ts';
-import { isActive, parseRequestKey, rankStorms, stormTarget } from './storms.ts';
+import { parseRequestKey, stormTarget } from './storms.ts';
 import { answerLabel, collapseTimeline } from './timeline.ts';
 
 function storm(overrides: Partial<StormSummary>): StormSummary {
@@ -21,16 +21,6 @@ function storm(overrides: Partial<StormSummary>): StormSummary {
 }
 
 describe('storms', () => {
-  const now = 3_600_000;
-
-  it('puts active storms first, then the most avoidable', () => {
-    const old = storm({ id: 'old', avoidable: 500, lastTs: 0 });
-    const active = storm({ id: 'active', avoidable: 3, lastTs: now - 60_000 });
-    const mid = storm({ id: 'mid', avoidable: 40, lastTs: 5 });
-    expect(isActive(active, now)).toBe(true);
-    expect(rankStorms([old, mid, active], now).map((s) => s.id)).toEqual(['active', 'old', 'mid']);
-  });
-
   it('says what a storm hammered', () => {
     expect(stormTarget(storm({}))).toBe('POST /mcp · docs:01234567…');
     const byMethod = JSON.stringify(['c', 'docs', 'GET', '/mcp', null, 'tools/list']);

@@ -1,29 +1,10 @@
 import { formatCount, shortIdentity } from '../format.ts';
 import type { StormSummary } from '../queries/storms.ts';
 
-/** A storm whose last attempt is this recent is still going on, as far as anyone can tell at 3 a.m. */
-const ACTIVE_MS = 10 * 60_000;
-
 export const STORM_KIND_LABEL: Readonly<Record<StormSummary['kind'], string>> = {
   retry_loop: 'Retry loop',
   probe_storm: 'Probe storm',
 };
-
-export function isActive(storm: Pick<StormSummary, 'lastTs'>, now: number): boolean {
-  return storm.lastTs >= now - ACTIVE_MS;
-}
-
-/** Active storms first, then the most avoidable requests, then the most recent. */
-export function rankStorms<T extends StormSummary>(storms: readonly T[], now: number): T[] {
-  return [...storms].sort(
-    (a, b) => Number(isActive(b, now)) - Number(isActive(a, now)) || b.avoidable - a.avoidable || b.lastTs - a.lastTs,
-  );
-}
-
-/** Newest first: the order of a server's storm table. */
-export function newestFirst<T extends StormSummary>(storms: readonly T[]): T[] {
-  return [...storms].sort((a, b) => b.firstTs - a.firstTs || b.attempts - a.attempts);
-}
 
 export interface KeyParts {
   identity: string | null;

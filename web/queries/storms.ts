@@ -14,10 +14,15 @@ export const stormKeys = {
   detail: (id: string) => [...stormKeys.all, 'detail', id] as const,
 };
 
-export function stormsQuery(scope: Scope) {
+/** How many storms the overview shows: the worst first, as the API ranks them. */
+export const RANKED_STORMS = 6;
+
+/** The range's storms that most need a look (active first, then the most avoidable), with how many there are. */
+export function rankedStormsQuery(scope: Scope) {
   return queryOptions({
     queryKey: stormKeys.list(scope),
-    queryFn: async () => unwrap(await api.storms.$get({ query: scopeQuery(scope) })),
+    queryFn: async () =>
+      unwrap(await api.storms.$get({ query: { ...scopeQuery(scope), sort: 'rank', limit: String(RANKED_STORMS) } })),
   });
 }
 

@@ -3,18 +3,20 @@ import type { SqlRunner } from '../../../db/runner.ts';
 import { readServerConfig } from '../server-config.ts';
 import { summarise } from '../summary.ts';
 import type { Window } from './load.ts';
-import { stormSummary } from './storm-ids.ts';
 import { contextGapIn, identitiesIn, stormsIn, timeseriesIn } from './traffic.ts';
 
+/** The newest storms the server page lists; it says how many more the range holds. */
+const SHOWN_STORMS = 200;
+
 /** Everything the server drill-down shows, for one window; null for a server nobody has seen or configured. */
-export async function serverDetail(db: SqlRunner, scope: Window & { server: string }) {
+export async function serverDetail(db: SqlRunner, scope: Window & { server: string }, now: number) {
   const config = await readServerConfig(db, scope.server);
   if (config === null) return null;
   const [summary, codes, series, storms, identities, contextGap] = await Promise.all([
     summarise(db, scope),
     codeCounts(db, scope),
     timeseriesIn(db, scope),
-    stormsIn(db, scope),
+    stormsIn(db, scope, { order: 'newest', limit: SHOWN_STORMS, now }),
     identitiesIn(db, scope, 10),
     contextGapIn(db, scope),
   ]);
@@ -25,7 +27,8 @@ export async function serverDetail(db: SqlRunner, scope: Window & { server: stri
     clients: summary.clients,
     codes,
     series,
-    storms: storms.map(stormSummary),
+    storms: storms.storms,
+    stormsTotal: storms.total,
     identities,
     contextGap: contextGap[0] ?? null,
     discovery: config.discovery,

@@ -2,7 +2,7 @@ import { serverInfo, topIdentityRows } from '../../../db/queries/analysis.ts';
 import { contextRows } from '../../../db/queries/context.ts';
 import type { EventFilter } from '../../../db/queries/events.ts';
 import { conductRows, countRows } from '../../../db/queries/rollups.ts';
-import { stormRows } from '../../../db/queries/storms.ts';
+import { orderedStormRows, stormCounts } from '../../../db/queries/storms.ts';
 import type { SqlRunner } from '../../../db/runner.ts';
 import { addConductCounts, conductReport, emptyConduct } from '../../../shared/analysis/conduct.ts';
 import {
@@ -13,17 +13,37 @@ import {
   gapSummary,
 } from '../../../shared/analysis/context-gap.ts';
 import { representationAlarms, representationSeries, topIdentities } from '../../../shared/analysis/identities.ts';
-import { byStormOrder, type StormSummary } from '../../../shared/analysis/storms.ts';
+import { byStormOrder, STORM_ACTIVE_MS, type StormOrder, type StormSummary } from '../../../shared/analysis/storms.ts';
 import { emptySeries, stepFor } from '../../../shared/analysis/time-buckets.ts';
 import type { ContextScope } from '../../../shared/analysis/types.ts';
 import { BUCKETS, type Bucket } from '../../../shared/classify/types.ts';
 import { loadAnalysis, type Window } from './load.ts';
+import { stormSummary } from './storm-ids.ts';
 
 type Scope = Window & Pick<EventFilter, 'server' | 'client'>;
 
-/** Storms that ran at some time in the window, whole, from the rows the ingest path keeps. */
-export async function stormsIn(db: SqlRunner, scope: Scope): Promise<StormSummary[]> {
-  return (await stormRows(db, scope)).sort(byStormOrder);
+export interface StormList {
+  /** The first `limit` in the order asked for, whole (also where they reach outside the window). */
+  storms: StormSummary[];
+  /** Storms in the window, and of them active (a last attempt within STORM_ACTIVE_MS of `now`). */
+  total: number;
+  active: number;
+}
+
+/** Storms that ran at some time in the window, from the rows the ingest path keeps. */
+export async function stormsIn(
+  db: SqlRunner,
+  scope: Scope,
+  { order, limit, now }: { order: StormOrder; limit: number; now: number },
+): Promise<StormList> {
+  const activeSince = now - STORM_ACTIVE_MS;
+  const [storms, counts] = await Promise.all([
+    orderedStormRows(db, scope, order, limit, activeSince),
+    stormCounts(db, scope, activeSince),
+  ]);
+  // The SQL order's last tie-break is the id under the database's collation; this makes it the detector's.
+  if (order === 'first') storms.sort(byStormOrder);
+  return { storms: storms.map(stormSummary), ...counts };
 }
 
 export async function identitiesIn(db: SqlRunner, scope: Scope, limit: number) {

@@ -1,9 +1,10 @@
 import { useQuery } from '@tanstack/react-query';
+import { isActiveStorm } from '../../../shared/analysis/storms.ts';
 import { Link } from '../../components/Link.tsx';
 import { formatCount } from '../../format.ts';
-import { isActive, rankStorms, STORM_KIND_LABEL } from '../../prepare/storms.ts';
+import { STORM_KIND_LABEL } from '../../prepare/storms.ts';
 import type { Scope } from '../../queries/scope.ts';
-import { stormsQuery } from '../../queries/storms.ts';
+import { rankedStormsQuery } from '../../queries/storms.ts';
 import { describeFailure } from '../../query-client.ts';
 import { routePath } from '../../router.ts';
 import { useUrl } from '../../use-url.ts';
@@ -11,7 +12,7 @@ import { useUrl } from '../../use-url.ts';
 /** One line that answers "is anything hammering a server right now?", with the worst case one click away. */
 export function NowBanner({ scope }: { scope: Scope }) {
   const { link } = useUrl();
-  const storms = useQuery(stormsQuery(scope));
+  const storms = useQuery(rankedStormsQuery(scope));
   if (storms.data === undefined) {
     if (!storms.isError) return <p className="now-banner pending">Looking for active storms…</p>;
     const failure = describeFailure(storms.error);
@@ -23,8 +24,8 @@ export function NowBanner({ scope }: { scope: Scope }) {
     );
   }
   const now = Date.now();
-  const active = rankStorms(storms.data.storms, now).filter((storm) => isActive(storm, now));
-  const [worst] = active;
+  // Ranked by the API: active storms first, the most avoidable first among them.
+  const [worst] = storms.data.storms.filter((storm) => isActiveStorm(storm, now));
   if (worst === undefined) {
     return (
       <p className="now-banner calm" data-testid="now-banner">
@@ -32,7 +33,8 @@ export function NowBanner({ scope }: { scope: Scope }) {
       </p>
     );
   }
-  const count = active.length === 1 ? '1 storm' : `${formatCount(active.length)} storms`;
+  const { active } = storms.data;
+  const count = active === 1 ? '1 storm' : `${formatCount(active)} storms`;
   return (
     <p className="now-banner alert" data-testid="now-banner">
       <strong>{count} active now.</strong> Worst:{' '}

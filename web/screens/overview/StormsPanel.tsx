@@ -1,20 +1,19 @@
 import { useQuery } from '@tanstack/react-query';
+import { isActiveStorm } from '../../../shared/analysis/storms.ts';
 import { BucketBadge } from '../../components/BucketBadge.tsx';
 import { Link } from '../../components/Link.tsx';
 import { Panel } from '../../components/Panel.tsx';
 import { formatAgo, formatCount } from '../../format.ts';
-import { isActive, rankStorms, STORM_KIND_LABEL, stormTarget } from '../../prepare/storms.ts';
+import { STORM_KIND_LABEL, stormTarget } from '../../prepare/storms.ts';
 import type { Scope } from '../../queries/scope.ts';
-import { stormsQuery } from '../../queries/storms.ts';
+import { rankedStormsQuery } from '../../queries/storms.ts';
 import { routePath } from '../../router.ts';
 import { useUrl } from '../../use-url.ts';
-
-const SHOWN = 6;
 
 /** Retry loops and probe storms of the range: the ones still going first, then the costliest. */
 export function StormsPanel({ scope }: { scope: Scope }) {
   const { link } = useUrl();
-  const storms = useQuery(stormsQuery(scope));
+  const storms = useQuery(rankedStormsQuery(scope));
   return (
     <Panel
       title="Retry storms"
@@ -27,15 +26,14 @@ export function StormsPanel({ scope }: { scope: Scope }) {
     >
       {(data) => {
         const now = Date.now();
-        const ranked = rankStorms(data.storms, now);
         return (
           <>
             <ul className="rows">
-              {ranked.slice(0, SHOWN).map((storm) => (
+              {data.storms.map((storm) => (
                 <li key={storm.id}>
                   <Link href={link(routePath({ name: 'storm', id: storm.id }))} className="row-link">
                     <span className="row-main">
-                      {isActive(storm, now) ? <span className="pill pill-live">active</span> : null}
+                      {isActiveStorm(storm, now) ? <span className="pill pill-live">active</span> : null}
                       <strong>
                         {storm.client} → {storm.server}
                       </strong>
@@ -56,9 +54,9 @@ export function StormsPanel({ scope }: { scope: Scope }) {
                 </li>
               ))}
             </ul>
-            {ranked.length > SHOWN ? (
+            {data.total > data.storms.length ? (
               <p className="muted panel-foot">
-                {formatCount(ranked.length - SHOWN)} more in this range: each server page lists all of its storms.
+                {formatCount(data.total - data.storms.length)} more in this range: each server page lists its storms.
               </p>
             ) : null}
           </>

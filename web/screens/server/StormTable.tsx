@@ -1,13 +1,14 @@
+import { isActiveStorm } from '../../../shared/analysis/storms.ts';
 import { BucketBadge } from '../../components/BucketBadge.tsx';
 import { Link } from '../../components/Link.tsx';
 import { Panel, type PanelQuery } from '../../components/Panel.tsx';
 import { formatCount, formatDateTime, formatDuration } from '../../format.ts';
-import { isActive, newestFirst, STORM_KIND_LABEL, stormTarget } from '../../prepare/storms.ts';
+import { STORM_KIND_LABEL, stormTarget } from '../../prepare/storms.ts';
 import type { ServerDetail } from '../../queries/servers.ts';
 import { routePath } from '../../router.ts';
 import { useUrl } from '../../use-url.ts';
 
-/** Every retry loop and probe storm against the server, newest first; each opens its attempt timeline. */
+/** The retry loops and probe storms against the server, newest first; each opens its attempt timeline. */
 export function StormTable({ query }: { query: PanelQuery<ServerDetail> }) {
   const { link } = useUrl();
   const now = Date.now();
@@ -43,11 +44,11 @@ export function StormTable({ query }: { query: PanelQuery<ServerDetail> }) {
               </tr>
             </thead>
             <tbody>
-              {newestFirst(data.storms).map((storm) => (
+              {data.storms.map((storm) => (
                 <tr key={storm.id}>
                   <td data-label="Storm" className="nowrap">
                     <Link href={link(routePath({ name: 'storm', id: storm.id }))}>{STORM_KIND_LABEL[storm.kind]}</Link>
-                    {isActive(storm, now) ? <span className="pill pill-live">active</span> : null}
+                    {isActiveStorm(storm, now) ? <span className="pill pill-live">active</span> : null}
                   </td>
                   <td data-label="Client" className="nowrap">
                     {storm.client}
@@ -74,6 +75,12 @@ export function StormTable({ query }: { query: PanelQuery<ServerDetail> }) {
               ))}
             </tbody>
           </table>
+          {data.stormsTotal > data.storms.length ? (
+            <p className="muted panel-foot">
+              The newest {formatCount(data.storms.length)} of {formatCount(data.stormsTotal)} storms in this range;
+              narrow the range or filter by client to see the others.
+            </p>
+          ) : null}
         </div>
       )}
     </Panel>

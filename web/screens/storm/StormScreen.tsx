@@ -1,10 +1,11 @@
 import { useQuery } from '@tanstack/react-query';
+import { isActiveStorm } from '../../../shared/analysis/storms.ts';
 import { BucketBadge } from '../../components/BucketBadge.tsx';
 import { ErrorNote } from '../../components/ErrorNote.tsx';
 import { Link } from '../../components/Link.tsx';
 import { formatCount, formatDateTime, formatDuration, formatShare, shareOf } from '../../format.ts';
 import { explainKind } from '../../prepare/explain-event.ts';
-import { isActive, STORM_KIND_LABEL, stormTarget } from '../../prepare/storms.ts';
+import { STORM_KIND_LABEL, stormTarget } from '../../prepare/storms.ts';
 import { stormQuery } from '../../queries/storms.ts';
 import { routePath } from '../../router.ts';
 import { useUrl } from '../../use-url.ts';
@@ -38,7 +39,7 @@ export function StormScreen({ id }: { id: string }) {
         <h1 className="screen-title">
           {STORM_KIND_LABEL[data.kind]}: {data.client} → {data.server}
         </h1>
-        {isActive(data, Date.now()) ? <span className="pill pill-live">active</span> : null}
+        {isActiveStorm(data, Date.now()) ? <span className="pill pill-live">active</span> : null}
       </div>
       <p className="target">{stormTarget(data)}</p>
       <ul className="totals compact">
