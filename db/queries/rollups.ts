@@ -47,15 +47,26 @@ const SERVER_LEVELS: readonly Level[] = [
   { table: 'rollup_server_minute', size: MINUTE_MS },
 ];
 
-/** Adds deltas to every level of both families. Deltas are summed per row first: an upsert may touch a row once. */
+/**
+ * Adds deltas to every level of both families. Deltas are summed per minute first (a batch's thousands collapse to
+ * far fewer rows), and each level folds those: an upsert may touch a row once.
+ */
 export async function applyRollupDeltas(db: SqlRunner, deltas: readonly RollupDelta[]): Promise<void> {
   if (deltas.length === 0) return;
+  const minutes = foldRows(
+    deltas.map(
+      (d): Row => [d.minute, d.server, d.client ?? '', d.bucket, d.kind, d.requests, d.avoidable, ...d.conduct],
+    ),
+    MINUTE_MS,
+    true,
+  );
   for (const level of CLIENT_LEVELS) {
-    const rows = sumDeltas(deltas, level.size, true);
+    const rows = nonZero(foldRows(minutes, level.size, true));
     if (rows.length > 0) await upsert(db, level.table, rows, true);
   }
   for (const level of SERVER_LEVELS) {
-    const rows = sumDeltas(deltas, level.size, false);
+    // The server family keeps requests and avoidable only.
+    const rows = nonZero(foldRows(minutes, level.size, false).map((row) => row.slice(0, KEY_LENGTH + 2) as Row));
     if (rows.length > 0) await upsert(db, level.table, rows, false);
   }
 }
@@ -65,24 +76,29 @@ type Row = [start: number, server: string, client: string, bucket: string, kind:
 
 const KEY_LENGTH = 5;
 
-function sumDeltas(deltas: readonly RollupDelta[], size: number, byClient: boolean): Row[] {
+/**
+ * Sums rows per time bucket of `size` (and per client, unless folded), sorted by key: concurrent PostgreSQL
+ * transactions then lock shared rows in one order and cannot deadlock. Names never hold NUL (the event schema
+ * rejects it), so NUL joins a key unambiguously.
+ */
+function foldRows(rows: readonly Row[], size: number, byClient: boolean): Row[] {
   const sums = new Map<string, Row>();
-  for (const d of deltas) {
-    const start = d.minute - (d.minute % size);
-    const client = byClient ? (d.client ?? '') : '';
-    const key = JSON.stringify([start, d.server, client, d.bucket, d.kind]);
-    const counts = [d.requests, d.avoidable, ...(byClient ? d.conduct : [])];
-    const row = sums.get(key) ?? [start, d.server, client, d.bucket, d.kind, ...counts.map(() => 0)];
-    counts.forEach((count, i) => {
-      row[KEY_LENGTH + i] = (row[KEY_LENGTH + i] as number) + count;
-    });
-    sums.set(key, row);
+  for (const row of rows) {
+    const start = row[0] - (row[0] % size);
+    const client = byClient ? row[2] : '';
+    const key = `${start}\u0000${row[1]}\u0000${client}\u0000${row[3]}\u0000${row[4]}`;
+    const sum = sums.get(key);
+    if (sum === undefined) {
+      sums.set(key, [start, row[1], client, row[3], row[4], ...(row.slice(KEY_LENGTH) as number[])]);
+      continue;
+    }
+    for (let i = KEY_LENGTH; i < row.length; i++) sum[i] = (sum[i] as number) + (row[i] as number);
   }
-  // Sorted by key: concurrent PostgreSQL transactions then lock shared rows in one order and cannot deadlock.
-  return [...sums.entries()]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([, row]) => row)
-    .filter((row) => row.slice(KEY_LENGTH).some((count) => count !== 0));
+  return [...sums.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
+}
+
+function nonZero(rows: Row[]): Row[] {
+  return rows.filter((row) => row.slice(KEY_LENGTH).some((count) => count !== 0));
 }
 
 const KEY_COLUMNS: readonly RowsColumn[] = [

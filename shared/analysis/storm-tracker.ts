@@ -29,7 +29,8 @@ export interface LoopRun {
 /** A refusal inside the probe window, with what a storm starting at its time would count from. */
 interface WindowRefusal {
   ts: number;
-  key: string;
+  /** `keyHash` of its request key: the window is stored with every batch, and keys are long. */
+  key: number;
   label: string;
   kind: string;
   /** The first event at this refusal's `ts`, and the events and avoidable events stepped before that time. */
@@ -160,7 +161,7 @@ function stepProbe(
   }
   const now = state.now ?? { ts: e.ts, firstId: e.id, before: 0, avoidableBefore: 0 };
   const label = endpointLabel(e);
-  state.refusals.push({ key, label, kind: e.kind, ...now });
+  state.refusals.push({ key: keyHash(key), label, kind: e.kind, ...now });
   let dropped = 0;
   while (e.ts - (state.refusals[dropped]?.ts ?? e.ts) > o.probeWindowMs) dropped++;
   if (dropped > 0) state.refusals.splice(0, dropped);
@@ -196,7 +197,7 @@ function stepProbe(
 /** At least `probeMinRefusals` refusals over at least `probeMinKeys` keys; stops counting keys once enough. */
 function qualifies(refusals: readonly WindowRefusal[], o: Readonly<Required<StormOptions>>): boolean {
   if (refusals.length < o.probeMinRefusals) return false;
-  const keys = new Set<string>();
+  const keys = new Set<number>();
   for (const r of refusals) {
     keys.add(r.key);
     if (keys.size >= o.probeMinKeys) return true;
@@ -218,4 +219,21 @@ function probeStorm(state: PartitionStormState, p: OpenProbe): StormSummary {
     lastTs: p.end,
     firstFailure: { bucket: 'refusal', kind: p.firstKind },
   };
+}
+
+/**
+ * A 53-bit hash (cyrb53) of a request key. Only keys inside one partition's probe window are compared, at most a few
+ * thousand: a collision, which could only hide that two keys were probed, is not to be expected.
+ */
+function keyHash(key: string): number {
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  for (let i = 0; i < key.length; i++) {
+    const c = key.charCodeAt(i);
+    h1 = Math.imul(h1 ^ c, 2654435761);
+    h2 = Math.imul(h2 ^ c, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
 }
