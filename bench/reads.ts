@@ -8,11 +8,13 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { createApp } from '../api/app.ts';
 import { DEFAULT_CONFIG } from '../api/env.ts';
+import { loadAnalysis } from '../api/services/analysis/load.ts';
 import { ingestBatch } from '../api/services/ingest.ts';
 import { codeCounts } from '../db/queries/codes.ts';
 import { rawBucketCounts } from '../db/queries/summary.ts';
 import type { Store } from '../db/runner.ts';
 import { openStore } from '../db/store.ts';
+import { detectStorms, STORM_DEFAULTS } from '../shared/analysis/storms.ts';
 import { benchAlerts } from './alerts.ts';
 import { syntheticLines } from './generate.ts';
 
@@ -70,6 +72,7 @@ async function timeEndpoints(store: Store, now: number): Promise<void> {
     `/api/v1/identities?${hour}`,
     `/api/v1/context-gap?${hour}`,
     `/api/v1/storms?${hour}&server=server-3`,
+    `/api/v1/storms?${day}&sort=rank&limit=6`,
     `/api/v1/clients?${hour}`,
   ];
   for (const path of endpoints) {
@@ -89,6 +92,18 @@ async function timeEndpoints(store: Store, now: number): Promise<void> {
     await codeCounts(store, { server: 'server-3', from: now - 24 * 3_600_000, to: now });
   }, 5);
   console.log(`  ${'codes: 24 h of server-3 from events'.padEnd(60)} p50 ${ms(codes, 0.5)}  p95 ${ms(codes, 0.95)}`);
+  // What the storms list did before storms were kept: the detector over the hour's events (and the probe window).
+  const storms = await sample(async () => {
+    const { events, verdicts } = await loadAnalysis(store, {
+      server: 'server-3',
+      from: now - 3_600_000 - STORM_DEFAULTS.probeWindowMs,
+      to: now,
+    });
+    detectStorms(events, verdicts);
+  }, 5);
+  console.log(
+    `  ${'raw events: storms of server-3 over 1 h'.padEnd(60)} p50 ${ms(storms, 0.5)}  p95 ${ms(storms, 0.95)}`,
+  );
 }
 
 async function sample(work: () => Promise<void>, count = SAMPLES): Promise<number[]> {
