@@ -26,8 +26,7 @@ export interface ClientConductState extends ConductCounts {
 }
 
 /**
- * Plain JSON and order independent (only sums). Records are null-prototype so any client or server name is just a
- * key; after a JSON round trip, revive with `mergeConduct(emptyConduct(), parsed)` before adding to it.
+ * Order independent (only sums). Records are null-prototype so any client or server name is just a key.
  */
 export interface ConductAccumulator {
   clients: Record<string, ClientConductState>;
@@ -39,16 +38,6 @@ const COUNTER_OF: Record<GateReason, keyof ConductCounts> = {
   past_transient_budget: 'retriedPastBudget',
   identical_after_ambiguous: 'identicalAfterAmbiguous',
 };
-
-const COUNTERS: readonly (keyof ConductCounts)[] = [
-  'requests',
-  'avoidable',
-  'probedWithoutDiscovery',
-  'retriedAfterRefusal',
-  'retriedBeforeRetryAfter',
-  'retriedPastBudget',
-  'identicalAfterAmbiguous',
-];
 
 export function emptyConduct(): ConductAccumulator {
   return { clients: Object.create(null) as Record<string, ClientConductState> };
@@ -98,21 +87,6 @@ export function addConductCounts(
     state.avoidableByServer[server] = (state.avoidableByServer[server] ?? 0) + counts.avoidable;
   }
   return acc;
-}
-
-/** A new accumulator holding both; neither input is changed. */
-export function mergeConduct(a: ConductAccumulator, b: ConductAccumulator): ConductAccumulator {
-  const out = emptyConduct();
-  for (const source of [a, b]) {
-    for (const [client, add] of Object.entries(source.clients)) {
-      const state = clientState(out, client);
-      for (const counter of COUNTERS) state[counter] += add[counter];
-      for (const [server, count] of Object.entries(add.avoidableByServer)) {
-        state.avoidableByServer[server] = (state.avoidableByServer[server] ?? 0) + count;
-      }
-    }
-  }
-  return out;
 }
 
 export interface ServerCost {

@@ -21,9 +21,7 @@ export interface ContextBucket {
 }
 
 /**
- * Plain JSON and order independent (only sums), so ingest can keep one per server and batch and merge them later.
- * Records are null-prototype so that a reason such as `constructor` is just a key; after a JSON round trip, revive
- * with `mergeContextGap(emptyContextGap(step), parsed)` before adding to it.
+ * Order independent (only sums). Records are null-prototype so that a reason such as `constructor` is just a key.
  */
 export interface ContextGap {
   /** The finest bucket kept; a chart may ask for any multiple of it. */
@@ -89,25 +87,6 @@ export function addContextCount(acc: ContextGap, ts: number, context: ContextObs
   if (context.reason === null) acc.trimmedWithoutReason += count;
   else acc.reasons[context.reason] = (acc.reasons[context.reason] ?? 0) + count;
   return acc;
-}
-
-/** A new accumulator holding both; neither input is changed. Both must keep the same step. */
-export function mergeContextGap(a: ContextGap, b: ContextGap): ContextGap {
-  if (a.stepMs !== b.stepMs) throw new RangeError(`cannot merge context gaps of steps ${a.stepMs} and ${b.stepMs}`);
-  const out = emptyContextGap(a.stepMs);
-  for (const source of [a, b]) {
-    for (const requested of SCOPES) {
-      for (const applied of APPLIED_COLUMNS) out.matrix[requested][applied] += source.matrix[requested][applied];
-    }
-    out.reported += source.reported;
-    out.trimmed += source.trimmed;
-    out.trimmedWithoutReason += source.trimmedWithoutReason;
-    for (const [reason, count] of Object.entries(source.reasons)) {
-      out.reasons[reason] = (out.reasons[reason] ?? 0) + count;
-    }
-    for (const [key, bucket] of Object.entries(source.buckets)) addToBucket(out.buckets, key, bucket);
-  }
-  return out;
 }
 
 /** One accumulator per server that saw at least one counted sampling request. */

@@ -31,10 +31,7 @@ export interface IdentityStats {
   last: LastOutcome;
 }
 
-/**
- * Plain JSON, so the server can keep it per ingest batch and persist it. Built on a null-prototype record; after a
- * JSON round trip, revive it with `mergeIdentities(emptyIdentities(), parsed)` before adding to it.
- */
+/** Built on a null-prototype record, so that any identity is just a key. */
 export interface IdentityAccumulator {
   identities: Record<string, IdentityStats>;
 }
@@ -65,26 +62,6 @@ export function addIdentity(acc: IdentityAccumulator, event: AnalysisEvent): Ide
   if (event.ts > stats.lastSeen) stats.lastSeen = event.ts;
   if (compareOrder(event, stats.last) > 0) stats.last = outcomeOf(event);
   return acc;
-}
-
-/** A new accumulator holding both; neither input is changed. */
-export function mergeIdentities(a: IdentityAccumulator, b: IdentityAccumulator): IdentityAccumulator {
-  return absorbIdentities(absorbIdentities(emptyIdentities(), a), b);
-}
-
-/**
- * Folds `source` into `target` (mutating only `target`) and returns it: O(size of source), so a server can fold each
- * ingest batch into a running total without copying the total every time.
- */
-export function absorbIdentities(target: IdentityAccumulator, source: IdentityAccumulator): IdentityAccumulator {
-  for (const identity in source.identities) {
-    const stats = source.identities[identity];
-    if (stats === undefined || !Object.hasOwn(source.identities, identity)) continue;
-    const seen = target.identities[identity];
-    if (seen === undefined) target.identities[identity] = { ...stats, last: { ...stats.last } };
-    else foldStats(seen, stats);
-  }
-  return target;
 }
 
 export function identityStats(events: Iterable<AnalysisEvent>): IdentityAccumulator {
@@ -175,16 +152,6 @@ function statsOf(event: IdentitySend): IdentityStats {
 
 function outcomeOf(event: AnalysisEvent): LastOutcome {
   return { ts: event.ts, seq: event.seq, id: event.id, bucket: event.bucket, kind: event.kind, rule: event.rule };
-}
-
-/** `into` belongs to the target accumulator (a copy, never a source's object), so it may be changed in place. */
-function foldStats(into: IdentityStats, from: IdentityStats): void {
-  into.sends += from.sends;
-  into.represented = into.sends - 1;
-  into.method = firstMethod(into.method, from.method);
-  if (from.firstSeen < into.firstSeen) into.firstSeen = from.firstSeen;
-  if (from.lastSeen > into.lastSeen) into.lastSeen = from.lastSeen;
-  if (compareOrder(from.last, into.last) > 0) into.last = { ...from.last };
 }
 
 function byRepresentation(a: IdentityStats, b: IdentityStats): number {
