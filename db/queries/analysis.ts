@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { SqlRunner } from '../runner.ts';
 import { type EventFilter, filterConditions, whereClause } from './events.ts';
+import { listTable } from './lists.ts';
 
 /** The columns every traffic analysis reads (shared/analysis/types.ts AnalysisEvent, plus the stored verdict). */
 export interface AnalysisRow {
@@ -36,13 +37,16 @@ export const ANALYSIS_COLUMNS = sql`event_id AS "eventId", ts, source, client, s
   discovery_read AS "discoveryRead", counted, ctx_requested AS "ctxRequested", ctx_applied AS "ctxApplied",
   ctx_reason AS "ctxReason", avoidable, gate_reason AS "gateReason"`;
 
-/** Counted events in time order, optionally only sampling calls (for the context gap). */
-export async function analysisRows(
-  db: SqlRunner,
-  filter: EventFilter & { identity?: string; samplingOnly?: boolean },
-): Promise<AnalysisRow[]> {
+/** What an analysis may narrow its events to besides the event filter: some identities, or sampling calls. */
+export interface AnalysisFilter extends EventFilter {
+  identities?: readonly string[];
+  samplingOnly?: boolean;
+}
+
+/** Counted events in time order, optionally of some identities only, or only sampling calls (the context gap). */
+export async function analysisRows(db: SqlRunner, filter: AnalysisFilter): Promise<AnalysisRow[]> {
   const conditions = [sql`counted = 1`, ...filterConditions(filter)];
-  if (filter.identity !== undefined) conditions.push(sql`identity = ${filter.identity}`);
+  if (filter.identities !== undefined) conditions.push(sql`identity IN ${listTable(db, filter.identities)}`);
   if (filter.samplingOnly) conditions.push(sql`ctx_requested IS NOT NULL`);
   return db.all<AnalysisRow>(
     sql`SELECT ${ANALYSIS_COLUMNS} FROM events ${whereClause(conditions)} ORDER BY ts, event_id`,

@@ -66,6 +66,14 @@ describe.each(STORE_KINDS)('traffic analysis over the demo day on $name', (kind)
       expect(one.alarms).toHaveLength(1);
     });
 
+    it('lists each identity as its own page shows it, over the same range', async () => {
+      const { identities } = await json('/api/v1/identities?limit=5');
+      expect(identities).toHaveLength(5);
+      for (const listed of identities) {
+        expect(await json(`/api/v1/identities/${encodeURIComponent(listed.identity)}`)).toEqual(listed);
+      }
+    });
+
     it("reports the summariser's context gap: most calls trimmed, with the reason", async () => {
       const { servers } = await json('/api/v1/context-gap');
       const summariser = servers.find((s: { server: string }) => s.server === 'summarizer');

@@ -1,5 +1,4 @@
-import { type AnalysisRow, analysisRows } from '../../../db/queries/analysis.ts';
-import type { EventFilter } from '../../../db/queries/events.ts';
+import { type AnalysisFilter, type AnalysisRow, analysisRows } from '../../../db/queries/analysis.ts';
 import type { SqlRunner } from '../../../db/runner.ts';
 import type { GateReason, GateVerdict } from '../../../shared/analysis/gate-types.ts';
 import { requestKey } from '../../../shared/analysis/request-key.ts';
@@ -21,10 +20,7 @@ export interface Loaded {
  * Counted events of a window as the pure analyses in shared/analysis read them, with their stored gate verdicts.
  * The analyses themselves stay the one home of each number; this only loads.
  */
-export async function loadAnalysis(
-  db: SqlRunner,
-  filter: EventFilter & { identity?: string; samplingOnly?: boolean },
-): Promise<Loaded> {
+export async function loadAnalysis(db: SqlRunner, filter: AnalysisFilter): Promise<Loaded> {
   const rows = await analysisRows(db, filter);
   const events = rows.map(toAnalysisEvent);
   const verdicts = new Map<string, GateVerdict>();

@@ -15,7 +15,7 @@ import {
 import { representationAlarms, representationSeries, topIdentities } from '../../../shared/analysis/identities.ts';
 import { byStormOrder, STORM_ACTIVE_MS, type StormOrder, type StormSummary } from '../../../shared/analysis/storms.ts';
 import { emptySeries, stepFor } from '../../../shared/analysis/time-buckets.ts';
-import type { ContextScope } from '../../../shared/analysis/types.ts';
+import type { AnalysisEvent, ContextScope } from '../../../shared/analysis/types.ts';
 import { BUCKETS, type Bucket } from '../../../shared/classify/types.ts';
 import { loadAnalysis, type Window } from './load.ts';
 import { stormSummary } from './storm-ids.ts';
@@ -46,15 +46,28 @@ export async function stormsIn(
   return { storms: storms.map(stormSummary), ...counts };
 }
 
+/** The most re-presented identities of the window, each as GET /identities/:identity shows it; one read for all. */
 export async function identitiesIn(db: SqlRunner, scope: Scope, limit: number) {
-  const rows = await topIdentityRows(db, scope, limit);
-  const result = [];
-  for (const row of rows) result.push(await identityIn(db, scope, row.identity));
-  return result.filter((item) => item !== null);
+  const ranked = await topIdentityRows(db, scope, limit);
+  if (ranked.length === 0) return [];
+  const { events } = await loadAnalysis(db, { ...scope, identities: ranked.map((row) => row.identity) });
+  const sends = new Map<string, AnalysisEvent[]>();
+  for (const event of events) {
+    if (event.identity === null) continue;
+    const list = sends.get(event.identity);
+    if (list === undefined) sends.set(event.identity, [event]);
+    else list.push(event);
+  }
+  return ranked.flatMap((row) => identityView(scope, row.identity, sends.get(row.identity) ?? []) ?? []);
 }
 
 export async function identityIn(db: SqlRunner, scope: Scope, identity: string) {
-  const { events } = await loadAnalysis(db, { ...scope, identity });
+  const { events } = await loadAnalysis(db, { ...scope, identities: [identity] });
+  return identityView(scope, identity, events);
+}
+
+/** One identity's sends in the window: its counts and last outcome, its alarms, its chart; null when none. */
+function identityView(scope: Scope, identity: string, events: readonly AnalysisEvent[]) {
   const [stats] = topIdentities(events, 1);
   if (stats === undefined) return null;
   const step = stepFor(scope.to - scope.from);
