@@ -39,6 +39,7 @@ interface Level {
 
 const CLIENT_LEVELS: readonly Level[] = [
   { table: 'rollup_hour', size: HOUR_MS },
+  { table: 'rollup_5min', size: 5 * MINUTE_MS },
   { table: 'rollup_minute', size: MINUTE_MS },
 ];
 const SERVER_LEVELS: readonly Level[] = [

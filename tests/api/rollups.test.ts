@@ -195,6 +195,15 @@ describe.each(STORE_KINDS)('rollups on $name', (kind) => {
       expect(await clientsIn(db.store, range)).toEqual(before);
     });
 
+    it('are summed into 5-minute rows by the migration that added them, for events stored before it', async () => {
+      const range = { from: BASE_TS + 12_345, to: BASE_TS + 2 * 3_600_000 + 7_777 };
+      const before = await clientsIn(db.store, range);
+      await db.store.run(sql`DELETE FROM rollup_5min`);
+      expect(await clientsIn(db.store, range)).not.toEqual(before);
+      await replayBackfill(db.store, kind.name, '0010_', 'INSERT');
+      expect(await clientsIn(db.store, range)).toEqual(before);
+    });
+
     it('are rebuilt by the migration that added the context counts, for events stored before it', async () => {
       const range = { from: BASE_TS - 3_600_000, to: BASE_TS + 4 * 3_600_000 };
       const before = await contextGapIn(db.store, range);

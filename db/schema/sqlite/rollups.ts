@@ -42,6 +42,12 @@ export const rollupMinute = sqliteTable('rollup_minute', clientRollupColumns(), 
   index('rollup_minute_server_idx').on(t.server, t.start),
 ]);
 
+// Between the two: an hour-long window is 12 of these instead of 60 minutes (GET /clients, a day's edges).
+export const rollup5Min = sqliteTable('rollup_5min', clientRollupColumns(), (t) => [
+  primaryKey({ columns: [t.start, t.server, t.client, t.bucket, t.kind] }),
+  index('rollup_5min_server_idx').on(t.server, t.start),
+]);
+
 export const rollupHour = sqliteTable('rollup_hour', clientRollupColumns(), (t) => [
   primaryKey({ columns: [t.start, t.server, t.client, t.bucket, t.kind] }),
   index('rollup_hour_server_idx').on(t.server, t.start),
