@@ -18,7 +18,7 @@ import {
 import { LOCK_CLASS, lockKeys } from '../../db/queries/locks.ts';
 import { getSetting, setSettingOnce } from '../../db/queries/settings.ts';
 import { clearStorms, saveStorms } from '../../db/queries/storms.ts';
-import type { Store, TxRunner } from '../../db/runner.ts';
+import type { SqlRunner, Store, TxRunner } from '../../db/runner.ts';
 import {
   byTimeOrder,
   createGateState,
@@ -133,13 +133,18 @@ export async function replayServer(tx: TxRunner, server: string, rollups: Rollup
 const STORMS_BUILT = 'storms_built';
 const BUILD_CHUNK = 20;
 
+/** Whether every stored event's storms are kept: false while a store from before storms were kept is being built. */
+export async function stormsComplete(db: SqlRunner): Promise<boolean> {
+  return (await getSetting(db, STORMS_BUILT)) !== null;
+}
+
 /**
  * Storms are kept from the migration that added them on; a partition whose events were stored before has no storm
  * rows until a batch touches it. This replays every such partition, a few per transaction so that ingest is not
  * held up, once per store. It stops early when `stopping()` says so, and starts over on the next start.
  */
 export async function buildMissingStorms(store: Store, stopping: () => boolean = () => false): Promise<number> {
-  if ((await getSetting(store, STORMS_BUILT)) !== null) return 0;
+  if (await stormsComplete(store)) return 0;
   const built = new Set(await partitionsWithStorms(store));
   const missing = (await judgedPartitions(store)).filter((pk) => !built.has(pk));
   for (let start = 0; start < missing.length; start += BUILD_CHUNK) {

@@ -5,23 +5,43 @@ import { createStormState, type PartitionStormState, stormStep } from './storm-t
 import { byStormOrder, detectStorms, type StormSummary } from './storms.ts';
 import type { AnalysisEvent } from './types.ts';
 
-/** What the tracker reports after stepping `events` in batches of `batch`, its state kept as JSON between them. */
+/**
+ * What the tracker reports after stepping `events` in batches of `batch`, kept between batches as the store keeps it:
+ * each partition's state as JSON without its runs, and each key's run apart, loaded only for the keys a batch uses.
+ */
 function tracked(events: readonly AnalysisEvent[], batch: number): StormSummary[] {
   const verdicts = replayGate(events);
-  const states = new Map<string, string>();
+  const partitions = new Map<string, string>();
+  const runs = new Map<string, string>();
   const storms = new Map<string, StormSummary>();
   const ordered = [...events].sort(byTimeOrder).filter((e) => e.counted && e.client !== null);
   for (let start = 0; start < ordered.length; start += batch) {
+    const states = new Map<string, PartitionStormState>();
+    const used = new Map<string, Set<string>>();
     for (const e of ordered.slice(start, start + batch)) {
       const pk = JSON.stringify([e.client, e.server]);
-      const saved = states.get(pk);
+      const key = verdicts.get(e.id)?.key ?? '';
+      const saved = partitions.get(pk);
       const state: PartitionStormState =
-        saved === undefined ? createStormState(e.client ?? '', e.server) : JSON.parse(saved);
-      const verdict = verdicts.get(e.id);
-      for (const storm of stormStep(state, e, verdict?.key ?? '', verdict?.avoidable === true)) {
+        states.get(pk) ??
+        (saved === undefined ? createStormState(e.client ?? '', e.server) : { ...JSON.parse(saved), loops: {} });
+      states.set(pk, state);
+      const keys = used.get(pk) ?? new Set<string>();
+      used.set(pk, keys);
+      const run = runs.get(JSON.stringify([pk, key]));
+      if (!keys.has(key) && run !== undefined) state.loops[key] = JSON.parse(run);
+      keys.add(key);
+      for (const storm of stormStep(state, e, key, verdicts.get(e.id)?.avoidable === true)) {
         storms.set(storm.id, storm);
       }
-      states.set(pk, JSON.stringify(state));
+    }
+    for (const [pk, { loops, ...state }] of states) {
+      partitions.set(pk, JSON.stringify(state));
+      for (const key of used.get(pk) ?? []) {
+        const run = loops[key];
+        if (run === undefined) runs.delete(JSON.stringify([pk, key]));
+        else runs.set(JSON.stringify([pk, key]), JSON.stringify(run));
+      }
     }
   }
   return [...storms.values()].sort(byStormOrder);

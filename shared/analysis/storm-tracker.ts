@@ -87,12 +87,13 @@ export function stormStep(
   if (state.now === null || state.now.ts !== e.ts) {
     state.now = { ts: e.ts, firstId: e.id, before: state.stepped, avoidableBefore: state.avoidable };
   }
+  const now = state.now;
   state.stepped++;
   if (avoidable) state.avoidable++;
   const changed: StormSummary[] = [];
   const loop = stepLoop(state, e, key, avoidable, o.loopGapMs);
   if (loop !== null) changed.push(loop);
-  const probe = stepProbe(state, e, key, o);
+  const probe = stepProbe(state, now, e, key, o);
   if (probe !== null) changed.push(probe);
   return changed;
 }
@@ -148,6 +149,7 @@ function newRun(e: AnalysisEvent, avoidable: boolean): LoopRun {
 /** `probeSpans` in storms.ts, one event at a time: a storm counts every event from its first refusal's time on. */
 function stepProbe(
   state: PartitionStormState,
+  now: NonNullable<PartitionStormState['now']>,
   e: AnalysisEvent,
   key: string,
   o: Readonly<Required<StormOptions>>,
@@ -159,7 +161,6 @@ function stepProbe(
     probe.avoidableThrough = state.avoidable;
     return probeStorm(state, probe);
   }
-  const now = state.now ?? { ts: e.ts, firstId: e.id, before: 0, avoidableBefore: 0 };
   const label = endpointLabel(e);
   state.refusals.push({ key: keyHash(key), label, kind: e.kind, ...now });
   let dropped = 0;

@@ -128,7 +128,7 @@ export function byStormOrder(a: StormSummary, b: StormSummary): number {
   return a.firstTs - b.firstTs || compareText(a.kind, b.kind) || compareText(a.id, b.id);
 }
 
-export function resolveStormOptions(options: StormOptions): Required<StormOptions> {
+function resolveStormOptions(options: StormOptions): Required<StormOptions> {
   const o: Required<StormOptions> = {
     loopGapMs: options.loopGapMs ?? STORM_DEFAULTS.loopGapMs,
     probeWindowMs: options.probeWindowMs ?? STORM_DEFAULTS.probeWindowMs,

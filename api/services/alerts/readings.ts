@@ -21,8 +21,16 @@ import {
   valuesFromSends,
   valuesFromStorms,
 } from '../../../shared/alerts/values.ts';
+import { ApiError } from '../../errors.ts';
+import { stormsComplete } from '../gate-maintenance.ts';
 
 export type Reading = Pick<RuleInput, 'metric' | 'scope' | 'groupBy' | 'windowSeconds'>;
+
+/** A reading that cannot be taken yet; the rule's round waits (it stays due) rather than judge on partial data. */
+export const STORMS_NOT_READY = new ApiError('unavailable', 'the storms of earlier events are still being built', {
+  fix: 'Wait: the server builds them once after an upgrade, in the background.',
+  retryAfterSeconds: 30,
+});
 
 function rollupDimensions(metric: Metric, groupBy: GroupBy): Dimension[] {
   const dims: Dimension[] = groupBy === 'server' || groupBy === 'client' ? [groupBy] : [];
@@ -100,6 +108,8 @@ async function readGroups(db: SqlRunner, reads: RoundReads, rule: Reading, end: 
     return valuesFromContext((await contextRows(db, scope)) as ContextLike[], rule.groupBy);
   }
   if (rule.metric === 'probe_storm_size') {
+    // Judged on a partial list, a storm not yet built would read as over: wait for the build instead.
+    if (!(await stormsComplete(db))) throw STORMS_NOT_READY;
     return valuesFromStorms(await stormRows(db, { ...scope, kind: 'probe_storm' }), rule.groupBy);
   }
   const rows = await reads.counts({ ...scope, dims: rollupDimensions(rule.metric, rule.groupBy) });

@@ -29,6 +29,7 @@ export async function serverDetail(db: SqlRunner, scope: Window & { server: stri
     series,
     storms: storms.storms,
     stormsTotal: storms.total,
+    stormsComplete: storms.complete,
     identities,
     contextGap: contextGap[0] ?? null,
     discovery: config.discovery,

@@ -17,6 +17,7 @@ import { byStormOrder, STORM_ACTIVE_MS, type StormOrder, type StormSummary } fro
 import { emptySeries, stepFor } from '../../../shared/analysis/time-buckets.ts';
 import type { AnalysisEvent, ContextScope } from '../../../shared/analysis/types.ts';
 import { BUCKETS, type Bucket } from '../../../shared/classify/types.ts';
+import { stormsComplete } from '../gate-maintenance.ts';
 import { loadAnalysis, type Window } from './load.ts';
 import { stormSummary } from './storm-ids.ts';
 
@@ -28,6 +29,8 @@ export interface StormList {
   /** Storms in the window, and of them active (a last attempt within STORM_ACTIVE_MS of `now`). */
   total: number;
   active: number;
+  /** False while the storms of events stored before storms were kept are being built: the list may miss some. */
+  complete: boolean;
 }
 
 /** Storms that ran at some time in the window, from the rows the ingest path keeps. */
@@ -37,13 +40,14 @@ export async function stormsIn(
   { order, limit, now }: { order: StormOrder; limit: number; now: number },
 ): Promise<StormList> {
   const activeSince = now - STORM_ACTIVE_MS;
-  const [storms, counts] = await Promise.all([
+  const [storms, counts, complete] = await Promise.all([
     orderedStormRows(db, scope, order, limit, activeSince),
     stormCounts(db, scope, activeSince),
+    stormsComplete(db),
   ]);
   // The SQL order's last tie-break is the id under the database's collation; this makes it the detector's.
   if (order === 'first') storms.sort(byStormOrder);
-  return { storms: storms.map(stormSummary), ...counts };
+  return { storms: storms.map(stormSummary), ...counts, complete };
 }
 
 /** The most re-presented identities of the window, each as GET /identities/:identity shows it; one read for all. */

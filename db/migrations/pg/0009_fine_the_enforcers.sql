@@ -17,4 +17,6 @@ ALTER TABLE "gate_keys" ADD COLUMN "run" text;--> statement-breakpoint
 ALTER TABLE "gate_partitions" ADD COLUMN "storms" text;--> statement-breakpoint
 CREATE INDEX "storms_last_ts_idx" ON "storms" USING btree ("last_ts");--> statement-breakpoint
 CREATE INDEX "storms_server_last_ts_idx" ON "storms" USING btree ("server","last_ts");--> statement-breakpoint
-CREATE INDEX "storms_client_server_idx" ON "storms" USING btree ("client","server");
+CREATE INDEX "storms_client_server_idx" ON "storms" USING btree ("client","server");--> statement-breakpoint
+-- A store with no events yet has no storms to build; one with events builds them once at start (buildMissingStorms).
+INSERT INTO "settings" (key, value) SELECT 'storms_built', 'new store' WHERE NOT EXISTS (SELECT 1 FROM "events");

@@ -17,4 +17,6 @@ CREATE INDEX `storms_last_ts_idx` ON `storms` (`last_ts`);--> statement-breakpoi
 CREATE INDEX `storms_server_last_ts_idx` ON `storms` (`server`,`last_ts`);--> statement-breakpoint
 CREATE INDEX `storms_client_server_idx` ON `storms` (`client`,`server`);--> statement-breakpoint
 ALTER TABLE `gate_keys` ADD `run` text;--> statement-breakpoint
-ALTER TABLE `gate_partitions` ADD `storms` text;
+ALTER TABLE `gate_partitions` ADD `storms` text;--> statement-breakpoint
+-- A store with no events yet has no storms to build; one with events builds them once at start (buildMissingStorms).
+INSERT INTO `settings` (key, value) SELECT 'storms_built', 'new store' WHERE NOT EXISTS (SELECT 1 FROM `events`);

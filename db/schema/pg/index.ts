@@ -11,6 +11,13 @@ export { eventBodies } from './event-bodies.ts';
 export { events } from './events.ts';
 export { gateKeys } from './gate-keys.ts';
 export { gatePartitions } from './gate-partitions.ts';
-export { rollup5Min, rollupHour, rollupMinute, rollupServer5Min, rollupServerHour, rollupServerMinute } from './rollups.ts';
+export {
+  rollup5Min,
+  rollupHour,
+  rollupMinute,
+  rollupServer5Min,
+  rollupServerHour,
+  rollupServerMinute,
+} from './rollups.ts';
 export { servers } from './servers.ts';
 export { storms } from './storms.ts';

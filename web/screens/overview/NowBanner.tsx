@@ -1,5 +1,4 @@
 import { useQuery } from '@tanstack/react-query';
-import { isActiveStorm } from '../../../shared/analysis/storms.ts';
 import { Link } from '../../components/Link.tsx';
 import { formatCount } from '../../format.ts';
 import { STORM_KIND_LABEL } from '../../prepare/storms.ts';
@@ -23,9 +22,9 @@ export function NowBanner({ scope }: { scope: Scope }) {
       </p>
     );
   }
-  const now = Date.now();
-  // Ranked by the API: active storms first, the most avoidable first among them.
-  const [worst] = storms.data.storms.filter((storm) => isActiveStorm(storm, now));
+  // Ranked by the API, active ones first, and counted with its clock: the first storm is the worst active one.
+  const { active } = storms.data;
+  const worst = active > 0 ? storms.data.storms[0] : undefined;
   if (worst === undefined) {
     return (
       <p className="now-banner calm" data-testid="now-banner">
@@ -33,7 +32,6 @@ export function NowBanner({ scope }: { scope: Scope }) {
       </p>
     );
   }
-  const { active } = storms.data;
   const count = active === 1 ? '1 storm' : `${formatCount(active)} storms`;
   return (
     <p className="now-banner alert" data-testid="now-banner">

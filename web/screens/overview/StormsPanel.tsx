@@ -54,6 +54,11 @@ export function StormsPanel({ scope }: { scope: Scope }) {
                 </li>
               ))}
             </ul>
+            {data.complete ? null : (
+              <p className="muted panel-foot">
+                Storms of events stored before this version are still being built: some may be missing.
+              </p>
+            )}
             {data.total > data.storms.length ? (
               <p className="muted panel-foot">
                 {formatCount(data.total - data.storms.length)} more in this range: each server page lists its storms.

@@ -75,6 +75,11 @@ export function StormTable({ query }: { query: PanelQuery<ServerDetail> }) {
               ))}
             </tbody>
           </table>
+          {data.stormsComplete ? null : (
+            <p className="muted panel-foot">
+              Storms of events stored before this version are still being built: some may be missing.
+            </p>
+          )}
           {data.stormsTotal > data.storms.length ? (
             <p className="muted panel-foot">
               The newest {formatCount(data.storms.length)} of {formatCount(data.stormsTotal)} storms in this range;
