@@ -26,14 +26,22 @@ export interface LoopRun {
   avoidable: number;
 }
 
-/** A refusal inside the probe window, with what a storm starting at its time would count from. */
+/**
+ * A refusal inside the probe window. While it may still start a probe storm it keeps what that storm would count
+ * from (`start`); once an open storm reaches past it, it can only be counted, and keeps its time and key alone: in a
+ * long storm the window is mostly such entries, and it is written with every batch.
+ */
 interface WindowRefusal {
   ts: number;
-  /** `keyHash` of its request key: the window is stored with every batch, and keys are long. */
+  /** `keyHash` of its request key: keys are long. */
   key: number;
+  start?: StormStart;
+}
+
+/** What a probe storm starting at a refusal counts from: its first event at that time, and what came before. */
+interface StormStart {
   label: string;
   kind: string;
-  /** The first event at this refusal's `ts`, and the events and avoidable events stepped before that time. */
   firstId: string;
   before: number;
   avoidableBefore: number;
@@ -162,7 +170,12 @@ function stepProbe(
     return probeStorm(state, probe);
   }
   const label = endpointLabel(e);
-  state.refusals.push({ key: keyHash(key), label, kind: e.kind, ...now });
+  const { firstId, before, avoidableBefore } = now;
+  state.refusals.push({
+    ts: e.ts,
+    key: keyHash(key),
+    start: { label, kind: e.kind, firstId, before, avoidableBefore },
+  });
   let dropped = 0;
   while (e.ts - (state.refusals[dropped]?.ts ?? e.ts) > o.probeWindowMs) dropped++;
   if (dropped > 0) state.refusals.splice(0, dropped);
@@ -177,22 +190,40 @@ function stepProbe(
     open.avoidableThrough = state.avoidable;
     for (const path of open.pending) if (!open.paths.includes(path)) open.paths.push(path);
     open.pending = [];
+    reachedBy(state.refusals);
     return probeStorm(state, open);
   }
+  // Nothing reached this window's refusals before (no storm, or one that ended before all of them): all can start one.
+  const paths = state.refusals.map((r) => r.start?.label ?? '');
+  const first = left.start;
+  if (first === undefined) throw new Error('storm tracker: a refusal that may start a probe storm lost its start');
   const started: OpenProbe = {
     start: left.ts,
     end: e.ts,
-    firstId: left.firstId,
-    firstKind: left.kind,
-    before: left.before,
-    avoidableBefore: left.avoidableBefore,
+    firstId: first.firstId,
+    firstKind: first.kind,
+    before: first.before,
+    avoidableBefore: first.avoidableBefore,
     through: state.stepped,
     avoidableThrough: state.avoidable,
-    paths: [...new Set(state.refusals.map((r) => r.label))],
+    paths: [...new Set(paths)],
     pending: [],
   };
   state.probe = started;
+  reachedBy(state.refusals);
   return probeStorm(state, started);
+}
+
+/**
+ * The open storm now ends at the last refusal, so none of these can start another: a new one needs a window that
+ * begins after it. Entries lose their start from the newest back (the older ones lost it at earlier steps).
+ */
+function reachedBy(refusals: WindowRefusal[]): void {
+  for (let i = refusals.length - 1; i >= 0; i--) {
+    const r = refusals[i] as WindowRefusal;
+    if (r.start === undefined) return;
+    delete r.start;
+  }
 }
 
 /** At least `probeMinRefusals` refusals over at least `probeMinKeys` keys; stops counting keys once enough. */
