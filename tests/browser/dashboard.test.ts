@@ -374,7 +374,9 @@ describe.skipIf(chromiumMissing)('alert rules in a browser', () => {
     const row = page.getByTestId('rule-row').filter({ hasText: 'Any refusal per server' });
     // The engine evaluates a new rule within one tick; the screen polls.
     await row.getByText(/^firing \d+$/).waitFor({ timeout: 20_000 });
+    // The firing list is its own query, refreshed on its own schedule: wait for it too.
     const firing = page.getByTestId('firing-alerts').getByTestId('alert-row').filter({ hasText: 'Any refusal' });
+    await firing.first().waitFor({ timeout: 20_000 });
     expect(await firing.count()).toBeGreaterThan(0);
     expect(await firing.first().textContent()).toMatch(/warning.*server files/);
     await page.getByTestId('alert-history').getByText('Any refusal per server').first().waitFor();
