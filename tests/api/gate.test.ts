@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { shuffled } from '../../shared/analysis/fixtures.ts';
 import { createTestApp, get, postNdjson, putJson, type TestApp } from '../support/app.ts';
 import { BASE_TS, clientEvent, proxyEvent, rpcError } from '../support/events.ts';
 import { STORE_KINDS, type TestStore } from '../support/stores.ts';
@@ -19,18 +20,6 @@ function prober(prefix: string) {
       discoveryRead: false,
     }),
   );
-}
-
-/** A deterministic shuffle, so a failure reproduces. */
-function shuffled<T>(items: readonly T[]): T[] {
-  const out = [...items];
-  let seed = 7;
-  for (let i = out.length - 1; i > 0; i--) {
-    seed = (seed * 1103515245 + 12345) % 2 ** 31;
-    const j = seed % (i + 1);
-    [out[i], out[j]] = [out[j] as T, out[i] as T];
-  }
-  return out;
 }
 
 describe.each(STORE_KINDS)('gate verdicts kept at ingest on $name', (kind) => {
@@ -61,7 +50,7 @@ describe.each(STORE_KINDS)('gate verdicts kept at ingest on $name', (kind) => {
 
     it('gives the same verdicts whatever order and batching the events arrive in', async () => {
       const events = prober('q');
-      const mixed = shuffled(events);
+      const mixed = shuffled(events, 7);
       // Three batches, out of order within and across them.
       await postNdjson(app, mixed.slice(0, 9));
       await postNdjson(app, mixed.slice(9, 15));

@@ -4,6 +4,7 @@ import { loadAnalysis } from '../../api/services/analysis/load.ts';
 import { stormSummary } from '../../api/services/analysis/storm-ids.ts';
 import { buildMissingStorms } from '../../api/services/gate-maintenance.ts';
 import type { Store } from '../../db/runner.ts';
+import { shuffled } from '../../shared/analysis/fixtures.ts';
 import { detectStorms } from '../../shared/analysis/storms.ts';
 import { createTestApp, get, postNdjson, putJson, TEST_NOW, type TestApp } from '../support/app.ts';
 import { BASE_TS, clientEvent, rpcError } from '../support/events.ts';
@@ -48,18 +49,6 @@ function traffic(prefix: string): Record<string, unknown>[] {
   return events;
 }
 
-/** A deterministic shuffle. */
-function shuffled<T>(items: readonly T[]): T[] {
-  const out = [...items];
-  let seed = 3;
-  for (let i = out.length - 1; i > 0; i--) {
-    seed = (seed * 1103515245 + 12345) % 2 ** 31;
-    const j = seed % (i + 1);
-    [out[i], out[j]] = [out[j] as T, out[i] as T];
-  }
-  return out;
-}
-
 /** What the detector finds in every stored event: the one home of what a storm is. */
 async function detectedIn(store: Store) {
   const { events, verdicts } = await loadAnalysis(store, { from: 0, to: BASE_TS + 86_400_000 });
@@ -81,7 +70,7 @@ describe.each(STORE_KINDS)('storms kept at ingest on $name', (kind) => {
 
     it('lists what the detector finds in the stored events, whatever order and batching they came in', async () => {
       const events = traffic('o');
-      const mixed = shuffled(events);
+      const mixed = shuffled(events, 3);
       for (let start = 0; start < mixed.length; start += 37) {
         expect((await postNdjson(app, mixed.slice(start, start + 37))).status).toBe(200);
       }
