@@ -3,6 +3,7 @@ import { isActiveStorm } from '../../../shared/analysis/storms.ts';
 import { BucketBadge } from '../../components/BucketBadge.tsx';
 import { Link } from '../../components/Link.tsx';
 import { Panel } from '../../components/Panel.tsx';
+import { StormsBuilding } from '../../components/StormsBuilding.tsx';
 import { formatAgo, formatCount } from '../../format.ts';
 import { STORM_KIND_LABEL, stormTarget } from '../../prepare/storms.ts';
 import type { Scope } from '../../queries/scope.ts';
@@ -54,11 +55,7 @@ export function StormsPanel({ scope }: { scope: Scope }) {
                 </li>
               ))}
             </ul>
-            {data.complete ? null : (
-              <p className="muted panel-foot">
-                Storms of events stored before this version are still being built: some may be missing.
-              </p>
-            )}
+            <StormsBuilding complete={data.complete} />
             {data.total > data.storms.length ? (
               <p className="muted panel-foot">
                 {formatCount(data.total - data.storms.length)} more in this range: each server page lists its storms.

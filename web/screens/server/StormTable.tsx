@@ -2,6 +2,7 @@ import { isActiveStorm } from '../../../shared/analysis/storms.ts';
 import { BucketBadge } from '../../components/BucketBadge.tsx';
 import { Link } from '../../components/Link.tsx';
 import { Panel, type PanelQuery } from '../../components/Panel.tsx';
+import { StormsBuilding } from '../../components/StormsBuilding.tsx';
 import { formatCount, formatDateTime, formatDuration } from '../../format.ts';
 import { STORM_KIND_LABEL, stormTarget } from '../../prepare/storms.ts';
 import type { ServerDetail } from '../../queries/servers.ts';
@@ -75,11 +76,7 @@ export function StormTable({ query }: { query: PanelQuery<ServerDetail> }) {
               ))}
             </tbody>
           </table>
-          {data.stormsComplete ? null : (
-            <p className="muted panel-foot">
-              Storms of events stored before this version are still being built: some may be missing.
-            </p>
-          )}
+          <StormsBuilding complete={data.stormsComplete} />
           {data.stormsTotal > data.storms.length ? (
             <p className="muted panel-foot">
               The newest {formatCount(data.storms.length)} of {formatCount(data.stormsTotal)} storms in this range;
