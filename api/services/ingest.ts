@@ -129,6 +129,7 @@ async function insertAll(tx: TxRunner, built: readonly BuiltEvent[]): Promise<nu
   for (const { row } of fresh) {
     rollups.add(row, 1, 0);
     rollups.addSampled(row, 1);
+    rollups.addSend(row, 1);
   }
   const shadowed = await shadowProxyDuplicates(tx, {
     client: [...correlations.client],
@@ -137,6 +138,7 @@ async function insertAll(tx: TxRunner, built: readonly BuiltEvent[]): Promise<nu
   for (const row of shadowed) {
     rollups.add(row, -1, -row.avoidable, row.gateReason);
     rollups.addSampled(row, -1);
+    rollups.addSend(row, -1);
   }
   const replay = new Set(shadowed.filter((s) => s.client !== null).map((s) => JSON.stringify([s.client, s.server])));
   await advanceGate(

@@ -1,4 +1,5 @@
 import { applyContextDeltas, type ContextDelta } from '../../db/queries/context.ts';
+import { applyIdentityDeltas, type IdentityDelta } from '../../db/queries/identities.ts';
 import { applyRollupDeltas, CONDUCT_COLUMNS, MINUTE_MS, type RollupDelta } from '../../db/queries/rollups.ts';
 import type { SqlRunner } from '../../db/runner.ts';
 
@@ -32,6 +33,7 @@ export interface Sampled {
 export class RollupChanges {
   private readonly deltas: RollupDelta[] = [];
   private readonly context: ContextDelta[] = [];
+  private readonly sends: IdentityDelta[] = [];
 
   /**
    * Counts `requests` more (or fewer) requests of the event's kind and `avoidable` more (or fewer) avoidable ones,
@@ -71,10 +73,21 @@ export class RollupChanges {
     });
   }
 
+  /**
+   * Counts a send of the event's request identity in (+1) or out (-1) of its hour. Like the context counts, only
+   * storing and shadowing change them.
+   */
+  addSend(event: { ts: number; identity: string | null }, sends: number): void {
+    if (event.identity === null) return;
+    this.sends.push({ ts: event.ts, identity: event.identity, sends });
+  }
+
   async write(db: SqlRunner): Promise<void> {
     await applyRollupDeltas(db, this.deltas);
     await applyContextDeltas(db, this.context);
+    await applyIdentityDeltas(db, this.sends);
     this.deltas.length = 0;
     this.context.length = 0;
+    this.sends.length = 0;
   }
 }

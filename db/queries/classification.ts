@@ -76,7 +76,7 @@ export async function shadowProxyDuplicates(
   return shadowed;
 }
 
-const SHADOWED_COLUMNS = sql`ts, client, server, bucket, kind, avoidable, gate_reason AS "gateReason",
+const SHADOWED_COLUMNS = sql`ts, client, server, identity, bucket, kind, avoidable, gate_reason AS "gateReason",
   discovery_read AS "discoveryRead", ctx_requested AS "ctxRequested", ctx_applied AS "ctxApplied",
   ctx_reason AS "ctxReason"`;
 
@@ -85,6 +85,7 @@ export interface ShadowedRow {
   ts: number;
   client: string | null;
   server: string;
+  identity: string | null;
   bucket: string;
   kind: string;
   avoidable: number;
