@@ -56,8 +56,7 @@ export const analysisRoutes = new Hono<Env>()
   })
   .get('/identities', validate('query', limitQuery), async (c) => {
     const query = c.req.valid('query');
-    const identities = await identitiesIn(c.var.deps.store, windowOf(query, c.var.deps.clock()), query.limit);
-    return c.json({ identities });
+    return c.json(await identitiesIn(c.var.deps.store, windowOf(query, c.var.deps.clock()), query.limit));
   })
   .get(
     '/identities/:identity',

@@ -66,8 +66,9 @@ describe.each(STORE_KINDS)('traffic analysis over the demo day on $name', (kind)
       expect(one.alarms).toHaveLength(1);
     });
 
-    it('lists each identity as its own page shows it, over the same range', async () => {
-      const { identities } = await json('/api/v1/identities?limit=5');
+    it('lists each identity as its own page shows it, over the same range, certain of the ranking', async () => {
+      const { identities, exact } = await json('/api/v1/identities?limit=5');
+      expect(exact).toBe(true);
       expect(identities).toHaveLength(5);
       for (const listed of identities) {
         expect(await json(`/api/v1/identities/${encodeURIComponent(listed.identity)}`)).toEqual(listed);

@@ -3,11 +3,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rankIdentities } from '../../api/services/analysis/identity-ranking.ts';
 import { loadAnalysis } from '../../api/services/analysis/load.ts';
 import { clientsIn, contextGapIn } from '../../api/services/analysis/traffic.ts';
 import { ingestBatch } from '../../api/services/ingest.ts';
 import { setDiscovery, setOverrides } from '../../api/services/server-config.ts';
 import { summarise } from '../../api/services/summary.ts';
+import { topIdentityRows } from '../../db/queries/analysis.ts';
 import { CONDUCT_COLUMNS, countRows } from '../../db/queries/rollups.ts';
 import { rawBucketCounts } from '../../db/queries/summary.ts';
 import type { Store } from '../../db/runner.ts';
@@ -211,6 +213,62 @@ describe.each(STORE_KINDS)('rollups on $name', (kind) => {
       expect(await contextGapIn(db.store, range)).toEqual([]);
       await replayBackfill(db.store, kind.name, '0007_', 'INSERT');
       expect(await contextGapIn(db.store, range)).toEqual(before);
+    });
+
+    /** identity_hour as stored, and as the events count it; both in the store's own order. */
+    async function identityHours() {
+      const read = async (query: ReturnType<typeof sql>) =>
+        (await db.store.all<{ start: number; identity: string; sends: number }>(query)).map((row) => ({
+          start: Number(row.start),
+          identity: row.identity,
+          sends: Number(row.sends),
+        }));
+      return {
+        kept: await read(sql`SELECT start, identity, sends FROM identity_hour WHERE sends <> 0 ORDER BY 1, 2`),
+        counted: await read(sql`SELECT ts - ts % 3600000 AS start, identity, count(*) AS sends FROM events
+          WHERE counted = 1 AND identity IS NOT NULL GROUP BY 1, 2 ORDER BY 1, 2`),
+      };
+    }
+
+    it("keep each identity's sends per hour as the events count them, proxy copies once", async () => {
+      const { kept, counted } = await identityHours();
+      expect(kept.length).toBeGreaterThan(20);
+      expect(kept).toEqual(counted);
+    });
+
+    it('are rebuilt by the migration that added the identity counts, for events stored before it', async () => {
+      const { kept } = await identityHours();
+      await db.store.run(sql`DELETE FROM identity_hour`);
+      expect((await identityHours()).kept).toEqual([]);
+      await replayBackfill(db.store, kind.name, '0011_', 'INSERT');
+      expect((await identityHours()).kept).toEqual(kept);
+    });
+
+    it('rank identities from the hour lists as grouping the events does, and say when they cannot be sure', async () => {
+      let unsure = 0;
+      for (const range of [
+        { from: BASE_TS - 3_600_000, to: BASE_TS + 4 * 3_600_000 },
+        { from: BASE_TS + 12_345, to: BASE_TS + 2 * 3_600_000 + 7_777 },
+        { from: BASE_TS + 3_600_000 - 60_000, to: BASE_TS + 3_600_000 + 90_000 },
+        { from: BASE_TS + 12_345, to: BASE_TS + 2 * 3_600_000 + 7_777, server: 's1' },
+      ]) {
+        const grouped = (await topIdentityRows(db.store, range, 4)).map((row) => row.identity);
+        expect(grouped.length, JSON.stringify(range)).toBe(4);
+        const never = { groupUpTo: -1 };
+        const generous = await rankIdentities(db.store, range, 4, { ...never, candidates: 1000, maxPerHour: 100 });
+        expect(generous).toEqual({ identities: grouped, exact: true });
+        // Lists of two per hour: certain or not, what it calls certain must be the true top.
+        const tight = await rankIdentities(db.store, range, 2, { ...never, candidates: 0, maxPerHour: 2 });
+        if (tight.exact) expect(tight.identities).toEqual(grouped.slice(0, 2));
+        else unsure++;
+        // Unsure over a small window: the events are grouped instead.
+        const small = await rankIdentities(db.store, range, 2, { candidates: 0, maxPerHour: 2, groupUpTo: 1e9 });
+        expect(small).toEqual({ identities: grouped.slice(0, 2), exact: true });
+        const byClient = await rankIdentities(db.store, { ...range, client: 'c2' }, 3);
+        const groupedByClient = await topIdentityRows(db.store, { ...range, client: 'c2' }, 3);
+        expect(byClient).toEqual({ identities: groupedByClient.map((row) => row.identity), exact: true });
+      }
+      expect(unsure).toBeGreaterThan(0);
     });
 
     it("keep each server's context gap as the events tell it, over any range", async () => {

@@ -1,4 +1,4 @@
-import { serverInfo, topIdentityRows } from '../../../db/queries/analysis.ts';
+import { serverInfo } from '../../../db/queries/analysis.ts';
 import { contextRows } from '../../../db/queries/context.ts';
 import type { EventFilter } from '../../../db/queries/events.ts';
 import { conductRows, countRows } from '../../../db/queries/rollups.ts';
@@ -18,6 +18,7 @@ import { emptySeries, stepFor } from '../../../shared/analysis/time-buckets.ts';
 import type { AnalysisEvent, ContextScope } from '../../../shared/analysis/types.ts';
 import { BUCKETS, type Bucket } from '../../../shared/classify/types.ts';
 import { stormsComplete } from '../gate-maintenance.ts';
+import { rankIdentities } from './identity-ranking.ts';
 import { loadAnalysis, type Window } from './load.ts';
 import { stormSummary } from './storm-ids.ts';
 
@@ -50,11 +51,14 @@ export async function stormsIn(
   return { storms: storms.map(stormSummary), ...counts, complete };
 }
 
-/** The most re-presented identities of the window, each as GET /identities/:identity shows it; one read for all. */
+/**
+ * The most re-presented identities of the window, each as GET /identities/:identity shows it (one read for all), and
+ * whether the ranking is certain (ADR 7).
+ */
 export async function identitiesIn(db: SqlRunner, scope: Scope, limit: number) {
-  const ranked = await topIdentityRows(db, scope, limit);
-  if (ranked.length === 0) return [];
-  const { events } = await loadAnalysis(db, { ...scope, identities: ranked.map((row) => row.identity) });
+  const { identities: ranked, exact } = await rankIdentities(db, scope, limit);
+  if (ranked.length === 0) return { identities: [], exact };
+  const { events } = await loadAnalysis(db, { ...scope, identities: ranked });
   const sends = new Map<string, AnalysisEvent[]>();
   for (const event of events) {
     if (event.identity === null) continue;
@@ -62,7 +66,8 @@ export async function identitiesIn(db: SqlRunner, scope: Scope, limit: number) {
     if (list === undefined) sends.set(event.identity, [event]);
     else list.push(event);
   }
-  return ranked.flatMap((row) => identityView(scope, row.identity, sends.get(row.identity) ?? []) ?? []);
+  const identities = ranked.flatMap((identity) => identityView(scope, identity, sends.get(identity) ?? []) ?? []);
+  return { identities, exact };
 }
 
 export async function identityIn(db: SqlRunner, scope: Scope, identity: string) {

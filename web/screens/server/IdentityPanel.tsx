@@ -61,6 +61,11 @@ export function IdentityPanel({ query }: { query: PanelQuery<ServerDetail> }) {
               })}
             </tbody>
           </table>
+          {!data.identitiesExact && (
+            <p className="muted panel-foot">
+              Ranked from each hour's most sent identities: one sent only a few times an hour may be missing.
+            </p>
+          )}
         </div>
       )}
     </Panel>
