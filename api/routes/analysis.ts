@@ -11,6 +11,7 @@ import {
   clientsIn,
   contextGapIn,
   identitiesIn,
+  identitiesOverAlarm,
   identityIn,
   serversIn,
   stormsIn,
@@ -31,7 +32,11 @@ function windowOf(query: z.output<typeof rangeQuery>, now: number) {
   return { from, to, server: query.server, client: query.client };
 }
 
-const limitQuery = rangeQuery.extend({ limit: z.coerce.number().int().min(1).max(50).default(20) });
+const identityListQuery = rangeQuery.extend({
+  limit: z.coerce.number().int().min(1).max(50).default(20),
+  /** `alarmed`: the identities over the re-presentation alarm, the densest first, instead of the most sent. */
+  only: z.enum(['alarmed']).optional(),
+});
 const stormListQuery = rangeQuery.extend({
   limit: z.coerce.number().int().min(1).max(1000).default(200),
   sort: z.enum(STORM_ORDERS).default('first'),
@@ -54,9 +59,11 @@ export const analysisRoutes = new Hono<Env>()
     }
     return c.json(storm);
   })
-  .get('/identities', validate('query', limitQuery), async (c) => {
+  .get('/identities', validate('query', identityListQuery), async (c) => {
     const query = c.req.valid('query');
-    return c.json(await identitiesIn(c.var.deps.store, windowOf(query, c.var.deps.clock()), query.limit));
+    const scope = windowOf(query, c.var.deps.clock());
+    const list = query.only === 'alarmed' ? identitiesOverAlarm : identitiesIn;
+    return c.json(await list(c.var.deps.store, scope, query.limit));
   })
   .get(
     '/identities/:identity',

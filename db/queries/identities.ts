@@ -95,10 +95,47 @@ export async function identityEventSends(
 }
 
 /**
+ * The hours in [fromHour, toHour) in which an identity was sent at least `minSends` times (from the partial index),
+ * each with the identity's sends in the hours either side.
+ */
+export async function seedHours(
+  db: SqlRunner,
+  { fromHour, toHour, server }: { fromHour: number; toHour: number; server?: string },
+  minSends: number,
+): Promise<{ identity: string; start: number; sends: number; prev: number; next: number }[]> {
+  const ofServer = server === undefined ? sql`` : sql` AND ${serverPrefix(server, sql`s.identity`)}`;
+  return db.all(sql`SELECT s.identity, s.start, s.sends, coalesce(p.sends, 0) AS prev, coalesce(n.sends, 0) AS next
+    FROM identity_hour s
+    LEFT JOIN identity_hour p ON p.start = s.start - ${HOUR_MS} AND p.identity = s.identity
+    LEFT JOIN identity_hour n ON n.start = s.start + ${HOUR_MS} AND n.identity = s.identity
+    WHERE s.start >= ${fromHour} AND s.start < ${toHour} AND s.sends > 1 AND s.sends >= ${minSends}${ofServer}`);
+}
+
+/** The times of the counted sends of each identity within its spans (`[identity, from, to]`), from the events. */
+export async function identitySendTimes(
+  db: SqlRunner,
+  spans: readonly (readonly [string, number, number])[],
+): Promise<{ identity: string; ts: number }[]> {
+  if (spans.length === 0) return [];
+  const table = rowsTable(
+    db,
+    [
+      ['identity', 'text'],
+      ['span_from', 'bigint'],
+      ['span_to', 'bigint'],
+    ],
+    spans,
+  );
+  return db.all(sql`SELECT e.identity, e.ts FROM ${table} AS s
+    JOIN events e ON e.identity = s.identity AND e.ts >= s.span_from AND e.ts < s.span_to
+    WHERE e.identity IS NOT NULL AND e.counted = 1`);
+}
+
+/**
  * An identity names its server first (DOMAIN.md section 5). Compared with `=` rather than a range or LIKE, which
  * depend on the collation; substr counts characters on both stores, as the spread string does.
  */
-function serverPrefix(server: string): SQL {
+function serverPrefix(server: string, column: SQL = sql`identity`): SQL {
   const prefix = `${server}:`;
-  return sql`substr(identity, 1, ${[...prefix].length}) = ${prefix}`;
+  return sql`substr(${column}, 1, ${[...prefix].length}) = ${prefix}`;
 }

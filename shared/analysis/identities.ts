@@ -170,6 +170,9 @@ export interface AlarmOptions {
   windowMs?: number;
 }
 
+/** Seed 002's alarm: 40 re-presentations within 10 minutes is a retry loop. */
+export const REPRESENTATION_ALARM = { threshold: 40, windowMs: 600_000 } as const;
+
 export interface RepresentationAlarm {
   identity: string;
   server: string;
@@ -195,7 +198,7 @@ export interface RepresentationAlarm {
  */
 export function representationAlarms(
   events: Iterable<AnalysisEvent>,
-  { threshold = 40, windowMs = 600_000 }: AlarmOptions = {},
+  { threshold = REPRESENTATION_ALARM.threshold, windowMs = REPRESENTATION_ALARM.windowMs }: AlarmOptions = {},
 ): RepresentationAlarm[] {
   if (!Number.isInteger(threshold) || threshold < 1) throw new RangeError(`threshold must be >= 1: ${threshold}`);
   if (!(windowMs > 0)) throw new RangeError(`windowMs must be > 0: ${windowMs}`);
@@ -207,11 +210,15 @@ export function representationAlarms(
     const alarm = densestWindow(sends, threshold, windowMs);
     if (alarm !== null) alarms.push(alarm);
   }
-  return alarms.sort(
-    (a, b) =>
-      b.count - a.count ||
-      a.firstReachedAt - b.firstReachedAt ||
-      (a.identity < b.identity ? -1 : a.identity > b.identity ? 1 : 0),
+  return alarms.sort(byAlarm);
+}
+
+/** The densest alarm first, then the earliest to reach the threshold, then by identity. */
+export function byAlarm(a: RepresentationAlarm, b: RepresentationAlarm): number {
+  return (
+    b.count - a.count ||
+    a.firstReachedAt - b.firstReachedAt ||
+    (a.identity < b.identity ? -1 : a.identity > b.identity ? 1 : 0)
   );
 }
 

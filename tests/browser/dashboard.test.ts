@@ -70,6 +70,22 @@ describe.skipIf(chromiumMissing)('the dashboard in a browser', () => {
     await page.close();
   });
 
+  it('lists on the overview every identity over the re-presentation alarm, as the API does', async () => {
+    const { page, errors } = await openPage(browser);
+    const window = `from=${encodeURIComponent(new Date(Date.now() - 86_400_000).toISOString())}&to=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`;
+    await page.goto(`${demo.url}/?${window}`);
+    const rows = page.getByTestId('alarm-panel').locator('li code');
+    await rows.first().waitFor();
+    const { identities } = await demo.api<{ identities: { identity: string }[] }>(
+      `/api/v1/identities?${window}&only=alarmed`,
+    );
+    expect(identities.length).toBeGreaterThan(0);
+    const shown = await rows.evaluateAll((codes) => codes.map((code) => code.getAttribute('title')));
+    expect(shown).toEqual(identities.map((row) => row.identity));
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
   it('takes a typed UTC window, refuses one that ends before it starts, and puts it in the URL', async () => {
     const { page, errors } = await openPage(browser);
     await page.goto(`${demo.url}/servers`);

@@ -8,13 +8,14 @@ export type IdentityRow = InferResponseType<typeof api.identities.$get, 200>['id
 
 export const identityKeys = {
   all: ['identities'] as const,
-  list: (scope: Scope, limit: number) => [...identityKeys.all, 'list', scope, limit] as const,
+  alarmed: (scope: Scope, limit: number) => [...identityKeys.all, 'alarmed', scope, limit] as const,
 };
 
-/** The `limit` most re-presented identities, each with its alarms (seed 002: 40 in 10 minutes). */
-export function identitiesQuery(scope: Scope, limit = 20) {
+/** The `limit` identities most over the re-presentation alarm (seed 002: 40 in 10 minutes), densest first. */
+export function alarmedIdentitiesQuery(scope: Scope, limit = 20) {
   return queryOptions({
-    queryKey: identityKeys.list(scope, limit),
-    queryFn: async () => unwrap(await api.identities.$get({ query: { ...scopeQuery(scope), limit: String(limit) } })),
+    queryKey: identityKeys.alarmed(scope, limit),
+    queryFn: async () =>
+      unwrap(await api.identities.$get({ query: { ...scopeQuery(scope), limit: String(limit), only: 'alarmed' } })),
   });
 }

@@ -12,12 +12,18 @@ import {
   emptyContextGap,
   gapSummary,
 } from '../../../shared/analysis/context-gap.ts';
-import { representationAlarms, representationSeries, topIdentities } from '../../../shared/analysis/identities.ts';
+import {
+  byAlarm,
+  representationAlarms,
+  representationSeries,
+  topIdentities,
+} from '../../../shared/analysis/identities.ts';
 import { byStormOrder, STORM_ACTIVE_MS, type StormOrder, type StormSummary } from '../../../shared/analysis/storms.ts';
 import { emptySeries, stepFor } from '../../../shared/analysis/time-buckets.ts';
 import type { AnalysisEvent, ContextScope } from '../../../shared/analysis/types.ts';
 import { BUCKETS, type Bucket } from '../../../shared/classify/types.ts';
 import { stormsComplete } from '../gate-maintenance.ts';
+import { alarmCandidates } from './identity-alarms.ts';
 import { rankIdentities } from './identity-ranking.ts';
 import { loadAnalysis, type Window } from './load.ts';
 import { stormSummary } from './storm-ids.ts';
@@ -56,9 +62,26 @@ export async function stormsIn(
  * whether the ranking is certain (ADR 7).
  */
 export async function identitiesIn(db: SqlRunner, scope: Scope, limit: number) {
-  const { identities: ranked, exact } = await rankIdentities(db, scope, limit);
-  if (ranked.length === 0) return { identities: [], exact };
-  const { events } = await loadAnalysis(db, { ...scope, identities: ranked });
+  const { identities, exact } = await rankIdentities(db, scope, limit);
+  return { identities: await identityViews(db, scope, identities), exact };
+}
+
+/** The identities over the re-presentation alarm in the window, the densest first; never missing one. */
+export async function identitiesOverAlarm(db: SqlRunner, scope: Scope, limit: number) {
+  const views = await identityViews(db, scope, await alarmCandidates(db, scope));
+  // An identity's sends have one densest window: its alarm, if any.
+  const alarmed = views.flatMap((view) => (view.alarms[0] === undefined ? [] : [{ view, alarm: view.alarms[0] }]));
+  const identities = alarmed
+    .sort((a, b) => byAlarm(a.alarm, b.alarm))
+    .slice(0, limit)
+    .map(({ view }) => view);
+  return { identities, exact: true };
+}
+
+/** Each identity's view in `identities` order, from one read of all their sends; identities not sent are left out. */
+async function identityViews(db: SqlRunner, scope: Scope, identities: readonly string[]) {
+  if (identities.length === 0) return [];
+  const { events } = await loadAnalysis(db, { ...scope, identities });
   const sends = new Map<string, AnalysisEvent[]>();
   for (const event of events) {
     if (event.identity === null) continue;
@@ -66,8 +89,7 @@ export async function identitiesIn(db: SqlRunner, scope: Scope, limit: number) {
     if (list === undefined) sends.set(event.identity, [event]);
     else list.push(event);
   }
-  const identities = ranked.flatMap((identity) => identityView(scope, identity, sends.get(identity) ?? []) ?? []);
-  return { identities, exact };
+  return identities.flatMap((identity) => identityView(scope, identity, sends.get(identity) ?? []) ?? []);
 }
 
 export async function identityIn(db: SqlRunner, scope: Scope, identity: string) {

@@ -4,7 +4,7 @@ import { Link } from '../../components/Link.tsx';
 import { Panel } from '../../components/Panel.tsx';
 import { formatCount, formatDateTime, shortIdentity } from '../../format.ts';
 import { alarmedIdentities } from '../../prepare/identities.ts';
-import { identitiesQuery } from '../../queries/identities.ts';
+import { alarmedIdentitiesQuery } from '../../queries/identities.ts';
 import type { Scope } from '../../queries/scope.ts';
 import { routePath } from '../../router.ts';
 import { useUrl } from '../../use-url.ts';
@@ -12,7 +12,7 @@ import { useUrl } from '../../use-url.ts';
 /** Identities re-presented 40 times within 10 minutes (seed 002's retry-loop alarm). */
 export function AlarmPanel({ scope }: { scope: Scope }) {
   const { link } = useUrl();
-  const identities = useQuery(identitiesQuery(scope));
+  const identities = useQuery(alarmedIdentitiesQuery(scope));
   return (
     <Panel
       title="Re-presented identities over the alarm"

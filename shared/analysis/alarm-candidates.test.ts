@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { alarmSpans, reachesAlarm, type SeedHour, seedSends } from './alarm-candidates.ts';
+import { HOUR_MS } from './time-buckets.ts';
+
+const H = HOUR_MS;
+const T = 500 * H;
+const W = 600_000;
+const ALARM = { threshold: 40, windowMs: W };
+const seed = (hour: number, sends: number, prev = 0, next = 0, identity = 'a'): SeedHour => ({
+  identity,
+  start: T + hour * H,
+  sends,
+  prev,
+  next,
+});
+
+describe('seedSends', () => {
+  it('is half the threshold, rounded up: one of the two hours an alarm touches holds that many', () => {
+    expect(seedSends(40)).toBe(20);
+    expect(seedSends(41)).toBe(21);
+    expect(() => seedSends(2)).toThrow(RangeError);
+  });
+});
+
+describe('alarmSpans', () => {
+  const window = { from: T - 10 * H, to: T + 10 * H };
+
+  it('reads around a seed that holds the threshold alone or with either neighbour', () => {
+    const spans = alarmSpans([seed(0, 40), seed(3, 20, 20), seed(6, 25, 0, 15, 'b')], window, ALARM);
+    expect(spans.get('a')).toEqual([
+      [T - W, T + H + W],
+      [T + 3 * H - W, T + 4 * H + W],
+    ]);
+    expect(spans.get('b')).toEqual([[T + 6 * H - W, T + 7 * H + W]]);
+  });
+
+  it('leaves out a seed that cannot reach the threshold with either hour beside it', () => {
+    expect(alarmSpans([seed(0, 39), seed(2, 20, 19, 19)], window, ALARM).size).toBe(0);
+  });
+
+  it('merges overlapping spans and keeps them inside the window', () => {
+    const spans = alarmSpans([seed(1, 30, 30, 30), seed(0, 30, 0, 30)], { from: T + 5, to: T + 2 * H }, ALARM);
+    expect(spans.get('a')).toEqual([[T + 5, T + 2 * H]]);
+  });
+
+  it('refuses a window longer than an hour', () => {
+    expect(() => alarmSpans([], window, { threshold: 40, windowMs: 2 * H })).toThrow(RangeError);
+  });
+});
+
+describe('reachesAlarm', () => {
+  const times = (count: number, spacing: number, start = T) =>
+    Array.from({ length: count }, (_, i) => start + i * spacing);
+
+  it('is true for the threshold of sends within less than the window, in any order', () => {
+    const burst = times(40, Math.floor((W - 1) / 39));
+    expect(reachesAlarm([...burst].reverse(), ALARM)).toBe(true);
+  });
+
+  it('is false when the threshold of sends spans the whole window or more, or there are too few', () => {
+    // 40 sends, the last exactly one window after the first: the half-open window cannot hold both ends.
+    const spread = times(39, W / 39);
+    expect(spread.at(-1)).toBe(T + W - W / 39);
+    expect(reachesAlarm([...spread, T + W], ALARM)).toBe(false);
+    expect(reachesAlarm(times(39, 1), ALARM)).toBe(false);
+  });
+});

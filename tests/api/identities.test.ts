@@ -1,0 +1,101 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadAnalysis } from '../../api/services/analysis/load.ts';
+import { ingestBatch } from '../../api/services/ingest.ts';
+import { shuffled } from '../../shared/analysis/fixtures.ts';
+import { representationAlarms } from '../../shared/analysis/identities.ts';
+import { createTestApp, get, type TestApp } from '../support/app.ts';
+import { BASE_TS, clientEvent, proxyEvent } from '../support/events.ts';
+import { STORE_KINDS, type TestStore } from '../support/stores.ts';
+
+const H = 3_600_000;
+const call = (name: string, id: number) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: { name, arguments: {}, _meta: { traceparent: `${name}-${id}` } },
+});
+
+/**
+ * Three hours on `docs` (BASE_TS is on the hour): a poller sent most of all but never fast; a burst of 41 sends in
+ * five minutes across the hour (40 re-presentations: the alarm); a near miss, 42 sends 16 s apart, each also in a
+ * proxy's log (counted once, or it would be over); and background calls sent once or twice.
+ */
+function traffic(): Record<string, unknown>[] {
+  const events: Record<string, unknown>[] = [];
+  const send = (name: string, ts: number, n: number, client = 'agent-a') =>
+    events.push(clientEvent({ ts, client, server: 'docs', request: call(name, n) }));
+  for (let i = 0; i < 300; i++) send('poll', BASE_TS + i * 36_000, i);
+  for (let i = 0; i < 41; i++) send('burst', BASE_TS + H - 150_000 + i * 7_000, i, i % 3 === 0 ? 'agent-b' : 'agent-a');
+  for (let i = 0; i < 42; i++) {
+    const ts = BASE_TS + 2 * H + 60_000 + i * 16_000;
+    send('near', ts, i);
+    events.push(proxyEvent({ ts, client: 'agent-a', server: 'docs', request: call('near', i) }));
+  }
+  for (let i = 0; i < 200; i++) send(`once-${i % 150}`, BASE_TS + i * 50_000, i);
+  return events;
+}
+
+describe.each(STORE_KINDS)('identities on $name', (kind) => {
+  describe.skipIf(kind.unavailable !== null)('', () => {
+    let db: TestStore;
+    let app: TestApp;
+    beforeAll(async () => {
+      db = await kind.open();
+      const events = shuffled(traffic(), 5);
+      for (let i = 0; i < events.length; i += 97) {
+        await ingestBatch(
+          db.store,
+          events.slice(i, i + 97).map((value, n) => ({ line: n + 1, value })),
+        );
+      }
+      app = createTestApp(db.store);
+    });
+    afterAll(async () => db.dispose());
+
+    const list = async (query: string) => {
+      const res = await get(app, `/api/v1/identities?${query}`);
+      expect(res.status, query).toBe(200);
+      return (await res.json()) as { identities: { identity: string; sends: number; alarms: { count: number }[] }[] };
+    };
+
+    it('ranks the poller first by sends, though it never comes near the alarm', async () => {
+      const { identities } = await list(`from=${BASE_TS}&to=${BASE_TS + 3 * H}&limit=2`);
+      expect(identities.map((row) => [row.sends, row.alarms.length])).toEqual([
+        [300, 0],
+        [42, 0],
+      ]);
+    });
+
+    it('lists the identities over the alarm as the events show them, also where the most sent hide them', async () => {
+      const ranges = [
+        { from: BASE_TS, to: BASE_TS + 3 * H },
+        { from: BASE_TS + H - 200_000, to: BASE_TS + H + 200_000 },
+        { from: BASE_TS + H, to: BASE_TS + 3 * H },
+        { from: BASE_TS + 30 * 60_000, to: BASE_TS + 2 * H + 45 * 60_000, client: 'agent-a' },
+        { from: BASE_TS, to: BASE_TS + 3 * H, server: 'elsewhere' },
+      ];
+      let alarmed = 0;
+      for (const range of ranges) {
+        const { events } = await loadAnalysis(db.store, range);
+        const expected = representationAlarms(events).map((alarm) => [alarm.identity, alarm.count]);
+        const query = new URLSearchParams(Object.entries(range).map(([key, value]) => [key, String(value)]));
+        const { identities } = await list(`${query}&only=alarmed&limit=1`);
+        expect(
+          identities.map((row) => [row.identity, row.alarms[0]?.count]),
+          JSON.stringify(range),
+        ).toEqual(expected);
+        alarmed += expected.length;
+      }
+      // The burst over the hour, whole in the first two ranges only; the near miss never.
+      expect(alarmed).toBe(2);
+      const { identities } = await list(`from=${BASE_TS}&to=${BASE_TS + 3 * H}&only=alarmed`);
+      expect(identities.map((row) => [row.sends, row.alarms[0]?.count])).toEqual([[41, 40]]);
+    });
+
+    it('refuses an unknown list with a clear error', async () => {
+      const res = await get(app, '/api/v1/identities?only=everything');
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({ error: { code: expect.any(String) } });
+    });
+  });
+});
