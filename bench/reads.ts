@@ -10,6 +10,7 @@ import { createApp } from '../api/app.ts';
 import { DEFAULT_CONFIG } from '../api/env.ts';
 import { loadAnalysis } from '../api/services/analysis/load.ts';
 import { ingestBatch } from '../api/services/ingest.ts';
+import { topIdentityRows } from '../db/queries/analysis.ts';
 import { codeCounts } from '../db/queries/codes.ts';
 import { rawBucketCounts } from '../db/queries/summary.ts';
 import type { Store } from '../db/runner.ts';
@@ -70,6 +71,8 @@ async function timeEndpoints(store: Store, now: number): Promise<void> {
     `/api/v1/events?limit=100`,
     `/api/v1/summary?${hour}&server=server-3`,
     `/api/v1/identities?${hour}`,
+    `/api/v1/identities?${day}`,
+    `/api/v1/identities?${day}&only=alarmed`,
     `/api/v1/context-gap?${hour}`,
     `/api/v1/storms?${hour}&server=server-3`,
     `/api/v1/storms?${day}&sort=rank&limit=6`,
@@ -92,6 +95,13 @@ async function timeEndpoints(store: Store, now: number): Promise<void> {
     await codeCounts(store, { server: 'server-3', from: now - 24 * 3_600_000, to: now });
   }, 5);
   console.log(`  ${'codes: 24 h of server-3 from events'.padEnd(60)} p50 ${ms(codes, 0.5)}  p95 ${ms(codes, 0.95)}`);
+  // What the identity ranking did before the hour counts: group the window's events by identity.
+  const identities = await sample(async () => {
+    await topIdentityRows(store, { from: now - 24 * 3_600_000, to: now }, 20);
+  }, 5);
+  console.log(
+    `  ${'raw events: the 24 h identity ranking'.padEnd(60)} p50 ${ms(identities, 0.5)}  p95 ${ms(identities, 0.95)}`,
+  );
   // What the storms list did before storms were kept: the detector over the hour's events (and the probe window).
   const storms = await sample(async () => {
     const { events, verdicts } = await loadAnalysis(store, {
