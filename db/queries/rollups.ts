@@ -47,9 +47,33 @@ const SERVER_LEVELS: readonly Level[] = [
   { table: 'rollup_server_5min', size: 5 * MINUTE_MS },
   { table: 'rollup_server_minute', size: MINUTE_MS },
 ];
+const CLIENT_ONLY_LEVELS: readonly Level[] = [
+  { table: 'rollup_client_hour', size: HOUR_MS },
+  { table: 'rollup_client_5min', size: 5 * MINUTE_MS },
+  { table: 'rollup_client_minute', size: MINUTE_MS },
+];
+
+/** A family of rollups: its levels, the dimensions its rows keep, and the counts they hold. */
+interface Family {
+  levels: readonly Level[];
+  server: boolean;
+  client: boolean;
+  counts: readonly string[];
+}
+
+const COUNT_COLUMNS: readonly string[] = ['requests', 'avoidable'];
+const PAIR_FAMILY: Family = {
+  levels: CLIENT_LEVELS,
+  server: true,
+  client: true,
+  counts: [...COUNT_COLUMNS, ...CONDUCT_COLUMNS],
+};
+const SERVER_FAMILY: Family = { levels: SERVER_LEVELS, server: true, client: false, counts: COUNT_COLUMNS };
+const CLIENT_FAMILY: Family = { levels: CLIENT_ONLY_LEVELS, server: false, client: true, counts: COUNT_COLUMNS };
+const FAMILIES = [PAIR_FAMILY, SERVER_FAMILY, CLIENT_FAMILY];
 
 /**
- * Adds deltas to every level of both families. Deltas are summed per minute first (a batch's thousands collapse to
+ * Adds deltas to every level of every family. Deltas are summed per minute first (a batch's thousands collapse to
  * far fewer rows), and each level folds those: an upsert may touch a row once.
  */
 export async function applyRollupDeltas(db: SqlRunner, deltas: readonly RollupDelta[]): Promise<void> {
@@ -59,16 +83,16 @@ export async function applyRollupDeltas(db: SqlRunner, deltas: readonly RollupDe
       (d): Row => [d.minute, d.server, d.client ?? '', d.bucket, d.kind, d.requests, d.avoidable, ...d.conduct],
     ),
     MINUTE_MS,
-    true,
+    PAIR_FAMILY,
   );
-  for (const level of CLIENT_LEVELS) {
-    const rows = nonZero(foldRows(minutes, level.size, true));
-    if (rows.length > 0) await upsert(db, level.table, rows, true);
-  }
-  for (const level of SERVER_LEVELS) {
-    // The server family keeps requests and avoidable only.
-    const rows = nonZero(foldRows(minutes, level.size, false).map((row) => row.slice(0, KEY_LENGTH + 2) as Row));
-    if (rows.length > 0) await upsert(db, level.table, rows, false);
+  for (const family of FAMILIES) {
+    for (const level of family.levels) {
+      // Families without the conduct counters keep requests and avoidable only.
+      const rows = nonZero(
+        foldRows(minutes, level.size, family).map((row) => row.slice(0, KEY_LENGTH + family.counts.length) as Row),
+      );
+      if (rows.length > 0) await upsert(db, level.table, rows, family);
+    }
   }
 }
 
@@ -78,19 +102,20 @@ type Row = [start: number, server: string, client: string, bucket: string, kind:
 const KEY_LENGTH = 5;
 
 /**
- * Sums rows per time bucket of `size` (and per client, unless folded), sorted by key: concurrent PostgreSQL
- * transactions then lock shared rows in one order and cannot deadlock. Names never hold NUL (the event schema
- * rejects it), so NUL joins a key unambiguously.
+ * Sums rows per time bucket of `size`, with the dimensions the family leaves out folded to '', sorted by key:
+ * concurrent PostgreSQL transactions then lock shared rows in one order and cannot deadlock. Names never hold NUL
+ * (the event schema rejects it), so NUL joins a key unambiguously.
  */
-function foldRows(rows: readonly Row[], size: number, byClient: boolean): Row[] {
+function foldRows(rows: readonly Row[], size: number, family: Family): Row[] {
   const sums = new Map<string, Row>();
   for (const row of rows) {
     const start = row[0] - (row[0] % size);
-    const client = byClient ? row[2] : '';
-    const key = `${start}\u0000${row[1]}\u0000${client}\u0000${row[3]}\u0000${row[4]}`;
+    const server = family.server ? row[1] : '';
+    const client = family.client ? row[2] : '';
+    const key = `${start}\u0000${server}\u0000${client}\u0000${row[3]}\u0000${row[4]}`;
     const sum = sums.get(key);
     if (sum === undefined) {
-      sums.set(key, [start, row[1], client, row[3], row[4], ...(row.slice(KEY_LENGTH) as number[])]);
+      sums.set(key, [start, server, client, row[3], row[4], ...(row.slice(KEY_LENGTH) as number[])]);
       continue;
     }
     for (let i = KEY_LENGTH; i < row.length; i++) sum[i] = (sum[i] as number) + (row[i] as number);
@@ -102,24 +127,25 @@ function nonZero(rows: Row[]): Row[] {
   return rows.filter((row) => row.slice(KEY_LENGTH).some((count) => count !== 0));
 }
 
-const KEY_COLUMNS: readonly RowsColumn[] = [
-  ['start', 'bigint'],
-  ['server', 'text'],
-  ['client', 'text'],
-  ['bucket', 'text'],
-  ['kind', 'text'],
-];
-const COUNT_COLUMNS: readonly string[] = ['requests', 'avoidable'];
-
-async function upsert(db: SqlRunner, table: string, rows: Row[], byClient: boolean): Promise<void> {
+async function upsert(db: SqlRunner, table: string, rows: Row[], family: Family): Promise<void> {
   const name = sql.raw(table);
-  const counts = byClient ? [...COUNT_COLUMNS, ...CONDUCT_COLUMNS] : COUNT_COLUMNS;
-  const keys = byClient ? KEY_COLUMNS : KEY_COLUMNS.filter(([column]) => column !== 'client');
-  const columns: RowsColumn[] = [...keys, ...counts.map((column): RowsColumn => [column, 'integer'])];
-  const values = byClient ? rows : rows.map(([start, server, , ...rest]) => [start, server, ...rest]);
+  const keys: RowsColumn[] = [
+    ['start', 'bigint'],
+    ...(family.server ? [['server', 'text'] as const] : []),
+    ...(family.client ? [['client', 'text'] as const] : []),
+    ['bucket', 'text'],
+    ['kind', 'text'],
+  ];
+  const columns: RowsColumn[] = [...keys, ...family.counts.map((column): RowsColumn => [column, 'integer'])];
+  const values = rows.map(([start, server, client, ...rest]) => [
+    start,
+    ...(family.server ? [server] : []),
+    ...(family.client ? [client] : []),
+    ...rest,
+  ]);
   const key = sql.raw(keys.map(([column]) => column).join(', '));
   const list = sql.raw(columns.map(([column]) => column).join(', '));
-  const sums = sql.raw(counts.map((column) => `${column} = ${table}.${column} + excluded.${column}`).join(', '));
+  const sums = sql.raw(family.counts.map((column) => `${column} = ${table}.${column} + excluded.${column}`).join(', '));
   await db.run(sql`INSERT INTO ${name} (${list}) SELECT * FROM ${rowsTable(db, columns, values)} AS deltas WHERE true
     ON CONFLICT (${key}) DO UPDATE SET ${sums}`);
 }
@@ -147,7 +173,7 @@ export interface CountRow {
  * Counted and avoidable requests over [from, to), exactly: each span read from the coarsest rollup level whose
  * buckets fit inside it, the partial minutes at the very edges from the events themselves. With a step (a multiple
  * of a minute), rows are grouped by time bucket and only levels that nest in the step are used. Rows keep the
- * dimensions in `keep` ('' where folded); unless the client is kept or filtered, the family without clients is read.
+ * dimensions in `keep` ('' where folded), read from the family that keeps the fewest others (familyFor).
  */
 export async function countRows(
   db: SqlRunner,
@@ -155,20 +181,18 @@ export async function countRows(
   stepMs: number | null,
   keep: readonly Dimension[] = ['server', 'kind'],
 ): Promise<CountRow[]> {
-  const byClient = keep.includes('client');
-  const clientLevels = byClient || filter.client !== undefined;
-  const levels = (clientLevels ? CLIENT_LEVELS : SERVER_LEVELS).filter(
-    (level) => stepMs === null || stepMs % level.size === 0,
-  );
+  const family = familyFor(filter, keep);
+  const levels = family.levels.filter((level) => stepMs === null || stepMs % level.size === 0);
   const parts = segments(filter, levels);
   const bucketOf = (column: SQL) => (stepMs === null ? sql`0` : sql`${column} - (${column} % ${stepMs})`);
   const scope = (clientColumn: SQL) => scopeConditions(filter, clientColumn);
-  const clientOut = (column: SQL) => (clientLevels ? column : sql`''`);
+  const clientOut = (column: SQL) => (family.client ? column : sql`''`);
+  const serverOut = family.server ? sql`server` : sql`''`;
   const selects: SQL[] = [];
   for (const [table, from, to] of parts.rollups) {
     const where = sql.join([sql`start >= ${from}`, sql`start < ${to}`, ...scope(sql`client`)], sql` AND `);
-    selects.push(sql`SELECT ${bucketOf(sql`start`)} AS t, server, ${clientOut(sql`client`)} AS client, bucket, kind,
-      requests, avoidable FROM ${sql.raw(table)} WHERE ${where}`);
+    selects.push(sql`SELECT ${bucketOf(sql`start`)} AS t, ${serverOut} AS server, ${clientOut(sql`client`)} AS client,
+      bucket, kind, requests, avoidable FROM ${sql.raw(table)} WHERE ${where}`);
   }
   for (const [from, to] of parts.raw) {
     const where = sql.join(
@@ -236,6 +260,14 @@ export async function conductRows(db: SqlRunner, filter: RangeFilter): Promise<C
   );
   return db.all<ConductRow>(sql`SELECT client, server, ${sums}
     FROM (${sql.join(selects, sql` UNION ALL `)}) AS parts GROUP BY client, server HAVING sum(requests) <> 0`);
+}
+
+/** The family with the fewest rows that still keeps, or can filter on, every dimension a read needs. */
+function familyFor(filter: RangeFilter, keep: readonly Dimension[]): Family {
+  const server = keep.includes('server') || filter.server !== undefined;
+  const client = keep.includes('client') || filter.client !== undefined;
+  if (!client) return SERVER_FAMILY;
+  return server ? PAIR_FAMILY : CLIENT_FAMILY;
 }
 
 /** The server and client a range is narrowed to, as conditions; the client column differs between sources. */

@@ -171,6 +171,34 @@ describe.each(STORE_KINDS)('rollups on $name', (kind) => {
       }
     });
 
+    it('give the same per-client counts from the family without servers, at every step', async () => {
+      const range = { from: BASE_TS + 61_234, to: BASE_TS + 2 * 3_600_000 + 5 * 60_000 + 17 };
+      const fold = (rows: { start: number; client: string; bucket: string; kind: string; requests: number }[]) => {
+        const out = new Map<string, number>();
+        for (const r of rows) {
+          const key = `${r.start}|${r.client}|${r.bucket}|${r.kind}`;
+          out.set(key, (out.get(key) ?? 0) + r.requests);
+        }
+        return new Map([...out].filter(([, n]) => n !== 0));
+      };
+      for (const step of [null, 60_000, 5 * 60_000, 3_600_000]) {
+        const withServers = fold(await countRows(db.store, range, step, ['server', 'client', 'kind']));
+        const withoutServers = fold(await countRows(db.store, range, step, ['client', 'kind']));
+        expect(withoutServers.size, `step ${step}`).toBeGreaterThan(10);
+        expect(withoutServers, `step ${step}`).toEqual(withServers);
+      }
+    });
+
+    it('are summed over servers by the migration that added the family without servers', async () => {
+      // Whole minutes: no edge is read from the events.
+      const range = { from: BASE_TS + 60_000, to: BASE_TS + 2 * 3_600_000 + 5 * 60_000 };
+      const before = await summarise(db.store, range);
+      for (const level of ['minute', '5min', 'hour']) await db.store.run(sql.raw(`DELETE FROM rollup_client_${level}`));
+      expect((await summarise(db.store, range)).clients).toEqual({});
+      await replayBackfill(db.store, kind.name, '0012_', 'INSERT');
+      expect(await summarise(db.store, range)).toEqual(before);
+    });
+
     it("keep each client's conduct as the events tell it, over any range", async () => {
       for (const range of [
         { from: BASE_TS - 3_600_000, to: BASE_TS + 4 * 3_600_000 },

@@ -14,6 +14,9 @@ export { gatePartitions } from './gate-partitions.ts';
 export { identityHour } from './identity-hours.ts';
 export {
   rollup5Min,
+  rollupClient5Min,
+  rollupClientHour,
+  rollupClientMinute,
   rollupHour,
   rollupMinute,
   rollupServer5Min,

@@ -4,7 +4,9 @@ import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlit
  * Counted requests and avoidable requests per time bucket, server, client, bucket and kind, kept current at ingest
  * (api/services/rollups.ts) so that dashboard counts read thousands of rows, not millions of events. Two
  * resolutions: a day is 24 hourly rows per group, an edge of a range is read from minutes. A second family leaves
- * the client out (far fewer rows: charts and server lists need no client) and adds a 5-minute level for day charts. Mirrors
+ * the client out (far fewer rows: charts and server lists need no client) and adds a 5-minute level for day charts;
+ * a third leaves the server out (a client's counts over all servers: a day of a meshed federation is thousands of
+ * (server, client) rows an hour, but tens of clients). Mirrors
  * db/schema/pg/rollups.ts.
  */
 function rollupColumns() {
@@ -68,4 +70,21 @@ export const rollupServer5Min = sqliteTable('rollup_server_5min', serverRollupCo
 
 export const rollupServerHour = sqliteTable('rollup_server_hour', serverRollupColumns(), (t) => [
   primaryKey({ columns: [t.start, t.server, t.bucket, t.kind] }),
+]);
+
+function clientOnlyRollupColumns() {
+  const { server: _server, ...columns } = rollupColumns();
+  return columns;
+}
+
+export const rollupClientMinute = sqliteTable('rollup_client_minute', clientOnlyRollupColumns(), (t) => [
+  primaryKey({ columns: [t.start, t.client, t.bucket, t.kind] }),
+]);
+
+export const rollupClient5Min = sqliteTable('rollup_client_5min', clientOnlyRollupColumns(), (t) => [
+  primaryKey({ columns: [t.start, t.client, t.bucket, t.kind] }),
+]);
+
+export const rollupClientHour = sqliteTable('rollup_client_hour', clientOnlyRollupColumns(), (t) => [
+  primaryKey({ columns: [t.start, t.client, t.bucket, t.kind] }),
 ]);
