@@ -4,7 +4,7 @@
  * BENCH_EVENTS sets the size (default 200k); BENCH_PG=1 (or DATABASE_URL) adds PostgreSQL.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -56,7 +56,7 @@ async function bareInsert(config: StoreConfig): Promise<number> {
  * Ships the lines as NDJSON batches with IN_FLIGHT requests outstanding, as a log shipper would, to a server in its
  * own process (started as `npm run lens -- serve` starts it), so that the client's work is not billed to it.
  */
-async function endToEnd(config: StoreConfig): Promise<number> {
+async function endToEnd(config: StoreConfig): Promise<{ rate: number; peakRss: number }> {
   const server = await spawnServer(config);
   const bodies: { body: string; count: number }[] = [];
   for (let i = 0; i < lines.length; i += BATCH) {
@@ -77,11 +77,12 @@ async function endToEnd(config: StoreConfig): Promise<number> {
   };
   await Promise.all(Array.from({ length: IN_FLIGHT }, ship));
   const seconds = (performance.now() - start) / 1000;
+  const peakRss = server.peakRss();
   await server.stop();
-  return lines.length / seconds;
+  return { rate: lines.length / seconds, peakRss };
 }
 
-async function spawnServer(config: StoreConfig): Promise<{ url: string; stop(): Promise<void> }> {
+async function spawnServer(config: StoreConfig): Promise<{ url: string; peakRss(): number; stop(): Promise<void> }> {
   const child = spawn(
     process.execPath,
     [...SERVER_NODE_FLAGS, '--import', 'tsx', 'api/cli/main.ts', 'serve', '--port', '0', '--data-dir', config.dataDir],
@@ -99,6 +100,11 @@ async function spawnServer(config: StoreConfig): Promise<{ url: string; stop(): 
   });
   return {
     url,
+    /** The server process's peak resident set (VmHWM, bytes; Linux), writer thread and SQLite caches included. */
+    peakRss() {
+      const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+      return Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? Number.NaN) * 1024;
+    },
     async stop() {
       child.kill('SIGTERM');
       await exited;
@@ -140,9 +146,12 @@ function median(values: number[]): number {
 async function measure(label: string, withStore: typeof withSqlite) {
   const ceiling: number[] = [];
   const e2e: number[] = [];
+  let peakRss = 0;
   for (let r = 0; r < REPEATS; r++) {
     ceiling.push(await withStore(bareInsert));
-    e2e.push(await withStore(endToEnd));
+    const run = await withStore(endToEnd);
+    e2e.push(run.rate);
+    peakRss = Math.max(peakRss, run.peakRss);
   }
   const c = median(ceiling);
   const e = median(e2e);
@@ -150,6 +159,7 @@ async function measure(label: string, withStore: typeof withSqlite) {
     `${label.padEnd(10)} bare insert ${fmt(c)} ev/s | end-to-end HTTP ${fmt(e)} ev/s | ratio ${(e / c).toFixed(2)}`,
   );
   console.log(`${''.padEnd(10)} runs: ceiling [${ceiling.map(fmt).join(', ')}] e2e [${e2e.map(fmt).join(', ')}]`);
+  console.log(`${''.padEnd(10)} server peak RSS while ingesting ${(peakRss / 2 ** 20).toFixed(0)} MB`);
   return { label, ceiling: c, endToEnd: e, ratio: e / c };
 }
 
