@@ -52,25 +52,30 @@ const CLIENT_ONLY_LEVELS: readonly Level[] = [
   { table: 'rollup_client_5min', size: 5 * MINUTE_MS },
   { table: 'rollup_client_minute', size: MINUTE_MS },
 ];
+const AVOIDABLE_LEVELS: readonly Level[] = [
+  { table: 'rollup_avoidable_hour', size: HOUR_MS },
+  { table: 'rollup_avoidable_5min', size: 5 * MINUTE_MS },
+  { table: 'rollup_avoidable_minute', size: MINUTE_MS },
+];
+
+/** What a rollup row is keyed by besides its time bucket. */
+type RowDimension = 'server' | 'client' | 'bucket' | 'kind';
 
 /** A family of rollups: its levels, the dimensions its rows keep, and the counts they hold. */
 interface Family {
   levels: readonly Level[];
-  server: boolean;
-  client: boolean;
+  dims: readonly RowDimension[];
   counts: readonly string[];
 }
 
 const COUNT_COLUMNS: readonly string[] = ['requests', 'avoidable'];
-const PAIR_FAMILY: Family = {
-  levels: CLIENT_LEVELS,
-  server: true,
-  client: true,
-  counts: [...COUNT_COLUMNS, ...CONDUCT_COLUMNS],
-};
-const SERVER_FAMILY: Family = { levels: SERVER_LEVELS, server: true, client: false, counts: COUNT_COLUMNS };
-const CLIENT_FAMILY: Family = { levels: CLIENT_ONLY_LEVELS, server: false, client: true, counts: COUNT_COLUMNS };
-const FAMILIES = [PAIR_FAMILY, SERVER_FAMILY, CLIENT_FAMILY];
+/** The counts of a Row, in order. */
+const ROW_COUNTS: readonly string[] = [...COUNT_COLUMNS, ...CONDUCT_COLUMNS];
+const PAIR_FAMILY: Family = { levels: CLIENT_LEVELS, dims: ['server', 'client', 'bucket', 'kind'], counts: ROW_COUNTS };
+const SERVER_FAMILY: Family = { levels: SERVER_LEVELS, dims: ['server', 'bucket', 'kind'], counts: COUNT_COLUMNS };
+const CLIENT_FAMILY: Family = { levels: CLIENT_ONLY_LEVELS, dims: ['client', 'bucket', 'kind'], counts: ROW_COUNTS };
+const AVOIDABLE_FAMILY: Family = { levels: AVOIDABLE_LEVELS, dims: ['server', 'client'], counts: ['avoidable'] };
+const FAMILIES = [PAIR_FAMILY, SERVER_FAMILY, CLIENT_FAMILY, AVOIDABLE_FAMILY];
 
 /**
  * Adds deltas to every level of every family. Deltas are summed per minute first (a batch's thousands collapse to
@@ -86,20 +91,19 @@ export async function applyRollupDeltas(db: SqlRunner, deltas: readonly RollupDe
     PAIR_FAMILY,
   );
   for (const family of FAMILIES) {
+    const counts = family.counts.map((column) => KEY_LENGTH + ROW_COUNTS.indexOf(column));
     for (const level of family.levels) {
-      // Families without the conduct counters keep requests and avoidable only.
-      const rows = nonZero(
-        foldRows(minutes, level.size, family).map((row) => row.slice(0, KEY_LENGTH + family.counts.length) as Row),
-      );
+      const rows = foldRows(minutes, level.size, family).filter((row) => counts.some((i) => row[i] !== 0));
       if (rows.length > 0) await upsert(db, level.table, rows, family);
     }
   }
 }
 
-/** A rollup row as written: its key, then requests, avoidable and (client family only) the conduct counters. */
+/** A rollup row as folded: its key ('' for a dimension folded away), then its counts in ROW_COUNTS order. */
 type Row = [start: number, server: string, client: string, bucket: string, kind: string, ...counts: number[]];
 
 const KEY_LENGTH = 5;
+const DIMENSION_INDEX: Readonly<Record<RowDimension, number>> = { server: 1, client: 2, bucket: 3, kind: 4 };
 
 /**
  * Sums rows per time bucket of `size`, with the dimensions the family leaves out folded to '', sorted by key:
@@ -107,15 +111,18 @@ const KEY_LENGTH = 5;
  * (the event schema rejects it), so NUL joins a key unambiguously.
  */
 function foldRows(rows: readonly Row[], size: number, family: Family): Row[] {
+  const kept = (['server', 'client', 'bucket', 'kind'] as const).map((dim) => family.dims.includes(dim));
   const sums = new Map<string, Row>();
   for (const row of rows) {
     const start = row[0] - (row[0] % size);
-    const server = family.server ? row[1] : '';
-    const client = family.client ? row[2] : '';
-    const key = `${start}\u0000${server}\u0000${client}\u0000${row[3]}\u0000${row[4]}`;
+    const server = kept[0] ? row[1] : '';
+    const client = kept[1] ? row[2] : '';
+    const bucket = kept[2] ? row[3] : '';
+    const kind = kept[3] ? row[4] : '';
+    const key = `${start}\u0000${server}\u0000${client}\u0000${bucket}\u0000${kind}`;
     const sum = sums.get(key);
     if (sum === undefined) {
-      sums.set(key, [start, server, client, row[3], row[4], ...(row.slice(KEY_LENGTH) as number[])]);
+      sums.set(key, [start, server, client, bucket, kind, ...(row.slice(KEY_LENGTH) as number[])]);
       continue;
     }
     for (let i = KEY_LENGTH; i < row.length; i++) sum[i] = (sum[i] as number) + (row[i] as number);
@@ -123,26 +130,13 @@ function foldRows(rows: readonly Row[], size: number, family: Family): Row[] {
   return [...sums.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
 }
 
-function nonZero(rows: Row[]): Row[] {
-  return rows.filter((row) => row.slice(KEY_LENGTH).some((count) => count !== 0));
-}
-
 async function upsert(db: SqlRunner, table: string, rows: Row[], family: Family): Promise<void> {
   const name = sql.raw(table);
-  const keys: RowsColumn[] = [
-    ['start', 'bigint'],
-    ...(family.server ? [['server', 'text'] as const] : []),
-    ...(family.client ? [['client', 'text'] as const] : []),
-    ['bucket', 'text'],
-    ['kind', 'text'],
-  ];
+  const keys: RowsColumn[] = [['start', 'bigint'], ...family.dims.map((dim): RowsColumn => [dim, 'text'])];
   const columns: RowsColumn[] = [...keys, ...family.counts.map((column): RowsColumn => [column, 'integer'])];
-  const values = rows.map(([start, server, client, ...rest]) => [
-    start,
-    ...(family.server ? [server] : []),
-    ...(family.client ? [client] : []),
-    ...rest,
-  ]);
+  const counts = family.counts.map((column) => KEY_LENGTH + ROW_COUNTS.indexOf(column));
+  const dims = family.dims.map((dim) => DIMENSION_INDEX[dim]);
+  const values = rows.map((row) => [row[0], ...dims.map((i) => row[i]), ...counts.map((i) => row[i])]);
   const key = sql.raw(keys.map(([column]) => column).join(', '));
   const list = sql.raw(columns.map(([column]) => column).join(', '));
   const sums = sql.raw(family.counts.map((column) => `${column} = ${table}.${column} + excluded.${column}`).join(', '));
@@ -186,8 +180,8 @@ export async function countRows(
   const parts = segments(filter, levels);
   const bucketOf = (column: SQL) => (stepMs === null ? sql`0` : sql`${column} - (${column} % ${stepMs})`);
   const scope = (clientColumn: SQL) => scopeConditions(filter, clientColumn);
-  const clientOut = (column: SQL) => (family.client ? column : sql`''`);
-  const serverOut = family.server ? sql`server` : sql`''`;
+  const clientOut = (column: SQL) => (family.dims.includes('client') ? column : sql`''`);
+  const serverOut = family.dims.includes('server') ? sql`server` : sql`''`;
   const selects: SQL[] = [];
   for (const [table, from, to] of parts.rollups) {
     const where = sql.join([sql`start >= ${from}`, sql`start < ${to}`, ...scope(sql`client`)], sql` AND `);
@@ -226,11 +220,14 @@ export interface ConductRow {
 }
 
 /**
- * Client conduct counts per (client, server) over [from, to), exactly, from the client family of rollups (the
- * sub-minute edges from the events): what GET /clients shows, without reading the window's events.
+ * Client conduct counts per client over [from, to), exactly, from the rollups (the sub-minute edges from the events):
+ * what GET /clients shows, without reading the window's events. Per (client, server) when `byServer` (server ''
+ * otherwise); a server filter reads the family with both either way.
  */
-export async function conductRows(db: SqlRunner, filter: RangeFilter): Promise<ConductRow[]> {
-  const parts = segments(filter, CLIENT_LEVELS);
+export async function conductRows(db: SqlRunner, filter: RangeFilter, byServer: boolean): Promise<ConductRow[]> {
+  const family = byServer || filter.server !== undefined ? PAIR_FAMILY : CLIENT_FAMILY;
+  const server = byServer ? sql`server` : sql`''`;
+  const parts = segments(filter, family.levels);
   const scope = (clientColumn: SQL) => scopeConditions(filter, clientColumn);
   const probed = sql`CASE WHEN bucket = 'refusal' AND kind = 'not_declared' THEN undiscovered ELSE 0 END`;
   const reasons = sql.raw(REASON_COLUMNS.join(', '));
@@ -239,20 +236,16 @@ export async function conductRows(db: SqlRunner, filter: RangeFilter): Promise<C
       [sql`start >= ${from}`, sql`start < ${to}`, sql`client <> ''`, ...scope(sql`client`)],
       sql` AND `,
     );
-    return sql`SELECT client, server, requests, avoidable, ${reasons}, ${probed} AS probed
+    return sql`SELECT client, ${server} AS server, requests, avoidable, ${reasons}, ${probed} AS probed
       FROM ${sql.raw(table)} WHERE ${where}`;
   });
   const reasonFlags = REASON_COLUMNS.map(
     (reason) => sql`CASE WHEN gate_reason = ${reason} THEN 1 ELSE 0 END AS ${sql.identifier(reason)}`,
   );
   for (const [from, to] of parts.raw) {
-    const where = sql.join(
-      [sql`counted = 1`, sql`client IS NOT NULL`, sql`ts >= ${from}`, sql`ts < ${to}`, ...scope(sql`client`)],
-      sql` AND `,
-    );
-    selects.push(sql`SELECT client, server, 1 AS requests, avoidable, ${sql.join(reasonFlags, sql`, `)},
+    selects.push(sql`SELECT client, ${server} AS server, 1 AS requests, avoidable, ${sql.join(reasonFlags, sql`, `)},
       CASE WHEN discovery_read = 0 AND bucket = 'refusal' AND kind = 'not_declared' THEN 1 ELSE 0 END AS probed
-      FROM events WHERE ${where}`);
+      FROM events WHERE ${rawClientEdge(filter, from, to)}`);
   }
   if (selects.length === 0) return [];
   const sums = sql.raw(
@@ -260,6 +253,44 @@ export async function conductRows(db: SqlRunner, filter: RangeFilter): Promise<C
   );
   return db.all<ConductRow>(sql`SELECT client, server, ${sums}
     FROM (${sql.join(selects, sql` UNION ALL `)}) AS parts GROUP BY client, server HAVING sum(requests) <> 0`);
+}
+
+export interface AvoidablePairRow {
+  client: string;
+  server: string;
+  avoidable: number;
+}
+
+/** Avoidable requests per (client, server) over [from, to), exactly: which servers each client hurts most. */
+export async function avoidablePairRows(db: SqlRunner, filter: RangeFilter): Promise<AvoidablePairRow[]> {
+  const parts = segments(filter, AVOIDABLE_LEVELS);
+  const selects: SQL[] = parts.rollups.map(([table, from, to]) => {
+    const where = sql.join(
+      [sql`start >= ${from}`, sql`start < ${to}`, sql`client <> ''`, ...scopeConditions(filter, sql`client`)],
+      sql` AND `,
+    );
+    return sql`SELECT client, server, avoidable FROM ${sql.raw(table)} WHERE ${where}`;
+  });
+  for (const [from, to] of parts.raw) {
+    selects.push(sql`SELECT client, server, avoidable FROM events WHERE ${rawClientEdge(filter, from, to)}`);
+  }
+  if (selects.length === 0) return [];
+  return db.all<AvoidablePairRow>(sql`SELECT client, server, sum(avoidable) AS avoidable
+    FROM (${sql.join(selects, sql` UNION ALL `)}) AS parts GROUP BY client, server HAVING sum(avoidable) <> 0`);
+}
+
+/** Counted events of a named client in a sub-minute edge [from, to) of a range. */
+function rawClientEdge(filter: RangeFilter, from: number, to: number): SQL {
+  return sql.join(
+    [
+      sql`counted = 1`,
+      sql`client IS NOT NULL`,
+      sql`ts >= ${from}`,
+      sql`ts < ${to}`,
+      ...scopeConditions(filter, sql`client`),
+    ],
+    sql` AND `,
+  );
 }
 
 /** The family with the fewest rows that still keeps, or can filter on, every dimension a read needs. */

@@ -61,7 +61,7 @@ export function addConduct(acc: ConductAccumulator, event: AnalysisEvent, verdic
   return acc;
 }
 
-/** Counts already summed for one (client, server), as the rollups keep them: avoidable requests per gate reason. */
+/** Counts already summed for one client, as the rollups keep them: avoidable requests per gate reason. */
 export interface SummedConduct extends Record<GateReason, number> {
   requests: number;
   avoidable: number;
@@ -69,23 +69,28 @@ export interface SummedConduct extends Record<GateReason, number> {
 }
 
 /**
- * Folds counts already summed for one (client, server) into the accumulator: the same report as folding each
- * event, without reading the events. Reasons map to counters as in `addConduct`.
+ * Folds counts already summed for one client into the accumulator: with `addServerCost`, the same report as
+ * folding each event, without reading the events. Reasons map to counters as in `addConduct`.
  */
-export function addConductCounts(
-  acc: ConductAccumulator,
-  client: string,
-  server: string,
-  counts: SummedConduct,
-): ConductAccumulator {
+export function addClientCounts(acc: ConductAccumulator, client: string, counts: SummedConduct): ConductAccumulator {
   const state = clientState(acc, client);
   state.requests += counts.requests;
   state.avoidable += counts.avoidable;
   state.probedWithoutDiscovery += counts.probedWithoutDiscovery;
   for (const reason of GATE_REASONS) state[COUNTER_OF[reason]] += counts[reason];
-  if (counts.avoidable !== 0) {
-    state.avoidableByServer[server] = (state.avoidableByServer[server] ?? 0) + counts.avoidable;
-  }
+  return acc;
+}
+
+/** Folds a client's avoidable requests to one server, already summed, into which servers it hurts most. */
+export function addServerCost(
+  acc: ConductAccumulator,
+  client: string,
+  server: string,
+  avoidable: number,
+): ConductAccumulator {
+  if (avoidable === 0) return acc;
+  const state = clientState(acc, client);
+  state.avoidableByServer[server] = (state.avoidableByServer[server] ?? 0) + avoidable;
   return acc;
 }
 

@@ -10,7 +10,7 @@ import { ingestBatch } from '../../api/services/ingest.ts';
 import { setDiscovery, setOverrides } from '../../api/services/server-config.ts';
 import { summarise } from '../../api/services/summary.ts';
 import { topIdentityRows } from '../../db/queries/analysis.ts';
-import { CONDUCT_COLUMNS, countRows } from '../../db/queries/rollups.ts';
+import { CONDUCT_COLUMNS, conductRows, countRows } from '../../db/queries/rollups.ts';
 import { rawBucketCounts } from '../../db/queries/summary.ts';
 import type { Store } from '../../db/runner.ts';
 import { clientConduct } from '../../shared/analysis/conduct.ts';
@@ -189,14 +189,20 @@ describe.each(STORE_KINDS)('rollups on $name', (kind) => {
       }
     });
 
-    it('are summed over servers by the migration that added the family without servers', async () => {
+    it('are summed by the migration that added the families per client and of avoidable requests per pair', async () => {
       // Whole minutes: no edge is read from the events.
       const range = { from: BASE_TS + 60_000, to: BASE_TS + 2 * 3_600_000 + 5 * 60_000 };
-      const before = await summarise(db.store, range);
-      for (const level of ['minute', '5min', 'hour']) await db.store.run(sql.raw(`DELETE FROM rollup_client_${level}`));
+      const [summary, clients] = [await summarise(db.store, range), await clientsIn(db.store, range)];
+      expect(clients.some((client) => client.hurtsMost.length > 1)).toBe(true);
+      for (const level of ['minute', '5min', 'hour']) {
+        await db.store.run(sql.raw(`DELETE FROM rollup_client_${level}`));
+        await db.store.run(sql.raw(`DELETE FROM rollup_avoidable_${level}`));
+      }
       expect((await summarise(db.store, range)).clients).toEqual({});
+      expect(await clientsIn(db.store, range)).toEqual([]);
       await replayBackfill(db.store, kind.name, '0012_', 'INSERT');
-      expect(await summarise(db.store, range)).toEqual(before);
+      expect(await summarise(db.store, range)).toEqual(summary);
+      expect(await clientsIn(db.store, range)).toEqual(clients);
     });
 
     it("keep each client's conduct as the events tell it, over any range", async () => {
@@ -215,23 +221,48 @@ describe.each(STORE_KINDS)('rollups on $name', (kind) => {
       expect(all.some((client) => client.retriedAfterRefusal > 0)).toBe(true);
     });
 
+    // The conduct of each (client, server), as the family with both keeps it (what these migrations filled).
+    const pairConduct = (range: { from: number; to: number }) => conductRows(db.store, range, true);
+
     it('are rebuilt by the migration that added the conduct counters, for events stored before it', async () => {
       const range = { from: BASE_TS - 3_600_000, to: BASE_TS + 4 * 3_600_000 };
-      const before = await clientsIn(db.store, range);
+      const before = await pairConduct(range);
       const zero = CONDUCT_COLUMNS.map((column) => `${column} = 0`).join(', ');
       for (const table of ['rollup_minute', 'rollup_hour']) await db.store.run(sql.raw(`UPDATE ${table} SET ${zero}`));
-      expect(await clientsIn(db.store, range)).not.toEqual(before);
+      expect(await pairConduct(range)).not.toEqual(before);
       await replayBackfill(db.store, kind.name, '0006_', 'UPDATE');
-      expect(await clientsIn(db.store, range)).toEqual(before);
+      expect(await pairConduct(range)).toEqual(before);
     });
 
     it('are summed into 5-minute rows by the migration that added them, for events stored before it', async () => {
       const range = { from: BASE_TS + 12_345, to: BASE_TS + 2 * 3_600_000 + 7_777 };
-      const before = await clientsIn(db.store, range);
+      const before = await pairConduct(range);
       await db.store.run(sql`DELETE FROM rollup_5min`);
-      expect(await clientsIn(db.store, range)).not.toEqual(before);
+      expect(await pairConduct(range)).not.toEqual(before);
       await replayBackfill(db.store, kind.name, '0010_', 'INSERT');
-      expect(await clientsIn(db.store, range)).toEqual(before);
+      expect(await pairConduct(range)).toEqual(before);
+    });
+
+    it('give each client the same conduct from the family without servers as from the pairs', async () => {
+      for (const range of [
+        { from: BASE_TS - 3_600_000, to: BASE_TS + 4 * 3_600_000 },
+        { from: BASE_TS + 12_345, to: BASE_TS + 2 * 3_600_000 + 7_777 },
+      ]) {
+        const perClient = new Map<string, Record<string, number>>();
+        for (const { client, server: _server, ...counts } of await pairConduct(range)) {
+          const sum = perClient.get(client) ?? {};
+          for (const [key, value] of Object.entries(counts)) sum[key] = (sum[key] ?? 0) + Number(value);
+          perClient.set(client, sum);
+        }
+        const fromClients = new Map(
+          (await conductRows(db.store, range, false)).map(({ client, server, ...counts }) => {
+            expect(server).toBe('');
+            return [client, Object.fromEntries(Object.entries(counts).map(([k, v]) => [k, Number(v)]))] as const;
+          }),
+        );
+        expect(fromClients.size).toBeGreaterThan(2);
+        expect(fromClients).toEqual(perClient);
+      }
     });
 
     it('are rebuilt by the migration that added the context counts, for events stored before it', async () => {

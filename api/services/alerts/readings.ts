@@ -99,7 +99,9 @@ export async function readMetric(db: SqlRunner, reads: RoundReads, rule: Reading
 async function readGroups(db: SqlRunner, reads: RoundReads, rule: Reading, end: number): Promise<GroupValue[]> {
   const from = end - rule.windowSeconds * 1000;
   const scope = { ...rule.scope, from, to: end };
-  if (rule.metric === 'retries_after_refusal') return valuesFromConduct(await conductRows(db, scope), rule.groupBy);
+  if (rule.metric === 'retries_after_refusal') {
+    return valuesFromConduct(await conductRows(db, scope, rule.groupBy === 'server'), rule.groupBy);
+  }
   if (rule.metric === 'identity_representations') {
     return valuesFromSends(await topIdentityRows(db, scope, null), rule.groupBy);
   }

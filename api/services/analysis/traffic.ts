@@ -1,10 +1,10 @@
 import { serverInfo } from '../../../db/queries/analysis.ts';
 import { contextRows } from '../../../db/queries/context.ts';
 import type { EventFilter } from '../../../db/queries/events.ts';
-import { conductRows, countRows } from '../../../db/queries/rollups.ts';
+import { avoidablePairRows, conductRows, countRows } from '../../../db/queries/rollups.ts';
 import { orderedStormRows, stormCounts } from '../../../db/queries/storms.ts';
 import type { SqlRunner } from '../../../db/runner.ts';
-import { addConductCounts, conductReport, emptyConduct } from '../../../shared/analysis/conduct.ts';
+import { addClientCounts, addServerCost, conductReport, emptyConduct } from '../../../shared/analysis/conduct.ts';
 import {
   addContextCount,
   type ContextGap,
@@ -133,12 +133,15 @@ export async function contextGapIn(db: SqlRunner, scope: Scope) {
     }));
 }
 
-/** Per client conduct, from the rollups' conduct counters (kept at ingest with the gate verdicts). */
+/**
+ * Per client conduct, from the rollups' conduct counters per client (kept at ingest with the gate verdicts), and the
+ * servers each hurts most from the avoidable counts per (client, server).
+ */
 export async function clientsIn(db: SqlRunner, scope: Scope) {
   const acc = emptyConduct();
-  for (const row of await conductRows(db, scope)) {
-    addConductCounts(acc, row.client, row.server, { ...row, probedWithoutDiscovery: row.probed });
-  }
+  const [conduct, costs] = await Promise.all([conductRows(db, scope, false), avoidablePairRows(db, scope)]);
+  for (const row of conduct) addClientCounts(acc, row.client, { ...row, probedWithoutDiscovery: row.probed });
+  for (const row of costs) addServerCost(acc, row.client, row.server, row.avoidable);
   return conductReport(acc).map((client) => ({
     ...client,
     share: client.requests === 0 ? null : client.avoidable / client.requests,

@@ -14,6 +14,9 @@ export { gatePartitions } from './gate-partitions.ts';
 export { identityHour } from './identity-hours.ts';
 export {
   rollup5Min,
+  rollupAvoidable5Min,
+  rollupAvoidableHour,
+  rollupAvoidableMinute,
   rollupClient5Min,
   rollupClientHour,
   rollupClientMinute,

@@ -5,8 +5,9 @@ import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlit
  * (api/services/rollups.ts) so that dashboard counts read thousands of rows, not millions of events. Two
  * resolutions: a day is 24 hourly rows per group, an edge of a range is read from minutes. A second family leaves
  * the client out (far fewer rows: charts and server lists need no client) and adds a 5-minute level for day charts;
- * a third leaves the server out (a client's counts over all servers: a day of a meshed federation is thousands of
- * (server, client) rows an hour, but tens of clients). Mirrors
+ * a third leaves the server out (a client's counts and conduct over all servers: a day of a meshed federation is
+ * thousands of (server, client) rows an hour, but tens of clients); a fourth keeps only avoidable requests per
+ * (server, client). Mirrors
  * db/schema/pg/rollups.ts.
  */
 function rollupColumns() {
@@ -73,7 +74,7 @@ export const rollupServerHour = sqliteTable('rollup_server_hour', serverRollupCo
 ]);
 
 function clientOnlyRollupColumns() {
-  const { server: _server, ...columns } = rollupColumns();
+  const { server: _server, ...columns } = clientRollupColumns();
   return columns;
 }
 
@@ -87,4 +88,26 @@ export const rollupClient5Min = sqliteTable('rollup_client_5min', clientOnlyRoll
 
 export const rollupClientHour = sqliteTable('rollup_client_hour', clientOnlyRollupColumns(), (t) => [
   primaryKey({ columns: [t.start, t.client, t.bucket, t.kind] }),
+]);
+
+/**
+ * Avoidable requests per (server, client) alone, without bucket and kind: which servers a client hurts most (GET
+ * /clients) is a few rows per pair, where the family with both keeps one per bucket and kind. Rows are written only
+ * where some request was avoidable.
+ */
+function pairAvoidableColumns() {
+  const { start, server, client, avoidable } = rollupColumns();
+  return { start, server, client, avoidable };
+}
+
+export const rollupAvoidableMinute = sqliteTable('rollup_avoidable_minute', pairAvoidableColumns(), (t) => [
+  primaryKey({ columns: [t.start, t.server, t.client] }),
+]);
+
+export const rollupAvoidable5Min = sqliteTable('rollup_avoidable_5min', pairAvoidableColumns(), (t) => [
+  primaryKey({ columns: [t.start, t.server, t.client] }),
+]);
+
+export const rollupAvoidableHour = sqliteTable('rollup_avoidable_hour', pairAvoidableColumns(), (t) => [
+  primaryKey({ columns: [t.start, t.server, t.client] }),
 ]);
