@@ -1,6 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { SqlRunner } from '../runner.ts';
-import { rowsTable } from './lists.ts';
+import { addCounts } from './lists.ts';
 import { MINUTE_MS, type RangeFilter, scopeConditions, segments } from './rollups.ts';
 
 /** A change to the count of one minute's sampling requests of one kind (context_minute). */
@@ -26,23 +26,11 @@ export interface ContextRow {
 
 const MINUTES = [{ table: 'context_minute', size: MINUTE_MS }];
 
-/** Adds the deltas, summed per row first (an upsert may touch a row once), in key order (no PostgreSQL deadlock). */
+/** Adds the deltas to the counts of their minute, server, client, scopes and reason. */
 export async function applyContextDeltas(db: SqlRunner, deltas: readonly ContextDelta[]): Promise<void> {
-  const sums = new Map<string, (string | number)[]>();
-  for (const d of deltas) {
-    const key = [d.minute, d.server, d.client ?? '', d.requested, d.applied ?? '', d.reason ?? ''];
-    const id = JSON.stringify(key);
-    const row = sums.get(id) ?? [...key, 0];
-    row[6] = (row[6] as number) + d.requests;
-    sums.set(id, row);
-  }
-  const rows = [...sums.entries()]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([, row]) => row)
-    .filter((row) => row[6] !== 0);
-  if (rows.length === 0) return;
-  const table = rowsTable(
+  await addCounts(
     db,
+    'context_minute',
     [
       ['start', 'bigint'],
       ['server', 'text'],
@@ -50,14 +38,10 @@ export async function applyContextDeltas(db: SqlRunner, deltas: readonly Context
       ['requested', 'text'],
       ['applied', 'text'],
       ['reason', 'text'],
-      ['requests', 'integer'],
     ],
-    rows,
+    'requests',
+    deltas.map((d) => [d.minute, d.server, d.client ?? '', d.requested, d.applied ?? '', d.reason ?? '', d.requests]),
   );
-  await db.run(sql`INSERT INTO context_minute (start, server, client, requested, applied, reason, requests)
-    SELECT * FROM ${table} AS deltas WHERE true
-    ON CONFLICT (start, server, client, requested, applied, reason)
-    DO UPDATE SET requests = context_minute.requests + excluded.requests`);
 }
 
 /**

@@ -1,7 +1,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { HOUR_MS } from '../../shared/analysis/time-buckets.ts';
 import type { SqlRunner } from '../runner.ts';
-import { listTable, rowsTable } from './lists.ts';
+import { addCounts, listTable, rowsTable } from './lists.ts';
 
 /** A change to the counted sends of one identity in the hour that holds `ts`. */
 export interface IdentityDelta {
@@ -17,32 +17,18 @@ export interface IdentityHourRow {
   sends: number;
 }
 
-/** Adds the deltas, summed per row first (an upsert may touch a row once), in key order (no PostgreSQL deadlock). */
+/** Adds the deltas to the sends of their identity and hour. */
 export async function applyIdentityDeltas(db: SqlRunner, deltas: readonly IdentityDelta[]): Promise<void> {
-  const sums = new Map<string, [number, string, number]>();
-  for (const { ts, identity, sends } of deltas) {
-    const start = ts - (ts % HOUR_MS);
-    const key = `${start}\u0000${identity}`;
-    const row = sums.get(key);
-    if (row === undefined) sums.set(key, [start, identity, sends]);
-    else row[2] += sends;
-  }
-  const rows = [...sums.entries()]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([, row]) => row)
-    .filter((row) => row[2] !== 0);
-  if (rows.length === 0) return;
-  const table = rowsTable(
+  await addCounts(
     db,
+    'identity_hour',
     [
       ['start', 'bigint'],
       ['identity', 'text'],
-      ['sends', 'integer'],
     ],
-    rows,
+    'sends',
+    deltas.map(({ ts, identity, sends }) => [ts - (ts % HOUR_MS), identity, sends]),
   );
-  await db.run(sql`INSERT INTO identity_hour (start, identity, sends) SELECT * FROM ${table} AS deltas WHERE true
-    ON CONFLICT (start, identity) DO UPDATE SET sends = identity_hour.sends + excluded.sends`);
 }
 
 /**

@@ -32,3 +32,43 @@ export function rowsTable(db: SqlRunner, columns: readonly RowsColumn[], rows: r
   );
   return sql`(SELECT * FROM unnest(${sql.join(arrays, sql`, `)}) AS rows_table(${names}))`;
 }
+
+/**
+ * Adds one count to rows of `table` keyed by `keys`: the changes are summed per key first (an upsert may touch a row
+ * once) and written in key order (concurrent PostgreSQL transactions then lock shared rows in one order and cannot
+ * deadlock); keys whose changes sum to 0 are left alone. Each change is its key's values, then the count.
+ */
+export async function addCounts(
+  db: SqlRunner,
+  table: string,
+  keys: readonly RowsColumn[],
+  count: string,
+  changes: readonly (readonly (string | number)[])[],
+): Promise<void> {
+  const sums = new Map<string, (string | number)[]>();
+  for (const change of changes) {
+    // Names never hold NUL (the event schema rejects it), so NUL joins a key unambiguously.
+    const id = change.slice(0, keys.length).join('\u0000');
+    const row = sums.get(id);
+    if (row === undefined) sums.set(id, [...change]);
+    else row[keys.length] = (row[keys.length] as number) + (change[keys.length] as number);
+  }
+  const rows = [...sums.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([, row]) => row)
+    .filter((row) => row[keys.length] !== 0);
+  if (rows.length === 0) return;
+  const name = sql.identifier(table);
+  const key = sql.join(
+    keys.map(([column]) => sql.identifier(column)),
+    sql`, `,
+  );
+  const columns = [...keys, [count, 'integer'] as const];
+  const list = sql.join(
+    columns.map(([column]) => sql.identifier(column)),
+    sql`, `,
+  );
+  const countColumn = sql.identifier(count);
+  await db.run(sql`INSERT INTO ${name} (${list}) SELECT * FROM ${rowsTable(db, columns, rows)} AS changes WHERE true
+    ON CONFLICT (${key}) DO UPDATE SET ${countColumn} = ${name}.${countColumn} + excluded.${countColumn}`);
+}
