@@ -251,13 +251,13 @@ describe.each(STORE_KINDS)('rollups on $name', (kind) => {
         const perClient = new Map<string, Record<string, number>>();
         for (const { client, server: _server, ...counts } of await pairConduct(range)) {
           const sum = perClient.get(client) ?? {};
-          for (const [key, value] of Object.entries(counts)) sum[key] = (sum[key] ?? 0) + Number(value);
+          for (const [key, value] of Object.entries(counts)) sum[key] = (sum[key] ?? 0) + value;
           perClient.set(client, sum);
         }
         const fromClients = new Map(
           (await conductRows(db.store, range, false)).map(({ client, server, ...counts }) => {
             expect(server).toBe('');
-            return [client, Object.fromEntries(Object.entries(counts).map(([k, v]) => [k, Number(v)]))] as const;
+            return [client, counts as Record<string, number>] as const;
           }),
         );
         expect(fromClients.size).toBeGreaterThan(2);
@@ -276,12 +276,8 @@ describe.each(STORE_KINDS)('rollups on $name', (kind) => {
 
     /** identity_hour as stored, and as the events count it; both in the store's own order. */
     async function identityHours() {
-      const read = async (query: ReturnType<typeof sql>) =>
-        (await db.store.all<{ start: number; identity: string; sends: number }>(query)).map((row) => ({
-          start: Number(row.start),
-          identity: row.identity,
-          sends: Number(row.sends),
-        }));
+      const read = (query: ReturnType<typeof sql>) =>
+        db.store.all<{ start: number; identity: string; sends: number }>(query);
       return {
         kept: await read(sql`SELECT start, identity, sends FROM identity_hour WHERE sends <> 0 ORDER BY 1, 2`),
         counted: await read(sql`SELECT ts - ts % 3600000 AS start, identity, count(*) AS sends FROM events

@@ -11,16 +11,7 @@ import type { Window } from './load.ts';
  */
 export async function alarmCandidates(db: SqlRunner, scope: Window & { server?: string }): Promise<string[]> {
   const seeds = await seedHours(db, { ...splitHours(scope.from, scope.to), server: scope.server }, seedSends());
-  const spans = alarmSpans(
-    seeds.map((seed) => ({
-      ...seed,
-      start: Number(seed.start),
-      sends: Number(seed.sends),
-      prev: Number(seed.prev),
-      next: Number(seed.next),
-    })),
-    scope,
-  );
+  const spans = alarmSpans(seeds, scope);
   const sends = await identitySendTimes(
     db,
     [...spans].flatMap(([identity, list]) => list.map(([from, to]) => [identity, from, to] as const)),
@@ -28,8 +19,8 @@ export async function alarmCandidates(db: SqlRunner, scope: Window & { server?: 
   const times = new Map<string, number[]>();
   for (const { identity, ts } of sends) {
     const list = times.get(identity);
-    if (list === undefined) times.set(identity, [Number(ts)]);
-    else list.push(Number(ts));
+    if (list === undefined) times.set(identity, [ts]);
+    else list.push(ts);
   }
   return [...times].filter(([, list]) => reachesAlarm(list)).map(([identity]) => identity);
 }

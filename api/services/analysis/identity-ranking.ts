@@ -50,7 +50,7 @@ async function groupedRanking(db: SqlRunner, scope: Scope, limit: number): Promi
 
 async function requestsIn(db: SqlRunner, scope: Scope): Promise<number> {
   const rows = await countRows(db, scope, null, []);
-  return rows.reduce((sum, row) => sum + Number(row.requests), 0);
+  return rows.reduce((sum, row) => sum + row.requests, 0);
 }
 
 async function hourListRanking(
@@ -69,7 +69,7 @@ async function hourListRanking(
     ...split.edges.map(([from, to]) => identityEventSends(db, candidates, { from, to })),
   ]);
   const sends = new Map<string, number>();
-  for (const row of parts.flat()) sends.set(row.identity, (sends.get(row.identity) ?? 0) + Number(row.sends));
+  for (const row of parts.flat()) sends.set(row.identity, (sends.get(row.identity) ?? 0) + row.sends);
   const counted = [...sends].map(([identity, total]) => ({ identity, sends: total }));
   const { ranked, exact } = topSent(counted, limit, unlistedBound(lists, split, perHour));
   return { identities: ranked.map((row) => row.identity), exact };
