@@ -1,0 +1,2 @@
+DROP INDEX "events_identity_ts_idx";--> statement-breakpoint
+CREATE INDEX "events_identity_ts_idx" ON "events" USING btree ("identity","ts") WHERE "events"."identity" IS NOT NULL AND "events"."counted" = 1;
