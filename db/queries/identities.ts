@@ -97,11 +97,16 @@ export async function seedHours(
     WHERE s.start >= ${fromHour} AND s.start < ${toHour} AND s.sends > 1 AND s.sends >= ${minSends}${ofServer}`);
 }
 
-/** The times of the counted sends of each identity within its spans (`[identity, from, to]`), from the events. */
-export async function identitySendTimes(
+/**
+ * The identities that, within their spans (`[identity, from, to]`), were sent at least `minSends` times in some clock
+ * bucket of `bucketMs`: counted in the identity index, so that no send is read out.
+ */
+export async function busyIdentities(
   db: SqlRunner,
   spans: readonly (readonly [string, number, number])[],
-): Promise<{ identity: string; ts: number }[]> {
+  bucketMs: number,
+  minSends: number,
+): Promise<string[]> {
   if (spans.length === 0) return [];
   const table = rowsTable(
     db,
@@ -112,9 +117,12 @@ export async function identitySendTimes(
     ],
     spans,
   );
-  return db.all(sql`SELECT e.identity, e.ts FROM ${table} AS s
-    JOIN events e ON e.identity = s.identity AND e.ts >= s.span_from AND e.ts < s.span_to
-    WHERE e.identity IS NOT NULL AND e.counted = 1`);
+  const rows = await db.all<{ identity: string }>(sql`SELECT DISTINCT identity FROM (
+      SELECT e.identity, e.ts - e.ts % ${bucketMs} AS bucket FROM ${table} AS s
+      JOIN events e ON e.identity = s.identity AND e.ts >= s.span_from AND e.ts < s.span_to
+      WHERE e.identity IS NOT NULL AND e.counted = 1
+      GROUP BY 1, 2 HAVING count(*) >= ${minSends}) AS busy`);
+  return rows.map((row) => row.identity);
 }
 
 /**

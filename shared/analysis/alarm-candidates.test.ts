@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { alarmSpans, reachesAlarm, type SeedHour, seedSends } from './alarm-candidates.ts';
+import { alarmSpans, halfSends, type SeedHour } from './alarm-candidates.ts';
 import { HOUR_MS } from './time-buckets.ts';
 
 const H = HOUR_MS;
@@ -14,11 +14,11 @@ const seed = (hour: number, sends: number, prev = 0, next = 0, identity = 'a'): 
   next,
 });
 
-describe('seedSends', () => {
-  it('is half the threshold, rounded up: one of the two hours an alarm touches holds that many', () => {
-    expect(seedSends(40)).toBe(20);
-    expect(seedSends(41)).toBe(21);
-    expect(() => seedSends(2)).toThrow(RangeError);
+describe('halfSends', () => {
+  it('is half the threshold, rounded up: one of the two intervals an alarm touches holds that many', () => {
+    expect(halfSends(40)).toBe(20);
+    expect(halfSends(41)).toBe(21);
+    expect(() => halfSends(2)).toThrow(RangeError);
   });
 });
 
@@ -45,23 +45,5 @@ describe('alarmSpans', () => {
 
   it('refuses a window longer than an hour', () => {
     expect(() => alarmSpans([], window, { threshold: 40, windowMs: 2 * H })).toThrow(RangeError);
-  });
-});
-
-describe('reachesAlarm', () => {
-  const times = (count: number, spacing: number, start = T) =>
-    Array.from({ length: count }, (_, i) => start + i * spacing);
-
-  it('is true for the threshold of sends within less than the window, in any order', () => {
-    const burst = times(40, Math.floor((W - 1) / 39));
-    expect(reachesAlarm([...burst].reverse(), ALARM)).toBe(true);
-  });
-
-  it('is false when the threshold of sends spans the whole window or more, or there are too few', () => {
-    // 40 sends, the last exactly one window after the first: the half-open window cannot hold both ends.
-    const spread = times(39, W / 39);
-    expect(spread.at(-1)).toBe(T + W - W / 39);
-    expect(reachesAlarm([...spread, T + W], ALARM)).toBe(false);
-    expect(reachesAlarm(times(39, 1), ALARM)).toBe(false);
   });
 });

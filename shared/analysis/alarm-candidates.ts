@@ -3,10 +3,12 @@ import { HOUR_MS } from './time-buckets.ts';
 
 /**
  * Which identities can be over the re-presentation alarm (ADR 7), found from the per-hour send counts and then the
- * send times of a few spans, so that the alarm list reads neither a window's events nor the top of a ranking.
+ * sends of a few spans counted per `windowMs`, so that the alarm list reads neither a window's events nor the top of
+ * a ranking.
  *
  * `threshold` re-presentations within `windowMs` (at most an hour) are at least `threshold` sends within less than
- * `windowMs`: they fall in one clock hour or two adjacent ones, and one of those holds at least half of them.
+ * `windowMs`: they fall in one or two adjacent clock intervals as long as the window or longer (hours, or buckets of
+ * the window's length), and one of those holds at least half of them.
  */
 
 /** An hour of an identity's sends (a seed: at least half the threshold), with the hours either side of it. */
@@ -19,10 +21,10 @@ export interface SeedHour {
 }
 
 /**
- * The fewest sends that one hour of an alarm holds (the seeds). The hour counts list only hours of more than one
- * send, so a threshold under 3 (an hour of one send could be half of it) cannot be read from them.
+ * The fewest sends of an alarm that one of its (at most two) clock intervals holds. The hour counts list only hours
+ * of more than one send, so a threshold under 3 (an hour of one send could be half of it) cannot be read from them.
  */
-export function seedSends(threshold: number = REPRESENTATION_ALARM.threshold): number {
+export function halfSends(threshold: number = REPRESENTATION_ALARM.threshold): number {
   if (threshold < 3) throw new RangeError(`the hour counts cannot find alarms under 3 re-presentations: ${threshold}`);
   return Math.ceil(threshold / 2);
 }
@@ -51,19 +53,6 @@ export function alarmSpans(
   }
   for (const [identity, list] of spans) spans.set(identity, merge(list));
   return spans;
-}
-
-/** Whether `threshold` of the send times (any order) fall within less than `windowMs` of each other. */
-export function reachesAlarm(
-  times: readonly number[],
-  { threshold, windowMs }: { threshold: number; windowMs: number } = REPRESENTATION_ALARM,
-): boolean {
-  if (times.length < threshold) return false;
-  const sorted = [...times].sort((a, b) => a - b);
-  for (let last = threshold - 1; last < sorted.length; last++) {
-    if ((sorted[last] as number) - (sorted[last - threshold + 1] as number) < windowMs) return true;
-  }
-  return false;
 }
 
 function merge(spans: [number, number][]): [number, number][] {

@@ -58,9 +58,7 @@ export const events = sqliteTable(
     index('events_ts_idx').on(t.ts),
     // One identity's counted sends in a window: re-presentation counts and the alarm read this, not the whole
     // window. Only counted sends (every identity read asks for those), so that counting them needs no row.
-    index('events_identity_ts_idx')
-      .on(t.identity, t.ts)
-      .where(sql`${t.identity} IS NOT NULL AND ${t.counted} = 1`),
+    index('events_identity_ts_idx').on(t.identity, t.ts).where(sql`${t.identity} IS NOT NULL AND ${t.counted} = 1`),
     // Split by source: joining a client's record to a proxy's probes the proxy side for every client request, and
     // proxy records that carry a correlation are few, so that probe stays in a small index.
     index('events_proxy_correlation_idx')
