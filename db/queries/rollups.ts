@@ -7,7 +7,7 @@ export { HOUR_MS, MINUTE_MS };
 
 const MAX_TS = 8.64e15 + 1;
 
-/** The client family's conduct counters: avoidable requests by gate reason, and requests without discovery read. */
+/** The conduct counters of the families with clients: avoidable requests by gate reason, and requests without discovery read. */
 export const CONDUCT_COLUMNS = [
   'after_refusal',
   'past_transient_budget',
@@ -37,7 +37,7 @@ interface Level {
   size: number;
 }
 
-const CLIENT_LEVELS: readonly Level[] = [
+const PAIR_LEVELS: readonly Level[] = [
   { table: 'rollup_hour', size: HOUR_MS },
   { table: 'rollup_5min', size: 5 * MINUTE_MS },
   { table: 'rollup_minute', size: MINUTE_MS },
@@ -47,7 +47,7 @@ const SERVER_LEVELS: readonly Level[] = [
   { table: 'rollup_server_5min', size: 5 * MINUTE_MS },
   { table: 'rollup_server_minute', size: MINUTE_MS },
 ];
-const CLIENT_ONLY_LEVELS: readonly Level[] = [
+const CLIENT_LEVELS: readonly Level[] = [
   { table: 'rollup_client_hour', size: HOUR_MS },
   { table: 'rollup_client_5min', size: 5 * MINUTE_MS },
   { table: 'rollup_client_minute', size: MINUTE_MS },
@@ -71,9 +71,9 @@ interface Family {
 const COUNT_COLUMNS: readonly string[] = ['requests', 'avoidable'];
 /** The counts of a Row, in order. */
 const ROW_COUNTS: readonly string[] = [...COUNT_COLUMNS, ...CONDUCT_COLUMNS];
-const PAIR_FAMILY: Family = { levels: CLIENT_LEVELS, dims: ['server', 'client', 'bucket', 'kind'], counts: ROW_COUNTS };
+const PAIR_FAMILY: Family = { levels: PAIR_LEVELS, dims: ['server', 'client', 'bucket', 'kind'], counts: ROW_COUNTS };
 const SERVER_FAMILY: Family = { levels: SERVER_LEVELS, dims: ['server', 'bucket', 'kind'], counts: COUNT_COLUMNS };
-const CLIENT_FAMILY: Family = { levels: CLIENT_ONLY_LEVELS, dims: ['client', 'bucket', 'kind'], counts: ROW_COUNTS };
+const CLIENT_FAMILY: Family = { levels: CLIENT_LEVELS, dims: ['client', 'bucket', 'kind'], counts: ROW_COUNTS };
 const AVOIDABLE_FAMILY: Family = { levels: AVOIDABLE_LEVELS, dims: ['server', 'client'], counts: ['avoidable'] };
 const FAMILIES = [PAIR_FAMILY, SERVER_FAMILY, CLIENT_FAMILY, AVOIDABLE_FAMILY];
 
