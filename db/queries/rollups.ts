@@ -7,7 +7,10 @@ export { HOUR_MS, MINUTE_MS };
 
 const MAX_TS = 8.64e15 + 1;
 
-/** The conduct counters of the families with clients: avoidable requests by gate reason, and requests without discovery read. */
+/**
+ * The conduct counters of the families with clients: avoidable requests by gate reason, and requests without
+ * discovery read.
+ */
 export const CONDUCT_COLUMNS = [
   'after_refusal',
   'past_transient_budget',
