@@ -25,13 +25,13 @@ describe('halfSends', () => {
 describe('alarmSpans', () => {
   const window = { from: T - 10 * H, to: T + 10 * H };
 
-  it('reads around a seed that holds the threshold alone or with either neighbour', () => {
+  it("reads a seed's hour when it holds the threshold, and its edge when it does so with the hour beside it", () => {
     const spans = alarmSpans([seed(0, 40), seed(3, 20, 20), seed(6, 25, 0, 15, 'b')], window, ALARM);
     expect(spans.get('a')).toEqual([
-      [T - W, T + H + W],
-      [T + 3 * H - W, T + 4 * H + W],
+      [T, T + H],
+      [T + 3 * H - W, T + 3 * H + W],
     ]);
-    expect(spans.get('b')).toEqual([[T + 6 * H - W, T + 7 * H + W]]);
+    expect(spans.get('b')).toEqual([[T + 7 * H - W, T + 7 * H + W]]);
   });
 
   it('leaves out a seed that cannot reach the threshold with either hour beside it', () => {
@@ -39,8 +39,13 @@ describe('alarmSpans', () => {
   });
 
   it('merges overlapping spans and keeps them inside the window', () => {
-    const spans = alarmSpans([seed(1, 30, 30, 30), seed(0, 30, 0, 30)], { from: T + 5, to: T + 2 * H }, ALARM);
-    expect(spans.get('a')).toEqual([[T + 5, T + 2 * H]]);
+    const spans = alarmSpans([seed(1, 45, 5), seed(2, 30, 0, 30)], { from: T + 5, to: T + 3 * H - 7 }, ALARM);
+    expect(spans.get('a')).toEqual([
+      [T + H - W, T + 2 * H],
+      [T + 3 * H - W, T + 3 * H - 7],
+    ]);
+    const clipped = alarmSpans([seed(0, 20, 20)], { from: T + 5, to: T + H }, ALARM);
+    expect(clipped.get('a')).toEqual([[T + 5, T + W]]);
   });
 
   it('refuses a window longer than an hour', () => {

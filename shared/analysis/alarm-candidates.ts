@@ -30,8 +30,9 @@ export function halfSends(threshold: number = REPRESENTATION_ALARM.threshold): n
 }
 
 /**
- * Per identity, the spans of [from, to) whose send times can show an alarm: around every seed that holds the
- * threshold alone or with an hour beside it, from `windowMs` before its hour to `windowMs` after; merged.
+ * Per identity, the spans of [from, to) that can hold an alarm's sends, merged: a seed's own hour when it holds the
+ * threshold alone; the `windowMs` either side of its start or its end when it holds it with the hour before or
+ * after (an alarm that crosses an hour's edge lies within a window's length of it).
  */
 export function alarmSpans(
   seeds: readonly SeedHour[],
@@ -40,16 +41,19 @@ export function alarmSpans(
 ): Map<string, [number, number][]> {
   if (windowMs > HOUR_MS) throw new RangeError(`an alarm window longer than an hour spans more than two: ${windowMs}`);
   const spans = new Map<string, [number, number][]>();
-  for (const seed of seeds) {
-    if (seed.sends + Math.max(seed.prev, seed.next, 0) < threshold) continue;
-    const span: [number, number] = [
-      Math.max(from, seed.start - windowMs),
-      Math.min(to, seed.start + HOUR_MS + windowMs),
-    ];
-    if (span[0] >= span[1]) continue;
-    const list = spans.get(seed.identity);
-    if (list === undefined) spans.set(seed.identity, [span]);
+  const add = (identity: string, start: number, end: number) => {
+    const span: [number, number] = [Math.max(from, start), Math.min(to, end)];
+    if (span[0] >= span[1]) return;
+    const list = spans.get(identity);
+    if (list === undefined) spans.set(identity, [span]);
     else list.push(span);
+  };
+  for (const { identity, start, sends, prev, next } of seeds) {
+    const end = start + HOUR_MS;
+    if (sends >= threshold) add(identity, start, end);
+    // An alarm whose sends are all in this hour lies in it: an edge matters only with sends beyond it.
+    if (prev > 0 && sends + prev >= threshold) add(identity, start - windowMs, start + windowMs);
+    if (next > 0 && sends + next >= threshold) add(identity, end - windowMs, end + windowMs);
   }
   for (const [identity, list] of spans) spans.set(identity, merge(list));
   return spans;
