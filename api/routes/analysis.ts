@@ -62,8 +62,8 @@ export const analysisRoutes = new Hono<Env>()
   .get('/identities', validate('query', identityListQuery), async (c) => {
     const query = c.req.valid('query');
     const scope = windowOf(query, c.var.deps.clock());
-    const list = query.only === 'alarmed' ? identitiesOverAlarm : identitiesIn;
-    return c.json(await list(c.var.deps.store, scope, query.limit));
+    if (query.only === 'alarmed') return c.json(await identitiesOverAlarm(c.var.deps.store, scope, query.limit));
+    return c.json(await identitiesIn(c.var.deps.store, scope, query.limit));
   })
   .get(
     '/identities/:identity',

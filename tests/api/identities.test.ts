@@ -17,8 +17,8 @@ const call = (name: string, id: number) => ({
 
 /**
  * Three hours on `docs` (BASE_TS is on the hour): a poller sent most of all but never fast; a burst of 41 sends in
- * five minutes across the hour (40 re-presentations: the alarm); a near miss, 42 sends 16 s apart, each also in a
- * proxy's log (counted once, or it would be over); and background calls sent once or twice.
+ * five minutes across the hour (40 re-presentations: the alarm); a near miss, 43 sends 16 s apart, each also in a
+ * proxy's log (counted once, or it would be over); a second burst later on; and background calls sent once or twice.
  */
 function traffic(): Record<string, unknown>[] {
   const events: Record<string, unknown>[] = [];
@@ -26,11 +26,12 @@ function traffic(): Record<string, unknown>[] {
     events.push(clientEvent({ ts, client, server: 'docs', request: call(name, n) }));
   for (let i = 0; i < 300; i++) send('poll', BASE_TS + i * 36_000, i);
   for (let i = 0; i < 41; i++) send('burst', BASE_TS + H - 150_000 + i * 7_000, i, i % 3 === 0 ? 'agent-b' : 'agent-a');
-  for (let i = 0; i < 42; i++) {
+  for (let i = 0; i < 43; i++) {
     const ts = BASE_TS + 2 * H + 60_000 + i * 16_000;
     send('near', ts, i);
     events.push(proxyEvent({ ts, client: 'agent-a', server: 'docs', request: call('near', i) }));
   }
+  for (let i = 0; i < 41; i++) send('second-burst', BASE_TS + 2 * H + 35 * 60_000 + i * 5_000, i);
   for (let i = 0; i < 200; i++) send(`once-${i % 150}`, BASE_TS + i * 50_000, i);
   return events;
 }
@@ -55,14 +56,17 @@ describe.each(STORE_KINDS)('identities on $name', (kind) => {
     const list = async (query: string) => {
       const res = await get(app, `/api/v1/identities?${query}`);
       expect(res.status, query).toBe(200);
-      return (await res.json()) as { identities: { identity: string; sends: number; alarms: { count: number }[] }[] };
+      return (await res.json()) as {
+        identities: { identity: string; sends: number; alarms: { count: number }[] }[];
+        total?: number;
+      };
     };
 
     it('ranks the poller first by sends, though it never comes near the alarm', async () => {
       const { identities } = await list(`from=${BASE_TS}&to=${BASE_TS + 3 * H}&limit=2`);
       expect(identities.map((row) => [row.sends, row.alarms.length])).toEqual([
         [300, 0],
-        [42, 0],
+        [43, 0],
       ]);
     });
 
@@ -79,17 +83,23 @@ describe.each(STORE_KINDS)('identities on $name', (kind) => {
         const { events } = await loadAnalysis(db.store, range);
         const expected = representationAlarms(events).map((alarm) => [alarm.identity, alarm.count]);
         const query = new URLSearchParams(Object.entries(range).map(([key, value]) => [key, String(value)]));
-        const { identities } = await list(`${query}&only=alarmed&limit=1`);
+        const { identities } = await list(`${query}&only=alarmed&limit=50`);
         expect(
           identities.map((row) => [row.identity, row.alarms[0]?.count]),
           JSON.stringify(range),
         ).toEqual(expected);
         alarmed += expected.length;
       }
-      // The burst over the hour, whole in the first two ranges only; the near miss never.
-      expect(alarmed).toBe(2);
+      // The burst over the hour, whole in the first two ranges only; the second in all but the second and the last
+      // (agent-a sent it); the near miss never.
+      expect(alarmed).toBe(5);
       const { identities } = await list(`from=${BASE_TS}&to=${BASE_TS + 3 * H}&only=alarmed`);
-      expect(identities.map((row) => [row.sends, row.alarms[0]?.count])).toEqual([[41, 40]]);
+      expect(identities.map((row) => [row.sends, row.alarms[0]?.count])).toEqual([
+        [41, 40],
+        [41, 40],
+      ]);
+      const first = await list(`from=${BASE_TS}&to=${BASE_TS + 3 * H}&only=alarmed&limit=1`);
+      expect([first.identities.length, first.total]).toEqual([1, 2]);
     });
 
     it('refuses an unknown list with a clear error', async () => {

@@ -15,7 +15,13 @@ export const identityKeys = {
 export function alarmedIdentitiesQuery(scope: Scope, limit = 20) {
   return queryOptions({
     queryKey: identityKeys.alarmed(scope, limit),
-    queryFn: async () =>
-      unwrap(await api.identities.$get({ query: { ...scopeQuery(scope), limit: String(limit), only: 'alarmed' } })),
+    queryFn: async () => {
+      const body = await unwrap(
+        await api.identities.$get({ query: { ...scopeQuery(scope), limit: String(limit), only: 'alarmed' } }),
+      );
+      // The route answers either list; the alarmed one always says how many are over the alarm in all.
+      const total = 'total' in body ? body.total : undefined;
+      return { identities: body.identities, total: typeof total === 'number' ? total : body.identities.length };
+    },
   });
 }

@@ -66,7 +66,10 @@ export async function identitiesIn(db: SqlRunner, scope: Scope, limit: number) {
   return { identities: await identityViews(db, scope, identities), exact };
 }
 
-/** The identities over the re-presentation alarm in the window, the densest first; never missing one. */
+/**
+ * The `limit` identities most over the re-presentation alarm in the window, the densest first, and how many are over
+ * it in all; never missing one.
+ */
 export async function identitiesOverAlarm(db: SqlRunner, scope: Scope, limit: number) {
   const views = await identityViews(db, scope, await alarmCandidates(db, scope));
   // An identity's sends have one densest window: its alarm, if any.
@@ -75,7 +78,7 @@ export async function identitiesOverAlarm(db: SqlRunner, scope: Scope, limit: nu
     .sort((a, b) => byAlarm(a.alarm, b.alarm))
     .slice(0, limit)
     .map(({ view }) => view);
-  return { identities, exact: true };
+  return { identities, exact: true, total: alarmed.length };
 }
 
 /** Each identity's view in `identities` order, from one read of all their sends; identities not sent are left out. */

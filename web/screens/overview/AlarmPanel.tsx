@@ -24,29 +24,36 @@ export function AlarmPanel({ scope }: { scope: Scope }) {
       testId="alarm-panel"
     >
       {(data) => (
-        <ul className="rows">
-          {alarmedIdentities(data.identities).map((row) => (
-            <li key={row.identity} className="row">
-              <span className="row-main">
-                <code title={row.identity}>{shortIdentity(row.identity)}</code>
-                <span className="muted">
-                  {row.method ?? 'no method'} on{' '}
-                  <Link href={link(routePath({ name: 'server', server: row.server }))}>{row.server}</Link>
+        <>
+          <ul className="rows">
+            {alarmedIdentities(data.identities).map((row) => (
+              <li key={row.identity} className="row">
+                <span className="row-main">
+                  <code title={row.identity}>{shortIdentity(row.identity)}</code>
+                  <span className="muted">
+                    {row.method ?? 'no method'} on{' '}
+                    <Link href={link(routePath({ name: 'server', server: row.server }))}>{row.server}</Link>
+                  </span>
+                  <span className="muted small">
+                    last answer <BucketBadge bucket={row.last.bucket} kind={row.last.kind} />, first over the alarm at{' '}
+                    {formatDateTime(row.firstReachedAt)}
+                  </span>
                 </span>
-                <span className="muted small">
-                  last answer <BucketBadge bucket={row.last.bucket} kind={row.last.kind} />, first over the alarm at{' '}
-                  {formatDateTime(row.firstReachedAt)}
+                <span className="row-side">
+                  <span>
+                    <strong>{formatCount(row.peak)}</strong> in 10 min
+                  </span>
+                  <span className="muted">{formatCount(row.represented)} re-presented in range</span>
                 </span>
-              </span>
-              <span className="row-side">
-                <span>
-                  <strong>{formatCount(row.peak)}</strong> in 10 min
-                </span>
-                <span className="muted">{formatCount(row.represented)} re-presented in range</span>
-              </span>
-            </li>
-          ))}
-        </ul>
+              </li>
+            ))}
+          </ul>
+          {data.total > data.identities.length && (
+            <p className="muted panel-foot" data-testid="alarm-more">
+              {formatCount(data.total - data.identities.length)} more over the alarm in this range.
+            </p>
+          )}
+        </>
       )}
     </Panel>
   );
