@@ -1,4 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
+import type { SeedHour } from '../../shared/analysis/alarm-candidates.ts';
+import type { HourSends, IdentitySends } from '../../shared/analysis/identity-ranking.ts';
 import { HOUR_MS } from '../../shared/analysis/time-buckets.ts';
 import type { SqlRunner } from '../runner.ts';
 import { addCounts, listTable, rowsTable } from './lists.ts';
@@ -6,13 +8,6 @@ import { addCounts, listTable, rowsTable } from './lists.ts';
 /** A change to the counted sends of one identity in the hour that holds `ts`. */
 export interface IdentityDelta {
   ts: number;
-  identity: string;
-  sends: number;
-}
-
-/** One identity's counted sends in one hour (identity_hour). */
-export interface IdentityHourRow {
-  start: number;
   identity: string;
   sends: number;
 }
@@ -39,7 +34,7 @@ export async function hourlyTopIdentities(
   db: SqlRunner,
   { fromHour, toHour, server }: { fromHour: number; toHour: number; server?: string },
   perHour: number,
-): Promise<IdentityHourRow[]> {
+): Promise<HourSends[]> {
   const ofServer = server === undefined ? sql`` : sql` AND ${serverPrefix(server)}`;
   const lists: SQL[] = [];
   for (let start = fromHour; start < toHour; start += HOUR_MS) {
@@ -47,7 +42,7 @@ export async function hourlyTopIdentities(
       WHERE start = ${start} AND sends > 1${ofServer} ORDER BY sends DESC, identity LIMIT ${perHour}) AS h`);
   }
   if (lists.length === 0) return [];
-  return db.all<IdentityHourRow>(sql.join(lists, sql` UNION ALL `));
+  return db.all<HourSends>(sql.join(lists, sql` UNION ALL `));
 }
 
 /**
@@ -58,7 +53,7 @@ export async function identityHourSends(
   db: SqlRunner,
   identities: readonly string[],
   { fromHour, toHour }: { fromHour: number; toHour: number },
-): Promise<{ identity: string; sends: number }[]> {
+): Promise<IdentitySends[]> {
   if (identities.length === 0 || fromHour >= toHour) return [];
   const hours: [number][] = [];
   for (let start = fromHour; start < toHour; start += HOUR_MS) hours.push([start]);
@@ -73,7 +68,7 @@ export async function identityEventSends(
   db: SqlRunner,
   identities: readonly string[],
   { from, to }: { from: number; to: number },
-): Promise<{ identity: string; sends: number }[]> {
+): Promise<IdentitySends[]> {
   if (identities.length === 0 || from >= to) return [];
   return db.all(sql`SELECT identity, count(*) AS sends FROM events
     WHERE identity IS NOT NULL AND identity IN ${listTable(db, identities)} AND ts >= ${from} AND ts < ${to} AND counted = 1
@@ -88,7 +83,7 @@ export async function seedHours(
   db: SqlRunner,
   { fromHour, toHour, server }: { fromHour: number; toHour: number; server?: string },
   minSends: number,
-): Promise<{ identity: string; start: number; sends: number; prev: number; next: number }[]> {
+): Promise<SeedHour[]> {
   const ofServer = server === undefined ? sql`` : sql` AND ${serverPrefix(server, sql`s.identity`)}`;
   return db.all(sql`SELECT s.identity, s.start, s.sends, coalesce(p.sends, 0) AS prev, coalesce(n.sends, 0) AS next
     FROM identity_hour s
