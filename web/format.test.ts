@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { formatAgo, formatDuration, formatShare, formatTime, formatTimeMs, shareOf, shortIdentity } from './format.ts';
+import {
+  formatAgo,
+  formatDuration,
+  formatShare,
+  formatTime,
+  formatTimeMs,
+  shareOf,
+  shortDigest,
+  shortIdentity,
+} from './format.ts';
 
 describe('format', () => {
   it('shows shares without pretending: a dash for nothing to divide, <0.1 % for a sliver', () => {
@@ -27,5 +36,10 @@ describe('format', () => {
 
   it('shortens an identity to its server and a prefix of the digest', () => {
     expect(shortIdentity('release-notes:5dca032b44498b59f7edff6ee892bb93')).toBe('release-notes:5dca032b…');
+  });
+
+  it("shortens an identity to its digest's prefix on its server's page, where the server goes without saying", () => {
+    expect(shortDigest('release-notes:5dca032b44498b59f7edff6ee892bb93')).toBe('5dca032b…');
+    expect(shortDigest('a:b:c:1234')).toBe('1234');
   });
 });

@@ -81,5 +81,11 @@ export function formatAgo(ms: number, now: number): string {
 export function shortIdentity(identity: string): string {
   const colon = identity.lastIndexOf(':');
   if (colon < 0) return identity.length > 12 ? `${identity.slice(0, 12)}…` : identity;
-  return `${identity.slice(0, colon)}:${identity.slice(colon + 1, colon + 9)}…`;
+  return `${identity.slice(0, colon)}:${shortDigest(identity)}`;
+}
+
+/** An identity's digest alone, shortened: where the server goes without saying (its own page). */
+export function shortDigest(identity: string): string {
+  const digest = identity.slice(identity.lastIndexOf(':') + 1);
+  return digest.length > 8 ? `${digest.slice(0, 8)}…` : digest;
 }

@@ -86,6 +86,26 @@ describe.skipIf(chromiumMissing)('the dashboard in a browser', () => {
     await page.close();
   });
 
+  it("ranks a server's identities as the API does, each last answer within the panel's width", async () => {
+    const { page, errors } = await openPage(browser);
+    const window = `from=${encodeURIComponent(new Date(Date.now() - 86_400_000).toISOString())}&to=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`;
+    await page.goto(`${demo.url}/servers/release-notes?${window}`);
+    const table = page.getByTestId('identity-table');
+    await table.locator('tbody code').first().waitFor();
+    const detail = await demo.api<{ identities: { identity: string; last: { kind: string } }[] }>(
+      `/api/v1/servers/release-notes?${window}`,
+    );
+    const shown = await table.locator('tbody code').evaluateAll((codes) => codes.map((c) => c.getAttribute('title')));
+    expect(shown).toEqual(detail.identities.map((row) => row.identity));
+    // The demo's sampling loop is answered policy_denied: the longest kind this table shows, under its badge.
+    expect(detail.identities.map((row) => row.last.kind)).toContain('policy_denied');
+    await table.getByText('policy_denied', { exact: true }).waitFor();
+    const overflow = await table.locator('.table-wrap').evaluate((wrap) => wrap.scrollWidth - wrap.clientWidth);
+    expect(overflow).toBe(0);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
   it('takes a typed UTC window, refuses one that ends before it starts, and puts it in the URL', async () => {
     const { page, errors } = await openPage(browser);
     await page.goto(`${demo.url}/servers`);

@@ -1,6 +1,6 @@
 import { BucketBadge } from '../../components/BucketBadge.tsx';
 import { Panel, type PanelQuery } from '../../components/Panel.tsx';
-import { formatCount, shortIdentity } from '../../format.ts';
+import { formatCount, shortDigest } from '../../format.ts';
 import type { ServerDetail } from '../../queries/servers.ts';
 
 /** The requests this server is sent again and again: one identity is one request, whoever encoded it. */
@@ -40,7 +40,7 @@ export function IdentityPanel({ query }: { query: PanelQuery<ServerDetail> }) {
                   <tr key={row.identity}>
                     <td data-label="Identity">
                       <span>
-                        <code title={row.identity}>{shortIdentity(row.identity)}</code>
+                        <code title={row.identity}>{shortDigest(row.identity)}</code>
                         <span className="muted small block">{row.method ?? 'no method'}</span>
                       </span>
                     </td>
@@ -54,7 +54,7 @@ export function IdentityPanel({ query }: { query: PanelQuery<ServerDetail> }) {
                       {peak > 0 ? <span className="pill pill-live">{formatCount(peak)} alarm</span> : '–'}
                     </td>
                     <td data-label="Last answer">
-                      <BucketBadge bucket={row.last.bucket} kind={row.last.kind} />
+                      <BucketBadge bucket={row.last.bucket} kind={row.last.kind} stacked />
                     </td>
                   </tr>
                 );
