@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { buildEvent } from '../api/services/event-row.ts';
-import type { EventRow } from '../db/event-row.ts';
+import { type EventRow, packRows } from '../db/event-row.ts';
 import { openStore, type StoreConfig } from '../db/store.ts';
 import { NO_POLICY } from '../shared/classify/types.ts';
 import { parseEventLine } from '../shared/event.ts';
@@ -43,7 +43,7 @@ async function bareInsert(config: StoreConfig): Promise<number> {
   const write = async () => {
     for (let i = starts.shift(); i !== undefined; i = starts.shift()) {
       const chunk = rows.slice(i, i + BATCH);
-      await store.transaction((tx) => tx.insertEvents(chunk));
+      await store.transaction((tx) => tx.insertEvents(packRows(chunk)));
     }
   };
   await Promise.all(Array.from({ length: IN_FLIGHT }, write));

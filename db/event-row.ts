@@ -1,3 +1,5 @@
+import { packLines } from './body-codec.ts';
+
 /** One row of the events table, as the ingest path builds it (snake_case lives only in SQL). */
 export interface EventRow {
   eventId: string;
@@ -65,3 +67,17 @@ export const EVENT_COLUMNS = [
   ['avoidable', 'avoidable'],
   ['gateReason', 'gate_reason'],
 ] as const satisfies readonly (readonly [keyof EventRow, string])[];
+
+/** Rows ready for the hot insert: their lines already packed into blocks (db/body-codec.ts), row i in block i / BLOCK_LINES. */
+export interface PackedRows {
+  rows: readonly EventRow[];
+  blocks: Buffer[];
+}
+
+/**
+ * Packs the rows' lines. CPU work only, so the ingest path does it before its transaction: inside, it would hold
+ * up the one writer.
+ */
+export function packRows(rows: readonly EventRow[]): PackedRows {
+  return { rows, blocks: packLines(rows.map((row) => row.body)) };
+}

@@ -4,7 +4,7 @@ import { drizzle } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import pg from 'pg';
-import { BLOCK_LINES, packLines } from './body-codec.ts';
+import { BLOCK_LINES } from './body-codec.ts';
 import { EVENT_COLUMNS } from './event-row.ts';
 import type { SqlRunner, Store, TxRunner } from './runner.ts';
 
@@ -93,9 +93,8 @@ function txRunnerOver(client: pg.PoolClient): TxRunner & { abandon(): Promise<vo
     dialect: 'postgres',
     all: (query) => inTurn(() => runner.all(query)),
     run: (query) => inTurn(() => runner.run(query)),
-    insertEvents: (rows) =>
+    insertEvents: ({ rows, blocks }) =>
       inTurn(async () => {
-        const blocks = packLines(rows.map((row) => row.body));
         // The blocks' ids are drawn first, so that the one insert of the rows can point each at its block.
         const drawn = await client.query<{ id: string }>({
           name: 'block_ids',

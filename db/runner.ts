@@ -1,5 +1,5 @@
 import type { SQL } from 'drizzle-orm';
-import type { EventRow } from './event-row.ts';
+import type { PackedRows } from './event-row.ts';
 
 /**
  * The one seam between query functions and the two engines. Queries in db/queries are written once with drizzle's
@@ -15,7 +15,7 @@ export interface SqlRunner {
 /** A runner inside a transaction; it also owns the hot ingest path. */
 export interface TxRunner extends SqlRunner {
   /** Inserts rows with a prepared, batched statement; answers the event ids that were new (not duplicates). */
-  insertEvents(rows: readonly EventRow[]): Promise<Set<string>>;
+  insertEvents(packed: PackedRows): Promise<Set<string>>;
 }
 
 export interface Store extends SqlRunner {

@@ -7,8 +7,8 @@ import type { SQL } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
-import { BLOCK_LINES, packLines } from './body-codec.ts';
-import { EVENT_COLUMNS, type EventRow } from './event-row.ts';
+import { BLOCK_LINES } from './body-codec.ts';
+import { EVENT_COLUMNS } from './event-row.ts';
 import type { Store, TxRunner } from './runner.ts';
 
 const MIGRATIONS = fileURLToPath(new URL('./migrations/sqlite', import.meta.url));
@@ -46,8 +46,7 @@ export function openSqliteStore(dataDir: string): Store {
     dialect: 'sqlite',
     all: <T>(query: SQL) => writer.call<T[]>({ op: 'all', ...render(query) }),
     run: (query: SQL) => writer.call<number>({ op: 'run', ...render(query) }),
-    async insertEvents(rows: readonly EventRow[]) {
-      const blocks = packLines(rows.map((row) => row.body));
+    async insertEvents({ rows, blocks }) {
       // body_block holds the block's place in `blocks` until the writer has stored it and knows its id.
       const values = new Array<unknown>(rows.length * COLUMNS.length);
       let i = 0;

@@ -1,3 +1,4 @@
+import { type PackedRows, packRows } from '../../db/event-row.ts';
 import { shadowProxyDuplicates } from '../../db/queries/classification.ts';
 import { LOCK_CLASS, lockKeys } from '../../db/queries/locks.ts';
 import { ensureServers, loadServerConfigs, type ServerConfigRow } from '../../db/queries/servers.ts';
@@ -37,9 +38,9 @@ const YIELD_EVERY = 500;
  * Validates, classifies and stores one batch. The good items commit together in one transaction before the
  * report is returned; each bad item is reported with its line number and never half-applied.
  *
- * The CPU work (decode, validate, classify, identity) happens before the transaction, against the configuration
- * as last committed, so that it overlaps with another batch's commit; inside the transaction the configuration is
- * read again under lock and, in the rare case it changed meanwhile, the batch is classified again.
+ * The CPU work (decode, validate, classify, identity, packing the lines) happens before the transaction, against
+ * the configuration as last committed, so that it overlaps with another batch's commit; inside the transaction the
+ * configuration is read again under lock and, in the rare case it changed meanwhile, the batch is classified again.
  */
 export async function ingestBatch(store: Store, items: readonly BatchItem[]): Promise<IngestReport> {
   const { valid, rejected, rejectedTotal } = await validateItems(items);
@@ -47,12 +48,12 @@ export async function ingestBatch(store: Store, items: readonly BatchItem[]): Pr
 
   const names = [...new Set(valid.map((v) => v.event.server))];
   const seen = await loadServerConfigs(store, names);
-  let built = await buildEvents(valid, seen);
+  let chunks = await buildChunks(valid, seen);
   const accepted = await store.transaction(async (tx) => {
     await ensureServers(tx, names);
     const current = await loadServerConfigs(tx, names);
-    if (configChanged(seen, current)) built = await buildEvents(valid, current);
-    return insertAll(tx, built);
+    if (configChanged(seen, current)) chunks = await buildChunks(valid, current);
+    return insertAll(tx, chunks);
   });
   return { accepted, duplicates: valid.length - accepted, rejected, rejectedTotal };
 }
@@ -74,15 +75,26 @@ async function validateItems(items: readonly BatchItem[]) {
   return { valid, rejected, rejectedTotal };
 }
 
-async function buildEvents(valid: readonly ValidEvent[], configs: readonly ServerConfigRow[]): Promise<BuiltEvent[]> {
+/** Events built in insert chunks, their lines already packed: all the CPU work the transaction needs done. */
+interface Chunk {
+  built: BuiltEvent[];
+  packed: PackedRows;
+}
+
+async function buildChunks(valid: readonly ValidEvent[], configs: readonly ServerConfigRow[]): Promise<Chunk[]> {
   const policies = new Map(configs.map((row) => [row.name, policyOf(row)]));
   const none = policyOf(null);
-  const built: BuiltEvent[] = [];
-  for (const [index, { event, body }] of valid.entries()) {
-    if (index % YIELD_EVERY === YIELD_EVERY - 1) await yieldToEventLoop();
-    built.push(buildEvent(event, body, policies.get(event.server) ?? none));
+  const chunks: Chunk[] = [];
+  for (let start = 0; start < valid.length; start += INSERT_CHUNK) {
+    const built: BuiltEvent[] = [];
+    for (const [index, { event, body }] of valid.slice(start, start + INSERT_CHUNK).entries()) {
+      if (index % YIELD_EVERY === YIELD_EVERY - 1) await yieldToEventLoop();
+      built.push(buildEvent(event, body, policies.get(event.server) ?? none));
+    }
+    await yieldToEventLoop();
+    chunks.push({ built, packed: packRows(built.map((b) => b.row)) });
   }
-  return built;
+  return chunks;
 }
 
 /**
@@ -103,19 +115,18 @@ function configChanged(before: readonly ServerConfigRow[], after: readonly Serve
  * Sends every chunk without waiting for the one before, joins client and proxy records of one request, then brings
  * the gate verdicts of the touched (client, server) partitions up to date.
  */
-async function insertAll(tx: TxRunner, built: readonly BuiltEvent[]): Promise<number> {
+async function insertAll(tx: TxRunner, chunks: readonly Chunk[]): Promise<number> {
   // A client record and its proxy record in two concurrent batches would each miss the other's uncommitted row.
-  const keys = new Set(built.flatMap(({ row }) => (row.correlation === null ? [] : [row.correlation])));
+  const keys = new Set(
+    chunks.flatMap(({ built }) => built.flatMap(({ row }) => (row.correlation === null ? [] : [row.correlation]))),
+  );
   await lockKeys(tx, LOCK_CLASS.correlation, [...keys]);
-  const chunks: BuiltEvent[][] = [];
-  for (let start = 0; start < built.length; start += INSERT_CHUNK)
-    chunks.push(built.slice(start, start + INSERT_CHUNK));
-  const results = await Promise.all(chunks.map((chunk) => tx.insertEvents(chunk.map((b) => b.row))));
+  const results = await Promise.all(chunks.map((chunk) => tx.insertEvents(chunk.packed)));
   const inserted = new Set<string>();
   const fresh: BuiltEvent[] = [];
   const correlations = { client: new Set<string>(), proxy: new Set<string>() };
   results.forEach((ids, index) => {
-    for (const item of chunks[index] ?? []) {
+    for (const item of chunks[index]?.built ?? []) {
       const { row } = item;
       // A second copy of an id inside the batch was not stored: the first one was.
       if (!ids.has(row.eventId) || inserted.has(row.eventId)) continue;
