@@ -5,18 +5,10 @@ import { DAY_MS } from '../../shared/analysis/time-buckets.ts';
 import type { Env } from '../env.ts';
 import { ApiError } from '../errors.ts';
 import { rangeQuery } from '../params.ts';
+import { identitiesIn, identitiesOverAlarm, identityIn } from '../services/analysis/identity-views.ts';
 import { serverDetail } from '../services/analysis/server-detail.ts';
 import { stormById } from '../services/analysis/storm-ids.ts';
-import {
-  clientsIn,
-  contextGapIn,
-  identitiesIn,
-  identitiesOverAlarm,
-  identityIn,
-  serversIn,
-  stormsIn,
-  timeseriesIn,
-} from '../services/analysis/traffic.ts';
+import { clientsIn, contextGapIn, serversIn, stormsIn, timeseriesIn } from '../services/analysis/traffic.ts';
 import { validate } from '../validate.ts';
 
 /** A window defaults to the 24 hours before now: the analyses always have a range to bucket. */

@@ -21,7 +21,10 @@ export interface LastOutcome {
 export interface IdentityStats {
   identity: string;
   server: string;
-  /** The JSON-RPC method; when sends disagree (they should not), the alphabetically first, so order cannot matter. */
+  /**
+   * The JSON-RPC method of its latest send: an identity's sends ask the same thing, and where two methods could
+   * share one (both with none of the fields their identity reads), the latest send's is as good as any.
+   */
   method: string | null;
   sends: number;
   /** Sends after the first: the first send is not a re-presentation. */
@@ -57,10 +60,12 @@ export function addIdentity(acc: IdentityAccumulator, event: AnalysisEvent): Ide
   }
   stats.sends += 1;
   stats.represented = stats.sends - 1;
-  stats.method = firstMethod(stats.method, event.rpcMethod);
   if (event.ts < stats.firstSeen) stats.firstSeen = event.ts;
   if (event.ts > stats.lastSeen) stats.lastSeen = event.ts;
-  if (compareOrder(event, stats.last) > 0) stats.last = outcomeOf(event);
+  if (compareOrder(event, stats.last) > 0) {
+    stats.last = outcomeOf(event);
+    stats.method = event.rpcMethod;
+  }
   return acc;
 }
 
@@ -112,13 +117,53 @@ export function representationSeries(
   to: number,
   stepMs: number,
 ): { start: number; count: number }[] {
-  const sends = [...events].filter((event) => isIdentitySend(event) && event.identity === identity);
-  const first = sends.reduce<AnalysisEvent | undefined>(
-    (min, event) => (min === undefined || compareOrder(event, min) < 0 ? event : min),
-    undefined,
-  );
-  const times = sends.filter((event) => event !== first).map((event) => event.ts);
-  return countSeries(times, from, to, stepMs);
+  const times = [...events]
+    .filter((event) => isIdentitySend(event) && event.identity === identity)
+    .map((event) => event.ts)
+    .sort((a, b) => a - b);
+  return timelineSeries(times, from, to, stepMs);
+}
+
+/**
+ * One identity's sends in a window as its views need them, readable from an index of (identity, ts) and one row:
+ * every re-presentation number here depends on the sends' times alone (which send is first matters only through
+ * its time), and the last outcome on the latest send.
+ */
+export interface SendTimeline {
+  identity: string;
+  server: string;
+  /** Every send's time, ascending. */
+  times: number[];
+  /** The latest send (by ts, seq, id): its outcome and its method. */
+  last: LastOutcome & { method: string | null };
+}
+
+/** The counts and last outcome of an identity over its timeline's window; null when it was not sent. */
+export function timelineStats({ identity, server, times, last }: SendTimeline): IdentityStats | null {
+  const firstSeen = times[0];
+  const lastSeen = times.at(-1);
+  if (firstSeen === undefined || lastSeen === undefined) return null;
+  const { method, ...outcome } = last;
+  return {
+    identity,
+    server,
+    method,
+    sends: times.length,
+    represented: times.length - 1,
+    firstSeen,
+    lastSeen,
+    last: outcome,
+  };
+}
+
+/** Re-presentations per time bucket over [from, to), zero-filled: every send's time (ascending) but the first. */
+export function timelineSeries(
+  times: readonly number[],
+  from: number,
+  to: number,
+  stepMs: number,
+): { start: number; count: number }[] {
+  return countSeries(times.slice(1), from, to, stepMs);
 }
 
 /** Arrival order: time, then arrival sequence, then id, so that any input order gives the same answer. */
@@ -129,12 +174,6 @@ export function compareOrder(
   if (a.ts !== b.ts) return a.ts - b.ts;
   if (a.seq !== b.seq) return a.seq - b.seq;
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
-}
-
-export function firstMethod(a: string | null, b: string | null): string | null {
-  if (a === null) return b;
-  if (b === null) return a;
-  return a <= b ? a : b;
 }
 
 function statsOf(event: IdentitySend): IdentityStats {
@@ -198,19 +237,32 @@ export interface RepresentationAlarm {
  */
 export function representationAlarms(
   events: Iterable<AnalysisEvent>,
-  { threshold = REPRESENTATION_ALARM.threshold, windowMs = REPRESENTATION_ALARM.windowMs }: AlarmOptions = {},
+  options: AlarmOptions = {},
 ): RepresentationAlarm[] {
-  if (!Number.isInteger(threshold) || threshold < 1) throw new RangeError(`threshold must be >= 1: ${threshold}`);
-  if (!(windowMs > 0)) throw new RangeError(`windowMs must be > 0: ${windowMs}`);
   const alarms: RepresentationAlarm[] = [];
   for (const sends of groupByIdentity(events).values()) {
-    // Fewer sends than threshold + 1 can never hold threshold re-presentations: skip the sort.
-    if (sends.length <= threshold) continue;
     sends.sort(compareOrder);
-    const alarm = densestWindow(sends, threshold, windowMs);
+    const latest = sends.at(-1) as IdentitySend;
+    const alarm = timelineAlarm(
+      { identity: latest.identity, server: latest.server, times: sends.map((send) => send.ts), last: lastOf(latest) },
+      options,
+    );
     if (alarm !== null) alarms.push(alarm);
   }
   return alarms.sort(byAlarm);
+}
+
+/** The identity's alarm (its densest window), or null when it never reaches the threshold. */
+export function timelineAlarm(
+  { identity, server, times, last }: SendTimeline,
+  { threshold = REPRESENTATION_ALARM.threshold, windowMs = REPRESENTATION_ALARM.windowMs }: AlarmOptions = {},
+): RepresentationAlarm | null {
+  if (!Number.isInteger(threshold) || threshold < 1) throw new RangeError(`threshold must be >= 1: ${threshold}`);
+  if (!(windowMs > 0)) throw new RangeError(`windowMs must be > 0: ${windowMs}`);
+  // Fewer sends than threshold + 1 can never hold threshold re-presentations.
+  if (times.length <= threshold) return null;
+  const densest = densestWindow(times, threshold, windowMs);
+  return densest === null ? null : { identity, server, method: last.method, ...densest };
 }
 
 /** The densest alarm first, then the earliest to reach the threshold, then by identity. */
@@ -233,31 +285,31 @@ function groupByIdentity(events: Iterable<AnalysisEvent>): Map<string, IdentityS
   return groups;
 }
 
-/** Two pointers over the sorted re-presentations (index 1 on): O(n) once sorted. */
+/** Two pointers over the re-presentations' times (index 1 on), ascending: O(n). */
 function densestWindow(
-  sends: readonly IdentitySend[],
+  times: readonly number[],
   threshold: number,
   windowMs: number,
-): RepresentationAlarm | null {
+): Pick<RepresentationAlarm, 'count' | 'start' | 'end' | 'firstReachedAt'> | null {
   let best = 0;
   let start = 0;
   let end = 0;
   let firstReachedAt: number | null = null;
   let lo = 1;
-  for (let hi = 1; hi < sends.length; hi += 1) {
-    const hiTs = sends[hi]?.ts ?? 0;
-    while ((sends[lo]?.ts ?? hiTs) <= hiTs - windowMs) lo += 1;
+  for (let hi = 1; hi < times.length; hi += 1) {
+    const hiTs = times[hi] ?? 0;
+    while ((times[lo] ?? hiTs) <= hiTs - windowMs) lo += 1;
     const count = hi - lo + 1;
     if (count >= threshold && firstReachedAt === null) firstReachedAt = hiTs;
     if (count > best) {
       best = count;
-      start = sends[lo]?.ts ?? hiTs;
+      start = times[lo] ?? hiTs;
       end = hiTs;
     }
   }
-  const head = sends[0];
-  if (firstReachedAt === null || head === undefined) return null;
-  let method: string | null = null;
-  for (const send of sends) method = firstMethod(method, send.rpcMethod);
-  return { identity: head.identity, server: head.server, method, count: best, start, end, firstReachedAt };
+  return firstReachedAt === null ? null : { count: best, start, end, firstReachedAt };
+}
+
+function lastOf(event: IdentitySend): SendTimeline['last'] {
+  return { ...outcomeOf(event), method: event.rpcMethod };
 }

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { type HourSends, splitHours, topSent, unlistedBound } from './identity-ranking.ts';
+import {
+  boundCandidates,
+  type CandidateBound,
+  contenders,
+  type HourSends,
+  splitHours,
+  topSent,
+  unlistedHours,
+} from './identity-ranking.ts';
 import { HOUR_MS } from './time-buckets.ts';
 
 const H = HOUR_MS;
@@ -37,18 +45,55 @@ describe('splitHours', () => {
   });
 });
 
-describe('unlistedBound', () => {
-  const split = splitHours(T, T + 3 * H);
+describe('boundCandidates', () => {
   const row = (hour: number, identity: string, sends: number): HourSends => ({ start: T + hour * H, identity, sends });
+  const lists = [row(0, 'a', 9), row(0, 'b', 4), row(1, 'a', 7), row(1, 'c', 6), row(2, 'd', 3)];
 
-  it('is the last of each cut list, and one send for an hour whose list holds everyone sent twice', () => {
-    const lists = [row(0, 'a', 9), row(0, 'b', 4), row(1, 'a', 7), row(1, 'c', 6), row(2, 'd', 3)];
+  it('caps an unlisted identity at the last of each cut list, and one send an hour where a list was read whole', () => {
     // Hours 0 and 1 were cut at 2 (unlisted: at most 4 and 6); hour 2 was not (at most 1).
-    expect(unlistedBound(lists, split, 2)).toBe(4 + 6 + 1);
+    expect(boundCandidates(lists, splitHours(T, T + 3 * H), () => 2).unlisted).toBe(4 + 6 + 1);
+    expect(boundCandidates([], splitHours(T, T + 3 * H), () => 5).unlisted).toBe(3);
   });
 
-  it('is one send per hour when nothing was re-sent', () => {
-    expect(unlistedBound([], split, 5)).toBe(3);
+  it("knows a candidate's sends where it is listed, and caps it by each hour's list elsewhere", () => {
+    const { candidates } = boundCandidates(lists, splitHours(T, T + 3 * H), () => 2);
+    const of = (identity: string) => candidates.find((c) => c.identity === identity);
+    expect(of('a')).toMatchObject({ listed: 16, most: 16 + 1 });
+    expect(of('b')).toMatchObject({ listed: 4, most: 4 + 6 + 1 });
+    expect(of('d')).toMatchObject({ listed: 3, most: 4 + 6 + 3 });
+    expect(unlistedHours(of('b') as CandidateBound, splitHours(T, T + 3 * H))).toEqual([T + H, T + 2 * H]);
+  });
+
+  it('counts nothing as known in a part-hour, where the list counts the whole hour, yet caps it by that list', () => {
+    // The window starts 30 minutes into hour 0 and ends 10 minutes into hour 2: only hour 1 is whole.
+    const split = splitHours(T + H / 2, T + 2 * H + H / 6);
+    const { candidates } = boundCandidates(lists, split, () => 2);
+    const of = (identity: string) => candidates.find((c) => c.identity === identity);
+    expect(of('a')).toMatchObject({ listed: 7, most: 9 + 7 + 1 });
+    expect(of('b')).toMatchObject({ listed: 0, most: 4 + 6 + 1 });
+    expect(unlistedHours(of('b') as CandidateBound, split)).toEqual([T + H]);
+  });
+});
+
+describe('contenders', () => {
+  const candidate = (identity: string, listed: number, most: number): CandidateBound => ({
+    identity,
+    listed,
+    most,
+    hours: [],
+  });
+  const candidates = [candidate('a', 10, 10), candidate('b', 6, 12), candidate('c', 2, 6), candidate('d', 0, 5)];
+
+  it('keeps every candidate that can reach the n-th surely sent, ties included', () => {
+    // The second surely sent 6 times: "c" may tie it (and win on its name); "d" cannot reach it.
+    expect(contenders(candidates, 2).map((c) => c.identity)).toEqual(['a', 'b', 'c']);
+    expect(contenders(candidates, 1).map((c) => c.identity)).toEqual(['a', 'b']);
+    expect(contenders(candidates, 0)).toEqual([]);
+  });
+
+  it('keeps every candidate that can have been sent twice when there are fewer than n', () => {
+    const few = [candidate('a', 0, 2), candidate('b', 0, 1)];
+    expect(contenders(few, 5).map((c) => c.identity)).toEqual(['a']);
   });
 });
 

@@ -2,9 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadAnalysis } from '../../api/services/analysis/load.ts';
 import { ingestBatch } from '../../api/services/ingest.ts';
 import { shuffled } from '../../shared/analysis/fixtures.ts';
-import { representationAlarms } from '../../shared/analysis/identities.ts';
+import { representationAlarms, representationSeries, topIdentities } from '../../shared/analysis/identities.ts';
+import { stepFor } from '../../shared/analysis/time-buckets.ts';
 import { createTestApp, get, type TestApp } from '../support/app.ts';
-import { BASE_TS, clientEvent, proxyEvent } from '../support/events.ts';
+import { BASE_TS, clientEvent, proxyEvent, rpcError } from '../support/events.ts';
 import { STORE_KINDS, type TestStore } from '../support/stores.ts';
 
 const H = 3_600_000;
@@ -33,6 +34,18 @@ function traffic(): Record<string, unknown>[] {
   }
   for (let i = 0; i < 41; i++) send('second-burst', BASE_TS + 2 * H + 35 * 60_000 + i * 5_000, i);
   for (let i = 0; i < 200; i++) send(`once-${i % 150}`, BASE_TS + i * 50_000, i);
+  // Two last sends at one time, answered differently: the latest is the one with the greater id.
+  send('tie', BASE_TS + 20 * 60_000, 0);
+  send('tie', BASE_TS + 2 * H + 10 * 60_000, 1);
+  events.push(
+    clientEvent({
+      ts: BASE_TS + 2 * H + 10 * 60_000,
+      client: 'agent-b',
+      server: 'docs',
+      request: call('tie', 2),
+      response: rpcError(-32602, 'Unknown tool'),
+    }),
+  );
   return events;
 }
 
@@ -100,6 +113,41 @@ describe.each(STORE_KINDS)('identities on $name', (kind) => {
       ]);
       const first = await list(`from=${BASE_TS}&to=${BASE_TS + 3 * H}&only=alarmed&limit=1`);
       expect([first.identities.length, first.total]).toEqual([1, 2]);
+    });
+
+    it('shows each identity as its events do, in the list and on its own, over any range and filter', async () => {
+      const ranges = [
+        { from: BASE_TS, to: BASE_TS + 3 * H },
+        { from: BASE_TS + H - 200_000, to: BASE_TS + H + 200_000 },
+        { from: BASE_TS + 30 * 60_000, to: BASE_TS + 2 * H + 45 * 60_000, client: 'agent-b' },
+        { from: BASE_TS + 30 * 60_000, to: BASE_TS + 2 * H + 45 * 60_000, server: 'docs' },
+      ];
+      let shown = 0;
+      for (const range of ranges) {
+        const { events } = await loadAnalysis(db.store, range);
+        const step = stepFor(range.to - range.from);
+        const viewOf = (identity: string) => {
+          const sends = events.filter((event) => event.identity === identity);
+          return {
+            ...topIdentities(sends, 1)[0],
+            alarms: representationAlarms(sends),
+            series: representationSeries(sends, identity, range.from, range.to, step),
+            step,
+          };
+        };
+        const query = new URLSearchParams(Object.entries(range).map(([key, value]) => [key, String(value)]));
+        const { identities } = await list(`${query}&limit=50`);
+        for (const view of identities) expect(view, JSON.stringify(range)).toEqual(viewOf(view.identity));
+        for (const view of identities.slice(0, 3)) {
+          const res = await get(app, `/api/v1/identities/${encodeURIComponent(view.identity)}?${query}`);
+          expect(await res.json()).toEqual(viewOf(view.identity));
+        }
+        shown += identities.length;
+      }
+      expect(shown).toBeGreaterThan(20);
+      // The tie is among them: three sends, the last two at one time.
+      const day = await list(`from=${BASE_TS}&to=${BASE_TS + 3 * H}&limit=50`);
+      expect(day.identities.filter((view) => view.sends === 3)).toHaveLength(1);
     });
 
     it('refuses an unknown list with a clear error', async () => {

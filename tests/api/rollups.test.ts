@@ -310,14 +310,29 @@ describe.each(STORE_KINDS)('rollups on $name', (kind) => {
         const grouped = (await topIdentityRows(db.store, range, 4)).map((row) => row.identity);
         expect(grouped.length, JSON.stringify(range)).toBe(4);
         const never = { groupUpTo: -1 };
-        const generous = await rankIdentities(db.store, range, 4, { ...never, candidates: 1000, maxPerHour: 100 });
+        const generous = await rankIdentities(db.store, range, 4, {
+          ...never,
+          wholeHourRows: 1000,
+          edgeRows: 1000,
+          maxPerHour: 100,
+        });
         expect(generous).toEqual({ identities: grouped, exact: true });
         // Lists of two per hour: certain or not, what it calls certain must be the true top.
-        const tight = await rankIdentities(db.store, range, 2, { ...never, candidates: 0, maxPerHour: 2 });
+        const tight = await rankIdentities(db.store, range, 2, {
+          ...never,
+          wholeHourRows: 0,
+          edgeRows: 0,
+          maxPerHour: 2,
+        });
         if (tight.exact) expect(tight.identities).toEqual(grouped.slice(0, 2));
         else unsure++;
         // Unsure over a small window: the events are grouped instead.
-        const small = await rankIdentities(db.store, range, 2, { candidates: 0, maxPerHour: 2, groupUpTo: 1e9 });
+        const small = await rankIdentities(db.store, range, 2, {
+          wholeHourRows: 0,
+          edgeRows: 0,
+          maxPerHour: 2,
+          groupUpTo: 1e9,
+        });
         expect(small).toEqual({ identities: grouped.slice(0, 2), exact: true });
         const byClient = await rankIdentities(db.store, { ...range, client: 'c2' }, 3);
         const groupedByClient = await topIdentityRows(db.store, { ...range, client: 'c2' }, 3);

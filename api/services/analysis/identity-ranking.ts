@@ -3,19 +3,38 @@ import type { EventFilter } from '../../../db/queries/events.ts';
 import { hourlyTopIdentities, identityEventSends, identityHourSends } from '../../../db/queries/identities.ts';
 import { countRows } from '../../../db/queries/rollups.ts';
 import type { SqlRunner } from '../../../db/runner.ts';
-import { splitHours, topSent, unlistedBound } from '../../../shared/analysis/identity-ranking.ts';
+import {
+  boundCandidates,
+  contenders,
+  type HourSplit,
+  type ListDepth,
+  splitHours,
+  topSent,
+  unlistedHours,
+} from '../../../shared/analysis/identity-ranking.ts';
 import { HOUR_MS } from '../../../shared/analysis/time-buckets.ts';
 import type { Window } from './load.ts';
 
 export interface RankingLimits {
-  /** How many candidates a window's hour lists may give in all; each hour lists at least the `limit` asked for. */
-  candidates: number;
+  /**
+   * List rows the window's whole hours may read in all. A longer list knows more candidates' sends, and a list row,
+   * read in order, costs a fraction of the keyed lookup it saves.
+   */
+  wholeHourRows: number;
+  /** List rows the part-hours at the edges may read in all: each of their contenders is counted in the events. */
+  edgeRows: number;
+  /** The longest list read of an hour; every list holds at least the `limit` asked for. */
   maxPerHour: number;
   /** Up to this many requests, grouping the window's events costs about what the hour lists do, and is exact. */
   groupUpTo: number;
 }
 
-export const RANKING_LIMITS: RankingLimits = { candidates: 2000, maxPerHour: 500, groupUpTo: 50_000 };
+export const RANKING_LIMITS: RankingLimits = {
+  wholeHourRows: 40_000,
+  edgeRows: 1_000,
+  maxPerHour: 2_000,
+  groupUpTo: 50_000,
+};
 
 export interface IdentityRanking {
   /** The most sent identities of the window (sent more than once), most first. */
@@ -28,7 +47,7 @@ type Scope = Window & Pick<EventFilter, 'server' | 'client'>;
 
 /**
  * The `limit` most sent identities of a window: the candidates are each touched hour's most sent identities
- * (identity_hour), counted exactly over the window. When that cannot be certain of its top and the window is small,
+ * (identity_hour); those the lists cannot rule out are counted exactly over the window. When that cannot be certain of its top and the window is small,
  * and with a client filter (a client's sends are not kept per hour), the window's events are grouped instead.
  */
 export async function rankIdentities(
@@ -60,17 +79,33 @@ async function hourListRanking(
   limits: RankingLimits,
 ): Promise<IdentityRanking> {
   const split = splitHours(scope.from, scope.to);
-  const hours = (split.toHour - split.fromHour) / HOUR_MS;
-  const perHour = Math.max(limit, Math.min(limits.maxPerHour, Math.floor(limits.candidates / hours)));
-  const lists = await hourlyTopIdentities(db, { ...split, server: scope.server }, perHour);
-  const candidates = [...new Set(lists.map((row) => row.identity))];
+  const depthOf = listDepths(split, limit, limits);
+  const lists = await hourlyTopIdentities(db, { ...split, server: scope.server }, depthOf);
+  const { candidates, unlisted } = boundCandidates(lists, split, depthOf);
+  const counting = contenders(candidates, limit);
+  const names = counting.map((candidate) => candidate.identity);
   const parts = await Promise.all([
-    identityHourSends(db, candidates, { fromHour: split.innerFrom, toHour: split.innerTo }),
-    ...split.edges.map(([from, to]) => identityEventSends(db, candidates, { from, to })),
+    identityHourSends(
+      db,
+      counting.flatMap((candidate) =>
+        unlistedHours(candidate, split).map((start) => [candidate.identity, start] as const),
+      ),
+    ),
+    ...split.edges.map(([from, to]) => identityEventSends(db, names, { from, to })),
   ]);
-  const sends = new Map<string, number>();
+  const sends = new Map(counting.map((candidate) => [candidate.identity, candidate.listed]));
   for (const row of parts.flat()) sends.set(row.identity, (sends.get(row.identity) ?? 0) + row.sends);
   const counted = [...sends].map(([identity, total]) => ({ identity, sends: total }));
-  const { ranked, exact } = topSent(counted, limit, unlistedBound(lists, split, perHour));
+  const { ranked, exact } = topSent(counted, limit, unlisted);
   return { identities: ranked.map((row) => row.identity), exact };
+}
+
+/** How long a list each hour reads: the whole hours share `wholeHourRows`, the part-hours `edgeRows`. */
+function listDepths(split: HourSplit, limit: number, limits: RankingLimits): ListDepth {
+  const wholeHours = Math.max(0, (split.innerTo - split.innerFrom) / HOUR_MS);
+  const depth = (rows: number, hours: number) =>
+    Math.max(limit, Math.min(limits.maxPerHour, Math.floor(rows / Math.max(1, hours))));
+  const whole = depth(limits.wholeHourRows, wholeHours);
+  const edge = depth(limits.edgeRows, split.edges.length);
+  return (start) => (start >= split.innerFrom && start < split.innerTo ? whole : edge);
 }

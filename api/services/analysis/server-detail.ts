@@ -2,8 +2,9 @@ import { codeCounts } from '../../../db/queries/codes.ts';
 import type { SqlRunner } from '../../../db/runner.ts';
 import { readServerConfig } from '../server-config.ts';
 import { summarise } from '../summary.ts';
+import { identitiesIn } from './identity-views.ts';
 import type { Window } from './load.ts';
-import { contextGapIn, identitiesIn, stormsIn, timeseriesIn } from './traffic.ts';
+import { contextGapIn, stormsIn, timeseriesIn } from './traffic.ts';
 
 /** The newest storms the server page lists; it says how many more the range holds. */
 const SHOWN_STORMS = 200;

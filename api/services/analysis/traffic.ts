@@ -12,20 +12,12 @@ import {
   emptyContextGap,
   gapSummary,
 } from '../../../shared/analysis/context-gap.ts';
-import {
-  byAlarm,
-  representationAlarms,
-  representationSeries,
-  topIdentities,
-} from '../../../shared/analysis/identities.ts';
 import { byStormOrder, STORM_ACTIVE_MS, type StormOrder, type StormSummary } from '../../../shared/analysis/storms.ts';
 import { emptySeries, stepFor } from '../../../shared/analysis/time-buckets.ts';
-import type { AnalysisEvent, ContextScope } from '../../../shared/analysis/types.ts';
+import type { ContextScope } from '../../../shared/analysis/types.ts';
 import { BUCKETS, type Bucket } from '../../../shared/classify/types.ts';
 import { stormsComplete } from '../gate-maintenance.ts';
-import { alarmCandidates } from './identity-alarms.ts';
-import { rankIdentities } from './identity-ranking.ts';
-import { loadAnalysis, type Window } from './load.ts';
+import type { Window } from './load.ts';
 import { stormSummary } from './storm-ids.ts';
 
 type Scope = Window & Pick<EventFilter, 'server' | 'client'>;
@@ -55,62 +47,6 @@ export async function stormsIn(
   // The SQL order's last tie-break is the id under the database's collation; this makes it the detector's.
   if (order === 'first') storms.sort(byStormOrder);
   return { storms: storms.map(stormSummary), ...counts, complete };
-}
-
-/**
- * The most re-presented identities of the window, each as GET /identities/:identity shows it (one read for all), and
- * whether the ranking is certain (ADR 7).
- */
-export async function identitiesIn(db: SqlRunner, scope: Scope, limit: number) {
-  const { identities, exact } = await rankIdentities(db, scope, limit);
-  return { identities: await identityViews(db, scope, identities), exact };
-}
-
-/**
- * The `limit` identities most over the re-presentation alarm in the window, the densest first, and how many are over
- * it in all; never missing one.
- */
-export async function identitiesOverAlarm(db: SqlRunner, scope: Scope, limit: number) {
-  const views = await identityViews(db, scope, await alarmCandidates(db, scope));
-  // An identity's sends have one densest window: its alarm, if any.
-  const alarmed = views.flatMap((view) => (view.alarms[0] === undefined ? [] : [{ view, alarm: view.alarms[0] }]));
-  const identities = alarmed
-    .sort((a, b) => byAlarm(a.alarm, b.alarm))
-    .slice(0, limit)
-    .map(({ view }) => view);
-  return { identities, exact: true, total: alarmed.length };
-}
-
-/** Each identity's view in `identities` order, from one read of all their sends; identities not sent are left out. */
-async function identityViews(db: SqlRunner, scope: Scope, identities: readonly string[]) {
-  if (identities.length === 0) return [];
-  const { events } = await loadAnalysis(db, { ...scope, identities });
-  const sends = new Map<string, AnalysisEvent[]>();
-  for (const event of events) {
-    if (event.identity === null) continue;
-    const list = sends.get(event.identity);
-    if (list === undefined) sends.set(event.identity, [event]);
-    else list.push(event);
-  }
-  return identities.flatMap((identity) => identityView(scope, identity, sends.get(identity) ?? []) ?? []);
-}
-
-export async function identityIn(db: SqlRunner, scope: Scope, identity: string) {
-  const { events } = await loadAnalysis(db, { ...scope, identities: [identity] });
-  return identityView(scope, identity, events);
-}
-
-/** One identity's sends in the window: its counts and last outcome, its alarms, its chart; null when none. */
-function identityView(scope: Scope, identity: string, events: readonly AnalysisEvent[]) {
-  const [stats] = topIdentities(events, 1);
-  if (stats === undefined) return null;
-  const step = stepFor(scope.to - scope.from);
-  return {
-    ...stats,
-    alarms: representationAlarms(events),
-    series: representationSeries(events, identity, scope.from, scope.to, step),
-    step,
-  };
 }
 
 /** Per server context gap, from the per-minute context counts kept at ingest; servers by name. */
