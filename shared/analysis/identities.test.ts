@@ -1,12 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { analysisEvent, shuffled, T0 } from './fixtures.ts';
-import {
-  identityStats,
-  rankIdentities,
-  representationAlarms,
-  representationSeries,
-  topIdentities,
-} from './identities.ts';
+import { identityStats, rankIdentities, representationAlarms, timelineSeries, topIdentities } from './identities.ts';
 import { MINUTE_MS } from './time-buckets.ts';
 import type { AnalysisEvent } from './types.ts';
 
@@ -186,10 +180,10 @@ describe('representationAlarms (seed 002: 40 re-presentations in 10 minutes)', (
   });
 });
 
-describe('representationSeries', () => {
+describe('timelineSeries', () => {
   it('counts re-presentations per bucket, zero-filled, without the first send', () => {
-    const events = [...sendsOf(A, [10 * SECOND, 70 * SECOND, 80 * SECOND, 190 * SECOND]), ...sendsOf(B, [SECOND])];
-    expect(representationSeries(shuffled(events, 7), A, T0, T0 + 4 * MINUTE_MS, MINUTE_MS)).toEqual([
+    const times = [0, 10 * SECOND, 70 * SECOND, 80 * SECOND, 190 * SECOND].map((offset) => T0 + offset);
+    expect(timelineSeries(times, T0, T0 + 4 * MINUTE_MS, MINUTE_MS)).toEqual([
       { start: T0, count: 1 },
       { start: T0 + MINUTE_MS, count: 2 },
       { start: T0 + 2 * MINUTE_MS, count: 0 },

@@ -109,21 +109,6 @@ export function topIdentities(events: readonly AnalysisEvent[], n: number, windo
   return rankIdentities(inside, n);
 }
 
-/** Re-presentations of one identity per time bucket over [from, to), zero-filled, for a chart. */
-export function representationSeries(
-  events: Iterable<AnalysisEvent>,
-  identity: string,
-  from: number,
-  to: number,
-  stepMs: number,
-): { start: number; count: number }[] {
-  const times = [...events]
-    .filter((event) => isIdentitySend(event) && event.identity === identity)
-    .map((event) => event.ts)
-    .sort((a, b) => a - b);
-  return timelineSeries(times, from, to, stepMs);
-}
-
 /**
  * One identity's sends in a window as its views need them, readable from an index of (identity, ts) and one row:
  * every re-presentation number here depends on the sends' times alone (which send is first matters only through
@@ -156,7 +141,10 @@ export function timelineStats({ identity, server, times, last }: SendTimeline): 
   };
 }
 
-/** Re-presentations per time bucket over [from, to), zero-filled: every send's time (ascending) but the first. */
+/**
+ * Re-presentations per time bucket over [from, to), zero-filled, for a chart: every send's time (ascending) but the
+ * first.
+ */
 export function timelineSeries(
   times: readonly number[],
   from: number,

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadAnalysis } from '../../api/services/analysis/load.ts';
 import { ingestBatch } from '../../api/services/ingest.ts';
 import { shuffled } from '../../shared/analysis/fixtures.ts';
-import { representationAlarms, representationSeries, topIdentities } from '../../shared/analysis/identities.ts';
+import { representationAlarms, timelineSeries, topIdentities } from '../../shared/analysis/identities.ts';
 import { stepFor } from '../../shared/analysis/time-buckets.ts';
 import { createTestApp, get, type TestApp } from '../support/app.ts';
 import { BASE_TS, clientEvent, proxyEvent, rpcError } from '../support/events.ts';
@@ -131,7 +131,12 @@ describe.each(STORE_KINDS)('identities on $name', (kind) => {
           return {
             ...topIdentities(sends, 1)[0],
             alarms: representationAlarms(sends),
-            series: representationSeries(sends, identity, range.from, range.to, step),
+            series: timelineSeries(
+              sends.map((send) => send.ts).sort((a, b) => a - b),
+              range.from,
+              range.to,
+              step,
+            ),
             step,
           };
         };
