@@ -116,10 +116,18 @@ export async function advanceGate(
   const wanted = continuing.flatMap(({ pk, digests }) => [...digests.values()].map((key) => ({ partition: pk, key })));
   const stored = new Map((await loadGateKeys(tx, wanted)).map((row) => [row.key, row]));
   for (const continuation of continuing) continuePartition(continuation, stored, writes);
-  await setVerdicts(tx, writes.verdicts);
-  await dropGateKeys(tx, writes.dropped);
-  await saveGateKeys(tx, writes.keys);
-  await saveGatePartitions(tx, writes.partitions);
+  // Sent together, not one answer at a time: the writer runs them back to back (a replayed partition's storms are
+  // cleared before they are saved again; the other writes touch different rows).
+  await Promise.all([
+    setVerdicts(tx, writes.verdicts),
+    dropGateKeys(tx, writes.dropped),
+    saveGateKeys(tx, writes.keys),
+    saveGatePartitions(tx, writes.partitions),
+    rewriteStorms(tx, writes),
+  ]);
+}
+
+async function rewriteStorms(tx: TxRunner, writes: Writes): Promise<void> {
   for (const [client, server] of writes.replayed) await clearStorms(tx, client, server);
   await saveStorms(tx, [...writes.storms.values()]);
 }

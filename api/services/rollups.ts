@@ -83,9 +83,12 @@ export class RollupChanges {
   }
 
   async write(db: SqlRunner): Promise<void> {
-    await applyRollupDeltas(db, this.deltas);
-    await applyContextDeltas(db, this.context);
-    await applyIdentityDeltas(db, this.sends);
+    // Different tables: sent together, so the writer never waits on this thread between them.
+    await Promise.all([
+      applyRollupDeltas(db, this.deltas),
+      applyContextDeltas(db, this.context),
+      applyIdentityDeltas(db, this.sends),
+    ]);
     this.deltas.length = 0;
     this.context.length = 0;
     this.sends.length = 0;

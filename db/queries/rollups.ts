@@ -93,13 +93,16 @@ export async function applyRollupDeltas(db: SqlRunner, deltas: readonly RollupDe
     MINUTE_MS,
     PAIR_FAMILY,
   );
+  const upserts: Promise<void>[] = [];
   for (const family of FAMILIES) {
     const counts = family.counts.map((column) => KEY_LENGTH + ROW_COUNTS.indexOf(column));
     for (const level of family.levels) {
       const rows = foldRows(minutes, level.size, family).filter((row) => counts.some((i) => row[i] !== 0));
-      if (rows.length > 0) await upsert(db, level.table, rows, family);
+      if (rows.length > 0) upserts.push(upsert(db, level.table, rows, family));
     }
   }
+  // One table each: sent as they are folded, not one answer at a time.
+  await Promise.all(upserts);
 }
 
 /** A rollup row as folded: its key ('' for a dimension folded away), then its counts in ROW_COUNTS order. */
