@@ -1,8 +1,8 @@
 /**
  * Read endpoints over a large embedded store (BENCH_READS_EVENTS, default 1M; the issue's target is 10M), each
  * timed through real HTTP (app.request) against the maintained rollups, and the same aggregate computed from raw
- * events in the same run. Also: bytes on disk per event against the NDJSON they came from, and peak RSS while
- * ingesting.
+ * events in the same run. Also: bytes on disk per event against the NDJSON they came from, and the bench process's
+ * peak RSS while ingesting (the harness's own modules included: the server's is the ingest bench's figure).
  */
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -51,7 +51,7 @@ export async function benchReads(dataDir: string): Promise<void> {
   const disk = ['lens.sqlite', 'lens.sqlite-wal'].reduce((n, f) => n + fileSize(join(dataDir, f)), 0);
   console.log(
     `reads: ${EVENTS.toLocaleString('en-US')} events ingested in ${ingestSeconds.toFixed(0)} s ` +
-      `(${Math.round(EVENTS / ingestSeconds).toLocaleString('en-US')} ev/s with gate + rollups), peak RSS ` +
+      `(${Math.round(EVENTS / ingestSeconds).toLocaleString('en-US')} ev/s with gate + rollups), bench process peak RSS ` +
       `${(peakRss / 2 ** 20).toFixed(0)} MB, disk ${(disk / EVENTS).toFixed(0)} B/event vs NDJSON ` +
       `${(ndjsonBytes / EVENTS).toFixed(0)} B/event`,
   );
