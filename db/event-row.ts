@@ -68,7 +68,7 @@ export const EVENT_COLUMNS = [
   ['gateReason', 'gate_reason'],
 ] as const satisfies readonly (readonly [keyof EventRow, string])[];
 
-/** Rows ready for the hot insert: their lines already packed into blocks (db/body-codec.ts), row i in block i / BLOCK_LINES. */
+/** Rows ready for the hot insert, their lines packed into blocks (db/body-codec.ts): row i in block i / BLOCK_LINES. */
 export interface PackedRows {
   rows: readonly EventRow[];
   blocks: Buffer[];
