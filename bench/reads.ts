@@ -51,8 +51,8 @@ export async function benchReads(dataDir: string): Promise<void> {
   const disk = ['lens.sqlite', 'lens.sqlite-wal'].reduce((n, f) => n + fileSize(join(dataDir, f)), 0);
   console.log(
     `reads: ${EVENTS.toLocaleString('en-US')} events ingested in ${ingestSeconds.toFixed(0)} s ` +
-      `(${Math.round(EVENTS / ingestSeconds).toLocaleString('en-US')} ev/s with gate + rollups), bench process peak RSS ` +
-      `${(peakRss / 2 ** 20).toFixed(0)} MB, disk ${(disk / EVENTS).toFixed(0)} B/event vs NDJSON ` +
+      `(${Math.round(EVENTS / ingestSeconds).toLocaleString('en-US')} ev/s with gate + rollups), ` +
+      `bench process peak RSS ${(peakRss / 2 ** 20).toFixed(0)} MB, disk ${(disk / EVENTS).toFixed(0)} B/event vs NDJSON ` +
       `${(ndjsonBytes / EVENTS).toFixed(0)} B/event`,
   );
   await timeEndpoints(store, now);

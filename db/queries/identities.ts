@@ -40,7 +40,8 @@ export async function hourlyTopIdentities(
   const lists: SQL[] = [];
   for (let start = fromHour; start < toHour; start += HOUR_MS) {
     lists.push(sql`SELECT * FROM (SELECT start, identity, sends FROM identity_hour
-      WHERE start = ${start} AND sends > 1${ofServer} ORDER BY sends DESC, identity DESC LIMIT ${depthOf(start)}) AS h`);
+      WHERE start = ${start} AND sends > 1${ofServer}
+      ORDER BY sends DESC, identity DESC LIMIT ${depthOf(start)}) AS h`);
   }
   if (lists.length === 0) return [];
   return db.all<HourSends>(sql.join(lists, sql` UNION ALL `));

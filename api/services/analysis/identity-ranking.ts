@@ -47,8 +47,9 @@ type Scope = Window & Pick<EventFilter, 'server' | 'client'>;
 
 /**
  * The `limit` most sent identities of a window: the candidates are each touched hour's most sent identities
- * (identity_hour); those the lists cannot rule out are counted exactly over the window. When that cannot be certain of its top and the window is small,
- * and with a client filter (a client's sends are not kept per hour), the window's events are grouped instead.
+ * (identity_hour); those the lists cannot rule out are counted exactly over the window. When that cannot be certain
+ * of its top and the window is small, and with a client filter (a client's sends are not kept per hour), the
+ * window's events are grouped instead.
  */
 export async function rankIdentities(
   db: SqlRunner,
