@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { analysisEvent, shuffled, T0 } from './fixtures.ts';
-import { identityStats, rankIdentities, representationAlarms, timelineSeries, topIdentities } from './identities.ts';
+import { representationAlarms, timelineSeries, topIdentities } from './identities.ts';
 import { MINUTE_MS } from './time-buckets.ts';
 import type { AnalysisEvent } from './types.ts';
 
@@ -21,6 +21,11 @@ function send(identity: string, offsetMs: number, overrides: Partial<AnalysisEve
   });
 }
 
+/** One identity's figures among `events`, as the ranking gives them. */
+function statsOf(events: readonly AnalysisEvent[], identity: string) {
+  return topIdentities(events, events.length).find((stats) => stats.identity === identity);
+}
+
 /** The first send at T0, then one re-presentation at each offset. */
 function sendsOf(identity: string, representationOffsets: readonly number[]): AnalysisEvent[] {
   return [send(identity, 0), ...representationOffsets.map((offset) => send(identity, offset))];
@@ -28,8 +33,7 @@ function sendsOf(identity: string, representationOffsets: readonly number[]): An
 
 describe('identity counters', () => {
   it('counts sends, and re-presentations as every send after the first', () => {
-    const acc = identityStats([send(A, 0), send(A, 5 * SECOND), send(A, 9 * SECOND)]);
-    expect(acc.identities[A]).toMatchObject({
+    expect(statsOf([send(A, 0), send(A, 5 * SECOND), send(A, 9 * SECOND)], A)).toMatchObject({
       identity: A,
       server: 'release-notes',
       method: 'sampling/createMessage',
@@ -41,7 +45,7 @@ describe('identity counters', () => {
   });
 
   it('reports a single send as never re-presented', () => {
-    expect(identityStats([send(A, 0)]).identities[A]?.represented).toBe(0);
+    expect(statsOf([send(A, 0)], A)?.represented).toBe(0);
   });
 
   it('takes the last outcome from the greatest (ts, seq), whatever the input order', () => {
@@ -54,23 +58,22 @@ describe('identity counters', () => {
       [latest, tiedLow, early],
       [tiedLow, latest, early],
     ]) {
-      expect(identityStats(order).identities[A]?.last).toMatchObject(expected);
+      expect(statsOf(order, A)?.last).toMatchObject(expected);
     }
   });
 
   it('ignores uncounted proxy records and events without an identity', () => {
-    const acc = identityStats([
-      send(A, 0),
-      send(A, 0, { source: 'proxy', counted: false }),
-      analysisEvent({ identity: null, ts: T0 + SECOND }),
-    ]);
-    expect(Object.keys(acc.identities)).toEqual([A]);
-    expect(acc.identities[A]?.sends).toBe(1);
+    const ranked = topIdentities(
+      [send(A, 0), send(A, 0, { source: 'proxy', counted: false }), analysisEvent({ identity: null, ts: T0 + SECOND })],
+      10,
+    );
+    expect(ranked.map((stats) => stats.identity)).toEqual([A]);
+    expect(ranked[0]?.sends).toBe(1);
   });
 
-  it('gives the same accumulator for any input order', () => {
+  it('gives the same figures for any input order', () => {
     const events = [...sendsOf(A, [SECOND, 2 * SECOND, 3 * SECOND]), ...sendsOf(B, [4 * SECOND])];
-    expect(identityStats(shuffled(events, 7))).toEqual(identityStats(events));
+    expect(topIdentities(shuffled(events, 7), 10)).toEqual(topIdentities(events, 10));
   });
 });
 
@@ -89,7 +92,7 @@ describe('topIdentities', () => {
       [B, 1],
     ]);
     expect(topIdentities(events, 1).map((s) => s.identity)).toEqual([A]);
-    expect(rankIdentities(identityStats(events), 0)).toEqual([]);
+    expect(topIdentities(events, 0)).toEqual([]);
   });
 
   it('in a window, counts every send inside it that was not the identity first send', () => {

@@ -34,50 +34,11 @@ export interface IdentityStats {
   last: LastOutcome;
 }
 
-/** Built on a null-prototype record, so that any identity is just a key. */
-export interface IdentityAccumulator {
-  identities: Record<string, IdentityStats>;
-}
-
-export function emptyIdentities(): IdentityAccumulator {
-  return { identities: Object.create(null) as Record<string, IdentityStats> };
-}
-
 export type IdentitySend = AnalysisEvent & { identity: string };
 
 /** Whether an event takes part in identity counting at all. */
 export function isIdentitySend(event: AnalysisEvent): event is IdentitySend {
   return event.counted && event.identity !== null;
-}
-
-/** Folds one event into the accumulator (mutating it, for ingest speed) and returns it. */
-export function addIdentity(acc: IdentityAccumulator, event: AnalysisEvent): IdentityAccumulator {
-  if (!isIdentitySend(event)) return acc;
-  const stats = acc.identities[event.identity];
-  if (stats === undefined) {
-    acc.identities[event.identity] = statsOf(event);
-    return acc;
-  }
-  stats.sends += 1;
-  stats.represented = stats.sends - 1;
-  if (event.ts < stats.firstSeen) stats.firstSeen = event.ts;
-  if (event.ts > stats.lastSeen) stats.lastSeen = event.ts;
-  if (compareOrder(event, stats.last) > 0) {
-    stats.last = outcomeOf(event);
-    stats.method = event.rpcMethod;
-  }
-  return acc;
-}
-
-export function identityStats(events: Iterable<AnalysisEvent>): IdentityAccumulator {
-  const acc = emptyIdentities();
-  for (const event of events) addIdentity(acc, event);
-  return acc;
-}
-
-/** Most re-presented first; ties by more sends, then most recently seen, then identity for a stable order. */
-export function rankIdentities(acc: IdentityAccumulator, n: number): IdentityStats[] {
-  return Object.values(acc.identities).sort(byRepresentation).slice(0, Math.max(0, n));
 }
 
 export interface TimeWindow {
@@ -93,20 +54,22 @@ export interface TimeWindow {
  * first sent before the window and sent 30 times inside it was re-presented 30 times there, not 29.
  */
 export function topIdentities(events: readonly AnalysisEvent[], n: number, window?: TimeWindow): IdentityStats[] {
-  if (window === undefined) return rankIdentities(identityStats(events), n);
+  const inside = window === undefined ? events : events.filter((e) => e.ts >= window.from && e.ts < window.to);
   const firstTs = new Map<string, number>();
-  const inside = emptyIdentities();
-  for (const event of events) {
-    if (!isIdentitySend(event)) continue;
-    const first = firstTs.get(event.identity);
-    if (first === undefined || event.ts < first) firstTs.set(event.identity, event.ts);
-    if (event.ts >= window.from && event.ts < window.to) addIdentity(inside, event);
+  if (window !== undefined) {
+    for (const event of events) {
+      if (!isIdentitySend(event)) continue;
+      const first = firstTs.get(event.identity);
+      if (first === undefined || event.ts < first) firstTs.set(event.identity, event.ts);
+    }
   }
-  for (const stats of Object.values(inside.identities)) {
-    const firstInside = (firstTs.get(stats.identity) ?? stats.firstSeen) >= window.from;
-    stats.represented = firstInside ? stats.sends - 1 : stats.sends;
-  }
-  return rankIdentities(inside, n);
+  const stats = identityTimelines(inside).flatMap((timeline) => {
+    const one = timelineStats(timeline);
+    if (one === null) return [];
+    const firstBefore = window !== undefined && (firstTs.get(one.identity) ?? one.firstSeen) < window.from;
+    return [firstBefore ? { ...one, represented: one.sends } : one];
+  });
+  return stats.sort(byRepresentation).slice(0, Math.max(0, n));
 }
 
 /**
@@ -164,19 +127,6 @@ export function compareOrder(
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
 
-function statsOf(event: IdentitySend): IdentityStats {
-  return {
-    identity: event.identity,
-    server: event.server,
-    method: event.rpcMethod,
-    sends: 1,
-    represented: 0,
-    firstSeen: event.ts,
-    lastSeen: event.ts,
-    last: outcomeOf(event),
-  };
-}
-
 function outcomeOf(event: AnalysisEvent): LastOutcome {
   return { ts: event.ts, seq: event.seq, id: event.id, bucket: event.bucket, kind: event.kind, rule: event.rule };
 }
@@ -227,17 +177,23 @@ export function representationAlarms(
   events: Iterable<AnalysisEvent>,
   options: AlarmOptions = {},
 ): RepresentationAlarm[] {
-  const alarms: RepresentationAlarm[] = [];
-  for (const sends of groupByIdentity(events).values()) {
+  return identityTimelines(events)
+    .flatMap((timeline) => timelineAlarm(timeline, options) ?? [])
+    .sort(byAlarm);
+}
+
+/** Each identity's timeline from its counted sends among `events`, in any order. */
+export function identityTimelines(events: Iterable<AnalysisEvent>): SendTimeline[] {
+  return [...groupByIdentity(events).values()].map((sends) => {
     sends.sort(compareOrder);
     const latest = sends.at(-1) as IdentitySend;
-    const alarm = timelineAlarm(
-      { identity: latest.identity, server: latest.server, times: sends.map((send) => send.ts), last: lastOf(latest) },
-      options,
-    );
-    if (alarm !== null) alarms.push(alarm);
-  }
-  return alarms.sort(byAlarm);
+    return {
+      identity: latest.identity,
+      server: latest.server,
+      times: sends.map((send) => send.ts),
+      last: lastOf(latest),
+    };
+  });
 }
 
 /** The identity's alarm (its densest window), or null when it never reaches the threshold. */
