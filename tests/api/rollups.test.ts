@@ -18,7 +18,7 @@ import { contextGapByServer, contextTrend, gapSummary } from '../../shared/analy
 import { stepFor } from '../../shared/analysis/time-buckets.ts';
 import { parseDiscovery } from '../../shared/discovery.ts';
 import { BASE_TS, clientEvent, proxyEvent, rpcError } from '../support/events.ts';
-import { STORE_KINDS, type TestStore } from '../support/stores.ts';
+import { openTempSqlite, STORE_KINDS, type TestStore } from '../support/stores.ts';
 
 /** A seeded mix: refusals, throttles, 5xx, proxy copies of client requests, undeclared 404s, over ~3 hours. */
 function traffic(count: number, seed: number) {
@@ -91,8 +91,8 @@ function traffic(count: number, seed: number) {
   return events;
 }
 
-/** Runs again the statements of a migration that rebuild counts from the stored events (those holding `verb`). */
-async function replayBackfill(store: Store, dialect: string, prefix: string, verb: string): Promise<void> {
+/** Runs again the statements of a migration holding `verb` (those that rebuild counts from the stored events), or all. */
+async function replayBackfill(store: Store, dialect: string, prefix: string, verb = ''): Promise<void> {
   const folder = fileURLToPath(
     new URL(`../../db/migrations/${dialect === 'sqlite' ? 'sqlite' : 'pg'}/`, import.meta.url),
   );
@@ -375,5 +375,50 @@ describe.each(STORE_KINDS)('rollups on $name', (kind) => {
       );
       expect(rolled.reduce((n, r) => n + r.avoidable, 0)).toBe(Number(avoidable[0]?.n));
     });
+  });
+});
+
+describe('keyed tables on SQLite', () => {
+  let db: TestStore;
+  beforeAll(async () => {
+    db = await openTempSqlite();
+    const events = traffic(800, 5);
+    for (let i = 0; i < events.length; i += 200) {
+      await ingestBatch(
+        db.store,
+        events.slice(i, i + 200).map((value, n) => ({ line: n + 1, value })),
+      );
+    }
+  });
+  afterAll(async () => db.dispose());
+
+  const keyed = sql`SELECT name, sql FROM sqlite_master
+    WHERE type = 'table' AND (name LIKE 'rollup%' OR name IN ('gate_keys', 'context_minute')) ORDER BY name`;
+
+  it('are stored WITHOUT ROWID, with no second B-tree for their key', async () => {
+    const tables = await db.store.all<{ name: string; sql: string }>(keyed);
+    expect(tables.length).toBe(14);
+    for (const table of tables) expect(table.sql, table.name).toMatch(/WITHOUT ROWID$/);
+    const autoindexes = await db.store.all<{ name: string }>(
+      sql`SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 'sqlite_autoindex_%'
+        AND (tbl_name LIKE 'rollup%' OR tbl_name IN ('gate_keys', 'context_minute'))`,
+    );
+    expect(autoindexes).toEqual([]);
+  });
+
+  it('keep every row and index through the migration that rebuilds them', async () => {
+    const tables = await db.store.all<{ name: string }>(keyed);
+    const contents = async () => {
+      const out = new Map<string, unknown[]>();
+      for (const { name } of tables)
+        out.set(name, await db.store.all(sql.raw(`SELECT * FROM ${name} ORDER BY 1, 2, 3, 4`)));
+      return out;
+    };
+    const indexes = sql`SELECT name, sql FROM sqlite_master WHERE type = 'index' ORDER BY name`;
+    const [before, indexesBefore] = [await contents(), await db.store.all(indexes)];
+    expect([...before.values()].filter((rows) => rows.length > 0).length).toBeGreaterThan(10);
+    await replayBackfill(db.store, 'sqlite', '0015_');
+    expect(await contents()).toEqual(before);
+    expect(await db.store.all(indexes)).toEqual(indexesBefore);
   });
 });

@@ -7,8 +7,8 @@ import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlit
  * the client out (far fewer rows: charts and server lists need no client) and adds a 5-minute level for day charts;
  * a third leaves the server out (a client's counts and conduct over all servers: a day of a meshed federation is
  * thousands of (server, client) rows an hour, but tens of clients); a fourth keeps only avoidable requests per
- * (server, client). Mirrors
- * db/schema/pg/rollups.ts.
+ * (server, client). Every table is WITHOUT ROWID (migration 0015; drizzle cannot say it): the key is the row,
+ * stored once. Mirrors db/schema/pg/rollups.ts.
  */
 function rollupColumns() {
   return {
