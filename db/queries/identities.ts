@@ -3,7 +3,7 @@ import type { SeedHour } from '../../shared/analysis/alarm-candidates.ts';
 import type { HourSends, IdentitySends, ListDepth } from '../../shared/analysis/identity-ranking.ts';
 import { HOUR_MS } from '../../shared/analysis/time-buckets.ts';
 import type { SqlRunner } from '../runner.ts';
-import { addCounts, listTable, rowsTable } from './lists.ts';
+import { addCounts, allOfUnion, listTable, rowsTable } from './lists.ts';
 
 /** A change to the counted sends of one identity in the hour that holds `ts`. */
 export interface IdentityDelta {
@@ -43,8 +43,7 @@ export async function hourlyTopIdentities(
       WHERE start = ${start} AND sends > 1${ofServer}
       ORDER BY sends DESC, identity DESC LIMIT ${depthOf(start)}) AS h`);
   }
-  if (lists.length === 0) return [];
-  return db.all<HourSends>(sql.join(lists, sql` UNION ALL `));
+  return allOfUnion<HourSends>(db, lists, (union) => union);
 }
 
 /**
@@ -162,11 +161,14 @@ export async function seedHours(
     hours.push(sql`SELECT start, identity, sends FROM identity_hour
       WHERE start = ${start} AND sends >= ${minSends} AND sends > 1${ofServer}`);
   }
-  if (hours.length === 0) return [];
-  return db.all(sql`SELECT s.identity, s.start, s.sends, coalesce(p.sends, 0) AS prev, coalesce(n.sends, 0) AS next
-    FROM (${sql.join(hours, sql` UNION ALL `)}) AS s
+  return allOfUnion<SeedHour>(
+    db,
+    hours,
+    (union) => sql`SELECT s.identity, s.start, s.sends, coalesce(p.sends, 0) AS prev, coalesce(n.sends, 0) AS next
+    FROM (${union}) AS s
     LEFT JOIN identity_hour p ON p.start = s.start - ${HOUR_MS} AND p.identity = s.identity
-    LEFT JOIN identity_hour n ON n.start = s.start + ${HOUR_MS} AND n.identity = s.identity`);
+    LEFT JOIN identity_hour n ON n.start = s.start + ${HOUR_MS} AND n.identity = s.identity`,
+  );
 }
 
 /**

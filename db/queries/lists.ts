@@ -12,6 +12,21 @@ export function listTable(db: SqlRunner, values: readonly string[]): SQL {
     : sql`(SELECT unnest(${sql.param(values)}::text[]) AS value)`;
 }
 
+/** SQLite takes at most 500 terms in a compound SELECT (SQLITE_MAX_COMPOUND_SELECT); a part stays well under. */
+const UNION_TERMS = 400;
+
+/**
+ * Runs `query` over the UNION ALL of `terms`, in parts of a few hundred terms, and returns all their rows: one term
+ * an hour, a window of weeks is past what SQLite takes in one statement.
+ */
+export async function allOfUnion<T>(db: SqlRunner, terms: readonly SQL[], query: (union: SQL) => SQL): Promise<T[]> {
+  const parts: Promise<T[]>[] = [];
+  for (let i = 0; i < terms.length; i += UNION_TERMS) {
+    parts.push(db.all<T>(query(sql.join(terms.slice(i, i + UNION_TERMS), sql` UNION ALL `))));
+  }
+  return (await Promise.all(parts)).flat();
+}
+
 /** A column of `rowsTable`: its name and its PostgreSQL type (SQLite takes the JSON value as it is). */
 export type RowsColumn = readonly [name: string, pgType: 'text' | 'bigint' | 'integer' | 'smallint'];
 

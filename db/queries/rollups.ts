@@ -150,6 +150,21 @@ async function upsert(db: SqlRunner, table: string, rows: Row[], family: Family)
     ON CONFLICT (${key}) DO UPDATE SET ${sums}`);
 }
 
+/**
+ * The first and the last hour holding counted requests, of all servers or of one, or null when none does: nothing
+ * was sent outside them. Each end is read off an index, one per subquery (SQLite reads a min or a max off an index
+ * only when it is the query's one aggregate).
+ */
+export async function countedHours(db: SqlRunner, server?: string): Promise<{ first: number; last: number } | null> {
+  const [table, where] =
+    server === undefined ? [sql`rollup_server_hour`, sql``] : [sql`rollup_hour`, sql` WHERE server = ${server}`];
+  const [row] = await db.all<{ first: number | null; last: number | null }>(
+    sql`SELECT (SELECT min(start) FROM ${table}${where}) AS first, (SELECT max(start) FROM ${table}${where}) AS last`,
+  );
+  if (row === undefined || row.first === null || row.last === null) return null;
+  return { first: row.first, last: row.last };
+}
+
 export interface RangeFilter {
   from?: number;
   to?: number;

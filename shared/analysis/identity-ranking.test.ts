@@ -7,6 +7,7 @@ import {
   splitHours,
   topSent,
   unlistedHours,
+  withinSentHours,
 } from './identity-ranking.ts';
 import { HOUR_MS } from './time-buckets.ts';
 
@@ -42,6 +43,22 @@ describe('splitHours', () => {
     const across = splitHours(T + H - 5, T + H + 5);
     expect(across).toMatchObject({ fromHour: T, toHour: T + 2 * H, edges: [[T + H - 5, T + H + 5]] });
     expect(across.innerTo).toBeLessThanOrEqual(across.innerFrom);
+  });
+});
+
+describe('withinSentHours', () => {
+  const sent = { first: T, last: T + 23 * H };
+
+  it('narrows a week to the day of hours that hold sends, keeping the edges inside them', () => {
+    expect(withinSentHours({ from: T - 6 * 24 * H, to: T + 24 * H + 5 }, sent)).toEqual({ from: T, to: T + 24 * H });
+    expect(withinSentHours({ from: T + 10, to: T + 2 * H }, sent)).toEqual({ from: T + 10, to: T + 2 * H });
+    expect(withinSentHours({ from: 0, to: T + 30 }, sent)).toEqual({ from: T, to: T + 30 });
+  });
+
+  it('is null for a window without any sent hour, and for a store without sends', () => {
+    expect(withinSentHours({ from: T - 2 * H, to: T }, sent)).toBeNull();
+    expect(withinSentHours({ from: T + 24 * H, to: T + 25 * H }, sent)).toBeNull();
+    expect(withinSentHours({ from: 0, to: T }, null)).toBeNull();
   });
 });
 

@@ -43,6 +43,20 @@ export function splitHours(from: number, to: number): HourSplit {
   return { fromHour, toHour, innerFrom, innerTo, edges };
 }
 
+/**
+ * The part of [from, to) inside the hours that hold any send (`first` to `last`, each an hour's start), or null when
+ * none of them is in it: nothing is counted outside them, so a week's window over a day of traffic ranks as the day.
+ */
+export function withinSentHours(
+  { from, to }: { from: number; to: number },
+  hours: { first: number; last: number } | null,
+): { from: number; to: number } | null {
+  if (hours === null) return null;
+  const start = Math.max(from, hours.first);
+  const end = Math.min(to, hours.last + HOUR_MS);
+  return start < end ? { from: start, to: end } : null;
+}
+
 /** How long each hour's list was read: a list as long as that may have been cut. */
 export type ListDepth = (start: number) => number;
 

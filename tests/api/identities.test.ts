@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadAnalysis } from '../../api/services/analysis/load.ts';
 import { ingestBatch } from '../../api/services/ingest.ts';
+import { topIdentityRows } from '../../db/queries/analysis.ts';
 import { shuffled } from '../../shared/analysis/fixtures.ts';
 import { representationAlarms, timelineSeries, topIdentities } from '../../shared/analysis/identities.ts';
 import { stepFor } from '../../shared/analysis/time-buckets.ts';
@@ -34,6 +35,10 @@ function traffic(): Record<string, unknown>[] {
   }
   for (let i = 0; i < 41; i++) send('second-burst', BASE_TS + 2 * H + 35 * 60_000 + i * 5_000, i);
   for (let i = 0; i < 200; i++) send(`once-${i % 150}`, BASE_TS + i * 50_000, i);
+  // Weeks before: one sent once a day for 25 days (more hours than one SQL statement may list), and a burst over the
+  // alarm 20 days back.
+  for (let i = 0; i < 25; i++) send('daily', BASE_TS - (i + 1) * 24 * H + 3_000, 1000 + i);
+  for (let i = 0; i < 41; i++) send('old-burst', BASE_TS - 20 * 24 * H + i * 6_000, 2000 + i);
   // Two last sends at one time, answered differently: the latest is the one with the greater id.
   send('tie', BASE_TS + 20 * 60_000, 0);
   send('tie', BASE_TS + 2 * H + 10 * 60_000, 1);
@@ -153,6 +158,26 @@ describe.each(STORE_KINDS)('identities on $name', (kind) => {
       // The tie is among them: three sends, the last two at one time.
       const day = await list(`from=${BASE_TS}&to=${BASE_TS + 3 * H}&limit=50`);
       expect(day.identities.filter((view) => view.sends === 3)).toHaveLength(1);
+    });
+
+    it('ranks and alarms over weeks of traffic, and over a window reaching back before any event', async () => {
+      const month = { from: BASE_TS - 30 * 24 * H + 1, to: BASE_TS + 3 * H };
+      for (const range of [month, { from: 0, to: BASE_TS + 3 * H }, { ...month, server: 'docs' }]) {
+        const { events } = await loadAnalysis(db.store, range);
+        const query = new URLSearchParams(Object.entries(range).map(([key, value]) => [key, String(value)]));
+        const top = await list(`${query}&limit=6`);
+        // Grouping the window's events, as the ranking does when it is small; ties go by identity.
+        const grouped = await topIdentityRows(db.store, range, 6);
+        expect(top.identities.map((row) => [row.identity, row.sends])).toEqual(
+          grouped.map((row) => [row.identity, row.sends]),
+        );
+        const alarmed = await list(`${query}&only=alarmed&limit=50`);
+        expect(alarmed.identities.map((row) => [row.identity, row.alarms[0]?.count])).toEqual(
+          representationAlarms(events).map((alarm) => [alarm.identity, alarm.count]),
+        );
+        expect(alarmed.total).toBe(3);
+        expect(top.identities.some((row) => row.sends === 25)).toBe(true);
+      }
     });
 
     it('refuses an unknown list with a clear error', async () => {

@@ -341,6 +341,22 @@ describe.each(STORE_KINDS)('rollups on $name', (kind) => {
       expect(unsure).toBeGreaterThan(0);
     });
 
+    it('rank a week over a few hours of traffic as those hours, and are as sure of it', async () => {
+      const week = { from: BASE_TS - 6 * 24 * 3_600_000 + 17, to: BASE_TS + 24 * 3_600_000 };
+      const grouped = (await topIdentityRows(db.store, week, 4)).map((row) => row.identity);
+      // 1000 list rows shared by the 4 hours that hold sends are every re-sent identity; shared by a week's 168
+      // hours, 5 an hour, and a week of hours each of which might hold one more send of any identity.
+      const ranking = await rankIdentities(db.store, week, 4, {
+        groupUpTo: -1,
+        wholeHourRows: 1000,
+        edgeRows: 1000,
+        maxPerHour: 100,
+      });
+      expect(ranking).toEqual({ identities: grouped, exact: true });
+      const before = { from: BASE_TS - 24 * 3_600_000, to: BASE_TS };
+      expect(await rankIdentities(db.store, before, 4)).toEqual({ identities: [], exact: true });
+    });
+
     it("keep each server's context gap as the events tell it, over any range", async () => {
       let reported = 0;
       for (const range of [

@@ -3,6 +3,7 @@ import type { SqlRunner } from '../../../db/runner.ts';
 import { alarmSpans, halfSends } from '../../../shared/analysis/alarm-candidates.ts';
 import { REPRESENTATION_ALARM } from '../../../shared/analysis/identities.ts';
 import { splitHours } from '../../../shared/analysis/identity-ranking.ts';
+import { sentPart } from './identity-ranking.ts';
 import type { Window } from './load.ts';
 
 /**
@@ -10,7 +11,9 @@ import type { Window } from './load.ts';
  * of many sends first, then, around them, 10-minute buckets of many sends. A superset of the alarmed, never missing
  * one; with a client filter, of all clients' sends.
  */
-export async function alarmCandidates(db: SqlRunner, scope: Window & { server?: string }): Promise<string[]> {
+export async function alarmCandidates(db: SqlRunner, window: Window & { server?: string }): Promise<string[]> {
+  const scope = await sentPart(db, window);
+  if (scope === null) return [];
   const seeds = await seedHours(db, { ...splitHours(scope.from, scope.to), server: scope.server }, halfSends());
   const spans = [...alarmSpans(seeds, scope)].flatMap(([identity, list]) =>
     list.map(([from, to]) => [identity, from, to] as const),

@@ -1,7 +1,7 @@
 import { topIdentityRows } from '../../../db/queries/analysis.ts';
 import type { EventFilter } from '../../../db/queries/events.ts';
 import { hourlyTopIdentities, identityEventSends, identityHourSends } from '../../../db/queries/identities.ts';
-import { countRows } from '../../../db/queries/rollups.ts';
+import { countedHours, countRows } from '../../../db/queries/rollups.ts';
 import type { SqlRunner } from '../../../db/runner.ts';
 import {
   boundCandidates,
@@ -11,6 +11,7 @@ import {
   splitHours,
   topSent,
   unlistedHours,
+  withinSentHours,
 } from '../../../shared/analysis/identity-ranking.ts';
 import { HOUR_MS } from '../../../shared/analysis/time-buckets.ts';
 import type { Window } from './load.ts';
@@ -58,9 +59,20 @@ export async function rankIdentities(
   limits = RANKING_LIMITS,
 ): Promise<IdentityRanking> {
   if (scope.client !== undefined) return groupedRanking(db, scope, limit);
-  const fromHours = await hourListRanking(db, scope, limit, limits);
-  if (fromHours.exact || (await requestsIn(db, scope)) > limits.groupUpTo) return fromHours;
-  return groupedRanking(db, scope, limit);
+  const sent = await sentPart(db, scope);
+  if (sent === null) return { identities: [], exact: true };
+  const fromHours = await hourListRanking(db, sent, limit, limits);
+  if (fromHours.exact || (await requestsIn(db, sent)) > limits.groupUpTo) return fromHours;
+  return groupedRanking(db, sent, limit);
+}
+
+/**
+ * The part of the window in the hours that hold counted requests (of its server), or null: its hours are all the
+ * hour lists need to read, and sends outside them there are none to bound.
+ */
+export async function sentPart<S extends Window & { server?: string }>(db: SqlRunner, scope: S): Promise<S | null> {
+  const part = withinSentHours(scope, await countedHours(db, scope.server));
+  return part === null ? null : { ...scope, ...part };
 }
 
 async function groupedRanking(db: SqlRunner, scope: Scope, limit: number): Promise<IdentityRanking> {
