@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evaluateDue } from '../../api/services/alerts/engine.ts';
+import { readMetric, roundReader, storeReads } from '../../api/services/alerts/readings.ts';
 import { seedDefaultRules } from '../../api/services/alerts/rules.ts';
+import type { SqlRunner } from '../../db/runner.ts';
+import { type GroupBy, METRIC_INFO, type Metric } from '../../shared/alerts/metrics.ts';
 import { createTestApp, get, postNdjson, putJson, TEST_NOW, type TestApp } from '../support/app.ts';
 import { clientEvent, rpcError } from '../support/events.ts';
 import { STORE_KINDS, type TestStore } from '../support/stores.ts';
@@ -126,6 +129,33 @@ describe.each(STORE_KINDS)('alert rules API on $name', (kind) => {
         { status: 'firing', rule: { name: 'loop' } },
       ]);
       expect((await (await get(app, '/api/v1/alerts?server=gamma')).json()).alerts).toEqual([]);
+    });
+
+    it('reads the re-sent identities and the storms once a round, whichever grouping a rule asks for', async () => {
+      let reads = 0;
+      const counted: SqlRunner = {
+        dialect: db.store.dialect,
+        all: (query) => {
+          reads++;
+          return db.store.all(query);
+        },
+        run: (query) => db.store.run(query),
+      };
+      const rule = (metric: Metric, groupBy: GroupBy) => ({ metric, groupBy, windowSeconds: 600, scope: {} });
+      for (const metric of ['identity_representations', 'probe_storm_size'] as const) {
+        const read = roundReader(counted, TEST_NOW);
+        const groupBys = METRIC_INFO[metric].groupBys.filter((groupBy) => groupBy !== 'server');
+        reads = 0;
+        for (const groupBy of groupBys) {
+          // Each grouping reads what a reading alone reads, from the round's one read of the store.
+          expect(await read(rule(metric, groupBy))).toEqual(
+            await readMetric(db.store, storeReads(db.store), rule(metric, groupBy), TEST_NOW),
+          );
+        }
+        expect(groupBys.length, metric).toBeGreaterThan(1);
+        // The storms' reading first asks whether the storms of earlier events are built: one more read.
+        expect(reads, metric).toBe(metric === 'probe_storm_size' ? 1 + groupBys.length : 1);
+      }
     });
 
     it('ships the three default rules once; a deleted default stays deleted', async () => {

@@ -1,4 +1,4 @@
-import { serverInfo, topIdentityRows } from '../../../db/queries/analysis.ts';
+import { type IdentityRow, serverInfo, topIdentityRows } from '../../../db/queries/analysis.ts';
 import { contextRows } from '../../../db/queries/context.ts';
 import {
   type CountRow,
@@ -7,7 +7,7 @@ import {
   type Dimension,
   type RangeFilter,
 } from '../../../db/queries/rollups.ts';
-import { stormRows } from '../../../db/queries/storms.ts';
+import { type StormScope, stormRows } from '../../../db/queries/storms.ts';
 import type { SqlRunner } from '../../../db/runner.ts';
 import type { GroupBy, Metric } from '../../../shared/alerts/metrics.ts';
 import type { RuleInput } from '../../../shared/alerts/rule.ts';
@@ -21,6 +21,7 @@ import {
   valuesFromSends,
   valuesFromStorms,
 } from '../../../shared/alerts/values.ts';
+import type { StormSummary } from '../../../shared/analysis/storms.ts';
 import { ApiError } from '../../errors.ts';
 import { stormsComplete } from '../gate-maintenance.ts';
 
@@ -42,7 +43,12 @@ function rollupDimensions(metric: Metric, groupBy: GroupBy): Dimension[] {
 export function roundReader(db: SqlRunner, end: number): (rule: Reading) => Promise<GroupValue[]> {
   const direct = storeReads(db);
   let servers: Promise<string[]> | undefined;
-  const reads: RoundReads = { ...direct, counts: memo(direct.counts), servers: () => (servers ??= direct.servers()) };
+  const reads: RoundReads = {
+    counts: memo(direct.counts),
+    sends: memo(direct.sends),
+    storms: memo(direct.storms),
+    servers: () => (servers ??= direct.servers()),
+  };
   const readings = memo((rule: Reading) => readMetric(db, reads, rule, end));
   // Rules differing only in thresholds, targets or timing read the same thing.
   return (rule) =>
@@ -54,9 +60,14 @@ export function roundReader(db: SqlRunner, end: number): (rule: Reading) => Prom
     });
 }
 
-/** The reads metrics share in a round: counts from the rollups kept apart by some dimensions, the servers. */
+/**
+ * The reads metrics share in a round: counts from the rollups kept apart by some dimensions, the sends of the
+ * window's re-sent identities and its storms (the same for every grouping of a metric), the servers.
+ */
 export interface RoundReads {
   counts(filter: RangeFilter & { dims: Dimension[] }): Promise<CountRow[]>;
+  sends(filter: RangeFilter): Promise<IdentityRow[]>;
+  storms(scope: StormScope): Promise<StormSummary[]>;
   /** Every server known to the store, by name. */
   servers(): Promise<string[]>;
 }
@@ -65,6 +76,8 @@ export interface RoundReads {
 export function storeReads(db: SqlRunner): RoundReads {
   return {
     counts: ({ dims, ...filter }) => countRows(db, filter, null, dims),
+    sends: (filter) => topIdentityRows(db, filter, null),
+    storms: (scope) => stormRows(db, scope),
     servers: async () => (await serverInfo(db)).map((server) => server.name),
   };
 }
@@ -103,7 +116,7 @@ async function readGroups(db: SqlRunner, reads: RoundReads, rule: Reading, end: 
     return valuesFromConduct(await conductRows(db, scope, rule.groupBy === 'server'), rule.groupBy);
   }
   if (rule.metric === 'identity_representations') {
-    return valuesFromSends(await topIdentityRows(db, scope, null), rule.groupBy);
+    return valuesFromSends(await reads.sends(scope), rule.groupBy);
   }
   if (rule.metric === 'context_trim_rate') {
     // The context counts only ever hold the scopes ingest validated.
@@ -112,7 +125,7 @@ async function readGroups(db: SqlRunner, reads: RoundReads, rule: Reading, end: 
   if (rule.metric === 'probe_storm_size') {
     // Judged on a partial list, a storm not yet built would read as over: wait for the build instead.
     if (!(await stormsComplete(db))) throw STORMS_NOT_READY;
-    return valuesFromStorms(await stormRows(db, { ...scope, kind: 'probe_storm' }), rule.groupBy);
+    return valuesFromStorms(await reads.storms({ ...scope, kind: 'probe_storm' }), rule.groupBy);
   }
   const rows = await reads.counts({ ...scope, dims: rollupDimensions(rule.metric, rule.groupBy) });
   return valuesFromCounts(rule.metric, rows, rule.groupBy);
