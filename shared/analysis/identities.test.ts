@@ -95,6 +95,17 @@ describe('topIdentities', () => {
     expect(topIdentities(events, 0)).toEqual([]);
   });
 
+  it('breaks ties by identity, as the API ranks them, not by which was seen last', () => {
+    // B is sent as often as A and later: the API's ranking (sends, then identity) still puts A first.
+    const tied = [...sendsOf(A, [MINUTE_MS]), ...sendsOf(B, [2 * MINUTE_MS, 3 * MINUTE_MS]).slice(1)];
+    const ranked = topIdentities(tied, 5);
+    expect(ranked.map((s) => [s.identity, s.sends])).toEqual([
+      [A, 2],
+      [B, 2],
+    ]);
+    expect(ranked[1]?.lastSeen).toBeGreaterThan(ranked[0]?.lastSeen ?? Number.POSITIVE_INFINITY);
+  });
+
   it('in a window, counts every send inside it that was not the identity first send', () => {
     const window = { from: T0 + 20 * SECOND, to: T0 + 2 * MINUTE_MS + 1 };
     expect(topIdentities(events, 5, window).map((s) => [s.identity, s.sends, s.represented])).toEqual([

@@ -131,11 +131,11 @@ function outcomeOf(event: AnalysisEvent): LastOutcome {
   return { ts: event.ts, seq: event.seq, id: event.id, bucket: event.bucket, kind: event.kind, rule: event.rule };
 }
 
+/** Ties go by identity, as the API's ranking breaks them (api/services/analysis/identity-ranking.ts). */
 function byRepresentation(a: IdentityStats, b: IdentityStats): number {
   return (
     b.represented - a.represented ||
     b.sends - a.sends ||
-    b.lastSeen - a.lastSeen ||
     (a.identity < b.identity ? -1 : a.identity > b.identity ? 1 : 0)
   );
 }
