@@ -41,35 +41,12 @@ export function isIdentitySend(event: AnalysisEvent): event is IdentitySend {
   return event.counted && event.identity !== null;
 }
 
-export interface TimeWindow {
-  /** Inclusive, epoch ms. */
-  from: number;
-  /** Exclusive, epoch ms. */
-  to: number;
-}
-
-/**
- * The `n` most re-presented identities. With a window, sends, first/last seen and the last outcome are those inside
- * it, and `represented` counts the sends inside it that were not the identity's first send in `events`: an identity
- * first sent before the window and sent 30 times inside it was re-presented 30 times there, not 29.
- */
-export function topIdentities(events: readonly AnalysisEvent[], n: number, window?: TimeWindow): IdentityStats[] {
-  const inside = window === undefined ? events : events.filter((e) => e.ts >= window.from && e.ts < window.to);
-  const firstTs = new Map<string, number>();
-  if (window !== undefined) {
-    for (const event of events) {
-      if (!isIdentitySend(event)) continue;
-      const first = firstTs.get(event.identity);
-      if (first === undefined || event.ts < first) firstTs.set(event.identity, event.ts);
-    }
-  }
-  const stats = identityTimelines(inside).flatMap((timeline) => {
-    const one = timelineStats(timeline);
-    if (one === null) return [];
-    const firstBefore = window !== undefined && (firstTs.get(one.identity) ?? one.firstSeen) < window.from;
-    return [firstBefore ? { ...one, represented: one.sends } : one];
-  });
-  return stats.sort(byRepresentation).slice(0, Math.max(0, n));
+/** The `n` most re-presented identities among `events` (the offline report's top; the API ranks from its store). */
+export function topIdentities(events: readonly AnalysisEvent[], n: number): IdentityStats[] {
+  return identityTimelines(events)
+    .flatMap((timeline) => timelineStats(timeline) ?? [])
+    .sort(bySends)
+    .slice(0, Math.max(0, n));
 }
 
 /**
@@ -131,13 +108,9 @@ function outcomeOf(event: AnalysisEvent): LastOutcome {
   return { ts: event.ts, seq: event.seq, id: event.id, bucket: event.bucket, kind: event.kind, rule: event.rule };
 }
 
-/** Ties go by identity, as the API's ranking breaks them (api/services/analysis/identity-ranking.ts). */
-function byRepresentation(a: IdentityStats, b: IdentityStats): number {
-  return (
-    b.represented - a.represented ||
-    b.sends - a.sends ||
-    (a.identity < b.identity ? -1 : a.identity > b.identity ? 1 : 0)
-  );
+/** Most sent first, ties by identity, as the API ranks them (api/services/analysis/identity-ranking.ts). */
+function bySends(a: IdentityStats, b: IdentityStats): number {
+  return b.sends - a.sends || (a.identity < b.identity ? -1 : a.identity > b.identity ? 1 : 0);
 }
 
 export interface AlarmOptions {
