@@ -1,6 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { SeedHour } from '../../shared/analysis/alarm-candidates.ts';
-import type { HourSends, IdentitySends, ListDepth } from '../../shared/analysis/identity-ranking.ts';
+import type { HourCap, HourSends, IdentitySends, ListDepth } from '../../shared/analysis/identity-ranking.ts';
 import { HOUR_MS } from '../../shared/analysis/time-buckets.ts';
 import type { SqlRunner } from '../runner.ts';
 import { addCounts, allOfUnion, listTable, rowsTable } from './lists.ts';
@@ -27,23 +27,58 @@ export async function applyIdentityDeltas(db: SqlRunner, deltas: readonly Identi
 }
 
 /**
- * Each hour's most sent identities (sent more than once) in [fromHour, toHour), `depthOf(hour)` of them, optionally
- * of one server; each hour's list read from the partial index on (start, sends), so its cost is the list, not the
- * hour. Ties go by identity backwards, the order the index holds them in (forwards, SQLite sorts every list).
+ * The sends at the `depthOf(hour)`-th place of each hour's list of identities sent more than once, for the hours
+ * whose list is at least that long (is cut there), optionally of one server. Read from the partial index on
+ * (start, sends), skipping the places above it: a row in SQLite, not a string in JavaScript.
  */
-export async function hourlyTopIdentities(
+export async function hourListCuts(
   db: SqlRunner,
   { fromHour, toHour, server }: { fromHour: number; toHour: number; server?: string },
   depthOf: ListDepth,
-): Promise<HourSends[]> {
+): Promise<Map<number, number>> {
   const ofServer = server === undefined ? sql`` : sql` AND ${serverPrefix(server)}`;
-  const lists: SQL[] = [];
+  const cuts: SQL[] = [];
   for (let start = fromHour; start < toHour; start += HOUR_MS) {
-    lists.push(sql`SELECT * FROM (SELECT start, identity, sends FROM identity_hour
-      WHERE start = ${start} AND sends > 1${ofServer}
-      ORDER BY sends DESC, identity DESC LIMIT ${depthOf(start)}) AS h`);
+    cuts.push(sql`SELECT * FROM (SELECT start, sends FROM identity_hour WHERE start = ${start} AND sends > 1${ofServer}
+      ORDER BY sends DESC LIMIT 1 OFFSET ${depthOf(start) - 1}) AS c`);
   }
-  return allOfUnion<HourSends>(db, lists, (union) => union);
+  const rows = await allOfUnion<{ start: number; sends: number }>(db, cuts, (union) => union);
+  return new Map(rows.map((row) => [row.start, row.sends]));
+}
+
+/**
+ * The list rows (each hour's identities sent more than its cap) of the identities that can be among the `n` most
+ * sent of the window: those whose most, `unlisted` plus what their lists hold over the caps, reaches the `n`-th
+ * largest sends listed in whole hours (at least 2). Grouped in the store: a day's lists are ~40k rows, and making
+ * them JavaScript strings cost more than the reading and grouping.
+ */
+export async function listContenders(
+  db: SqlRunner,
+  hours: readonly HourCap[],
+  { server, n, unlisted }: { server?: string; n: number; unlisted: number },
+): Promise<HourSends[]> {
+  if (n <= 0 || hours.length === 0) return [];
+  const table = rowsTable(
+    db,
+    [
+      ['start', 'bigint'],
+      ['cap', 'integer'],
+      ['whole', 'integer'],
+    ],
+    hours.map(({ start, cap, whole }) => [start, cap, whole ? 1 : 0]),
+  );
+  const ofServer = server === undefined ? sql`` : sql` AND ${serverPrefix(server, sql`ih.identity`)}`;
+  // SQLite seeks the partial index on the first bound of sends: the cap, not the index's own `sends > 1`.
+  return db.all(sql`WITH lists AS (
+      SELECT ih.identity, h.start, ih.sends, h.cap, h.whole FROM ${table} AS h
+      JOIN identity_hour ih ON ih.start = h.start AND ih.sends > h.cap AND ih.sends > 1${ofServer}),
+    grouped AS (
+      SELECT identity, sum(CASE WHEN whole = 1 THEN sends ELSE 0 END) AS listed, sum(sends - cap) AS excess
+      FROM lists GROUP BY identity),
+    contenders AS (
+      SELECT identity FROM grouped WHERE ${unlisted} + excess >= 2 AND ${unlisted} + excess >= coalesce(
+        (SELECT listed FROM grouped ORDER BY listed DESC LIMIT 1 OFFSET ${n - 1}), 0))
+    SELECT identity, start, sends FROM lists WHERE identity IN (SELECT identity FROM contenders)`);
 }
 
 /**

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import {
-  boundCandidates,
   type CandidateBound,
-  contenders,
   type HourSends,
+  hourCaps,
+  listedSends,
   splitHours,
   topSent,
   unlistedHours,
@@ -62,55 +62,48 @@ describe('withinSentHours', () => {
   });
 });
 
-describe('boundCandidates', () => {
-  const row = (hour: number, identity: string, sends: number): HourSends => ({ start: T + hour * H, identity, sends });
-  const lists = [row(0, 'a', 9), row(0, 'b', 4), row(1, 'a', 7), row(1, 'c', 6), row(2, 'd', 3)];
-
-  it('caps an unlisted identity at the last of each cut list, and one send an hour where a list was read whole', () => {
-    // Hours 0 and 1 were cut at 2 (unlisted: at most 4 and 6); hour 2 was not (at most 1).
-    expect(boundCandidates(lists, splitHours(T, T + 3 * H), () => 2).unlisted).toBe(4 + 6 + 1);
-    expect(boundCandidates([], splitHours(T, T + 3 * H), () => 5).unlisted).toBe(3);
+describe('hourCaps', () => {
+  it('caps an identity off a cut list at its last place, and at one send an hour where a list was read whole', () => {
+    // Hours 0 and 1 were cut at 4 and 6 sends; hour 2 was not.
+    const cuts = new Map([
+      [T, 4],
+      [T + H, 6],
+    ]);
+    const { hours, unlisted } = hourCaps(cuts, splitHours(T, T + 3 * H));
+    expect(unlisted).toBe(4 + 6 + 1);
+    expect(hours.map((hour) => hour.cap)).toEqual([4, 6, 1]);
+    expect(hourCaps(new Map(), splitHours(T, T + 3 * H)).unlisted).toBe(3);
   });
 
-  it("knows a candidate's sends where it is listed, and caps it by each hour's list elsewhere", () => {
-    const { candidates } = boundCandidates(lists, splitHours(T, T + 3 * H), () => 2);
-    const of = (identity: string) => candidates.find((c) => c.identity === identity);
-    expect(of('a')).toMatchObject({ listed: 16, most: 16 + 1 });
-    expect(of('b')).toMatchObject({ listed: 4, most: 4 + 6 + 1 });
-    expect(of('d')).toMatchObject({ listed: 3, most: 4 + 6 + 3 });
-    expect(unlistedHours(of('b') as CandidateBound, splitHours(T, T + 3 * H))).toEqual([T + H, T + 2 * H]);
-  });
-
-  it('counts nothing as known in a part-hour, where the list counts the whole hour, yet caps it by that list', () => {
+  it('marks only the hours inside the window as whole', () => {
     // The window starts 30 minutes into hour 0 and ends 10 minutes into hour 2: only hour 1 is whole.
-    const split = splitHours(T + H / 2, T + 2 * H + H / 6);
-    const { candidates } = boundCandidates(lists, split, () => 2);
-    const of = (identity: string) => candidates.find((c) => c.identity === identity);
-    expect(of('a')).toMatchObject({ listed: 7, most: 9 + 7 + 1 });
-    expect(of('b')).toMatchObject({ listed: 0, most: 4 + 6 + 1 });
-    expect(unlistedHours(of('b') as CandidateBound, split)).toEqual([T + H]);
+    const { hours } = hourCaps(new Map(), splitHours(T + H / 2, T + 2 * H + H / 6));
+    expect(hours.map((hour) => [hour.start, hour.whole])).toEqual([
+      [T, false],
+      [T + H, true],
+      [T + 2 * H, false],
+    ]);
   });
 });
 
-describe('contenders', () => {
-  const candidate = (identity: string, listed: number, most: number): CandidateBound => ({
-    identity,
-    listed,
-    most,
-    hours: [],
-  });
-  const candidates = [candidate('a', 10, 10), candidate('b', 6, 12), candidate('c', 2, 6), candidate('d', 0, 5)];
+describe('listedSends', () => {
+  const row = (hour: number, identity: string, sends: number): HourSends => ({ start: T + hour * H, identity, sends });
+  const rows = [row(0, 'a', 9), row(0, 'b', 4), row(1, 'a', 7), row(2, 'b', 3)];
 
-  it('keeps every candidate that can reach the n-th surely sent, ties included', () => {
-    // The second surely sent 6 times: "c" may tie it (and win on its name); "d" cannot reach it.
-    expect(contenders(candidates, 2).map((c) => c.identity)).toEqual(['a', 'b', 'c']);
-    expect(contenders(candidates, 1).map((c) => c.identity)).toEqual(['a', 'b']);
-    expect(contenders(candidates, 0)).toEqual([]);
+  it("knows a candidate's sends in the whole hours whose lists it is on, and which hours those are", () => {
+    const split = splitHours(T, T + 3 * H);
+    const of = (identity: string) => listedSends(rows, split).find((c) => c.identity === identity);
+    expect(of('a')).toEqual({ identity: 'a', listed: 16, hours: [T, T + H] });
+    expect(of('b')).toEqual({ identity: 'b', listed: 7, hours: [T, T + 2 * H] });
+    expect(unlistedHours(of('a') as CandidateBound, split)).toEqual([T + 2 * H]);
   });
 
-  it('keeps every candidate that can have been sent twice when there are fewer than n', () => {
-    const few = [candidate('a', 0, 2), candidate('b', 0, 1)];
-    expect(contenders(few, 5).map((c) => c.identity)).toEqual(['a']);
+  it('counts nothing as known in a part-hour, where the list counts the whole hour', () => {
+    const split = splitHours(T + H / 2, T + 2 * H + H / 6);
+    const of = (identity: string) => listedSends(rows, split).find((c) => c.identity === identity);
+    expect(of('a')?.listed).toBe(7);
+    expect(of('b')?.listed).toBe(0);
+    expect(unlistedHours(of('b') as CandidateBound, split)).toEqual([T + H]);
   });
 });
 

@@ -3,8 +3,9 @@ import { HOUR_MS } from './time-buckets.ts';
 /**
  * Ranking request identities by sends in a window from per-hour counts (ADR 7). Each hour keeps a list of its most
  * sent identities; the window's candidates are the identities on any of the lists it touches. The lists bound what
- * each was sent, so that only those that can take a place are counted exactly, and what an identity on none of them
- * can have been sent, which says whether the top is certain.
+ * each was sent, so that only those that can take a place are counted exactly (the store picks them out of the
+ * lists: db/queries/identities.ts listContenders), and what an identity on none of them can have been sent, which
+ * says whether the top is certain.
  */
 
 /** An identity's counted sends in the hour starting at `start`. */
@@ -57,72 +58,55 @@ export function withinSentHours(
   return start < end ? { from: start, to: end } : null;
 }
 
-/** How long each hour's list was read: a list as long as that may have been cut. */
+/** How long each hour's list is read: a list as long as that may have been cut. */
 export type ListDepth = (start: number) => number;
+
+/** An hour of the window, and the most an identity off its list can have been sent in it. */
+export interface HourCap {
+  start: number;
+  cap: number;
+  /** Whether the hour lies whole inside the window (its list counts toward what is surely sent there). */
+  whole: boolean;
+}
+
+/**
+ * Each hour's cap, from the sends at the last place of each list that was cut (`cuts`: hour start -> those sends):
+ * an identity off a cut list was sent no more than its last place; off a list read whole (every identity sent more
+ * than once), once at most. `unlisted` bounds an identity on no list: the sum of the caps.
+ */
+export function hourCaps(cuts: ReadonlyMap<number, number>, split: HourSplit): { hours: HourCap[]; unlisted: number } {
+  const hours: HourCap[] = [];
+  let unlisted = 0;
+  for (let start = split.fromHour; start < split.toHour; start += HOUR_MS) {
+    const cap = cuts.get(start) ?? 1;
+    hours.push({ start, cap, whole: start >= split.innerFrom && start < split.innerTo });
+    unlisted += cap;
+  }
+  return { hours, unlisted };
+}
 
 /** What the hour lists tell of one identity on them. */
 export interface CandidateBound {
   identity: string;
   /** Its sends in the whole hours of the window whose lists it is on: it was sent at least that often. */
   listed: number;
-  /** The most it can have been sent in the window. */
-  most: number;
   /** The hours on whose lists it is. */
   hours: number[];
 }
 
-/**
- * Bounds from the lists of the hours [fromHour, toHour). In an hour, an identity off a cut list was sent no more
- * than the list's last; off a list read whole (every identity sent more than once), once at most. So an identity
- * on no list was sent at most `unlisted` times; one on some was sent its listed sends in the whole hours, and at
- * most that plus, in each other hour, its list's sends there (the part-hours at the edges) or the hour's cap.
- */
-export function boundCandidates(
-  lists: readonly HourSends[],
-  split: HourSplit,
-  depthOf: ListDepth,
-): { candidates: CandidateBound[]; unlisted: number } {
-  const hours = new Map<number, { rows: number; least: number }>();
-  for (const { start, sends } of lists) {
-    const hour = hours.get(start);
-    if (hour === undefined) hours.set(start, { rows: 1, least: sends });
-    else {
-      hour.rows += 1;
-      hour.least = Math.min(hour.least, sends);
-    }
-  }
-  const caps = new Map<number, number>();
-  let unlisted = 0;
-  for (let start = split.fromHour; start < split.toHour; start += HOUR_MS) {
-    const hour = hours.get(start);
-    const cap = hour !== undefined && hour.rows >= depthOf(start) ? hour.least : 1;
-    caps.set(start, cap);
-    unlisted += cap;
-  }
+/** Each listed identity's sends in the whole hours whose lists it is on, and those hours. */
+export function listedSends(rows: readonly HourSends[], split: HourSplit): CandidateBound[] {
   const byIdentity = new Map<string, CandidateBound>();
-  for (const { start, identity, sends } of lists) {
+  for (const { start, identity, sends } of rows) {
     let candidate = byIdentity.get(identity);
     if (candidate === undefined) {
-      candidate = { identity, listed: 0, most: unlisted, hours: [] };
+      candidate = { identity, listed: 0, hours: [] };
       byIdentity.set(identity, candidate);
     }
     candidate.hours.push(start);
-    candidate.most += sends - (caps.get(start) ?? 1);
     if (start >= split.innerFrom && start < split.innerTo) candidate.listed += sends;
   }
-  return { candidates: [...byIdentity.values()], unlisted };
-}
-
-/**
- * The candidates that can be among the `n` most sent (more than once): every one whose most reaches the `n`-th
- * largest listed sends. The `n` with the most listed sends are surely sent that often, so any other candidate
- * that cannot reach it can take no place, ties included (ties go by identity, and it falls short).
- */
-export function contenders(candidates: readonly CandidateBound[], n: number): CandidateBound[] {
-  if (n <= 0) return [];
-  const listed = candidates.map((candidate) => candidate.listed).sort((a, b) => b - a);
-  const toReach = Math.max(2, listed[n - 1] ?? 0);
-  return candidates.filter((candidate) => candidate.most >= toReach);
+  return [...byIdentity.values()];
 }
 
 /** The whole hours of the window whose lists a candidate is not on: its sends there are still to be read. */

@@ -1,13 +1,13 @@
 import { topIdentityRows } from '../../../db/queries/analysis.ts';
 import type { EventFilter } from '../../../db/queries/events.ts';
-import { hourlyTopIdentities, identityEventSends, identityHourSends } from '../../../db/queries/identities.ts';
+import { hourListCuts, identityEventSends, identityHourSends, listContenders } from '../../../db/queries/identities.ts';
 import { countedHours, countRows } from '../../../db/queries/rollups.ts';
 import type { SqlRunner } from '../../../db/runner.ts';
 import {
-  boundCandidates,
-  contenders,
   type HourSplit,
+  hourCaps,
   type ListDepth,
+  listedSends,
   splitHours,
   topSent,
   unlistedHours,
@@ -93,9 +93,9 @@ async function hourListRanking(
 ): Promise<IdentityRanking> {
   const split = splitHours(scope.from, scope.to);
   const depthOf = listDepths(split, limit, limits);
-  const lists = await hourlyTopIdentities(db, { ...split, server: scope.server }, depthOf);
-  const { candidates, unlisted } = boundCandidates(lists, split, depthOf);
-  const counting = contenders(candidates, limit);
+  const { hours, unlisted } = hourCaps(await hourListCuts(db, { ...split, server: scope.server }, depthOf), split);
+  const rows = await listContenders(db, hours, { server: scope.server, n: limit, unlisted });
+  const counting = listedSends(rows, split);
   const names = counting.map((candidate) => candidate.identity);
   const parts = await Promise.all([
     identityHourSends(

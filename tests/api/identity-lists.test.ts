@@ -1,0 +1,90 @@
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { applyIdentityDeltas, hourListCuts, listContenders } from '../../db/queries/identities.ts';
+import { hourCaps, splitHours } from '../../shared/analysis/identity-ranking.ts';
+import { HOUR_MS } from '../../shared/analysis/time-buckets.ts';
+import { STORE_KINDS, type TestStore } from '../support/stores.ts';
+
+const H = HOUR_MS;
+const T = 500_000 * H;
+
+/** Three hours of per-hour sends; s2 holds the same sends as s1 under other names. */
+const SENDS: [hour: number, name: string, sends: number][] = [
+  [0, 'a', 10],
+  [0, 'b', 6],
+  [0, 'c', 3],
+  [0, 'd', 2],
+  [1, 'a', 8],
+  [1, 'b', 7],
+  [1, 'e', 4],
+  [2, 'c', 9],
+  [2, 'f', 2],
+];
+
+describe.each(STORE_KINDS)('the hour lists on $name', (kind) => {
+  describe.skipIf(kind.unavailable !== null)('', () => {
+    let db: TestStore;
+    beforeAll(async () => {
+      db = await kind.open();
+      await applyIdentityDeltas(
+        db.store,
+        ['s1', 's2'].flatMap((server) =>
+          SENDS.map(([hour, name, sends]) => ({ ts: T + hour * H + 1, identity: `${server}:${name}`, sends })),
+        ),
+      );
+    });
+    afterAll(async () => db?.dispose());
+
+    /** The identities that can take one of the `n` places, with lists cut at `depth`. */
+    async function contenders(window: { from: number; to: number }, depth: number, n: number, server = 's1') {
+      const split = splitHours(window.from, window.to);
+      const cuts = await hourListCuts(db.store, { ...split, server }, () => depth);
+      const { hours, unlisted } = hourCaps(cuts, split);
+      const rows = await listContenders(db.store, hours, { server, n, unlisted });
+      return { unlisted, cuts, rows, names: [...new Set(rows.map((row) => row.identity.slice(3)))].sort() };
+    }
+
+    it('cut each list at its depth-th place, of the one server asked for', async () => {
+      const { cuts, unlisted } = await contenders({ from: T, to: T + 3 * H }, 3, 1);
+      // Hour 0's third place sent 3, hour 1's 4; hour 2 lists two, so it is whole and caps at one send.
+      expect([...cuts].sort()).toEqual([
+        [T, 3],
+        [T + H, 4],
+      ]);
+      expect(unlisted).toBe(3 + 4 + 1);
+      const both = await hourListCuts(db.store, splitHours(T, T + 3 * H), () => 3);
+      expect(both.get(T)).toBe(6);
+    });
+
+    it('keep every identity whose most reaches the n-th surely sent, ties included', async () => {
+      const day = { from: T, to: T + 3 * H };
+      // Listed (over the caps 3, 4, 1): a 10+8 (most 8+7+4), b 6+7 (8+3+3), c 9 (8+8), f 2 (8+1).
+      expect((await contenders(day, 3, 1)).names).toEqual(['a']);
+      expect((await contenders(day, 3, 2)).names).toEqual(['a', 'b', 'c']);
+      // The third surely sent 9: f may reach 9, and tie.
+      expect((await contenders(day, 3, 3)).names).toEqual(['a', 'b', 'c', 'f']);
+      // Fewer candidates than places: every one that can have been sent twice.
+      expect((await contenders(day, 3, 9)).names).toEqual(['a', 'b', 'c', 'f']);
+    });
+
+    it("give a contender's list rows, and count a part-hour's list toward its most only", async () => {
+      const { rows } = await contenders({ from: T, to: T + 3 * H }, 3, 1);
+      expect(rows.map((row) => [row.start, row.identity, row.sends]).sort()).toEqual([
+        [T, 's1:a', 10],
+        [T + H, 's1:a', 8],
+      ]);
+      // Hour 0 is a part-hour: its list counts toward the most, not toward what was surely sent in the window. The
+      // first place surely sent is then c's 9, not a's 18, and every candidate's most reaches it.
+      const late = await contenders({ from: T + H / 2, to: T + 3 * H }, 3, 1);
+      expect(late.names).toEqual(['a', 'b', 'c', 'f']);
+      expect(late.rows).toContainEqual({ start: T, identity: 's1:a', sends: 10 });
+    });
+
+    it('find no contender in hours without lists, or for no place', async () => {
+      expect((await contenders({ from: T + 5 * H, to: T + 7 * H }, 3, 2)).rows).toEqual([]);
+      expect((await contenders({ from: T, to: T + 3 * H }, 3, 0)).rows).toEqual([]);
+      const count = await db.store.all<{ n: number }>(sql`SELECT count(*) AS n FROM identity_hour`);
+      expect(Number(count[0]?.n)).toBe(2 * SENDS.length);
+    });
+  });
+});
