@@ -141,6 +141,7 @@ async function insertAll(tx: TxRunner, chunks: readonly Chunk[]): Promise<number
     rollups.add(row, 1, 0);
     rollups.addSampled(row, 1);
     rollups.addSend(row, 1);
+    rollups.addFailure(row, 1);
   }
   const shadowed = await shadowProxyDuplicates(tx, {
     client: [...correlations.client],
@@ -150,6 +151,7 @@ async function insertAll(tx: TxRunner, chunks: readonly Chunk[]): Promise<number
     rollups.add(row, -1, -row.avoidable, row.gateReason);
     rollups.addSampled(row, -1);
     rollups.addSend(row, -1);
+    rollups.addFailure(row, -1);
   }
   const replay = new Set(shadowed.filter((s) => s.client !== null).map((s) => JSON.stringify([s.client, s.server])));
   await advanceGate(

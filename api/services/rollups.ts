@@ -1,3 +1,4 @@
+import { applyCodeDeltas, type CodeDelta } from '../../db/queries/codes.ts';
 import { applyContextDeltas, type ContextDelta } from '../../db/queries/context.ts';
 import { applyIdentityDeltas, type IdentityDelta } from '../../db/queries/identities.ts';
 import { applyRollupDeltas, CONDUCT_COLUMNS, MINUTE_MS, type RollupDelta } from '../../db/queries/rollups.ts';
@@ -26,6 +27,16 @@ export interface Sampled {
   ctxReason: string | null;
 }
 
+/** A stored event's classification and codes, as its row keeps them. */
+export interface Coded {
+  ts: number;
+  server: string;
+  bucket: string;
+  kind: string;
+  rpcCode: number | null;
+  httpStatus: number | null;
+}
+
 /**
  * The changes one transaction makes to the rollups, collected where they happen (insert, shadowing, gate verdicts,
  * reclassification) and written once at its end, in the same transaction as the events.
@@ -34,6 +45,7 @@ export class RollupChanges {
   private readonly deltas: RollupDelta[] = [];
   private readonly context: ContextDelta[] = [];
   private readonly sends: IdentityDelta[] = [];
+  private readonly failures: CodeDelta[] = [];
 
   /**
    * Counts `requests` more (or fewer) requests of the event's kind and `avoidable` more (or fewer) avoidable ones,
@@ -82,15 +94,35 @@ export class RollupChanges {
     this.sends.push({ ts: event.ts, identity: event.identity, sends });
   }
 
+  /**
+   * Counts a counted failure in (+1) or out (-1) of the counts per code pair: storing and shadowing change them, and
+   * a reclassification (out under the old bucket and kind, in under the new).
+   */
+  addFailure(event: Coded, requests: number): void {
+    if (event.bucket === 'ok') return;
+    const { server, bucket, kind, rpcCode, httpStatus } = event;
+    this.failures.push({
+      minute: event.ts - (event.ts % MINUTE_MS),
+      server,
+      bucket,
+      kind,
+      rpcCode,
+      httpStatus,
+      requests,
+    });
+  }
+
   async write(db: SqlRunner): Promise<void> {
     // Different tables: sent together, so the writer never waits on this thread between them.
     await Promise.all([
       applyRollupDeltas(db, this.deltas),
       applyContextDeltas(db, this.context),
       applyIdentityDeltas(db, this.sends),
+      applyCodeDeltas(db, this.failures),
     ]);
     this.deltas.length = 0;
     this.context.length = 0;
     this.sends.length = 0;
+    this.failures.length = 0;
   }
 }

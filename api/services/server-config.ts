@@ -86,8 +86,11 @@ async function reclassifyFailures(
       if (next.bucket !== row.bucket || next.kind !== row.kind || next.rule !== row.rule) {
         await updateClassification(tx, { seq: row.seq, ...next, waitUntil: waitUntilFor(parsed.event, next) });
         if (row.counted === 1) {
+          const reclassified = { ...row, bucket: next.bucket, kind: next.kind };
           rollups.add(row, -1, -row.avoidable, row.gateReason);
-          rollups.add({ ...row, bucket: next.bucket, kind: next.kind }, 1, row.avoidable, row.gateReason);
+          rollups.add(reclassified, 1, row.avoidable, row.gateReason);
+          rollups.addFailure(row, -1);
+          rollups.addFailure(reclassified, 1);
         }
         changed++;
       }

@@ -12,6 +12,8 @@ export interface FailedEventRow {
   avoidable: number;
   gateReason: string | null;
   discoveryRead: number | null;
+  rpcCode: number | null;
+  httpStatus: number | null;
   body: string;
   bucket: string;
   kind: string;
@@ -27,7 +29,8 @@ export async function failedEventsPage(
   limit: number,
 ): Promise<FailedEventRow[]> {
   const rows = await db.all<WithBlock<FailedEventRow>>(sql`SELECT seq, ts, server, client, counted, avoidable,
-      gate_reason AS "gateReason", discovery_read AS "discoveryRead", bucket, kind, rule, evidence, ${BODY_COLUMNS}
+      gate_reason AS "gateReason", discovery_read AS "discoveryRead", rpc_code AS "rpcCode",
+      http_status AS "httpStatus", bucket, kind, rule, evidence, ${BODY_COLUMNS}
     FROM ${EVENTS_WITH_BODIES}
     WHERE server = ${server} AND bucket <> 'ok' AND seq > ${afterSeq} ORDER BY seq LIMIT ${limit}`);
   return withBodies(rows);
@@ -78,7 +81,7 @@ export async function shadowProxyDuplicates(
 
 const SHADOWED_COLUMNS = sql`ts, client, server, identity, bucket, kind, avoidable, gate_reason AS "gateReason",
   discovery_read AS "discoveryRead", ctx_requested AS "ctxRequested", ctx_applied AS "ctxApplied",
-  ctx_reason AS "ctxReason"`;
+  ctx_reason AS "ctxReason", rpc_code AS "rpcCode", http_status AS "httpStatus"`;
 
 /** A proxy record no longer counted: its (client, server) gate is replayed without it, its counts come off. */
 export interface ShadowedRow {
@@ -94,4 +97,6 @@ export interface ShadowedRow {
   ctxRequested: string | null;
   ctxApplied: string | null;
   ctxReason: string | null;
+  rpcCode: number | null;
+  httpStatus: number | null;
 }

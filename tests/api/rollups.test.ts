@@ -10,6 +10,7 @@ import { ingestBatch } from '../../api/services/ingest.ts';
 import { setDiscovery, setOverrides } from '../../api/services/server-config.ts';
 import { summarise } from '../../api/services/summary.ts';
 import { topIdentityRows } from '../../db/queries/analysis.ts';
+import { codeCounts, rawCodeCounts } from '../../db/queries/codes.ts';
 import { CONDUCT_COLUMNS, conductRows, countRows } from '../../db/queries/rollups.ts';
 import { rawBucketCounts } from '../../db/queries/summary.ts';
 import type { Store } from '../../db/runner.ts';
@@ -59,7 +60,10 @@ function traffic(count: number, seed: number) {
     } else {
       // The same request seen by a client and by a proxy: counted once.
       events.push(clientEvent({ ts, client, server, request, response: rpcError(-32603, 'oops') }));
-      events.push(proxyEvent({ ts, client, server, request }));
+      // Half the proxy copies saw the failure too: shadowing takes a failure out of the counts per code.
+      events.push(
+        proxyEvent({ ts, client, server, request, ...(i % 2 === 0 && { response: rpcError(-32603, 'oops') }) }),
+      );
     }
   }
   // Sampling requests with every requested x applied pair, some also logged by a proxy (counted once).
@@ -377,6 +381,39 @@ describe.each(STORE_KINDS)('rollups on $name', (kind) => {
         reported += fromEvents.length;
       }
       expect(reported).toBeGreaterThan(3);
+    });
+
+    it("keep each server's failures per code as the events count them, over any range", async () => {
+      let rows = 0;
+      for (const server of ['s0', 's1', 's2']) {
+        for (const range of [
+          { from: BASE_TS - 3_600_000, to: BASE_TS + 4 * 3_600_000 },
+          { from: BASE_TS + 12_345, to: BASE_TS + 2 * 3_600_000 + 7_777 },
+          { from: BASE_TS + 3_600_000 - 60_000, to: BASE_TS + 3_600_000 + 90_500 },
+        ]) {
+          const scope = { ...range, server };
+          const kept = await codeCounts(db.store, scope);
+          expect(kept, JSON.stringify(scope)).toEqual(await rawCodeCounts(db.store, scope));
+          rows += kept.length;
+        }
+      }
+      expect(rows).toBeGreaterThan(20);
+      // The override made s2's 503s refusals (gone): they moved out of the transient counts.
+      const s2 = await codeCounts(db.store, { server: 's2', from: 0, to: BASE_TS + 4 * 3_600_000 });
+      expect(s2.filter((row) => row.httpStatus === 503).map((row) => [row.bucket, row.kind])).toEqual([
+        ['refusal', 'gone'],
+      ]);
+    });
+
+    it('are rebuilt by the migration that added the code counts, for events stored before it', async () => {
+      const scope = { server: 's1', from: 0, to: BASE_TS + 5 * 3_600_000 - ((BASE_TS + 5 * 3_600_000) % 3_600_000) };
+      const before = await codeCounts(db.store, scope);
+      expect(before.length).toBeGreaterThan(3);
+      await db.store.run(sql`DELETE FROM code_minute`);
+      await db.store.run(sql`DELETE FROM code_hour`);
+      expect(await codeCounts(db.store, scope)).toEqual([]);
+      await replayBackfill(db.store, kind.name, kind.name === 'sqlite' ? '0016_' : '0015_', 'INSERT');
+      expect(await codeCounts(db.store, scope)).toEqual(before);
     });
 
     it('keep per-kind counts and avoidable counts in step with the events', async () => {

@@ -6,6 +6,7 @@ export {
   alertRules,
   settings,
 } from './alerts.ts';
+export { codeHour, codeMinute } from './code-rollups.ts';
 export { contextMinute } from './context-rollup.ts';
 export { eventBodies } from './event-bodies.ts';
 export { events } from './events.ts';
