@@ -1,9 +1,9 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { SqlRunner } from '../runner.ts';
-import { addCounts } from './lists.ts';
-import { MINUTE_MS, type RangeFilter, scopeConditions, segments } from './rollups.ts';
+import { addCounts, type RowsColumn } from './lists.ts';
+import { HOUR_MS, MINUTE_MS, type RangeFilter, scopeConditions, segments } from './rollups.ts';
 
-/** A change to the count of one minute's sampling requests of one kind (context_minute). */
+/** A change to the count of one minute's sampling requests of one kind. */
 export interface ContextDelta {
   minute: number;
   server: string;
@@ -14,7 +14,7 @@ export interface ContextDelta {
   requests: number;
 }
 
-/** One row of context counts: null applied is "not reported", null reason is "none given". */
+/** One row of context counts (`start`: its time bucket's): null applied is "not reported", null reason is "none given". */
 export interface ContextRow {
   start: number;
   server: string;
@@ -24,39 +24,62 @@ export interface ContextRow {
   requests: number;
 }
 
-const MINUTES = [{ table: 'context_minute', size: MINUTE_MS }];
+const MINUTES = { table: 'context_minute', size: MINUTE_MS };
+/** Without a client filter: the coarse levels leave the client out, the minutes at the edges come from MINUTES. */
+const SERVER_LEVELS = [
+  { table: 'context_server_hour', size: HOUR_MS },
+  { table: 'context_server_5min', size: 5 * MINUTE_MS },
+  MINUTES,
+];
 
-/** Adds the deltas to the counts of their minute, server, client, scopes and reason. */
+const SCOPE_KEYS: readonly RowsColumn[] = [
+  ['requested', 'text'],
+  ['applied', 'text'],
+  ['reason', 'text'],
+];
+
+/** Adds the deltas to the counts of their minute (per client), and of their 5 minutes and hour (over all clients). */
 export async function applyContextDeltas(db: SqlRunner, deltas: readonly ContextDelta[]): Promise<void> {
-  await addCounts(
-    db,
-    'context_minute',
-    [
-      ['start', 'bigint'],
-      ['server', 'text'],
-      ['client', 'text'],
-      ['requested', 'text'],
-      ['applied', 'text'],
-      ['reason', 'text'],
-    ],
-    'requests',
-    deltas.map((d) => [d.minute, d.server, d.client ?? '', d.requested, d.applied ?? '', d.reason ?? '', d.requests]),
-  );
+  if (deltas.length === 0) return;
+  const scopes = (d: ContextDelta) => [d.requested, d.applied ?? '', d.reason ?? '', d.requests];
+  await Promise.all([
+    addCounts(
+      db,
+      MINUTES.table,
+      [['start', 'bigint'], ['server', 'text'], ['client', 'text'], ...SCOPE_KEYS],
+      'requests',
+      deltas.map((d) => [d.minute, d.server, d.client ?? '', ...scopes(d)]),
+    ),
+    ...SERVER_LEVELS.slice(0, -1).map(({ table, size }) =>
+      addCounts(
+        db,
+        table,
+        [['start', 'bigint'], ['server', 'text'], ...SCOPE_KEYS],
+        'requests',
+        deltas.map((d) => [d.minute - (d.minute % size), d.server, ...scopes(d)]),
+      ),
+    ),
+  ]);
 }
 
 /**
- * Counted sampling requests per minute, server, requested and applied scope and reason over [from, to), exactly:
- * whole minutes from context_minute, the sub-minute edges from the events.
+ * Counted sampling requests per time bucket, server, requested and applied scope and reason over [from, to),
+ * exactly: each span from the coarsest level that fits in it (with a step, only levels that nest in it; with a
+ * client filter, only the minutes, which keep the client), the sub-minute edges from the events.
  */
-export async function contextRows(db: SqlRunner, filter: RangeFilter): Promise<ContextRow[]> {
-  const parts = segments(filter, MINUTES);
-  const selects: SQL[] = parts.rollups.map(([, from, to]) => {
+export async function contextRows(db: SqlRunner, filter: RangeFilter, stepMs: number | null): Promise<ContextRow[]> {
+  const levels = filter.client === undefined ? SERVER_LEVELS : [MINUTES];
+  const parts = segments(
+    filter,
+    levels.filter((level) => stepMs === null || stepMs % level.size === 0),
+  );
+  const selects: SQL[] = parts.rollups.map(([table, from, to]) => {
     const where = sql.join(
       [sql`start >= ${from}`, sql`start < ${to}`, ...scopeConditions(filter, sql`client`)],
       sql` AND `,
     );
     return sql`SELECT start, server, requested, nullif(applied, '') AS applied, nullif(reason, '') AS reason, requests
-      FROM context_minute WHERE ${where}`;
+      FROM ${sql.raw(table)} WHERE ${where}`;
   });
   for (const [from, to] of parts.raw) {
     const where = sql.join(

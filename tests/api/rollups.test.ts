@@ -278,6 +278,24 @@ describe.each(STORE_KINDS)('rollups on $name', (kind) => {
       expect(await contextGapIn(db.store, range)).toEqual(before);
     });
 
+    it('are rebuilt by the migration that added the context counts without clients', async () => {
+      const week = { from: BASE_TS - 6 * 24 * 3_600_000, to: BASE_TS + 24 * 3_600_000 };
+      const tables = async () => ({
+        fiveMinutes: await db.store.all(sql`SELECT * FROM context_server_5min ORDER BY 1, 2, 3, 4, 5`),
+        hours: await db.store.all(sql`SELECT * FROM context_server_hour ORDER BY 1, 2, 3, 4, 5`),
+      });
+      const kept = await tables();
+      const before = await contextGapIn(db.store, week);
+      expect(before.length).toBeGreaterThan(1);
+      await db.store.run(sql`DELETE FROM context_server_5min`);
+      await db.store.run(sql`DELETE FROM context_server_hour`);
+      expect(await contextGapIn(db.store, week)).not.toEqual(before);
+      await replayBackfill(db.store, kind.name, kind.name === 'sqlite' ? '0017_' : '0016_', 'INSERT');
+      // What ingest kept is what the migration counts from the minutes.
+      expect(await tables()).toEqual(kept);
+      expect(await contextGapIn(db.store, week)).toEqual(before);
+    });
+
     /** identity_hour as stored, and as the events count it; both in the store's own order. */
     async function identityHours() {
       const read = (query: ReturnType<typeof sql>) =>
@@ -367,6 +385,10 @@ describe.each(STORE_KINDS)('rollups on $name', (kind) => {
         { from: BASE_TS - 3_600_000, to: BASE_TS + 4 * 3_600_000 },
         { from: BASE_TS + 12_345, to: BASE_TS + 2 * 3_600_000 + 7_777 },
         { from: BASE_TS + 3_600_000, to: BASE_TS + 3_600_000 + 90_000, client: 'c1' },
+        // A day and a week: charted per 5 minutes and per hour, from the counts without clients.
+        { from: BASE_TS - 20 * 3_600_000 + 4_321, to: BASE_TS + 3 * 3_600_000 + 12_345 },
+        { from: BASE_TS - 6 * 24 * 3_600_000, to: BASE_TS + 4 * 3_600_000 - 61_000, server: 's1' },
+        { from: BASE_TS - 20 * 3_600_000, to: BASE_TS + 4 * 3_600_000, client: 'c2' },
       ]) {
         const { events: loaded } = await loadAnalysis(db.store, { ...range, samplingOnly: true });
         const step = stepFor(range.to - range.from);

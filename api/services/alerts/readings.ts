@@ -120,7 +120,7 @@ async function readGroups(db: SqlRunner, reads: RoundReads, rule: Reading, end: 
   }
   if (rule.metric === 'context_trim_rate') {
     // The context counts only ever hold the scopes ingest validated.
-    return valuesFromContext((await contextRows(db, scope)) as ContextLike[], rule.groupBy);
+    return valuesFromContext((await contextRows(db, scope, null)) as ContextLike[], rule.groupBy);
   }
   if (rule.metric === 'probe_storm_size') {
     // Judged on a partial list, a storm not yet built would read as over: wait for the build instead.

@@ -51,8 +51,9 @@ export async function stormsIn(
 
 /** Per server context gap, from the per-minute context counts kept at ingest; servers by name. */
 export async function contextGapIn(db: SqlRunner, scope: Scope) {
+  const step = stepFor(scope.to - scope.from);
   const byServer = new Map<string, ContextGap>();
-  for (const row of await contextRows(db, scope)) {
+  for (const row of await contextRows(db, scope, step)) {
     let gap = byServer.get(row.server);
     if (gap === undefined) {
       gap = emptyContextGap();
@@ -61,7 +62,6 @@ export async function contextGapIn(db: SqlRunner, scope: Scope) {
     const context = { requested: row.requested as ContextScope, applied: row.applied as ContextScope | null };
     addContextCount(gap, row.start, { ...context, reason: row.reason }, row.requests);
   }
-  const step = stepFor(scope.to - scope.from);
   return [...byServer]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([server, gap]) => ({

@@ -7,7 +7,7 @@ export {
   settings,
 } from './alerts.ts';
 export { codeHour, codeMinute } from './code-rollups.ts';
-export { contextMinute } from './context-rollup.ts';
+export { contextMinute, contextServer5Min, contextServerHour } from './context-rollup.ts';
 export { eventBodies } from './event-bodies.ts';
 export { events } from './events.ts';
 export { gateKeys } from './gate-keys.ts';
