@@ -1,8 +1,12 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rankIdentities } from '../../api/services/analysis/identity-ranking.ts';
+import { ingestBatch } from '../../api/services/ingest.ts';
+import { topIdentityRows } from '../../db/queries/analysis.ts';
 import { applyIdentityDeltas, hourListCuts, listContenders } from '../../db/queries/identities.ts';
 import { hourCaps, splitHours } from '../../shared/analysis/identity-ranking.ts';
 import { HOUR_MS } from '../../shared/analysis/time-buckets.ts';
+import { BASE_TS, clientEvent } from '../support/events.ts';
 import { STORE_KINDS, type TestStore } from '../support/stores.ts';
 
 const H = HOUR_MS;
@@ -85,6 +89,53 @@ describe.each(STORE_KINDS)('the hour lists on $name', (kind) => {
       expect((await contenders({ from: T, to: T + 3 * H }, 3, 0)).rows).toEqual([]);
       const count = await db.store.all<{ n: number }>(sql`SELECT count(*) AS n FROM identity_hour`);
       expect(Number(count[0]?.n)).toBe(2 * SENDS.length);
+    });
+  });
+});
+
+describe.each(STORE_KINDS)('a server ranked from the hour lists on $name', (kind) => {
+  describe.skipIf(kind.unavailable !== null)('', () => {
+    let db: TestStore;
+    beforeAll(async () => {
+      db = await kind.open();
+      // Three hours: "big" sends six identities 10 to 15 times an hour, "small" three 3, 2 and 2 times.
+      const events: Record<string, unknown>[] = [];
+      let id = 0;
+      const send = (server: string, name: string, times: number, hour: number) => {
+        for (let i = 0; i < times; i++) {
+          const request = { jsonrpc: '2.0', id: id++, method: 'tools/call', params: { name } };
+          events.push(clientEvent({ ts: BASE_TS + hour * H + i * 60_000, client: 'c', server, request }));
+        }
+      };
+      for (let hour = 0; hour < 3; hour++) {
+        for (const [i, name] of ['b1', 'b2', 'b3', 'b4', 'b5', 'b6'].entries()) send('big', name, 10 + i, hour);
+        send('small', 's1', 3, hour);
+        send('small', 's2', 2, hour);
+        send('small', 's3', 2, hour);
+      }
+      await ingestBatch(
+        db.store,
+        events.map((value, n) => ({ line: n + 1, value })),
+      );
+    });
+    afterAll(async () => db?.dispose());
+
+    // Lists of 4 an hour, and never the events grouped instead: what the lists say is all there is.
+    const limits = { wholeHourRows: 12, edgeRows: 0, maxPerHour: 4, groupUpTo: -1 };
+    const window = { from: BASE_TS, to: BASE_TS + 3 * H };
+
+    it('is ranked from the lists of all servers when they are sure of its top', async () => {
+      const grouped = await topIdentityRows(db.store, { ...window, server: 'big' }, 2);
+      const ranking = await rankIdentities(db.store, { ...window, server: 'big' }, 2, limits);
+      expect(ranking).toEqual({ identities: grouped.map((row) => row.identity), exact: true });
+    });
+
+    it('is ranked from its own lists when those of all servers are cut above all it sent', async () => {
+      // Every hour's list of all servers is cut at big's 12 sends; small's own lists hold all it re-sent.
+      const grouped = await topIdentityRows(db.store, { ...window, server: 'small' }, 2);
+      expect(grouped.length).toBe(2);
+      const ranking = await rankIdentities(db.store, { ...window, server: 'small' }, 2, limits);
+      expect(ranking).toEqual({ identities: grouped.map((row) => row.identity), exact: true });
     });
   });
 });
