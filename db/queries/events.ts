@@ -47,13 +47,25 @@ export interface StoredEventRow {
 
 export function filterConditions(filter: EventFilter): SQL[] {
   const conditions: SQL[] = [];
-  if (filter.server !== undefined) conditions.push(sql`server = ${filter.server}`);
-  if (filter.client !== undefined) conditions.push(sql`client = ${filter.client}`);
+  if (filter.client !== undefined) {
+    conditions.push(sql`client = ${filter.client}`);
+    if (filter.server !== undefined) conditions.push(serverBesideClient(filter.server));
+  } else if (filter.server !== undefined) conditions.push(sql`server = ${filter.server}`);
   if (filter.bucket !== undefined) conditions.push(sql`bucket = ${filter.bucket}`);
   if (filter.kind !== undefined) conditions.push(sql`kind = ${filter.kind}`);
   if (filter.from !== undefined) conditions.push(sql`ts >= ${filter.from}`);
   if (filter.to !== undefined) conditions.push(sql`ts < ${filter.to}`);
   return conditions;
+}
+
+/**
+ * The server of a read that also names the client, compared as an expression that no index serves. SQLite keeps no
+ * statistics here, and between (server, ts) and (client, ts, server) it took the first, which fetches every row of
+ * the server's other clients; the client's index checks the server in the index entry itself (a 3-hour storm's
+ * attempts: 31k rows fetched to keep 1.2k, ~56 ms, against ~12 ms).
+ */
+export function serverBesideClient(server: string): SQL {
+  return sql`server || '' = ${server}`;
 }
 
 export function whereClause(conditions: SQL[]): SQL {

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { SqlRunner } from '../runner.ts';
 import { ANALYSIS_COLUMNS, type AnalysisRow } from './analysis.ts';
+import { serverBesideClient } from './events.ts';
 import { listTable, type RowsColumn, rowsTable } from './lists.ts';
 
 export interface GatePartitionRow {
@@ -100,7 +101,7 @@ export async function clearGateKeys(db: SqlRunner, partition: string): Promise<v
  */
 export async function partitionEvents(db: SqlRunner, client: string, server: string): Promise<AnalysisRow[]> {
   return db.all<AnalysisRow>(sql`SELECT ${ANALYSIS_COLUMNS} FROM events
-    WHERE client = ${client} AND server = ${server}`);
+    WHERE client = ${client} AND ${serverBesideClient(server)}`);
 }
 
 export async function clientsOfServer(db: SqlRunner, server: string): Promise<string[]> {

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rankIdentities } from '../../api/services/analysis/identity-ranking.ts';
 import { loadAnalysis } from '../../api/services/analysis/load.ts';
@@ -9,11 +9,12 @@ import { clientsIn, contextGapIn } from '../../api/services/analysis/traffic.ts'
 import { ingestBatch } from '../../api/services/ingest.ts';
 import { setDiscovery, setOverrides } from '../../api/services/server-config.ts';
 import { summarise } from '../../api/services/summary.ts';
-import { topIdentityRows } from '../../db/queries/analysis.ts';
+import { analysisRows, topIdentityRows } from '../../db/queries/analysis.ts';
 import { codeCounts, rawCodeCounts } from '../../db/queries/codes.ts';
+import { partitionEvents } from '../../db/queries/gate.ts';
 import { CONDUCT_COLUMNS, conductRows, countRows } from '../../db/queries/rollups.ts';
 import { rawBucketCounts } from '../../db/queries/summary.ts';
-import type { Store } from '../../db/runner.ts';
+import type { SqlRunner, Store } from '../../db/runner.ts';
 import { clientConduct } from '../../shared/analysis/conduct.ts';
 import { contextGapByServer, contextTrend, gapSummary } from '../../shared/analysis/context-gap.ts';
 import { stepFor } from '../../shared/analysis/time-buckets.ts';
@@ -495,5 +496,31 @@ describe('keyed tables on SQLite', () => {
     await replayBackfill(db.store, 'sqlite', '0015_');
     expect(await contents()).toEqual(before);
     expect(await db.store.all(indexes)).toEqual(indexesBefore);
+  });
+});
+
+describe("one client's requests to one server on SQLite", () => {
+  let db: TestStore;
+  beforeAll(async () => {
+    db = await openTempSqlite();
+  });
+  afterAll(async () => db.dispose());
+
+  /** The plan SQLite would run a query with, instead of its rows. */
+  const planOf = (run: (db: SqlRunner) => Promise<unknown>) =>
+    run({
+      dialect: 'sqlite',
+      all: async <T>(query: SQL) => (await db.store.all<{ detail: string }>(sql`EXPLAIN QUERY PLAN ${query}`)) as T[],
+      run: () => Promise.reject(new Error('reads only')),
+    }) as Promise<{ detail: string }[]>;
+
+  it("are read through the client's index, which checks the server in its entries", async () => {
+    const window = { client: 'c1', server: 's1', from: BASE_TS, to: BASE_TS + 3_600_000 };
+    for (const plan of [
+      await planOf((runner) => analysisRows(runner, window)),
+      await planOf((runner) => partitionEvents(runner, 'c1', 's1')),
+    ]) {
+      expect(plan.map((step) => step.detail).join('\n')).toMatch(/USING INDEX events_client_ts_server_idx/);
+    }
   });
 });

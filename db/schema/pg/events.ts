@@ -64,7 +64,9 @@ export const events = pgTable(
   (t) => [
     uniqueIndex('events_event_id_uq').on(t.eventId),
     index('events_server_ts_idx').on(t.server, t.ts),
-    index('events_client_ts_idx').on(t.client, t.ts),
+    // The server rides along so that a (client, server) read (a storm's attempts, a partition's replay) skips the
+    // client's other servers in the index rather than row by row: a 3-hour storm read 31k rows to keep 1.2k.
+    index('events_client_ts_server_idx').on(t.client, t.ts, t.server),
     index('events_ts_idx').on(t.ts),
     // One identity's counted sends in a window: re-presentation counts and the alarm read this, not the whole
     // window. Only counted sends (every identity read asks for those), so that counting them needs no row.
