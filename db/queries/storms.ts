@@ -101,7 +101,10 @@ export async function orderedStormRows(
     rank: sql`CASE WHEN last_ts >= ${activeSince} THEN 0 ELSE 1 END, avoidable DESC, last_ts DESC, id`,
     newest: sql`first_ts DESC, attempts DESC, id`,
   }[order];
-  return selectStorms(db, scopeConditions(scope), sql` ORDER BY ${orderBy} LIMIT ${limit}`);
+  // The page is chosen from the window index alone, then read whole: ordered with all their columns, a day's ~200k
+  // storms newest first were each read out to be sorted (~110 ms; the sort key alone fits in the index).
+  const page = sql`SELECT id FROM storms ${whereClause(scopeConditions(scope))} ORDER BY ${orderBy} LIMIT ${limit}`;
+  return selectStorms(db, [sql`id IN (${page})`], sql` ORDER BY ${orderBy}`);
 }
 
 /** How many storms the scope holds, and how many of them are active (last attempt at or after `activeSince`). */
