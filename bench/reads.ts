@@ -4,7 +4,7 @@
  * events in the same run. Also: bytes on disk per event against the NDJSON they came from, and the bench process's
  * peak RSS while ingesting (the harness's own modules included: the server's is the ingest bench's figure).
  */
-import { statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createApp } from '../api/app.ts';
 import { DEFAULT_CONFIG } from '../api/env.ts';
@@ -27,7 +27,22 @@ const EVENTS = Number(process.env.BENCH_READS_EVENTS ?? 1_000_000);
 const SPAN_MS = Number(process.env.BENCH_READS_SPAN_HOURS ?? 24) * 3_600_000;
 const SAMPLES = 15;
 
+/** Where a kept store (BENCH_READS_DIR) notes the moment its traffic was laid up to, so that its windows find it. */
+const NOW_FILE = 'bench-now';
+
+/**
+ * Fills a store in `dataDir` and times the reads over it. A store kept from an earlier run (it has NOW_FILE) is read
+ * as it is: a 10M store takes ~30 min to build.
+ */
 export async function benchReads(dataDir: string): Promise<void> {
+  const kept = join(dataDir, NOW_FILE);
+  if (existsSync(kept)) {
+    const now = Number(readFileSync(kept, 'utf8'));
+    const store = await openStore({ dataDir });
+    console.log(`reads: the store kept in ${dataDir} (${storeBytes(dataDir).toLocaleString('en-US')} bytes)`);
+    await timeReads(store, now);
+    return;
+  }
   const now = Date.now();
   const start = now - SPAN_MS;
   const spacing = SPAN_MS / EVENTS;
@@ -48,16 +63,25 @@ export async function benchReads(dataDir: string): Promise<void> {
   }
   if (batch.length > 0) await ingestBatch(store, batch);
   const ingestSeconds = (performance.now() - began) / 1000;
-  const disk = ['lens.sqlite', 'lens.sqlite-wal'].reduce((n, f) => n + fileSize(join(dataDir, f)), 0);
+  const disk = storeBytes(dataDir);
   console.log(
     `reads: ${EVENTS.toLocaleString('en-US')} events ingested in ${ingestSeconds.toFixed(0)} s ` +
       `(${Math.round(EVENTS / ingestSeconds).toLocaleString('en-US')} ev/s with gate + rollups), ` +
       `bench process peak RSS ${(peakRss / 2 ** 20).toFixed(0)} MB, disk ${(disk / EVENTS).toFixed(0)} B/event vs NDJSON ` +
       `${(ndjsonBytes / EVENTS).toFixed(0)} B/event`,
   );
+  writeFileSync(kept, String(now));
+  await timeReads(store, now);
+}
+
+async function timeReads(store: Store, now: number): Promise<void> {
   await timeEndpoints(store, now);
   await benchAlerts(store, now);
   await store.close();
+}
+
+function storeBytes(dataDir: string): number {
+  return ['lens.sqlite', 'lens.sqlite-wal'].reduce((n, f) => n + fileSize(join(dataDir, f)), 0);
 }
 
 async function timeEndpoints(store: Store, now: number): Promise<void> {
@@ -98,7 +122,9 @@ async function timeEndpoints(store: Store, now: number): Promise<void> {
   const codes = await sample(async () => {
     await rawCodeCounts(store, { server: 'server-3', from: now - 24 * 3_600_000, to: now });
   }, 5);
-  console.log(`  ${'raw events: codes of server-3 over 24 h'.padEnd(60)} p50 ${ms(codes, 0.5)}  p95 ${ms(codes, 0.95)}`);
+  console.log(
+    `  ${'raw events: codes of server-3 over 24 h'.padEnd(60)} p50 ${ms(codes, 0.5)}  p95 ${ms(codes, 0.95)}`,
+  );
   // What the identity ranking did before the hour counts: group the window's events by identity.
   const identities = await sample(async () => {
     await topIdentityRows(store, { from: now - 24 * 3_600_000, to: now }, 20);

@@ -187,5 +187,9 @@ async function benchIngest(): Promise<void> {
 
 // The fixture is garbage once this returns: the reads below are not timed (nor their RSS read) beside it.
 await benchIngest();
-if (process.env.BENCH_READS !== '0') await withSqlite((config) => benchReads(config.dataDir));
+if (process.env.BENCH_READS !== '0') {
+  const keptDir = process.env.BENCH_READS_DIR;
+  if (keptDir) await benchReads(keptDir);
+  else await withSqlite((config) => benchReads(config.dataDir));
+}
 if (process.env.BENCH_UI !== '0') await benchUi();
