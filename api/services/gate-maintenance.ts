@@ -1,18 +1,23 @@
 import { createHash } from 'node:crypto';
 import {
-  clearGateKeys,
+  clearPartitionGate,
   clientsOfServer,
   dropGateKeys,
+  dropGateRuns,
+  expireGateRuns,
   type GateKeyRow,
   type GatePartitionRow,
+  type GateRunRow,
   judgedPartitions,
   type KeyRef,
   loadGateKeys,
   loadGatePartitions,
+  loadGateRuns,
   partitionEvents,
   partitionsWithStorms,
   saveGateKeys,
   saveGatePartitions,
+  saveGateRuns,
   setVerdicts,
 } from '../../db/queries/gate.ts';
 import { LOCK_CLASS, lockKeys } from '../../db/queries/locks.ts';
@@ -33,9 +38,11 @@ import {
   createStormState,
   type LoopRun,
   type PartitionStormState,
+  runIsOpen,
   stormStep,
 } from '../../shared/analysis/storm-tracker.ts';
 import type { StormSummary } from '../../shared/analysis/storms.ts';
+import { STORM_DEFAULTS } from '../../shared/analysis/storms.ts';
 import type { AnalysisEvent } from '../../shared/analysis/types.ts';
 import { toAnalysisEvent } from './analysis/load.ts';
 import { RollupChanges } from './rollups.ts';
@@ -53,6 +60,10 @@ interface Writes {
   /** Keys whose state changed, and keys that no longer hold anything. */
   keys: GateKeyRow[];
   dropped: KeyRef[];
+  /** Runs that changed, runs that ended, and per partition continued the time before which its runs are over. */
+  runs: GateRunRow[];
+  endedRuns: KeyRef[];
+  cutoffs: { partition: string; cutoff: number }[];
   /** Partitions replayed, whose storms are written afresh, and the storms each step created or changed. */
   replayed: [client: string, server: string][];
   storms: Map<string, StormSummary>;
@@ -98,6 +109,9 @@ export async function advanceGate(
     partitions: [],
     keys: [],
     dropped: [],
+    runs: [],
+    endedRuns: [],
+    cutoffs: [],
     replayed: [],
     storms: new Map(),
     rollups,
@@ -114,7 +128,12 @@ export async function advanceGate(
     }
   }
   const wanted = continuing.flatMap(({ pk, digests }) => [...digests.values()].map((key) => ({ partition: pk, key })));
-  const stored = new Map((await loadGateKeys(tx, wanted)).map((row) => [row.key, row]));
+  // Digests are of whole request keys, which name the client and the server: unique across partitions.
+  const [keys, runs] = await Promise.all([loadGateKeys(tx, wanted), loadGateRuns(tx, wanted)]);
+  const stored: Stored = {
+    keys: new Map(keys.map((row) => [row.key, row.state])),
+    runs: new Map(runs.map((row) => [row.key, row.run])),
+  };
   for (const continuation of continuing) continuePartition(continuation, stored, writes);
   // Sent together, not one answer at a time: the writer runs them back to back (a replayed partition's storms are
   // cleared before they are saved again; the other writes touch different rows).
@@ -122,6 +141,9 @@ export async function advanceGate(
     setVerdicts(tx, writes.verdicts),
     dropGateKeys(tx, writes.dropped),
     saveGateKeys(tx, writes.keys),
+    dropGateRuns(tx, writes.endedRuns),
+    saveGateRuns(tx, writes.runs),
+    expireGateRuns(tx, writes.cutoffs),
     saveGatePartitions(tx, writes.partitions),
     rewriteStorms(tx, writes),
   ]);
@@ -168,19 +190,21 @@ export async function buildMissingStorms(store: Store, stopping: () => boolean =
   return missing.length;
 }
 
+/** The stored states and open runs of the keys a batch uses, by digest. */
+interface Stored {
+  keys: ReadonlyMap<string, string>;
+  runs: ReadonlyMap<string, string>;
+}
+
 /** New events after the frontier: fresh rows are stored needed, so only the avoidable ones are written. */
-function continuePartition(
-  { pk, saved, events, digests }: Continuation,
-  stored: ReadonlyMap<string, GateKeyRow>,
-  writes: Writes,
-): void {
+function continuePartition({ pk, saved, events, digests }: Continuation, stored: Stored, writes: Writes): void {
   const keys: Record<string, KeyGateState> = {};
   const loops: Record<string, LoopRun> = {};
   for (const [key, digest] of digests) {
-    const row = stored.get(digest);
-    if (row === undefined) continue;
-    if (row.state !== '') keys[key] = JSON.parse(row.state) as KeyGateState;
-    if (row.run !== null) loops[key] = JSON.parse(row.run) as LoopRun;
+    const state = stored.keys.get(digest);
+    if (state !== undefined) keys[key] = JSON.parse(state) as KeyGateState;
+    const run = stored.runs.get(digest);
+    if (run !== undefined) loops[key] = JSON.parse(run) as LoopRun;
   }
   const state = createGateState();
   // The frontier columns hold the order bookkeeping; seq is 0 on this path (events order by ts, then id).
@@ -194,27 +218,29 @@ function continuePartition(
     writes.verdicts.push({ eventId: event.id, avoidable: true, reason: verdict.reason });
     writes.rollups.add(event, 0, 1, verdict.reason);
   }
+  const last = events[events.length - 1] as AnalysisEvent;
   for (const [key, digest] of digests) {
-    const row = keyRow(pk, digest, partition.keys[key], storms.loops[key]);
-    const before = stored.get(digest);
-    if (row.state === (before?.state ?? '') && row.run === (before?.run ?? null)) continue;
-    if (holdsNothing(row)) writes.dropped.push({ partition: pk, key: digest });
-    else writes.keys.push(row);
+    const held = partition.keys[key];
+    const before = stored.keys.get(digest);
+    const after = held === undefined ? undefined : JSON.stringify(held);
+    if (after !== before) {
+      if (after === undefined) writes.dropped.push({ partition: pk, key: digest });
+      else writes.keys.push({ partition: pk, key: digest, state: after });
+    }
+    const run = runRow(pk, digest, storms.loops[key], last);
+    if (run?.run === stored.runs.get(digest)) continue;
+    if (run === undefined) writes.endedRuns.push({ partition: pk, key: digest });
+    else writes.runs.push(run);
   }
-  writes.partitions.push(...position(pk, partition, storms, events[events.length - 1]));
+  // The keys this batch did not use may hold runs the partition has now moved past.
+  writes.cutoffs.push({ partition: pk, cutoff: last.ts - STORM_DEFAULTS.loopGapMs });
+  writes.partitions.push(...position(pk, partition, storms, last));
 }
 
-function keyRow(pk: string, digest: string, held: KeyGateState | undefined, run: LoopRun | undefined): GateKeyRow {
-  return {
-    partition: pk,
-    key: digest,
-    state: held === undefined ? '' : JSON.stringify(held),
-    run: run === undefined ? null : JSON.stringify(run),
-  };
-}
-
-function holdsNothing(row: GateKeyRow): boolean {
-  return row.state === '' && row.run === null;
+/** The key's run as stored, unless there is none or it is over once the partition has reached `last`. */
+function runRow(pk: string, digest: string, run: LoopRun | undefined, last: AnalysisEvent): GateRunRow | undefined {
+  if (run === undefined || !runIsOpen(run, last.ts)) return undefined;
+  return { partition: pk, key: digest, lastTs: run.lastTs, run: JSON.stringify(run) };
 }
 
 /** Writes the partition's keys at once: after a migration every partition replays, and all keys would pile up. */
@@ -245,14 +271,24 @@ async function replayPartition(tx: TxRunner, pk: string, writes: Writes): Promis
     }
   }
   const partition = state.partitions[pk];
-  const held = partition?.keys ?? {};
-  const keys = new Set([...Object.keys(held), ...Object.keys(storms.loops)]);
-  await clearGateKeys(tx, pk);
+  const last = events[events.length - 1];
+  await clearPartitionGate(tx, pk);
   await saveGateKeys(
     tx,
-    [...keys].map((key) => keyRow(pk, keyDigest(key), held[key], storms.loops[key])),
+    Object.entries(partition?.keys ?? {}).map(([key, held]) => ({
+      partition: pk,
+      key: keyDigest(key),
+      state: JSON.stringify(held),
+    })),
   );
-  writes.partitions.push(...position(pk, partition, storms, events[events.length - 1]));
+  await saveGateRuns(
+    tx,
+    Object.entries(storms.loops).flatMap(([key, loop]) => {
+      const run = last === undefined ? undefined : runRow(pk, keyDigest(key), loop, last);
+      return run === undefined ? [] : [run];
+    }),
+  );
+  writes.partitions.push(...position(pk, partition, storms, last));
 }
 
 function position(

@@ -39,14 +39,22 @@ export async function saveGatePartitions(db: SqlRunner, rows: readonly GateParti
       frontier_id = excluded.frontier_id, storms = excluded.storms`);
 }
 
-/** One request key's gate state and open retry run; `key` is the digest the gate maintenance files it under. */
+/** What the gate holds about one request key; `key` is the digest the gate maintenance files it under. */
 export interface GateKeyRow {
   partition: string;
   key: string;
-  /** KeyGateState as JSON, '' when the gate holds nothing for the key. */
+  /** KeyGateState as JSON. */
   state: string;
-  /** LoopRun as JSON, null when the key has no open run. */
-  run: string | null;
+}
+
+/** One request key's open retry run. */
+export interface GateRunRow {
+  partition: string;
+  key: string;
+  /** The run's last attempt (epoch ms). */
+  lastTs: number;
+  /** LoopRun as JSON. */
+  run: string;
 }
 
 export type KeyRef = Pick<GateKeyRow, 'partition' | 'key'>;
@@ -59,40 +67,85 @@ const KEY_COLUMNS = [
 /** The stored states of the given keys; keys that hold nothing have no row. */
 export async function loadGateKeys(db: SqlRunner, keys: readonly KeyRef[]): Promise<GateKeyRow[]> {
   if (keys.length === 0) return [];
-  const wanted = rowsTable(
-    db,
-    KEY_COLUMNS,
-    keys.map((k) => [k.partition, k.key]),
-  );
-  return db.all<GateKeyRow>(sql`SELECT g.partition, g.key, g.state, g.run FROM ${wanted} AS wanted
+  return db.all<GateKeyRow>(sql`SELECT g.partition, g.key, g.state FROM ${keyTable(db, keys)} AS wanted
     JOIN gate_keys g ON g.partition = wanted.partition AND g.key = wanted.key`);
+}
+
+/** The open runs of the given keys; keys without one have no row. */
+export async function loadGateRuns(db: SqlRunner, keys: readonly KeyRef[]): Promise<GateRunRow[]> {
+  if (keys.length === 0) return [];
+  return db.all<GateRunRow>(sql`SELECT r.partition, r.key, r.last_ts AS "lastTs", r.run
+    FROM ${keyTable(db, keys)} AS wanted JOIN gate_runs r ON r.partition = wanted.partition AND r.key = wanted.key`);
 }
 
 export async function saveGateKeys(db: SqlRunner, rows: readonly GateKeyRow[]): Promise<void> {
   if (rows.length === 0) return;
   const table = rowsTable(
     db,
-    [...KEY_COLUMNS, ['state', 'text'], ['run', 'text']],
-    rows.map((row) => [row.partition, row.key, row.state, row.run]),
+    [...KEY_COLUMNS, ['state', 'text']],
+    rows.map((row) => [row.partition, row.key, row.state]),
   );
-  await db.run(sql`INSERT INTO gate_keys (partition, key, state, run) SELECT * FROM ${table} AS saved WHERE true
-    ON CONFLICT (partition, key) DO UPDATE SET state = excluded.state, run = excluded.run`);
+  await db.run(sql`INSERT INTO gate_keys (partition, key, state) SELECT * FROM ${table} AS saved WHERE true
+    ON CONFLICT (partition, key) DO UPDATE SET state = excluded.state`);
+}
+
+export async function saveGateRuns(db: SqlRunner, rows: readonly GateRunRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  const table = rowsTable(
+    db,
+    [...KEY_COLUMNS, ['last_ts', 'bigint'], ['run', 'text']],
+    rows.map((row) => [row.partition, row.key, row.lastTs, row.run]),
+  );
+  await db.run(sql`INSERT INTO gate_runs (partition, key, last_ts, run) SELECT * FROM ${table} AS saved WHERE true
+    ON CONFLICT (partition, key) DO UPDATE SET last_ts = excluded.last_ts, run = excluded.run`);
 }
 
 /** Deletes the keys that no longer hold anything. */
 export async function dropGateKeys(db: SqlRunner, keys: readonly KeyRef[]): Promise<void> {
   if (keys.length === 0) return;
+  await db.run(
+    sql`DELETE FROM gate_keys WHERE (partition, key) IN (SELECT partition, key FROM ${keyTable(db, keys)} AS dropped)`,
+  );
+}
+
+/** Deletes the runs a success ended, or that ended in the batch that last touched them. */
+export async function dropGateRuns(db: SqlRunner, keys: readonly KeyRef[]): Promise<void> {
+  if (keys.length === 0) return;
+  await db.run(
+    sql`DELETE FROM gate_runs WHERE (partition, key) IN (SELECT partition, key FROM ${keyTable(db, keys)} AS dropped)`,
+  );
+}
+
+/** Deletes each partition's runs whose last attempt is before its cutoff: the partition has moved on past them. */
+export async function expireGateRuns(
+  db: SqlRunner,
+  cutoffs: readonly { partition: string; cutoff: number }[],
+): Promise<void> {
+  if (cutoffs.length === 0) return;
   const table = rowsTable(
+    db,
+    [
+      ['partition', 'text'],
+      ['cutoff', 'bigint'],
+    ],
+    cutoffs.map((c) => [c.partition, c.cutoff]),
+  );
+  await db.run(sql`DELETE FROM gate_runs WHERE (partition, key) IN (SELECT r.partition, r.key FROM ${table} AS c
+    JOIN gate_runs r ON r.partition = c.partition AND r.last_ts < c.cutoff)`);
+}
+
+/** Before a partition's replay writes its keys and runs afresh. */
+export async function clearPartitionGate(db: SqlRunner, partition: string): Promise<void> {
+  await db.run(sql`DELETE FROM gate_keys WHERE partition = ${partition}`);
+  await db.run(sql`DELETE FROM gate_runs WHERE partition = ${partition}`);
+}
+
+function keyTable(db: SqlRunner, keys: readonly KeyRef[]) {
+  return rowsTable(
     db,
     KEY_COLUMNS,
     keys.map((k) => [k.partition, k.key]),
   );
-  await db.run(sql`DELETE FROM gate_keys WHERE (partition, key) IN (SELECT partition, key FROM ${table} AS dropped)`);
-}
-
-/** Before a partition's replay writes its keys afresh. */
-export async function clearGateKeys(db: SqlRunner, partition: string): Promise<void> {
-  await db.run(sql`DELETE FROM gate_keys WHERE partition = ${partition}`);
 }
 
 /**

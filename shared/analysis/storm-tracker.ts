@@ -3,7 +3,8 @@
  * over a partition's events in time order, the storms reported equal what `detectStorms` finds in those events
  * (without their attempt timelines, which a detail view rebuilds from the events). The state is plain JSON, so the
  * store can keep it between batches:
- * - per request key, the open run of failed attempts (`LoopRun`), dropped when a success ends it;
+ * - per request key, the open run of failed attempts (`LoopRun`), dropped when a success ends it or the partition
+ *   has moved on past it (`runIsOpen`);
  * - per (client, server), the refusals of the last probe window and the probe storm that may still grow.
  *
  * Time order is the gate's (shared/analysis/gate.ts): the caller steps judged events only, in (ts, seq, id) order,
@@ -137,6 +138,14 @@ function stepLoop(
     lastTs: run.lastTs,
     firstFailure: { bucket: run.firstBucket, kind: run.firstKind },
   };
+}
+
+/**
+ * Whether `run` can still grow once its partition has stepped an event at `latestTs`: every later event comes at
+ * that time or after, and one more than the gap after the run's last attempt starts a new run instead.
+ */
+export function runIsOpen(run: LoopRun, latestTs: number, gapMs: number = STORM_DEFAULTS.loopGapMs): boolean {
+  return latestTs - run.lastTs <= gapMs;
 }
 
 function newRun(e: AnalysisEvent, avoidable: boolean): LoopRun {

@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadAnalysis } from '../../api/services/analysis/load.ts';
 import { stormSummary } from '../../api/services/analysis/storm-ids.ts';
@@ -8,6 +8,7 @@ import { shuffled } from '../../shared/analysis/fixtures.ts';
 import { detectStorms } from '../../shared/analysis/storms.ts';
 import { createTestApp, get, postNdjson, putJson, TEST_NOW, type TestApp } from '../support/app.ts';
 import { BASE_TS, clientEvent, rpcError } from '../support/events.ts';
+import { replayMigration } from '../support/migrations.ts';
 import { STORE_KINDS, type TestStore } from '../support/stores.ts';
 
 const RANGE = `from=0&to=${BASE_TS + 86_400_000}`;
@@ -47,6 +48,11 @@ function traffic(prefix: string): Record<string, unknown>[] {
     }
   }
   return events;
+}
+
+function byKey<T extends { partition: string; key: string }>(rows: T[]): T[] {
+  const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  return rows.sort((a, b) => compare(a.partition, b.partition) || compare(a.key, b.key));
 }
 
 /** What the detector finds in every stored event: the one home of what a storm is. */
@@ -121,7 +127,7 @@ describe.each(STORE_KINDS)('storms kept at ingest on $name', (kind) => {
       // What migration 0009 leaves in a store that had events: no storm rows, no tracker state, nothing built.
       await db.store.run(sql`DELETE FROM storms`);
       await db.store.run(sql`UPDATE gate_partitions SET storms = NULL`);
-      await db.store.run(sql`UPDATE gate_keys SET run = NULL`);
+      await db.store.run(sql`DELETE FROM gate_runs`);
       await db.store.run(sql`DELETE FROM settings WHERE key = 'storms_built'`);
       const building = await (await get(app, `/api/v1/storms?${ALL_TIME}`)).json();
       expect(building).toMatchObject({ storms: [], complete: false });
@@ -203,6 +209,70 @@ describe.each(STORE_KINDS)('storms kept at ingest on $name', (kind) => {
         series.map((s: { group: string; values: number[] }) => [s.group, s.values.at(-1)]),
       );
       expect(read).toEqual(Object.fromEntries(largest));
+    });
+
+    /** A 503 on `path` or a success on `/mcp` from agent-r to docs, `seconds` after BASE_TS, in a batch of its own. */
+    const step = (path: string | null, seconds: number) =>
+      postNdjson(app, [
+        clientEvent({
+          id: `run-${seconds}`,
+          ts: BASE_TS + seconds * 1000,
+          client: 'agent-r',
+          server: 'docs',
+          ...(path === null
+            ? {}
+            : { http: { method: 'POST', path, status: 503 }, request: undefined, response: undefined }),
+        }),
+      ]);
+    const runs = () => db.store.all<{ lastTs: number }>(sql`SELECT last_ts AS "lastTs" FROM gate_runs`);
+    /** Rows of a gate table in (partition, key) order as JavaScript compares them (PostgreSQL's collation may not). */
+    const keyed = async (query: SQL) => byKey(await db.store.all<{ partition: string; key: string }>(query));
+
+    it('keeps a retry run only while the next attempt can still join it', async () => {
+      await step('/a', 0);
+      await step(null, 30);
+      // 30 s on, a second failure of /a would join the run: it stays.
+      expect(await runs()).toEqual([{ lastTs: BASE_TS }]);
+      await step(null, 61);
+      // Past the 60 s loop gap the run is over, though /a was not sent again.
+      expect(await runs()).toEqual([]);
+      await step('/a', 70);
+      expect(await listed()).toEqual([]);
+      await step('/a', 100);
+      expect(await listed()).toMatchObject([{ kind: 'retry_loop', attempts: 2, firstTs: BASE_TS + 70_000 }]);
+      expect(await listed()).toEqual(await detectedIn(db.store));
+    });
+
+    it('moves the open runs out of the key states and drops the finished ones (migration 0020)', async () => {
+      await postNdjson(app, traffic('m'));
+      await step('/a', 10_000);
+      await step('/b', 10_050);
+      const open = await keyed(sql`SELECT partition, key, last_ts, run FROM gate_runs`);
+      const states = await keyed(sql`SELECT partition, key, state FROM gate_keys`);
+      expect(open.length).toBeGreaterThan(1);
+      // The store as it was before: every key's run beside its state, the finished runs kept, '' for no state.
+      await db.store.run(sql`ALTER TABLE gate_keys ADD COLUMN run text`);
+      await db.store.run(sql`INSERT INTO gate_keys (partition, key, state, run)
+        SELECT partition, key, '', run FROM gate_runs WHERE true
+        ON CONFLICT (partition, key) DO UPDATE SET run = excluded.run`);
+      const over = JSON.stringify({
+        firstId: 'old',
+        firstTs: 1,
+        firstBucket: 'transient',
+        firstKind: 'unavailable',
+        path: 'POST /old',
+        lastTs: BASE_TS + 10_050_000 - 60_001,
+        attempts: 1,
+        avoidable: 0,
+      });
+      await db.store.run(sql`INSERT INTO gate_keys (partition, key, state, run)
+        VALUES ('["agent-r","docs"]', 'finished-with-state', '{"transient":1}', ${over}),
+          ('["agent-r","docs"]', 'finished', '', ${over})`);
+      await db.store.run(sql`DROP TABLE gate_runs`);
+      await replayMigration(db.store, kind.name, kind.name === 'sqlite' ? '0020_' : '0019_');
+      expect(await keyed(sql`SELECT partition, key, last_ts, run FROM gate_runs`)).toEqual(open);
+      const kept = { partition: '["agent-r","docs"]', key: 'finished-with-state', state: '{"transient":1}' };
+      expect(await keyed(sql`SELECT * FROM gate_keys`)).toEqual(byKey([...states, kept]));
     });
 
     it('opens a listed storm with its attempts', async () => {

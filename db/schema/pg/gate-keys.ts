@@ -3,7 +3,7 @@ import { pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
 /**
  * What the gate holds about one request key of a partition (blocked, refused in some sessions, a transient run),
  * one row per key that holds anything: a batch reads and writes only the keys its events use, however many the
- * partition has gathered (a refusal never lapses). The storm tracker keeps its open retry run beside it. Mirrors db/schema/sqlite/gate-keys.ts.
+ * partition has gathered (a refusal never lapses). Mirrors db/schema/sqlite/gate-keys.ts.
  */
 export const gateKeys = pgTable(
   'gate_keys',
@@ -12,10 +12,8 @@ export const gateKeys = pgTable(
     partition: text('partition').notNull(),
     /** A digest of the request key (api/services/gate-maintenance.ts): a key holds a path of up to 4 KB. */
     key: text('key').notNull(),
-    /** shared/analysis/gate.ts KeyGateState as JSON; '' when the gate holds nothing but the key has an open run. */
+    /** shared/analysis/gate.ts KeyGateState as JSON. */
     state: text('state').notNull(),
-    /** shared/analysis/storm-tracker.ts LoopRun as JSON: the key's failed attempts that may still become a loop. */
-    run: text('run'),
   },
   (t) => [primaryKey({ columns: [t.partition, t.key] })],
 );

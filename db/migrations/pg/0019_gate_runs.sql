@@ -1,0 +1,18 @@
+-- Open retry runs move out of gate_keys into their own table, which keeps only runs that can still grow: nearly
+-- every key that ever failed carried a finished run of ~170 bytes.
+CREATE TABLE "gate_runs" (
+	"partition" text NOT NULL,
+	"key" text NOT NULL,
+	"last_ts" bigint NOT NULL,
+	"run" text NOT NULL,
+	CONSTRAINT "gate_runs_partition_key_pk" PRIMARY KEY("partition","key")
+);
+--> statement-breakpoint
+CREATE INDEX "gate_runs_partition_last_ts_idx" ON "gate_runs" USING btree ("partition","last_ts");--> statement-breakpoint
+-- A run its partition has moved past by more than the loop gap (STORM_DEFAULTS.loopGapMs, 60 s) is over.
+INSERT INTO "gate_runs" (partition, key, last_ts, run)
+SELECT k.partition, k.key, (k.run::json ->> 'lastTs')::bigint, k.run
+FROM "gate_keys" k JOIN "gate_partitions" p ON p.partition = k.partition
+WHERE k.run IS NOT NULL AND (k.run::json ->> 'lastTs')::bigint >= p.frontier_ts - 60000;--> statement-breakpoint
+DELETE FROM "gate_keys" WHERE state = '';--> statement-breakpoint
+ALTER TABLE "gate_keys" DROP COLUMN "run";
