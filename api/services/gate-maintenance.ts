@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import {
-  clearPartitionGate,
+  clearPartitionGates,
   clientsOfServer,
   dropGateKeys,
   dropGateRuns,
@@ -64,8 +64,8 @@ interface Writes {
   runs: GateRunRow[];
   endedRuns: KeyRef[];
   cutoffs: { partition: string; cutoff: number }[];
-  /** Partitions replayed, whose storms are written afresh, and the storms each step created or changed. */
-  replayed: [client: string, server: string][];
+  /** Partitions replayed, whose keys, runs and storms are written afresh, and the storms steps created or changed. */
+  replayed: { pk: string; client: string; server: string }[];
   storms: Map<string, StormSummary>;
   rollups: RollupChanges;
 }
@@ -135,22 +135,35 @@ export async function advanceGate(
     runs: new Map(runs.map((row) => [row.key, row.run])),
   };
   for (const continuation of continuing) continuePartition(continuation, stored, writes);
-  // Sent together, not one answer at a time: the writer runs them back to back (a replayed partition's storms are
-  // cleared before they are saved again; the other writes touch different rows).
+  // Sent together, not one answer at a time: the writer runs them back to back.
   await Promise.all([
     setVerdicts(tx, writes.verdicts),
-    dropGateKeys(tx, writes.dropped),
-    saveGateKeys(tx, writes.keys),
-    dropGateRuns(tx, writes.endedRuns),
-    saveGateRuns(tx, writes.runs),
-    expireGateRuns(tx, writes.cutoffs),
+    rewriteGate(tx, writes),
     saveGatePartitions(tx, writes.partitions),
     rewriteStorms(tx, writes),
   ]);
 }
 
+/** A replayed partition's keys and runs are cleared before they are written again; the other writes touch other rows. */
+async function rewriteGate(tx: TxRunner, writes: Writes): Promise<void> {
+  await clearPartitionGates(
+    tx,
+    writes.replayed.map(({ pk }) => pk),
+  );
+  await Promise.all([
+    dropGateKeys(tx, writes.dropped),
+    saveGateKeys(tx, writes.keys),
+    dropGateRuns(tx, writes.endedRuns),
+    saveGateRuns(tx, writes.runs),
+    expireGateRuns(tx, writes.cutoffs),
+  ]);
+}
+
 async function rewriteStorms(tx: TxRunner, writes: Writes): Promise<void> {
-  for (const [client, server] of writes.replayed) await clearStorms(tx, client, server);
+  await clearStorms(
+    tx,
+    writes.replayed.map(({ client, server }) => [client, server] as const),
+  );
   await saveStorms(tx, [...writes.storms.values()]);
 }
 
@@ -243,7 +256,7 @@ function runRow(pk: string, digest: string, run: LoopRun | undefined, last: Anal
   return { partition: pk, key: digest, lastTs: run.lastTs, run: JSON.stringify(run) };
 }
 
-/** Writes the partition's keys at once: after a migration every partition replays, and all keys would pile up. */
+/** Replays a partition from its first stored event; what it writes joins the rest of the pass. */
 async function replayPartition(tx: TxRunner, pk: string, writes: Writes): Promise<void> {
   const [client, server] = JSON.parse(pk) as [string, string];
   // Ordered here, not by SQL: PostgreSQL would sort ids by its collation, the frontier compares them as JS does.
@@ -254,7 +267,7 @@ async function replayPartition(tx: TxRunner, pk: string, writes: Writes): Promis
   // One pass in (ts, id) order gives the verdicts, the storms and the state the partition continues from.
   const state = createGateState();
   const storms = createStormState(client, server);
-  writes.replayed.push([client, server]);
+  writes.replayed.push({ pk, client, server });
   for (const [index, row] of rows.entries()) {
     const event = events[index] as AnalysisEvent;
     const { key, avoidable, reason } = gateStep(state, event);
@@ -272,22 +285,13 @@ async function replayPartition(tx: TxRunner, pk: string, writes: Writes): Promis
   }
   const partition = state.partitions[pk];
   const last = events[events.length - 1];
-  await clearPartitionGate(tx, pk);
-  await saveGateKeys(
-    tx,
-    Object.entries(partition?.keys ?? {}).map(([key, held]) => ({
-      partition: pk,
-      key: keyDigest(key),
-      state: JSON.stringify(held),
-    })),
-  );
-  await saveGateRuns(
-    tx,
-    Object.entries(storms.loops).flatMap(([key, loop]) => {
-      const run = last === undefined ? undefined : runRow(pk, keyDigest(key), loop, last);
-      return run === undefined ? [] : [run];
-    }),
-  );
+  for (const [key, held] of Object.entries(partition?.keys ?? {})) {
+    writes.keys.push({ partition: pk, key: keyDigest(key), state: JSON.stringify(held) });
+  }
+  for (const [key, loop] of Object.entries(storms.loops)) {
+    const run = last === undefined ? undefined : runRow(pk, keyDigest(key), loop, last);
+    if (run !== undefined) writes.runs.push(run);
+  }
   writes.partitions.push(...position(pk, partition, storms, last));
 }
 

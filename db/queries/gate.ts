@@ -134,10 +134,11 @@ export async function expireGateRuns(
     JOIN gate_runs r ON r.partition = c.partition AND r.last_ts < c.cutoff)`);
 }
 
-/** Before a partition's replay writes its keys and runs afresh. */
-export async function clearPartitionGate(db: SqlRunner, partition: string): Promise<void> {
-  await db.run(sql`DELETE FROM gate_keys WHERE partition = ${partition}`);
-  await db.run(sql`DELETE FROM gate_runs WHERE partition = ${partition}`);
+/** Before the replay of some partitions writes their keys and runs afresh. */
+export async function clearPartitionGates(db: SqlRunner, partitions: readonly string[]): Promise<void> {
+  if (partitions.length === 0) return;
+  await db.run(sql`DELETE FROM gate_keys WHERE partition IN ${listTable(db, partitions)}`);
+  await db.run(sql`DELETE FROM gate_runs WHERE partition IN ${listTable(db, partitions)}`);
 }
 
 function keyTable(db: SqlRunner, keys: readonly KeyRef[]) {

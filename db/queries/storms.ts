@@ -46,9 +46,18 @@ export async function saveStorms(db: SqlRunner, storms: readonly StormSummary[])
       avoidable = excluded.avoidable, last_ts = excluded.last_ts`);
 }
 
-/** Before a partition's replay writes its storms afresh. */
-export async function clearStorms(db: SqlRunner, client: string, server: string): Promise<void> {
-  await db.run(sql`DELETE FROM storms WHERE client = ${client} AND server = ${server}`);
+/** Before the replay of some (client, server) partitions writes their storms afresh. */
+export async function clearStorms(db: SqlRunner, partitions: readonly (readonly [string, string])[]): Promise<void> {
+  if (partitions.length === 0) return;
+  const pairs = rowsTable(
+    db,
+    [
+      ['client', 'text'],
+      ['server', 'text'],
+    ],
+    partitions,
+  );
+  await db.run(sql`DELETE FROM storms WHERE (client, server) IN (SELECT client, server FROM ${pairs} AS cleared)`);
 }
 
 interface StormRow {
