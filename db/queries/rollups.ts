@@ -82,7 +82,7 @@ const FAMILIES = [PAIR_FAMILY, SERVER_FAMILY, CLIENT_FAMILY, AVOIDABLE_FAMILY];
 
 /**
  * Adds deltas to every level of every family. Deltas are summed per minute first (a batch's thousands collapse to
- * far fewer rows), and each level folds those: an upsert may touch a row once.
+ * far fewer rows), and each level folds the level below it: an upsert may touch a row once.
  */
 export async function applyRollupDeltas(db: SqlRunner, deltas: readonly RollupDelta[]): Promise<void> {
   if (deltas.length === 0) return;
@@ -96,9 +96,12 @@ export async function applyRollupDeltas(db: SqlRunner, deltas: readonly RollupDe
   const upserts: Promise<void>[] = [];
   for (const family of FAMILIES) {
     const counts = family.counts.map((column) => KEY_LENGTH + ROW_COUNTS.indexOf(column));
-    for (const level of family.levels) {
-      const rows = foldRows(minutes, level.size, family).filter((row) => counts.some((i) => row[i] !== 0));
-      if (rows.length > 0) upserts.push(upsert(db, level.table, rows, family));
+    // Levels are listed coarse to fine; a coarser bucket is a union of finer ones, so each folds the one before.
+    let rows = minutes;
+    for (const level of [...family.levels].reverse()) {
+      rows = foldRows(rows, level.size, family);
+      const changed = rows.filter((row) => counts.some((i) => row[i] !== 0));
+      if (changed.length > 0) upserts.push(upsert(db, level.table, changed, family));
     }
   }
   // One table each: sent as they are folded, not one answer at a time.
