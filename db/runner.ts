@@ -10,6 +10,12 @@ export interface SqlRunner {
   all<T>(query: SQL): Promise<T[]>;
   /** Runs a statement and answers the number of rows it changed. */
   run(query: SQL): Promise<number>;
+  /**
+   * Where the engine binds parameters cheaply (SQLite, in process): runs one prepared statement once per row, each
+   * row's values bound to its `?` placeholders in order. The text is built from code constants only, never from
+   * values. PostgreSQL runners leave it out: a round trip per row would cost more than one statement over arrays.
+   */
+  runEach?(statement: string, rows: readonly (readonly unknown[])[]): Promise<void>;
 }
 
 /** A runner inside a transaction; it also owns the hot ingest path. */

@@ -65,6 +65,11 @@ function handle(message) {
       return statement(message.sql).run(message.params).changes;
     case 'all':
       return statement(message.sql).all(message.params);
+    case 'each': {
+      const prepared = statement(message.sql);
+      for (const row of message.rows) prepared.run(row);
+      return null;
+    }
     case 'insert':
       return insertFlat(message.values, message.blocks);
     case 'close':

@@ -50,6 +50,7 @@ export function openSqliteStore(dataDir: string): Store {
     dialect: 'sqlite',
     all: <T>(query: SQL) => writer.call<T[]>({ op: 'all', ...render(query) }),
     run: (query: SQL) => writer.call<number>({ op: 'run', ...render(query) }),
+    runEach: (statement, rows) => writer.call({ op: 'each', sql: statement, rows }),
     async insertEvents({ rows, blocks }) {
       // body_block holds the block's place in `blocks` until the writer has stored it and knows its id.
       const values = new Array<unknown>(rows.length * COLUMNS.length);
@@ -81,6 +82,7 @@ export function openSqliteStore(dataDir: string): Store {
       return reader.prepare(sql).all(params) as T[];
     },
     run: (query: SQL) => serialise(() => txRunner.run(query)),
+    runEach: (statement, rows) => serialise(() => writer.call({ op: 'each', sql: statement, rows })),
     description: `SQLite ${file}`,
     transaction<T>(work: (tx: TxRunner) => Promise<T>): Promise<T> {
       return serialise(async () => {
@@ -113,6 +115,7 @@ function render(query: SQL): { sql: string; params: unknown[] } {
 type WriterRequest =
   | { op: 'exec'; sql: string }
   | { op: 'run' | 'all'; sql: string; params: unknown[] }
+  | { op: 'each'; sql: string; rows: readonly (readonly unknown[])[] }
   | { op: 'insert'; values: unknown[]; blocks: Uint8Array[] }
   | { op: 'close' };
 

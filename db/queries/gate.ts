@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { SqlRunner } from '../runner.ts';
 import { ANALYSIS_COLUMNS, type AnalysisRow } from './analysis.ts';
 import { serverBesideClient } from './events.ts';
-import { listTable, type RowsColumn, rowsTable } from './lists.ts';
+import { listTable, type RowsColumn, rowsTable, type Upsert, upsertRows } from './lists.ts';
 
 export interface GatePartitionRow {
   partition: string;
@@ -20,23 +20,26 @@ export async function loadGatePartitions(db: SqlRunner, partitions: readonly str
     FROM gate_partitions WHERE partition IN ${listTable(db, partitions)}`);
 }
 
+const SAVE_PARTITIONS: Upsert = {
+  table: 'gate_partitions',
+  columns: [
+    ['partition', 'text'],
+    ['wait_until', 'bigint'],
+    ['frontier_ts', 'bigint'],
+    ['frontier_id', 'text'],
+    ['storms', 'text'],
+  ],
+  key: ['partition'],
+  set: `wait_until = excluded.wait_until, frontier_ts = excluded.frontier_ts, frontier_id = excluded.frontier_id,
+    storms = excluded.storms`,
+};
+
 export async function saveGatePartitions(db: SqlRunner, rows: readonly GatePartitionRow[]): Promise<void> {
-  if (rows.length === 0) return;
-  const table = rowsTable(
+  await upsertRows(
     db,
-    [
-      ['partition', 'text'],
-      ['wait_until', 'bigint'],
-      ['frontier_ts', 'bigint'],
-      ['frontier_id', 'text'],
-      ['storms', 'text'],
-    ],
+    SAVE_PARTITIONS,
     rows.map((row) => [row.partition, row.waitUntil, row.frontierTs, row.frontierId, row.storms]),
   );
-  await db.run(sql`INSERT INTO gate_partitions (partition, wait_until, frontier_ts, frontier_id, storms)
-    SELECT * FROM ${table} AS saved WHERE true
-    ON CONFLICT (partition) DO UPDATE SET wait_until = excluded.wait_until, frontier_ts = excluded.frontier_ts,
-      frontier_id = excluded.frontier_id, storms = excluded.storms`);
 }
 
 /** What the gate holds about one request key; `key` is the digest the gate maintenance files it under. */
@@ -78,26 +81,34 @@ export async function loadGateRuns(db: SqlRunner, keys: readonly KeyRef[]): Prom
     FROM ${keyTable(db, keys)} AS wanted JOIN gate_runs r ON r.partition = wanted.partition AND r.key = wanted.key`);
 }
 
+const SAVE_KEYS: Upsert = {
+  table: 'gate_keys',
+  columns: [...KEY_COLUMNS, ['state', 'text']],
+  key: ['partition', 'key'],
+  set: 'state = excluded.state',
+};
+
 export async function saveGateKeys(db: SqlRunner, rows: readonly GateKeyRow[]): Promise<void> {
-  if (rows.length === 0) return;
-  const table = rowsTable(
+  await upsertRows(
     db,
-    [...KEY_COLUMNS, ['state', 'text']],
+    SAVE_KEYS,
     rows.map((row) => [row.partition, row.key, row.state]),
   );
-  await db.run(sql`INSERT INTO gate_keys (partition, key, state) SELECT * FROM ${table} AS saved WHERE true
-    ON CONFLICT (partition, key) DO UPDATE SET state = excluded.state`);
 }
 
+const SAVE_RUNS: Upsert = {
+  table: 'gate_runs',
+  columns: [...KEY_COLUMNS, ['last_ts', 'bigint'], ['run', 'text']],
+  key: ['partition', 'key'],
+  set: 'last_ts = excluded.last_ts, run = excluded.run',
+};
+
 export async function saveGateRuns(db: SqlRunner, rows: readonly GateRunRow[]): Promise<void> {
-  if (rows.length === 0) return;
-  const table = rowsTable(
+  await upsertRows(
     db,
-    [...KEY_COLUMNS, ['last_ts', 'bigint'], ['run', 'text']],
+    SAVE_RUNS,
     rows.map((row) => [row.partition, row.key, row.lastTs, row.run]),
   );
-  await db.run(sql`INSERT INTO gate_runs (partition, key, last_ts, run) SELECT * FROM ${table} AS saved WHERE true
-    ON CONFLICT (partition, key) DO UPDATE SET last_ts = excluded.last_ts, run = excluded.run`);
 }
 
 /** Deletes the keys that no longer hold anything. */

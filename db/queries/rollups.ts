@@ -1,7 +1,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { HOUR_MS, MINUTE_MS } from '../../shared/analysis/time-buckets.ts';
 import type { SqlRunner } from '../runner.ts';
-import { type RowsColumn, rowsTable } from './lists.ts';
+import { type RowsColumn, upsertRows } from './lists.ts';
 
 export { HOUR_MS, MINUTE_MS };
 
@@ -140,17 +140,19 @@ function foldRows(rows: readonly Row[], size: number, family: Family): Row[] {
 }
 
 async function upsert(db: SqlRunner, table: string, rows: Row[], family: Family): Promise<void> {
-  const name = sql.raw(table);
   const keys: RowsColumn[] = [['start', 'bigint'], ...family.dims.map((dim): RowsColumn => [dim, 'text'])];
-  const columns: RowsColumn[] = [...keys, ...family.counts.map((column): RowsColumn => [column, 'integer'])];
   const counts = family.counts.map((column) => KEY_LENGTH + ROW_COUNTS.indexOf(column));
   const dims = family.dims.map((dim) => DIMENSION_INDEX[dim]);
-  const values = rows.map((row) => [row[0], ...dims.map((i) => row[i]), ...counts.map((i) => row[i])]);
-  const key = sql.raw(keys.map(([column]) => column).join(', '));
-  const list = sql.raw(columns.map(([column]) => column).join(', '));
-  const sums = sql.raw(family.counts.map((column) => `${column} = ${table}.${column} + excluded.${column}`).join(', '));
-  await db.run(sql`INSERT INTO ${name} (${list}) SELECT * FROM ${rowsTable(db, columns, values)} AS deltas WHERE true
-    ON CONFLICT (${key}) DO UPDATE SET ${sums}`);
+  await upsertRows(
+    db,
+    {
+      table,
+      columns: [...keys, ...family.counts.map((column): RowsColumn => [column, 'integer'])],
+      key: keys.map(([column]) => column),
+      set: family.counts.map((column) => `${column} = ${table}.${column} + excluded.${column}`).join(', '),
+    },
+    rows.map((row) => [row[0], ...dims.map((i) => row[i]), ...counts.map((i) => row[i])]),
+  );
 }
 
 /**

@@ -3,27 +3,33 @@ import type { StormOrder, StormSummary } from '../../shared/analysis/storms.ts';
 import type { Bucket } from '../../shared/classify/types.ts';
 import type { SqlRunner } from '../runner.ts';
 import { whereClause } from './events.ts';
-import { rowsTable } from './lists.ts';
+import { rowsTable, type Upsert, upsertRows } from './lists.ts';
+
+const SAVE_STORMS: Upsert = {
+  table: 'storms',
+  columns: [
+    ['id', 'text'],
+    ['client', 'text'],
+    ['server', 'text'],
+    ['kind', 'text'],
+    ['key', 'text'],
+    ['paths', 'text'],
+    ['attempts', 'integer'],
+    ['avoidable', 'integer'],
+    ['first_ts', 'bigint'],
+    ['last_ts', 'bigint'],
+    ['first_bucket', 'text'],
+    ['first_kind', 'text'],
+  ],
+  key: ['id'],
+  set: 'paths = excluded.paths, attempts = excluded.attempts, avoidable = excluded.avoidable, last_ts = excluded.last_ts',
+};
 
 /** Inserts new storms and replaces the ones that grew. */
 export async function saveStorms(db: SqlRunner, storms: readonly StormSummary[]): Promise<void> {
-  if (storms.length === 0) return;
-  const table = rowsTable(
+  await upsertRows(
     db,
-    [
-      ['id', 'text'],
-      ['client', 'text'],
-      ['server', 'text'],
-      ['kind', 'text'],
-      ['key', 'text'],
-      ['paths', 'text'],
-      ['attempts', 'integer'],
-      ['avoidable', 'integer'],
-      ['first_ts', 'bigint'],
-      ['last_ts', 'bigint'],
-      ['first_bucket', 'text'],
-      ['first_kind', 'text'],
-    ],
+    SAVE_STORMS,
     storms.map((s) => [
       s.id,
       s.client,
@@ -39,11 +45,6 @@ export async function saveStorms(db: SqlRunner, storms: readonly StormSummary[])
       s.firstFailure.kind,
     ]),
   );
-  await db.run(sql`INSERT INTO storms (id, client, server, kind, key, paths, attempts, avoidable, first_ts, last_ts,
-      first_bucket, first_kind)
-    SELECT * FROM ${table} AS saved WHERE true
-    ON CONFLICT (id) DO UPDATE SET paths = excluded.paths, attempts = excluded.attempts,
-      avoidable = excluded.avoidable, last_ts = excluded.last_ts`);
 }
 
 /** Before the replay of some (client, server) partitions writes their storms afresh. */
