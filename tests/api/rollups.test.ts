@@ -18,6 +18,7 @@ import { stepFor } from '../../shared/analysis/time-buckets.ts';
 import { parseDiscovery } from '../../shared/discovery.ts';
 import { BASE_TS, clientEvent, proxyEvent, rpcError } from '../support/events.ts';
 import { replayMigration } from '../support/migrations.ts';
+import { queryPlan } from '../support/plans.ts';
 import { openTempSqlite, STORE_KINDS, type TestStore } from '../support/stores.ts';
 
 /** A seeded mix: refusals, throttles, 5xx, proxy copies of client requests, undeclared 404s, over ~3 hours. */
@@ -494,13 +495,7 @@ describe("one client's requests to one server on SQLite", () => {
   });
   afterAll(async () => db.dispose());
 
-  /** The plan SQLite would run a query with, instead of its rows. */
-  const planOf = (run: (db: SqlRunner) => Promise<unknown>) =>
-    run({
-      dialect: 'sqlite',
-      all: async <T>(query: SQL) => (await db.store.all<{ detail: string }>(sql`EXPLAIN QUERY PLAN ${query}`)) as T[],
-      run: () => Promise.reject(new Error('reads only')),
-    }) as Promise<{ detail: string }[]>;
+  const planOf = (run: (db: SqlRunner) => Promise<unknown>) => queryPlan(db.store, run);
 
   it("are read through the client's index, which checks the server in its entries", async () => {
     const window = { client: 'c1', server: 's1', from: BASE_TS, to: BASE_TS + 3_600_000 };

@@ -1,15 +1,17 @@
 import { type SQL, sql } from 'drizzle-orm';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadAnalysis } from '../../api/services/analysis/load.ts';
 import { stormSummary } from '../../api/services/analysis/storm-ids.ts';
 import { buildMissingStorms } from '../../api/services/gate-maintenance.ts';
+import { orderedStormRows, stormCounts } from '../../db/queries/storms.ts';
 import type { Store } from '../../db/runner.ts';
 import { shuffled } from '../../shared/analysis/fixtures.ts';
 import { detectStorms } from '../../shared/analysis/storms.ts';
 import { createTestApp, get, postNdjson, putJson, TEST_NOW, type TestApp } from '../support/app.ts';
 import { BASE_TS, clientEvent, rpcError } from '../support/events.ts';
 import { replayMigration } from '../support/migrations.ts';
-import { STORE_KINDS, type TestStore } from '../support/stores.ts';
+import { queryPlan } from '../support/plans.ts';
+import { openTempSqlite, STORE_KINDS, type TestStore } from '../support/stores.ts';
 
 const RANGE = `from=0&to=${BASE_TS + 86_400_000}`;
 const ALL_TIME = `${RANGE}&limit=1000`;
@@ -283,5 +285,27 @@ describe.each(STORE_KINDS)('storms kept at ingest on $name', (kind) => {
         expect(detail.timeline).toHaveLength(storm.attempts);
       }
     });
+  });
+});
+
+describe("one server's storms on SQLite", () => {
+  let db: TestStore;
+  beforeAll(async () => {
+    db = await openTempSqlite();
+  });
+  afterAll(async () => db.dispose());
+
+  it('are counted and put in every order from an index, without reading a row', async () => {
+    const scope = { from: BASE_TS, to: BASE_TS + 86_400_000, server: 'docs' };
+    const plans = [
+      await queryPlan(db.store, (runner) => stormCounts(runner, scope, BASE_TS)),
+      ...(['first', 'rank', 'newest'] as const).map((order) =>
+        // The page's own query, not the one that reads the chosen storms whole.
+        queryPlan(db.store, (runner) => orderedStormRows(runner, scope, order, 20, BASE_TS)),
+      ),
+    ];
+    for (const plan of await Promise.all(plans)) {
+      expect(plan.map((step) => step.detail).join('\n')).toMatch(/USING COVERING INDEX storms_server_window_idx/);
+    }
   });
 });

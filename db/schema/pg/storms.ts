@@ -29,7 +29,9 @@ export const storms = pgTable(
     // first or newest) from the index alone: a day at 10M events a day is ~200k storms, and only the few shown are
     // read whole. Without kind and attempts, ordering by start fetched every row (~50 and ~110 ms).
     index('storms_window_idx').on(t.lastTs, t.firstTs, t.avoidable, t.id, t.kind, t.attempts),
-    index('storms_server_last_ts_idx').on(t.server, t.lastTs),
+    // One server's storms the same way (its page lists the newest and counts them): a server's day is ~7k storms,
+    // each fetched to be ordered and counted before (~16 ms at 10M events a day).
+    index('storms_server_window_idx').on(t.server, t.lastTs, t.firstTs, t.avoidable, t.id, t.kind, t.attempts),
     index('storms_client_server_idx').on(t.client, t.server),
   ],
 );
