@@ -55,7 +55,9 @@ export class RollupChanges {
     if (requests === 0 && avoidable === 0) return;
     const minute = event.ts - (event.ts % MINUTE_MS);
     const conduct = CONDUCT_COLUMNS.map((column) => (column === reason ? avoidable : 0));
-    if (event.discoveryRead === false || event.discoveryRead === 0) conduct[UNDISCOVERED] = requests;
+    // Conduct is a named client's: the family per server sums it over its clients.
+    const undiscovered = event.discoveryRead === false || event.discoveryRead === 0;
+    if (undiscovered && event.client !== null) conduct[UNDISCOVERED] = requests;
     this.deltas.push({
       minute,
       server: event.server,

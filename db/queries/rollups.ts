@@ -40,10 +40,12 @@ interface Level {
   size: number;
 }
 
+// No minute level: it held about one row per event at 10M events a day. Edges finer than 5 minutes of a read that
+// needs both dimensions come from the events, and such a read is narrowed to a server or a client (or is a server's
+// conduct, which the server family keeps).
 const PAIR_LEVELS: readonly Level[] = [
   { table: 'rollup_hour', size: HOUR_MS },
   { table: 'rollup_5min', size: 5 * MINUTE_MS },
-  { table: 'rollup_minute', size: MINUTE_MS },
 ];
 const SERVER_LEVELS: readonly Level[] = [
   { table: 'rollup_server_hour', size: HOUR_MS },
@@ -75,7 +77,7 @@ const COUNT_COLUMNS: readonly string[] = ['requests', 'avoidable'];
 /** The counts of a Row, in order. */
 const ROW_COUNTS: readonly string[] = [...COUNT_COLUMNS, ...CONDUCT_COLUMNS];
 const PAIR_FAMILY: Family = { levels: PAIR_LEVELS, dims: ['server', 'client', 'bucket', 'kind'], counts: ROW_COUNTS };
-const SERVER_FAMILY: Family = { levels: SERVER_LEVELS, dims: ['server', 'bucket', 'kind'], counts: COUNT_COLUMNS };
+const SERVER_FAMILY: Family = { levels: SERVER_LEVELS, dims: ['server', 'bucket', 'kind'], counts: ROW_COUNTS };
 const CLIENT_FAMILY: Family = { levels: CLIENT_LEVELS, dims: ['client', 'bucket', 'kind'], counts: ROW_COUNTS };
 const AVOIDABLE_FAMILY: Family = { levels: AVOIDABLE_LEVELS, dims: ['server', 'client'], counts: ['avoidable'] };
 const FAMILIES = [PAIR_FAMILY, SERVER_FAMILY, CLIENT_FAMILY, AVOIDABLE_FAMILY];
@@ -246,32 +248,39 @@ export interface ConductRow {
 }
 
 /**
- * Client conduct counts per client over [from, to), exactly, from the rollups (the sub-minute edges from the events):
- * what GET /clients shows, without reading the window's events. Per (client, server) when `byServer` (server ''
- * otherwise); a server filter reads the family with both either way.
+ * Client conduct counts over [from, to), exactly, from the rollups (the edges finer than their finest level from the
+ * events): what GET /clients shows, without reading the window's events. Per client (server ''), or per server
+ * (client '') when `byServer`; a read narrowed to a server and a client, or a server's clients, takes the family
+ * with both. Per server, `requests` counts every request it answered, named client or not; conduct only ever counts
+ * named clients' requests.
  */
 export async function conductRows(db: SqlRunner, filter: RangeFilter, byServer: boolean): Promise<ConductRow[]> {
-  const family = byServer || filter.server !== undefined ? PAIR_FAMILY : CLIENT_FAMILY;
+  const clients = !byServer || filter.client !== undefined;
+  const servers = byServer || filter.server !== undefined;
+  const family = !clients ? SERVER_FAMILY : servers ? PAIR_FAMILY : CLIENT_FAMILY;
+  const client = family.dims.includes('client') ? sql`client` : sql`''`;
   const server = byServer ? sql`server` : sql`''`;
   const parts = segments(filter, family.levels);
-  const scope = (clientColumn: SQL) => scopeConditions(filter, clientColumn);
+  const named = family.dims.includes('client') ? [sql`client <> ''`] : [];
   const probed = sql`CASE WHEN bucket = 'refusal' AND kind = 'not_declared' THEN undiscovered ELSE 0 END`;
   const reasons = sql.raw(REASON_COLUMNS.join(', '));
   const selects: SQL[] = parts.rollups.map(([table, from, to]) => {
     const where = sql.join(
-      [sql`start >= ${from}`, sql`start < ${to}`, sql`client <> ''`, ...scope(sql`client`)],
+      [sql`start >= ${from}`, sql`start < ${to}`, ...named, ...scopeConditions(filter, sql`client`)],
       sql` AND `,
     );
-    return sql`SELECT client, ${server} AS server, requests, avoidable, ${reasons}, ${probed} AS probed
+    return sql`SELECT ${client} AS client, ${server} AS server, requests, avoidable, ${reasons}, ${probed} AS probed
       FROM ${sql.raw(table)} WHERE ${where}`;
   });
   const reasonFlags = REASON_COLUMNS.map(
     (reason) => sql`CASE WHEN gate_reason = ${reason} THEN 1 ELSE 0 END AS ${sql.identifier(reason)}`,
   );
   for (const [from, to] of parts.raw) {
-    selects.push(sql`SELECT client, ${server} AS server, 1 AS requests, avoidable, ${sql.join(reasonFlags, sql`, `)},
-      CASE WHEN discovery_read = 0 AND bucket = 'refusal' AND kind = 'not_declared' THEN 1 ELSE 0 END AS probed
-      FROM events WHERE ${rawClientEdge(filter, from, to)}`);
+    const edge = family === SERVER_FAMILY ? rawEdge(filter, from, to) : rawClientEdge(filter, from, to);
+    selects.push(sql`SELECT ${client} AS client, ${server} AS server, 1 AS requests, avoidable,
+      ${sql.join(reasonFlags, sql`, `)}, CASE WHEN discovery_read = 0 AND client IS NOT NULL AND bucket = 'refusal'
+        AND kind = 'not_declared' THEN 1 ELSE 0 END AS probed
+      FROM events WHERE ${edge}`);
   }
   if (selects.length === 0) return [];
   const sums = sql.raw(
@@ -305,18 +314,17 @@ export async function avoidablePairRows(db: SqlRunner, filter: RangeFilter): Pro
     FROM (${sql.join(selects, sql` UNION ALL `)}) AS parts GROUP BY client, server HAVING sum(avoidable) <> 0`);
 }
 
-/** Counted events of a named client in a sub-minute edge [from, to) of a range. */
-function rawClientEdge(filter: RangeFilter, from: number, to: number): SQL {
+/** Counted events in an edge [from, to) of a range that the rollups do not cover. */
+function rawEdge(filter: RangeFilter, from: number, to: number): SQL {
   return sql.join(
-    [
-      sql`counted = 1`,
-      sql`client IS NOT NULL`,
-      sql`ts >= ${from}`,
-      sql`ts < ${to}`,
-      ...scopeConditions(filter, sql`client`),
-    ],
+    [sql`counted = 1`, sql`ts >= ${from}`, sql`ts < ${to}`, ...scopeConditions(filter, sql`client`)],
     sql` AND `,
   );
+}
+
+/** The same, of named clients only. */
+function rawClientEdge(filter: RangeFilter, from: number, to: number): SQL {
+  return sql.join([rawEdge(filter, from, to), sql`client IS NOT NULL`], sql` AND `);
 }
 
 /** The family with the fewest rows that still keeps, or can filter on, every dimension a read needs. */
@@ -338,7 +346,10 @@ export function scopeConditions(filter: RangeFilter, clientColumn: SQL): SQL[] {
 /** What a count row keeps apart besides its time bucket and classification bucket. */
 export type Dimension = 'server' | 'client' | 'kind';
 
-/** Splits [from, to) into rollup spans, coarsest level first, and the sub-minute edges read from raw events. */
+/**
+ * Splits [from, to) into rollup spans, coarsest level first, and the edges finer than the finest level (levels are
+ * listed coarse to fine), read from raw events.
+ */
 export function segments(
   filter: RangeFilter,
   levels: readonly Level[],
@@ -346,8 +357,9 @@ export function segments(
   // Event times are validated to lie in [0, 8.64e15]: an open end is that bound.
   const from = filter.from ?? 0;
   const to = filter.to ?? MAX_TS;
-  const m1 = ceilTo(from, MINUTE_MS);
-  const m2 = to - (to % MINUTE_MS);
+  const finest = levels[levels.length - 1]?.size ?? MINUTE_MS;
+  const m1 = ceilTo(from, finest);
+  const m2 = to - (to % finest);
   if (m1 >= m2 || levels.length === 0) return { rollups: [], raw: [[from, to]] };
   const raw: [number, number][] = [];
   if (from < m1) raw.push([from, m1]);

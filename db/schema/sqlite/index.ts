@@ -23,7 +23,6 @@ export {
   rollupClientHour,
   rollupClientMinute,
   rollupHour,
-  rollupMinute,
   rollupServer5Min,
   rollupServerHour,
   rollupServerMinute,
