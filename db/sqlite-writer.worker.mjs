@@ -67,11 +67,11 @@ function handle(message) {
       return statement(message.sql).all(message.params);
     case 'each': {
       const prepared = statement(message.sql);
-      for (const row of message.rows) prepared.run(row);
+      for (const row of JSON.parse(message.rows)) prepared.run(row);
       return null;
     }
     case 'insert':
-      return insertFlat(message.values, message.blocks);
+      return insertFlat(JSON.parse(message.values), message.blocks);
     case 'close':
       db.close();
       return null;
