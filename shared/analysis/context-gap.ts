@@ -124,14 +124,23 @@ export interface ContextTrendPoint extends ContextBucket {
  */
 export function contextTrend(acc: ContextGap, from: number, to: number, stepMs: number): ContextTrendPoint[] {
   if (stepMs % acc.stepMs !== 0) throw new RangeError(`step ${stepMs} is not a multiple of ${acc.stepMs}`);
-  const coarse: Record<string, ContextBucket> = Object.create(null);
-  for (const [key, bucket] of Object.entries(acc.buckets)) {
+  // Keyed by number in a Map: a day's trend is read for every server on every dashboard load (~7k buckets).
+  const coarse = new Map<number, ContextBucket>();
+  for (const key in acc.buckets) {
     const start = Number(key);
-    if (start >= from && start < to) addToBucket(coarse, String(bucketStart(start, stepMs)), bucket);
+    if (start < from || start >= to) continue;
+    addToBucket(coarse, bucketStart(start, stepMs), acc.buckets[key] as ContextBucket);
   }
   return emptySeries(from, to, stepMs).map((start) => {
-    const bucket = coarse[String(start)] ?? { sampled: 0, reported: 0, trimmed: 0 };
-    return { start, ...bucket, rate: trimRate(bucket) };
+    const bucket = coarse.get(start);
+    if (bucket === undefined) return { start, sampled: 0, reported: 0, trimmed: 0, rate: null };
+    return {
+      start,
+      sampled: bucket.sampled,
+      reported: bucket.reported,
+      trimmed: bucket.trimmed,
+      rate: trimRate(bucket),
+    };
   });
 }
 
@@ -139,10 +148,10 @@ function emptyRow(): Record<AppliedColumn, number> {
   return { none: 0, thisServer: 0, allServers: 0, not_reported: 0 };
 }
 
-function addToBucket(buckets: Record<string, ContextBucket>, key: string, add: ContextBucket): void {
-  const bucket = buckets[key];
+function addToBucket(buckets: Map<number, ContextBucket>, start: number, add: ContextBucket): void {
+  const bucket = buckets.get(start);
   if (bucket === undefined) {
-    buckets[key] = { ...add };
+    buckets.set(start, { sampled: add.sampled, reported: add.reported, trimmed: add.trimmed });
     return;
   }
   bucket.sampled += add.sampled;
