@@ -2,8 +2,7 @@ import { createHash } from 'node:crypto';
 import {
   clearPartitionGates,
   clientsOfServer,
-  dropGateKeys,
-  dropGateRuns,
+  dropGateRows,
   expireGateRuns,
   type GateKeyRow,
   type GatePartitionRow,
@@ -151,9 +150,9 @@ async function rewriteGate(tx: TxRunner, writes: Writes): Promise<void> {
     writes.replayed.map(({ pk }) => pk),
   );
   await Promise.all([
-    dropGateKeys(tx, writes.dropped),
+    dropGateRows(tx, 'gate_keys', writes.dropped),
     saveGateKeys(tx, writes.keys),
-    dropGateRuns(tx, writes.endedRuns),
+    dropGateRows(tx, 'gate_runs', writes.endedRuns),
     saveGateRuns(tx, writes.runs),
     expireGateRuns(tx, writes.cutoffs),
   ]);

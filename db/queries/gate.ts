@@ -111,20 +111,15 @@ export async function saveGateRuns(db: SqlRunner, rows: readonly GateRunRow[]): 
   );
 }
 
-/** Deletes the keys that no longer hold anything. */
-export async function dropGateKeys(db: SqlRunner, keys: readonly KeyRef[]): Promise<void> {
+/** Deletes keys' rows from gate_keys (keys that hold nothing now) or gate_runs (runs that ended). */
+export async function dropGateRows(
+  db: SqlRunner,
+  table: 'gate_keys' | 'gate_runs',
+  keys: readonly KeyRef[],
+): Promise<void> {
   if (keys.length === 0) return;
-  await db.run(
-    sql`DELETE FROM gate_keys WHERE (partition, key) IN (SELECT partition, key FROM ${keyTable(db, keys)} AS dropped)`,
-  );
-}
-
-/** Deletes the runs a success ended, or that ended in the batch that last touched them. */
-export async function dropGateRuns(db: SqlRunner, keys: readonly KeyRef[]): Promise<void> {
-  if (keys.length === 0) return;
-  await db.run(
-    sql`DELETE FROM gate_runs WHERE (partition, key) IN (SELECT partition, key FROM ${keyTable(db, keys)} AS dropped)`,
-  );
+  await db.run(sql`DELETE FROM ${sql.raw(table)}
+    WHERE (partition, key) IN (SELECT partition, key FROM ${keyTable(db, keys)} AS dropped)`);
 }
 
 /** Deletes each partition's runs whose last attempt is before its cutoff: the partition has moved on past them. */
