@@ -82,12 +82,16 @@ export function ClientsScreen() {
                           <span>
                             {row.hurtsMost.length === 0 ? <span className="muted">–</span> : null}
                             {row.hurtsMost.map((cost, index) => (
-                              <span key={cost.server} className="nowrap">
-                                {index > 0 ? ', ' : ''}
-                                <Link href={link(routePath({ name: 'server', server: cost.server }))}>
-                                  {cost.server}
-                                </Link>{' '}
-                                <span className="muted">({formatCount(cost.avoidable)})</span>
+                              // The comma stays with the server before it, so a wrapped line never starts with one.
+                              <span key={cost.server}>
+                                {index > 0 ? ' ' : ''}
+                                <span className="nowrap">
+                                  <Link href={link(routePath({ name: 'server', server: cost.server }))}>
+                                    {cost.server}
+                                  </Link>{' '}
+                                  <span className="muted">({formatCount(cost.avoidable)})</span>
+                                  {index < row.hurtsMost.length - 1 ? ',' : ''}
+                                </span>
                               </span>
                             ))}
                           </span>
