@@ -172,6 +172,16 @@ describe('contextTrend', () => {
     ]);
   });
 
+  it("puts the window's first, partial minute in the bucket that holds it", () => {
+    const gap = gapOf([
+      sampling({ requested: 'allServers', applied: 'none' }, { offsetMs: 30_000 }),
+      sampling({ requested: 'allServers', applied: 'none' }, { offsetMs: 90_000 }),
+    ]);
+    expect(contextTrend(gap, T0 + 20_000, T0 + 5 * MINUTE_MS, 5 * MINUTE_MS)).toEqual([
+      { start: T0, sampled: 2, reported: 2, trimmed: 2, rate: 1 },
+    ]);
+  });
+
   it('needs a step that is a multiple of the kept one', () => {
     expect(() => contextTrend(emptyContextGap(HOUR_MS), T0, T0 + HOUR_MS, MINUTE_MS)).toThrow(RangeError);
   });

@@ -120,16 +120,16 @@ export interface ContextTrendPoint extends ContextBucket {
 
 /**
  * The trend over [from, to) at `stepMs`, which must be a multiple of the accumulator's step (all chart steps are
- * multiples of a minute, the default). Every bucket is listed; an empty one has zero counts and a null rate.
+ * multiples of a minute, the default), of an accumulator that holds the window's requests. Every bucket is listed;
+ * an empty one has zero counts and a null rate. The first bucket may start before `from` (it holds `from`): the
+ * requests of the window's first, partial minute are in it, so the points add up to the matrix.
  */
 export function contextTrend(acc: ContextGap, from: number, to: number, stepMs: number): ContextTrendPoint[] {
   if (stepMs % acc.stepMs !== 0) throw new RangeError(`step ${stepMs} is not a multiple of ${acc.stepMs}`);
   // Keyed by number in a Map: a day's trend is read for every server on every dashboard load (~7k buckets).
   const coarse = new Map<number, ContextBucket>();
   for (const key in acc.buckets) {
-    const start = Number(key);
-    if (start < from || start >= to) continue;
-    addToBucket(coarse, bucketStart(start, stepMs), acc.buckets[key] as ContextBucket);
+    addToBucket(coarse, bucketStart(Number(key), stepMs), acc.buckets[key] as ContextBucket);
   }
   return emptySeries(from, to, stepMs).map((start) => {
     const bucket = coarse.get(start);

@@ -427,6 +427,17 @@ describe.each(STORE_KINDS)('rollups on $name', (kind) => {
           ({ server, step: _step, ...gap }) => [server, gap] as const,
         );
         expect(new Map(fromCounts)).toEqual(new Map(fromEvents));
+        for (const [server, gap] of fromCounts) {
+          const sampled = Object.values(gap.matrix).reduce(
+            (sum, row) => sum + Object.values(row).reduce((a, b) => a + b, 0),
+            0,
+          );
+          // The points add up to the matrix: none of the window's requests is left out of the chart.
+          expect(
+            gap.trend.reduce((sum, point) => sum + point.sampled, 0),
+            server,
+          ).toBe(sampled);
+        }
         reported += fromEvents.length;
       }
       expect(reported).toBeGreaterThan(3);
