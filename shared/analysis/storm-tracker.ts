@@ -116,7 +116,7 @@ function stepLoop(
   gapMs: number,
 ): StormSummary | null {
   const run = state.loops[key];
-  if (run === undefined || e.ts - run.lastTs > gapMs) {
+  if (run === undefined || !runIsOpen(run, e.ts, gapMs)) {
     if (e.bucket === 'ok') delete state.loops[key];
     else state.loops[key] = newRun(e, avoidable);
     return null;
