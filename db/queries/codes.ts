@@ -48,7 +48,7 @@ export async function applyCodeDeltas(db: SqlRunner, deltas: readonly CodeDelta[
         db,
         table,
         CODE_KEYS,
-        'requests',
+        ['requests'],
         deltas.map((d) => [
           d.server,
           d.minute - (d.minute % size),

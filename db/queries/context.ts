@@ -47,7 +47,7 @@ export async function applyContextDeltas(db: SqlRunner, deltas: readonly Context
       db,
       MINUTES.table,
       [['start', 'bigint'], ['server', 'text'], ['client', 'text'], ...SCOPE_KEYS],
-      'requests',
+      ['requests'],
       deltas.map((d) => [d.minute, d.server, d.client ?? '', ...scopes(d)]),
     ),
     ...SERVER_LEVELS.slice(0, -1).map(({ table, size }) =>
@@ -55,7 +55,7 @@ export async function applyContextDeltas(db: SqlRunner, deltas: readonly Context
         db,
         table,
         [['start', 'bigint'], ['server', 'text'], ...SCOPE_KEYS],
-        'requests',
+        ['requests'],
         deltas.map((d) => [d.minute - (d.minute % size), d.server, ...scopes(d)]),
       ),
     ),

@@ -1,5 +1,5 @@
 import { type SQL, sql } from 'drizzle-orm';
-import type { SeedHour } from '../../shared/analysis/alarm-candidates.ts';
+import { SLOTS_PER_HOUR, type SlotHour, slotOf } from '../../shared/analysis/alarm-candidates.ts';
 import type { HourCap, HourSends, IdentitySends, ListDepth } from '../../shared/analysis/identity-ranking.ts';
 import { HOUR_MS } from '../../shared/analysis/time-buckets.ts';
 import type { SqlRunner } from '../runner.ts';
@@ -12,7 +12,10 @@ export interface IdentityDelta {
   sends: number;
 }
 
-/** Adds the deltas to the sends of their identity and hour. */
+/** The columns of an hour's sends per slot, in clock order. */
+const SLOT_COLUMNS = Array.from({ length: SLOTS_PER_HOUR }, (_, slot) => `sends_${slot}0`);
+
+/** Adds the deltas to the sends of their identity and hour, and of its slot. */
 export async function applyIdentityDeltas(db: SqlRunner, deltas: readonly IdentityDelta[]): Promise<void> {
   await addCounts(
     db,
@@ -21,8 +24,12 @@ export async function applyIdentityDeltas(db: SqlRunner, deltas: readonly Identi
       ['start', 'bigint'],
       ['identity', 'text'],
     ],
-    'sends',
-    deltas.map(({ ts, identity, sends }) => [ts - (ts % HOUR_MS), identity, sends]),
+    ['sends', ...SLOT_COLUMNS],
+    deltas.map(({ ts, identity, sends }) => {
+      const slots = SLOT_COLUMNS.map(() => 0);
+      slots[slotOf(ts)] = sends;
+      return [ts - (ts % HOUR_MS), identity, sends, ...slots];
+    }),
   );
 }
 
@@ -180,58 +187,33 @@ export async function sendsAt(
 }
 
 /**
- * The hours in [fromHour, toHour) in which an identity was sent at least `minSends` times, each with the identity's
- * sends in the hours either side. One seek an hour in the partial index: a range over the hours reads every re-sent
- * identity of the window. SQLite seeks on the first of the two bounds on `sends`, so `minSends` comes first (the
- * other way round, it reads an hour's ~100k re-sent identities at 10M events a day to find its ~300 seeds).
+ * The hours in [fromHour, toHour) with a slot in which an identity was sent at least `minSends` times, with its sends
+ * per slot. One seek an hour in the partial index, `minSends` its first bound on `sends`: SQLite seeks on the first
+ * of two bounds, and with `sends > 1` first it read each hour's ~100k re-sent identities (at 10M events a day) to
+ * find the few hundred sent that often.
  */
-export async function seedHours(
+export async function busySlotHours(
   db: SqlRunner,
   { fromHour, toHour, server }: { fromHour: number; toHour: number; server?: string },
   minSends: number,
-): Promise<SeedHour[]> {
+): Promise<SlotHour[]> {
   const ofServer = server === undefined ? sql`` : sql` AND ${serverPrefix(server)}`;
+  const slots = sql.raw(SLOT_COLUMNS.join(', '));
+  const busy = sql.join(
+    SLOT_COLUMNS.map((column) => sql`${sql.identifier(column)} >= ${minSends}`),
+    sql` OR `,
+  );
   const hours: SQL[] = [];
   for (let start = fromHour; start < toHour; start += HOUR_MS) {
-    hours.push(sql`SELECT start, identity, sends FROM identity_hour
-      WHERE start = ${start} AND sends >= ${minSends} AND sends > 1${ofServer}`);
+    hours.push(sql`SELECT start, identity, ${slots} FROM identity_hour
+      WHERE start = ${start} AND sends >= ${minSends} AND sends > 1${ofServer} AND (${busy})`);
   }
-  return allOfUnion<SeedHour>(
-    db,
-    hours,
-    (union) => sql`SELECT s.identity, s.start, s.sends, coalesce(p.sends, 0) AS prev, coalesce(n.sends, 0) AS next
-    FROM (${union}) AS s
-    LEFT JOIN identity_hour p ON p.start = s.start - ${HOUR_MS} AND p.identity = s.identity
-    LEFT JOIN identity_hour n ON n.start = s.start + ${HOUR_MS} AND n.identity = s.identity`,
-  );
-}
-
-/**
- * The identities that, within their spans (`[identity, from, to]`), were sent at least `minSends` times in some clock
- * bucket of `bucketMs`: counted in the identity index, so that no send is read out.
- */
-export async function busyIdentities(
-  db: SqlRunner,
-  spans: readonly (readonly [string, number, number])[],
-  bucketMs: number,
-  minSends: number,
-): Promise<string[]> {
-  if (spans.length === 0) return [];
-  const table = rowsTable(
-    db,
-    [
-      ['identity', 'text'],
-      ['span_from', 'bigint'],
-      ['span_to', 'bigint'],
-    ],
-    spans,
-  );
-  const rows = await db.all<{ identity: string }>(sql`SELECT DISTINCT identity FROM (
-      SELECT e.identity, e.ts - e.ts % ${bucketMs} AS bucket FROM ${table} AS s
-      JOIN events e ON e.identity = s.identity AND e.ts >= s.span_from AND e.ts < s.span_to
-      WHERE e.identity IS NOT NULL AND e.counted = 1
-      GROUP BY 1, 2 HAVING count(*) >= ${minSends}) AS busy`);
-  return rows.map((row) => row.identity);
+  const rows = await allOfUnion<Record<string, number | string>>(db, hours, (union) => union);
+  return rows.map((row) => ({
+    identity: row.identity as string,
+    start: Number(row.start),
+    slots: SLOT_COLUMNS.map((column) => Number(row[column])),
+  }));
 }
 
 /**

@@ -49,37 +49,38 @@ export function rowsTable(db: SqlRunner, columns: readonly RowsColumn[], rows: r
 }
 
 /**
- * Adds one count to rows of `table` keyed by `keys`: the changes are summed per key first (an upsert may touch a row
+ * Adds counts to rows of `table` keyed by `keys`: the changes are summed per key first (an upsert may touch a row
  * once) and written in key order (concurrent PostgreSQL transactions then lock shared rows in one order and cannot
- * deadlock); keys whose changes sum to 0 are left alone. Each change is its key's values, then the count.
+ * deadlock); keys whose changes all sum to 0 are left alone. Each change is its key's values, then one value per
+ * column of `counts`.
  */
 export async function addCounts(
   db: SqlRunner,
   table: string,
   keys: readonly RowsColumn[],
-  count: string,
+  counts: readonly string[],
   changes: readonly (readonly (string | number)[])[],
 ): Promise<void> {
+  const width = keys.length + counts.length;
   const sums = new Map<string, (string | number)[]>();
   for (const change of changes) {
     // Names never hold NUL (the event schema rejects it), so NUL joins a key unambiguously.
     const id = change.slice(0, keys.length).join('\u0000');
     const row = sums.get(id);
-    if (row === undefined) sums.set(id, [...change]);
-    else row[keys.length] = (row[keys.length] as number) + (change[keys.length] as number);
+    if (row === undefined) sums.set(id, change.slice(0, width));
+    else for (let i = keys.length; i < width; i++) row[i] = (row[i] as number) + (change[i] as number);
   }
   const rows = [...sums.entries()]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([, row]) => row)
-    .filter((row) => row[keys.length] !== 0);
-  const columns = [...keys, [count, 'integer'] as const];
+    .filter((row) => row.some((value, i) => i >= keys.length && value !== 0));
   await upsertRows(
     db,
     {
       table,
-      columns,
+      columns: [...keys, ...counts.map((count) => [count, 'integer'] as const)],
       key: keys.map(([column]) => column),
-      set: `${count} = ${table}.${count} + excluded.${count}`,
+      set: counts.map((count) => `${count} = ${table}.${count} + excluded.${count}`).join(', '),
     },
     rows,
   );

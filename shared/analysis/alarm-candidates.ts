@@ -2,27 +2,33 @@ import { REPRESENTATION_ALARM } from './identities.ts';
 import { HOUR_MS } from './time-buckets.ts';
 
 /**
- * Which identities can be over the re-presentation alarm (ADR 7), found from the per-hour send counts and then the
- * sends of a few spans counted per `windowMs`, so that the alarm list reads neither a window's events nor the top of
- * a ranking.
+ * Which identities can be over the re-presentation alarm (ADR 7), found from the per-hour send counts alone, so that
+ * the alarm list reads neither a window's events nor the top of a ranking.
  *
- * `threshold` re-presentations within `windowMs` (at most an hour) are at least `threshold` sends within less than
- * `windowMs`: they fall in one or two adjacent clock intervals as long as the window or longer (hours, or buckets of
- * the window's length), and one of those holds at least half of them.
+ * `threshold` re-presentations within `windowMs` are at least `threshold` sends within less than `windowMs`: they
+ * fall in one or two adjacent clock intervals as long as the window or longer, and one of those holds at least half
+ * of them. identity_hour counts each hour's sends also per such interval: its slots.
  */
 
-/** An hour of an identity's sends (a seed: at least half the threshold), with the hours either side of it. */
-export interface SeedHour {
+/** The clock intervals an hour's sends are also counted in (identity_hour's sends_00 ... sends_50). */
+export const SLOT_MS = 10 * 60_000;
+export const SLOTS_PER_HOUR = HOUR_MS / SLOT_MS;
+
+/** The slot of the hour that holds `ts`: 0 for minutes :00-:09, ..., 5 for :50-:59. */
+export function slotOf(ts: number): number {
+  return Math.floor((ts % HOUR_MS) / SLOT_MS);
+}
+
+/** An hour of an identity's sends, with its sends per slot (SLOTS_PER_HOUR of them, in clock order). */
+export interface SlotHour {
   identity: string;
   start: number;
-  sends: number;
-  prev: number;
-  next: number;
+  slots: readonly number[];
 }
 
 /**
- * The fewest sends of an alarm that one of its (at most two) clock intervals holds. The hour counts list only hours
- * of more than one send, so a threshold under 3 (an hour of one send could be half of it) cannot be read from them.
+ * The fewest sends of an alarm that one of its (at most two) slots holds. The hour counts list only hours of more
+ * than one send, so a threshold under 3 (a slot of one send could be half of it) cannot be read from them.
  */
 export function halfSends(threshold: number = REPRESENTATION_ALARM.threshold): number {
   if (threshold < 3) throw new RangeError(`the hour counts cannot find alarms under 3 re-presentations: ${threshold}`);
@@ -30,42 +36,23 @@ export function halfSends(threshold: number = REPRESENTATION_ALARM.threshold): n
 }
 
 /**
- * Per identity, the spans of [from, to) that can hold an alarm's sends, merged: a seed's own hour when it holds the
- * threshold alone; the `windowMs` either side of its start or its end when it holds it with the hour before or
- * after (an alarm that crosses an hour's edge lies within a window's length of it).
+ * The identities with a slot inside [from, to) (in part or whole) of at least half the threshold's sends: every
+ * identity over the alarm in the window, and a few more, each named once, in the order first met.
  */
-export function alarmSpans(
-  seeds: readonly SeedHour[],
+export function alarmCandidateIds(
+  hours: readonly SlotHour[],
   { from, to }: { from: number; to: number },
   { threshold, windowMs }: { threshold: number; windowMs: number } = REPRESENTATION_ALARM,
-): Map<string, [number, number][]> {
-  if (windowMs > HOUR_MS) throw new RangeError(`an alarm window longer than an hour spans more than two: ${windowMs}`);
-  const spans = new Map<string, [number, number][]>();
-  const add = (identity: string, start: number, end: number) => {
-    const span: [number, number] = [Math.max(from, start), Math.min(to, end)];
-    if (span[0] >= span[1]) return;
-    const list = spans.get(identity);
-    if (list === undefined) spans.set(identity, [span]);
-    else list.push(span);
-  };
-  for (const { identity, start, sends, prev, next } of seeds) {
-    const end = start + HOUR_MS;
-    if (sends >= threshold) add(identity, start, end);
-    // An alarm whose sends are all in this hour lies in it: an edge matters only with sends beyond it.
-    if (prev > 0 && sends + prev >= threshold) add(identity, start - windowMs, start + windowMs);
-    if (next > 0 && sends + next >= threshold) add(identity, end - windowMs, end + windowMs);
+): string[] {
+  if (windowMs > SLOT_MS) throw new RangeError(`an alarm window longer than a slot spans more than two: ${windowMs}`);
+  const least = halfSends(threshold);
+  const found = new Set<string>();
+  for (const { identity, start, slots } of hours) {
+    const busy = slots.some((sends, slot) => {
+      const slotStart = start + slot * SLOT_MS;
+      return sends >= least && slotStart < to && slotStart + SLOT_MS > from;
+    });
+    if (busy) found.add(identity);
   }
-  for (const [identity, list] of spans) spans.set(identity, merge(list));
-  return spans;
-}
-
-function merge(spans: [number, number][]): [number, number][] {
-  const sorted = [...spans].sort((a, b) => a[0] - b[0]);
-  const merged: [number, number][] = [];
-  for (const span of sorted) {
-    const last = merged.at(-1);
-    if (last !== undefined && span[0] <= last[1]) last[1] = Math.max(last[1], span[1]);
-    else merged.push([...span]);
-  }
-  return merged;
+  return [...found];
 }

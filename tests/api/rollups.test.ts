@@ -323,28 +323,38 @@ describe.each(STORE_KINDS)('rollups on $name', (kind) => {
       expect(await contextGapIn(db.store, week)).toEqual(before);
     });
 
-    /** identity_hour as stored, and as the events count it; both in the store's own order. */
+    /** identity_hour as stored, and as the events count it, per hour and per slot; both in the store's own order. */
     async function identityHours() {
-      const read = (query: ReturnType<typeof sql>) =>
-        db.store.all<{ start: number; identity: string; sends: number }>(query);
+      const read = (query: ReturnType<typeof sql>) => db.store.all<Record<string, number | string>>(query);
+      const slots = sql.raw(
+        [0, 1, 2, 3, 4, 5]
+          .map((k) => `sum(CASE WHEN ts % 3600000 / 600000 = ${k} THEN 1 ELSE 0 END) AS sends_${k}0`)
+          .join(', '),
+      );
       return {
-        kept: await read(sql`SELECT start, identity, sends FROM identity_hour WHERE sends <> 0 ORDER BY 1, 2`),
-        counted: await read(sql`SELECT ts - ts % 3600000 AS start, identity, count(*) AS sends FROM events
+        kept: await read(sql`SELECT start, identity, sends, sends_00, sends_10, sends_20, sends_30, sends_40, sends_50
+          FROM identity_hour WHERE sends <> 0 ORDER BY 1, 2`),
+        counted: await read(sql`SELECT ts - ts % 3600000 AS start, identity, count(*) AS sends, ${slots} FROM events
           WHERE counted = 1 AND identity IS NOT NULL GROUP BY 1, 2 ORDER BY 1, 2`),
       };
     }
 
-    it("keep each identity's sends per hour as the events count them, proxy copies once", async () => {
+    it("keep each identity's sends per hour and slot as the events count them, proxy copies once", async () => {
       const { kept, counted } = await identityHours();
       expect(kept.length).toBeGreaterThan(20);
+      // Sends in more than one slot of an hour: the slots are told apart.
+      expect(
+        kept.some((row) => Number(row.sends) > Math.max(...[0, 1, 2, 3, 4, 5].map((k) => Number(row[`sends_${k}0`])))),
+      ).toBe(true);
       expect(kept).toEqual(counted);
     });
 
-    it('are rebuilt by the migration that added the identity counts, for events stored before it', async () => {
+    it('are rebuilt by the migrations that added the identity counts and their slots, for events stored before them', async () => {
       const { kept } = await identityHours();
       await db.store.run(sql`DELETE FROM identity_hour`);
       expect((await identityHours()).kept).toEqual([]);
       await replayMigration(db.store, kind.name, '0011_', 'INSERT');
+      await replayMigration(db.store, kind.name, kind.name === 'sqlite' ? '0023_' : '0022_', 'UPDATE');
       expect((await identityHours()).kept).toEqual(kept);
     });
 

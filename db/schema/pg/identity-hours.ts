@@ -13,6 +13,13 @@ export const identityHour = pgTable(
     /** DOMAIN.md section 5: `server:` + 32 hex, so a server's identities are one prefix. */
     identity: text('identity').notNull(),
     sends: integer('sends').notNull(),
+    /** The hour's sends per 10-minute slot (shared/analysis/alarm-candidates.ts): what the alarm list reads. */
+    sends00: integer('sends_00').notNull().default(0),
+    sends10: integer('sends_10').notNull().default(0),
+    sends20: integer('sends_20').notNull().default(0),
+    sends30: integer('sends_30').notNull().default(0),
+    sends40: integer('sends_40').notNull().default(0),
+    sends50: integer('sends_50').notNull().default(0),
   },
   (t) => [
     primaryKey({ columns: [t.start, t.identity] }),
