@@ -8,6 +8,11 @@ const db = new Database(workerData.file);
 db.pragma('journal_mode = WAL');
 db.pragma('synchronous = FULL');
 db.pragma('busy_timeout = 5000');
+// A checkpoint every ~40 MB of WAL (10,000 pages) instead of SQLite's default 1,000: an ingest transaction writes
+// more than 1,000 pages, so each commit ran a checkpoint too, writing back the same hot pages (rollups, index
+// interiors) every time. Measured at 200k events: commit time ~4.0 -> ~2.7 s, bare insert +12-38%, ingest over
+// HTTP +7-12%. The WAL file keeps its high-water size (tens of MB) between checkpoints.
+db.pragma('wal_autocheckpoint = 10000');
 // 16 MiB. Inserts append to the table and to the time-ordered indexes, whose hot pages are few; the other indexes
 // (event id, identity, correlation) take keys all over, and past a few million events no cache of a sensible size
 // holds them: their pages come from the OS page cache either way. Measured at 1M events: ingest as fast as with
