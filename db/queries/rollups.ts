@@ -63,6 +63,13 @@ const AVOIDABLE_LEVELS: readonly Level[] = [
   { table: 'rollup_avoidable_minute', size: MINUTE_MS },
 ];
 
+// The whole federation's counts: a day's chart of all servers reads ~25x fewer rows than from the family per server.
+const FLEET_LEVELS: readonly Level[] = [
+  { table: 'rollup_fleet_hour', size: HOUR_MS },
+  { table: 'rollup_fleet_5min', size: 5 * MINUTE_MS },
+  { table: 'rollup_fleet_minute', size: MINUTE_MS },
+];
+
 /** What a rollup row is keyed by besides its time bucket. */
 type RowDimension = 'server' | 'client' | 'bucket' | 'kind';
 
@@ -80,7 +87,8 @@ const PAIR_FAMILY: Family = { levels: PAIR_LEVELS, dims: ['server', 'client', 'b
 const SERVER_FAMILY: Family = { levels: SERVER_LEVELS, dims: ['server', 'bucket', 'kind'], counts: ROW_COUNTS };
 const CLIENT_FAMILY: Family = { levels: CLIENT_LEVELS, dims: ['client', 'bucket', 'kind'], counts: ROW_COUNTS };
 const AVOIDABLE_FAMILY: Family = { levels: AVOIDABLE_LEVELS, dims: ['server', 'client'], counts: ['avoidable'] };
-const FAMILIES = [PAIR_FAMILY, SERVER_FAMILY, CLIENT_FAMILY, AVOIDABLE_FAMILY];
+const FLEET_FAMILY: Family = { levels: FLEET_LEVELS, dims: ['bucket', 'kind'], counts: COUNT_COLUMNS };
+const FAMILIES = [PAIR_FAMILY, SERVER_FAMILY, CLIENT_FAMILY, AVOIDABLE_FAMILY, FLEET_FAMILY];
 
 /**
  * Adds deltas to every level of every family. Deltas are summed per minute first (a batch's thousands collapse to
@@ -331,7 +339,7 @@ function rawClientEdge(filter: RangeFilter, from: number, to: number): SQL {
 function familyFor(filter: RangeFilter, keep: readonly Dimension[]): Family {
   const server = keep.includes('server') || filter.server !== undefined;
   const client = keep.includes('client') || filter.client !== undefined;
-  if (!client) return SERVER_FAMILY;
+  if (!client) return server ? SERVER_FAMILY : FLEET_FAMILY;
   return server ? PAIR_FAMILY : CLIENT_FAMILY;
 }
 

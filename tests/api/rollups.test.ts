@@ -189,6 +189,36 @@ describe.each(STORE_KINDS)('rollups on $name', (kind) => {
       }
     });
 
+    /** Count rows folded to time, bucket and kind, with zero sums left out. */
+    const byKind = (rows: { start: number; bucket: string; kind: string; requests: number; avoidable: number }[]) => {
+      const out = new Map<string, [number, number]>();
+      for (const r of rows) {
+        const key = `${r.start}|${r.bucket}|${r.kind}`;
+        const [n, a] = out.get(key) ?? [0, 0];
+        out.set(key, [n + r.requests, a + r.avoidable]);
+      }
+      return new Map([...out].filter(([, [n, a]]) => n !== 0 || a !== 0));
+    };
+
+    it("give the same whole federation's counts from the family without servers or clients, at every step", async () => {
+      const range = { from: BASE_TS + 61_234, to: BASE_TS + 2 * 3_600_000 + 5 * 60_000 + 17 };
+      for (const step of [null, 60_000, 5 * 60_000, 15 * 60_000, 3_600_000]) {
+        const perServer = byKind(await countRows(db.store, range, step, ['server', 'kind']));
+        const fleet = byKind(await countRows(db.store, range, step, ['kind']));
+        expect(fleet.size, `step ${step}`).toBeGreaterThan(step === null ? 3 : 10);
+        expect(fleet, `step ${step}`).toEqual(perServer);
+      }
+    });
+
+    it("are summed by the migration that added the whole federation's family, from the family per server", async () => {
+      const range = { from: BASE_TS + 60_000, to: BASE_TS + 3 * 3_600_000 };
+      const before = byKind(await countRows(db.store, range, 60_000, ['kind']));
+      for (const level of ['minute', '5min', 'hour']) await db.store.run(sql.raw(`DELETE FROM rollup_fleet_${level}`));
+      expect(byKind(await countRows(db.store, range, 60_000, ['kind'])).size).toBe(0);
+      await replayMigration(db.store, kind.name, kind.name === 'sqlite' ? '0024_' : '0023_', 'INSERT');
+      expect(byKind(await countRows(db.store, range, 60_000, ['kind']))).toEqual(before);
+    });
+
     it('are summed by the migration that added the families per client and of avoidable requests per pair', async () => {
       // Whole minutes: no edge is read from the events.
       const range = { from: BASE_TS + 60_000, to: BASE_TS + 2 * 3_600_000 + 5 * 60_000 };
@@ -520,7 +550,7 @@ describe('keyed tables on SQLite', () => {
 
   it('are stored WITHOUT ROWID, with no second B-tree for their key', async () => {
     const tables = await db.store.all<{ name: string; sql: string }>(keyed);
-    expect(tables.length).toBe(14);
+    expect(tables.length).toBe(17);
     for (const table of tables) expect(table.sql, table.name).toMatch(/WITHOUT ROWID$/);
     const autoindexes = await db.store.all<{ name: string }>(
       sql`SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 'sqlite_autoindex_%'

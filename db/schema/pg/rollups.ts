@@ -7,7 +7,7 @@ import { bigint, index, integer, pgTable, primaryKey, text } from 'drizzle-orm/p
  * family leaves the client out (far fewer rows: charts, server lists, a server's conduct) and adds a minute level; a
  * third leaves the server out (a client's counts and conduct over all servers: a day of a meshed federation is
  * thousands of (server, client) rows an hour, but tens of clients); a fourth keeps only avoidable requests per
- * (server, client). Mirrors
+ * (server, client); a fifth keeps neither (the whole federation's counts: its charts). Mirrors
  * db/schema/sqlite/rollups.ts.
  */
 function rollupColumns() {
@@ -108,4 +108,25 @@ export const rollupAvoidable5Min = pgTable('rollup_avoidable_5min', pairAvoidabl
 
 export const rollupAvoidableHour = pgTable('rollup_avoidable_hour', pairAvoidableColumns(), (t) => [
   primaryKey({ columns: [t.start, t.server, t.client] }),
+]);
+
+/**
+ * The whole federation's counts per bucket and kind, no server and no client: a day's chart is ~1.7k 5-minute rows
+ * here, against ~43k per server at 10M events a day (~24 ms to sum, against ~3 ms).
+ */
+function fleetRollupColumns() {
+  const { start, bucket, kind, requests, avoidable } = rollupColumns();
+  return { start, bucket, kind, requests, avoidable };
+}
+
+export const rollupFleetMinute = pgTable('rollup_fleet_minute', fleetRollupColumns(), (t) => [
+  primaryKey({ columns: [t.start, t.bucket, t.kind] }),
+]);
+
+export const rollupFleet5Min = pgTable('rollup_fleet_5min', fleetRollupColumns(), (t) => [
+  primaryKey({ columns: [t.start, t.bucket, t.kind] }),
+]);
+
+export const rollupFleetHour = pgTable('rollup_fleet_hour', fleetRollupColumns(), (t) => [
+  primaryKey({ columns: [t.start, t.bucket, t.kind] }),
 ]);
