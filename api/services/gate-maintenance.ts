@@ -36,12 +36,12 @@ import { requestKey } from '../../shared/analysis/request-key.ts';
 import {
   createStormState,
   type LoopRun,
+  openRunsSince,
   type PartitionStormState,
   runIsOpen,
   stormStep,
 } from '../../shared/analysis/storm-tracker.ts';
 import type { StormSummary } from '../../shared/analysis/storms.ts';
-import { STORM_DEFAULTS } from '../../shared/analysis/storms.ts';
 import type { AnalysisEvent } from '../../shared/analysis/types.ts';
 import { toAnalysisEvent } from './analysis/load.ts';
 import { RollupChanges } from './rollups.ts';
@@ -245,7 +245,7 @@ function continuePartition({ pk, saved, events, digests }: Continuation, stored:
     else writes.runs.push(run);
   }
   // The keys this batch did not use may hold runs the partition has now moved past.
-  writes.cutoffs.push({ partition: pk, cutoff: last.ts - STORM_DEFAULTS.loopGapMs });
+  writes.cutoffs.push({ partition: pk, cutoff: openRunsSince(last.ts) });
   writes.partitions.push(...position(pk, partition, storms, last));
 }
 

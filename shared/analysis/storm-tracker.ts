@@ -145,7 +145,12 @@ function stepLoop(
  * that time or after, and one more than the gap after the run's last attempt starts a new run instead.
  */
 export function runIsOpen(run: LoopRun, latestTs: number, gapMs: number = STORM_DEFAULTS.loopGapMs): boolean {
-  return latestTs - run.lastTs <= gapMs;
+  return run.lastTs >= openRunsSince(latestTs, gapMs);
+}
+
+/** The earliest last attempt of a run still open once its partition has stepped an event at `latestTs`. */
+export function openRunsSince(latestTs: number, gapMs: number = STORM_DEFAULTS.loopGapMs): number {
+  return latestTs - gapMs;
 }
 
 function newRun(e: AnalysisEvent, avoidable: boolean): LoopRun {
