@@ -74,16 +74,17 @@ export async function addCounts(
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([, row]) => row)
     .filter((row) => row.some((value, i) => i >= keys.length && value !== 0));
-  await upsertRows(
-    db,
-    {
-      table,
-      columns: [...keys, ...counts.map((count) => [count, 'integer'] as const)],
-      key: keys.map(([column]) => column),
-      set: counts.map((count) => `${count} = ${table}.${count} + excluded.${count}`).join(', '),
-    },
-    rows,
-  );
+  await upsertRows(db, addingUpsert(table, keys, counts), rows);
+}
+
+/** The upsert of counters: rows of `keys`, then `counts`, added to the stored row's where one is. */
+export function addingUpsert(table: string, keys: readonly RowsColumn[], counts: readonly string[]): Upsert {
+  return {
+    table,
+    columns: [...keys, ...counts.map((count): RowsColumn => [count, 'integer'])],
+    key: keys.map(([column]) => column),
+    set: counts.map((count) => `${count} = ${table}.${count} + excluded.${count}`).join(', '),
+  };
 }
 
 /** A batched upsert: its table, its columns (with PostgreSQL types), the conflict key, and what a conflict sets. */

@@ -1,7 +1,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { HOUR_MS, MINUTE_MS } from '../../shared/analysis/time-buckets.ts';
 import type { SqlRunner } from '../runner.ts';
-import { type RowsColumn, upsertRows } from './lists.ts';
+import { addingUpsert, type RowsColumn, upsertRows } from './lists.ts';
 
 export { HOUR_MS, MINUTE_MS };
 
@@ -155,12 +155,7 @@ async function upsert(db: SqlRunner, table: string, rows: Row[], family: Family)
   const dims = family.dims.map((dim) => DIMENSION_INDEX[dim]);
   await upsertRows(
     db,
-    {
-      table,
-      columns: [...keys, ...family.counts.map((column): RowsColumn => [column, 'integer'])],
-      key: keys.map(([column]) => column),
-      set: family.counts.map((column) => `${column} = ${table}.${column} + excluded.${column}`).join(', '),
-    },
+    addingUpsert(table, keys, family.counts),
     rows.map((row) => [row[0], ...dims.map((i) => row[i]), ...counts.map((i) => row[i])]),
   );
 }
