@@ -1,59 +1,43 @@
-import { z } from 'zod';
+import { retryAfterSeconds } from './retry-after.ts';
 
 /**
  * One line of a federation log: one request as seen by one observer, with its outcome (DOMAIN.md section 2).
- * Only `ts`, `source`, `server` (and `client` for client logs) are required; unknown members are ignored so
- * that producers can log more than we read.
+ *
+ * A line real software writes is never turned away. Only what makes a line an event at all is required (`ts`,
+ * `source`, `server`, and `client` for a client's record); a line without them is rejected with a code and a fix.
+ * Every other member is used when it has a shape we can read and otherwise dropped with a warning, so that an
+ * odd detail (a `latencyMs` string, a `status` of 1200) never costs the event. `null` is "not given" everywhere.
+ * A frame that is not an object (`null` on a notification's 202, a batch array, a string) is "no frame".
+ *
+ * Hand-written rather than a schema: every member has its own fallback, and this runs for every line on the
+ * ingest hot path.
  */
-// A NUL character has no business in a name or a path, and PostgreSQL text cannot hold one.
-const noNul = (value: string) => !value.includes('\u0000');
-const text = (max: number) =>
-  z.string().max(max, `must be at most ${max} characters`).refine(noNul, 'must not contain NUL');
-const nonEmpty = (max: number) => text(max).refine((value) => value.length > 0, 'must not be empty');
-const name = nonEmpty(200);
-// Frames are kept untouched and only need to be objects; checking that directly costs a fraction of a record schema,
-// and this runs for every line on the ingest hot path.
-const frame = z.custom<Record<string, unknown>>(
-  (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
-  'must be a JSON object (a JSON-RPC frame)',
-);
+export type Frame = Record<string, unknown>;
 
-const timestamp = z.union([
-  z.number().int().nonnegative().max(8.64e15, 'is not a valid epoch millisecond value'),
-  z.iso.datetime({
-    offset: true,
-    precision: undefined,
-    message: 'must be an ISO 8601 date-time with a zone (Z or ±hh:mm) or epoch milliseconds',
-  }),
-]);
+export interface HttpFacts {
+  method?: string;
+  path?: string;
+  status?: number;
+  /** Seconds after `ts`: a number, or the header's text (delta-seconds or an HTTP-date) read relative to `ts`. */
+  retryAfter?: number;
+}
 
-export const eventSchema = z.object({
-  id: nonEmpty(256).optional(),
-  ts: timestamp,
-  source: z.enum(['client', 'proxy']),
-  client: name.optional(),
-  server: name,
-  session: text(512).optional(),
-  protocol: z.enum(['mcp', 'a2a']).default('mcp'),
-  http: z
-    .object({
-      method: nonEmpty(16).optional(),
-      path: text(4096).optional(),
-      status: z.number().int().min(0).max(999).optional(),
-      retryAfter: z.number().nonnegative().optional(),
-    })
-    .optional(),
-  request: frame.optional(),
-  response: frame.optional(),
-  latencyMs: z.number().nonnegative().optional(),
-  timeout: z.boolean().optional(),
-  discoveryRead: z.boolean().optional(),
-});
-
-export type EventInput = z.input<typeof eventSchema>;
-
-/** A validated event with its timestamp resolved to epoch milliseconds. */
-export type LensEvent = Omit<z.output<typeof eventSchema>, 'ts'> & { ts: number };
+/** A read event with its timestamp resolved to epoch milliseconds. */
+export interface LensEvent {
+  id?: string;
+  ts: number;
+  source: 'client' | 'proxy';
+  client?: string;
+  server: string;
+  session?: string;
+  protocol: 'mcp' | 'a2a';
+  http?: HttpFacts;
+  request?: Frame;
+  response?: Frame;
+  latencyMs?: number;
+  timeout?: boolean;
+  discoveryRead?: boolean;
+}
 
 export const LINE_ERROR_CODES = ['invalid_json', 'not_an_object', 'missing_field', 'invalid_field'] as const;
 export type LineErrorCode = (typeof LINE_ERROR_CODES)[number];
@@ -65,24 +49,72 @@ export interface LineError {
   message: string;
 }
 
-export type ParseResult = { ok: true; event: LensEvent } | { ok: false; error: LineError };
+/** A member that was dropped (or read differently) while the event itself was kept. */
+export interface FieldWarning {
+  field: string;
+  message: string;
+}
+
+export type ParseResult = { ok: true; event: LensEvent; warnings: FieldWarning[] } | { ok: false; error: LineError };
+
+const NAME_MAX = 200;
+const ID_MAX = 256;
+const SESSION_MAX = 512;
+const METHOD_MAX = 16;
+const PATH_MAX = 4096;
+const MAX_EPOCH_MS = 8.64e15;
+const ISO_WITH_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/i;
+
+type Json = Record<string, unknown>;
 
 /** Validates one already-decoded value as an event. */
 export function validateEvent(value: unknown): ParseResult {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+  if (!isObject(value)) {
     return { ok: false, error: { code: 'not_an_object', message: 'each line must be one JSON object (an event)' } };
   }
-  const parsed = eventSchema.safeParse(value);
-  if (!parsed.success) return { ok: false, error: describeIssue(parsed.error.issues[0], value) };
-  const event = parsed.data;
-  if (event.source === 'client' && event.client === undefined) {
+  const ts = readTs(value.ts);
+  if (typeof ts !== 'number') return { ok: false, error: ts };
+  const source = value.source;
+  if (source !== 'client' && source !== 'proxy') {
+    return { ok: false, error: required('source', value.source, 'must be "client" or "proxy"') };
+  }
+  const server = readName(value.server);
+  if (server === undefined) return { ok: false, error: required('server', value.server, nameRule('server')) };
+  const client = readName(value.client);
+  if (source === 'client' && client === undefined) {
     return {
       ok: false,
-      error: { code: 'missing_field', field: 'client', message: '"client" is required when source is "client"' },
+      error:
+        value.client === undefined || value.client === null
+          ? { code: 'missing_field', field: 'client', message: '"client" is required when source is "client"' }
+          : { code: 'invalid_field', field: 'client', message: `"client": ${nameRule('client')}` },
     };
   }
-  const ts = typeof event.ts === 'number' ? event.ts : Date.parse(event.ts);
-  return { ok: true, event: { ...event, ts } };
+  const warnings: FieldWarning[] = [];
+  const event: LensEvent = { ts, source, server, protocol: 'mcp' };
+  if (client !== undefined) event.client = client;
+  else if (!absent(value.client)) warnings.push({ field: 'client', message: `dropped: ${nameRule('client')}` });
+  readOptional(value, event, warnings);
+  noteRemovedNul(value, warnings);
+  return { ok: true, event, warnings };
+}
+
+/** Names and paths are stored without NUL (PostgreSQL text cannot hold one); say so where one was removed. */
+function noteRemovedNul(value: Json, warnings: FieldWarning[]): void {
+  const http = isObject(value.http) ? value.http : {};
+  const texts: [string, unknown][] = [
+    ['server', value.server],
+    ['client', value.client],
+    ['id', value.id],
+    ['session', value.session],
+    ['http.method', http.method],
+    ['http.path', http.path],
+  ];
+  for (const [field, text] of texts) {
+    if (typeof text === 'string' && text.includes('\u0000')) {
+      warnings.push({ field, message: 'NUL characters removed' });
+    }
+  }
 }
 
 /** Decodes and validates one NDJSON line. */
@@ -103,22 +135,112 @@ export function parseEventLine(line: string): ParseResult {
   return validateEvent(value);
 }
 
-function describeIssue(issue: z.core.$ZodIssue | undefined, value: object): LineError {
-  if (issue === undefined) return { code: 'invalid_field', message: 'the event is invalid' };
-  const field = issue.path.map(String).join('.');
-  if (valueAt(value, issue.path) === undefined) {
-    const condition = issue.code === 'custom' ? ` ${issue.message}` : ' is required';
-    return { code: 'missing_field', field, message: `"${field}"${condition}` };
+function readOptional(value: Json, event: LensEvent, warnings: FieldWarning[]): void {
+  const drop = (field: string, rule: string) => warnings.push({ field, message: `dropped: ${rule}` });
+  const id = readId(value.id);
+  if (id !== undefined) event.id = id;
+  else if (!absent(value.id)) drop('id', `must be a non-empty string of at most ${ID_MAX} characters`);
+  const session = readText(value.session, SESSION_MAX);
+  if (session !== undefined) event.session = session;
+  else if (!absent(value.session)) drop('session', `must be a string of at most ${SESSION_MAX} characters`);
+  if (value.protocol === 'a2a') event.protocol = 'a2a';
+  else if (!absent(value.protocol) && value.protocol !== 'mcp') {
+    warnings.push({ field: 'protocol', message: 'must be "mcp" or "a2a"; read as "mcp"' });
   }
-  const detail = issue.message.charAt(0).toLowerCase() + issue.message.slice(1);
-  return { code: 'invalid_field', field, message: `"${field}": ${detail}` };
+  if (isObject(value.http)) {
+    const http = readHttp(value.http, event.ts, warnings);
+    if (http !== undefined) event.http = http;
+  } else if (!absent(value.http)) drop('http', 'must be an object');
+  if (isObject(value.request)) event.request = value.request;
+  else if (!absent(value.request))
+    warnings.push({ field: 'request', message: 'not a JSON-RPC object: read as no frame' });
+  if (isObject(value.response)) event.response = value.response;
+  else if (!absent(value.response))
+    warnings.push({ field: 'response', message: 'not a JSON-RPC object: read as no frame' });
+  const latency = value.latencyMs;
+  if (isNonNegative(latency)) event.latencyMs = latency;
+  else if (!absent(latency)) drop('latencyMs', 'must be a non-negative number of milliseconds');
+  for (const field of ['timeout', 'discoveryRead'] as const) {
+    const flag = value[field];
+    if (typeof flag === 'boolean') event[field] = flag;
+    else if (!absent(flag)) drop(field, 'must be true or false');
+  }
 }
 
-function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
-  let current = value;
-  for (const key of path) {
-    if (typeof current !== 'object' || current === null) return undefined;
-    current = (current as Record<PropertyKey, unknown>)[key];
+function readHttp(http: Json, ts: number, warnings: FieldWarning[]): HttpFacts | undefined {
+  const drop = (field: string, rule: string) => warnings.push({ field: `http.${field}`, message: `dropped: ${rule}` });
+  const facts: HttpFacts = {};
+  const method = readText(http.method, METHOD_MAX);
+  if (method !== undefined && method.length > 0) facts.method = method;
+  else if (!absent(http.method)) drop('method', `must be a non-empty string of at most ${METHOD_MAX} characters`);
+  const path = readText(http.path, PATH_MAX);
+  if (path !== undefined) facts.path = path;
+  else if (!absent(http.path)) drop('path', `must be a string of at most ${PATH_MAX} characters`);
+  const status = http.status;
+  if (Number.isInteger(status) && (status as number) >= 0 && (status as number) <= 999) facts.status = status as number;
+  else if (!absent(status)) drop('status', 'must be an HTTP status code (an integer from 0 to 999)');
+  const retryAfter = retryAfterSeconds(http.retryAfter, ts);
+  if (retryAfter !== undefined) facts.retryAfter = retryAfter;
+  else if (!absent(http.retryAfter)) {
+    drop('retryAfter', 'must be seconds (a number or "120") or an HTTP-date ("Wed, 21 Oct 2026 07:28:00 GMT")');
   }
-  return current;
+  return Object.keys(facts).length > 0 ? facts : undefined;
+}
+
+function readTs(value: unknown): number | LineError {
+  if (typeof value === 'number') {
+    if (Number.isInteger(value) && value >= 0 && value <= MAX_EPOCH_MS) return value;
+    return { code: 'invalid_field', field: 'ts', message: '"ts": is not a valid epoch millisecond value' };
+  }
+  if (typeof value === 'string' && ISO_WITH_ZONE.test(value)) {
+    const ms = Date.parse(value);
+    if (Number.isFinite(ms) && ms >= 0) return ms;
+  }
+  if (absent(value)) return { code: 'missing_field', field: 'ts', message: '"ts" is required' };
+  return {
+    code: 'invalid_field',
+    field: 'ts',
+    message: '"ts": must be an ISO 8601 date-time with a zone (Z or ±hh:mm) from 1970 on, or epoch milliseconds',
+  };
+}
+
+function required(field: string, value: unknown, rule: string): LineError {
+  return absent(value)
+    ? { code: 'missing_field', field, message: `"${field}" is required` }
+    : { code: 'invalid_field', field, message: `"${field}": ${rule}` };
+}
+
+function nameRule(field: string): string {
+  return `"${field}" must be a non-empty string of at most ${NAME_MAX} characters`;
+}
+
+/** A name: text without NUL (PostgreSQL text cannot hold one, and no name means one), not empty once without. */
+function readName(value: unknown): string | undefined {
+  const name = readText(value, NAME_MAX);
+  return name === undefined || name.length === 0 ? undefined : name;
+}
+
+function readId(value: unknown): string | undefined {
+  // Producers that number their lines write the id as a number; it names the event as well as its text does.
+  if (typeof value === 'number' && Number.isSafeInteger(value)) return String(value);
+  const id = readText(value, ID_MAX);
+  return id === undefined || id.length === 0 ? undefined : id;
+}
+
+function readText(value: unknown, max: number): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const text = value.includes('\u0000') ? value.replaceAll('\u0000', '') : value;
+  return text.length <= max ? text : undefined;
+}
+
+function isNonNegative(value: unknown): value is number {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0;
+}
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function absent(value: unknown): boolean {
+  return value === undefined || value === null;
 }

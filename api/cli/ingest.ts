@@ -33,6 +33,7 @@ export async function ingestCommand(args: string[]): Promise<number> {
   const state = new IngestState(values.state);
   const token = process.env.LENS_TOKEN || null;
   let rejectedTotal = 0;
+  let warningsTotal = 0;
 
   for (const file of positionals) {
     const path = resolve(file);
@@ -57,6 +58,7 @@ export async function ingestCommand(args: string[]): Promise<number> {
           progress.log(`${file}: ${report.rejectedTotal - report.rejected.length} more rejected line(s) in this batch`);
         }
         rejectedTotal += report.rejectedTotal;
+        warningsTotal += report.warningsTotal;
       }
       state.set(url, path, { offset, line: nextLine });
       progress.advance(offset);
@@ -83,6 +85,12 @@ export async function ingestCommand(args: string[]): Promise<number> {
     // Up to the last complete line: a line still being written ships with the next run.
     await flush(last.offset, last.line);
     progress.done();
+  }
+  if (warningsTotal > 0) {
+    // Kept events, not failures: the exit code stays 0 for them.
+    process.stderr.write(
+      `lens ingest: ${warningsTotal} member(s) of accepted lines were dropped (shape not readable)\n`,
+    );
   }
   return rejectedTotal > 0 ? 1 : 0;
 }

@@ -35,7 +35,7 @@ export async function* offlineEvents(
     const analysis = toAnalysisEvent(event, classification, {
       id: eventIdOf(event),
       seq: line,
-      identity: requestIdentity(event.server, event.request),
+      identity: requestIdentity(event.server, event.request, event.protocol),
       counted: true,
     });
     yield { classification, analysis, correlation: correlationOf(event) };

@@ -17,6 +17,8 @@ export async function loadDemo(store: Store, now: number): Promise<IngestReport 
     duplicates: 0,
     rejected: [],
     rejectedTotal: 0,
+    warnings: [],
+    warningsTotal: 0,
     servers: Object.keys(DEMO_DISCOVERY).length,
   };
   for (let start = 0; start < events.length; start += 5000) {
@@ -26,6 +28,8 @@ export async function loadDemo(store: Store, now: number): Promise<IngestReport 
     total.duplicates += report.duplicates;
     total.rejectedTotal += report.rejectedTotal;
     total.rejected.push(...report.rejected);
+    total.warningsTotal += report.warningsTotal;
+    total.warnings.push(...report.warnings);
   }
   return total;
 }

@@ -22,7 +22,7 @@ export function buildEvent(event: LensEvent, body: string, policy: ServerPolicy)
   const analysis = toAnalysisEvent(event, classification, {
     id,
     seq: 0,
-    identity: requestIdentity(event.server, event.request),
+    identity: requestIdentity(event.server, event.request, event.protocol),
     counted: true,
   });
   const row: EventRow = {

@@ -30,6 +30,8 @@ export interface EventView {
   /** Whether a client following seed 000's gate would never have sent this request, and why. */
   avoidable: boolean;
   gateReason: string | null;
+  /** Which block made it avoidable: `endpoint`, `method`, `key` or `session` (shared/analysis/gate-types.ts). */
+  blockedBy: string | null;
   request: unknown;
   response: unknown;
 }
@@ -93,6 +95,7 @@ function toView(row: StoredEventRow): EventView {
     evidence: row.evidence,
     avoidable: row.avoidable === 1,
     gateReason: row.gateReason,
+    blockedBy: row.blockedBy,
     request: body.request ?? null,
     response: body.response ?? null,
   };

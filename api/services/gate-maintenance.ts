@@ -32,7 +32,7 @@ import {
   type PartitionGateState,
   partitionKey,
 } from '../../shared/analysis/gate.ts';
-import { requestKey } from '../../shared/analysis/request-key.ts';
+import { gateKeysOf } from '../../shared/analysis/request-key.ts';
 import {
   createStormState,
   type LoopRun,
@@ -50,6 +50,7 @@ interface Verdict {
   eventId: string;
   avoidable: boolean;
   reason: string | null;
+  blockedBy: string | null;
 }
 
 /** What one pass changes, written in a few statements at its end (not one per event or partition). */
@@ -227,7 +228,7 @@ function continuePartition({ pk, saved, events, digests }: Continuation, stored:
     const verdict = gateStep(state, event);
     for (const storm of stormStep(storms, event, verdict.key, verdict.avoidable)) writes.storms.set(storm.id, storm);
     if (!verdict.avoidable) continue;
-    writes.verdicts.push({ eventId: event.id, avoidable: true, reason: verdict.reason });
+    writes.verdicts.push({ eventId: event.id, avoidable: true, reason: verdict.reason, blockedBy: verdict.blockedBy });
     writes.rollups.add(event, 0, 1, verdict.reason);
   }
   const last = events[events.length - 1] as AnalysisEvent;
@@ -269,12 +270,12 @@ async function replayPartition(tx: TxRunner, pk: string, writes: Writes): Promis
   writes.replayed.push({ pk, client, server });
   for (const [index, row] of rows.entries()) {
     const event = events[index] as AnalysisEvent;
-    const { key, avoidable, reason } = gateStep(state, event);
+    const { key, avoidable, reason, blockedBy } = gateStep(state, event);
     if (isJudged(event)) {
       for (const storm of stormStep(storms, event, key, avoidable)) writes.storms.set(storm.id, storm);
     }
-    if ((row.avoidable === 1) === avoidable && row.gateReason === reason) continue;
-    writes.verdicts.push({ eventId: row.eventId, avoidable, reason });
+    if ((row.avoidable === 1) === avoidable && row.gateReason === reason && row.blockedBy === blockedBy) continue;
+    writes.verdicts.push({ eventId: row.eventId, avoidable, reason, blockedBy });
     // Only counted records are in the rollups; a shadowed one's counts came off when it was shadowed. The old
     // verdict comes off under its reason and the new one goes on under its own.
     if (row.counted === 1) {
@@ -317,8 +318,7 @@ function position(
 function keyDigests(events: readonly AnalysisEvent[]): Map<string, string> {
   const digests = new Map<string, string>();
   for (const event of events) {
-    const key = requestKey(event);
-    if (!digests.has(key)) digests.set(key, keyDigest(key));
+    for (const key of gateKeysOf(event)) if (!digests.has(key)) digests.set(key, keyDigest(key));
   }
   return digests;
 }

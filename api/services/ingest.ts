@@ -4,7 +4,13 @@ import { LOCK_CLASS, lockKeys } from '../../db/queries/locks.ts';
 import { ensureServers, loadServerConfigs, type ServerConfigRow } from '../../db/queries/servers.ts';
 import type { Store, TxRunner } from '../../db/runner.ts';
 import type { BatchLine } from '../../shared/batch.ts';
-import { type LensEvent, type LineError, parseEventLine, validateEvent } from '../../shared/event.ts';
+import {
+  type FieldWarning,
+  type LensEvent,
+  type LineError,
+  parseEventLine,
+  validateEvent,
+} from '../../shared/event.ts';
 import { type BuiltEvent, buildEvent } from './event-row.ts';
 import { advanceGate } from './gate-maintenance.ts';
 import { policyOf } from './policy.ts';
@@ -14,12 +20,20 @@ export interface RejectedLine extends LineError {
   line: number;
 }
 
+/** A member of an accepted line that was dropped or read differently: the event is stored without it. */
+export interface LineWarning extends FieldWarning {
+  line: number;
+}
+
 export interface IngestReport {
   accepted: number;
   duplicates: number;
   /** The first MAX_REPORTED rejects, in line order. */
   rejected: RejectedLine[];
   rejectedTotal: number;
+  /** The first MAX_REPORTED warnings, in line order. */
+  warnings: LineWarning[];
+  warningsTotal: number;
 }
 
 /** An item of a batch: an NDJSON line still to decode, or an element of a JSON array already decoded. */
@@ -43,8 +57,8 @@ const YIELD_EVERY = 500;
  * configuration is read again under lock and, in the rare case it changed meanwhile, the batch is classified again.
  */
 export async function ingestBatch(store: Store, items: readonly BatchItem[]): Promise<IngestReport> {
-  const { valid, rejected, rejectedTotal } = await validateItems(items);
-  if (valid.length === 0) return { accepted: 0, duplicates: 0, rejected, rejectedTotal };
+  const { valid, notes } = await validateItems(items);
+  if (valid.length === 0) return { accepted: 0, duplicates: 0, ...notes };
 
   const names = [...new Set(valid.map((v) => v.event.server))];
   const seen = await loadServerConfigs(store, names);
@@ -55,24 +69,27 @@ export async function ingestBatch(store: Store, items: readonly BatchItem[]): Pr
     if (configChanged(seen, current)) chunks = await buildChunks(valid, current);
     return insertAll(tx, chunks);
   });
-  return { accepted, duplicates: valid.length - accepted, rejected, rejectedTotal };
+  return { accepted, duplicates: valid.length - accepted, ...notes };
 }
 
 async function validateItems(items: readonly BatchItem[]) {
   const valid: ValidEvent[] = [];
-  const rejected: RejectedLine[] = [];
-  let rejectedTotal = 0;
+  const notes = { rejected: [] as RejectedLine[], rejectedTotal: 0, warnings: [] as LineWarning[], warningsTotal: 0 };
   for (const [index, item] of items.entries()) {
     if (index % YIELD_EVERY === YIELD_EVERY - 1) await yieldToEventLoop();
     const result = 'text' in item ? parseEventLine(item.text) : validateEvent(item.value);
     if (result.ok) {
       valid.push({ event: result.event, body: 'text' in item ? item.text : JSON.stringify(item.value) });
+      for (const warning of result.warnings) {
+        notes.warningsTotal++;
+        if (notes.warnings.length < MAX_REPORTED) notes.warnings.push({ line: item.line, ...warning });
+      }
     } else {
-      rejectedTotal++;
-      if (rejected.length < MAX_REPORTED) rejected.push({ line: item.line, ...result.error });
+      notes.rejectedTotal++;
+      if (notes.rejected.length < MAX_REPORTED) notes.rejected.push({ line: item.line, ...result.error });
     }
   }
-  return { valid, rejected, rejectedTotal };
+  return { valid, notes };
 }
 
 /** Events built in insert chunks, their lines already packed: all the CPU work the transaction needs done. */

@@ -29,13 +29,14 @@ export interface AnalysisRow {
   ctxReason: string | null;
   avoidable: number;
   gateReason: string | null;
+  blockedBy: string | null;
 }
 
 export const ANALYSIS_COLUMNS = sql`event_id AS "eventId", ts, source, client, server, session, http_method AS "httpMethod",
   http_path AS "httpPath", http_status AS "httpStatus", rpc_method AS "rpcMethod", rpc_code AS "rpcCode",
   latency_ms AS "latencyMs", identity, bucket, kind, rule, wait_until AS "waitUntil",
   discovery_read AS "discoveryRead", counted, ctx_requested AS "ctxRequested", ctx_applied AS "ctxApplied",
-  ctx_reason AS "ctxReason", avoidable, gate_reason AS "gateReason"`;
+  ctx_reason AS "ctxReason", avoidable, gate_reason AS "gateReason", blocked_by AS "blockedBy"`;
 
 /** What an analysis may narrow its events to besides the event filter: some identities, or sampling calls. */
 export interface AnalysisFilter extends EventFilter {

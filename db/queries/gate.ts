@@ -174,7 +174,7 @@ export async function clientsOfServer(db: SqlRunner, server: string): Promise<st
 /** Writes verdicts in one statement; callers pass only those that differ from what is stored. */
 export async function setVerdicts(
   db: SqlRunner,
-  verdicts: readonly { eventId: string; avoidable: boolean; reason: string | null }[],
+  verdicts: readonly { eventId: string; avoidable: boolean; reason: string | null; blockedBy: string | null }[],
 ): Promise<void> {
   if (verdicts.length === 0) return;
   const table = rowsTable(
@@ -183,11 +183,12 @@ export async function setVerdicts(
       ['event_id', 'text'],
       ['avoidable', 'smallint'],
       ['reason', 'text'],
+      ['blocked_by', 'text'],
     ],
-    verdicts.map((v) => [v.eventId, v.avoidable ? 1 : 0, v.reason]),
+    verdicts.map((v) => [v.eventId, v.avoidable ? 1 : 0, v.reason, v.blockedBy]),
   );
-  await db.run(sql`UPDATE events SET avoidable = verdicts.avoidable, gate_reason = verdicts.reason
-    FROM ${table} AS verdicts WHERE events.event_id = verdicts.event_id`);
+  await db.run(sql`UPDATE events SET avoidable = verdicts.avoidable, gate_reason = verdicts.reason,
+    blocked_by = verdicts.blocked_by FROM ${table} AS verdicts WHERE events.event_id = verdicts.event_id`);
 }
 
 /** Every (client, server) the gate judges events of, as partition keys (JSON [client, server]). */

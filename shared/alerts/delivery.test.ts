@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_ATTEMPTS, nextStep, retryAfterMs, TRANSIENT_BUDGET } from './delivery.ts';
+import { retryAfterMs } from '../retry-after.ts';
+import { MAX_ATTEMPTS, nextStep, TRANSIENT_BUDGET } from './delivery.ts';
 
 const NOW = Date.parse('2026-11-02T10:00:00Z');
 const fresh = { attempts: 0, transientFailures: 0 };

@@ -1,3 +1,5 @@
+import { retryAfterMs } from '../retry-after.ts';
+
 /**
  * How a notification is delivered, by the product's own rules (DOMAIN.md section 6): a refusal (4xx) is final, a
  * throttle (429) waits for Retry-After, a transient failure (5xx, 408, no answer) is retried with backoff at most
@@ -54,13 +56,4 @@ export function nextStep(
   // A 503 may say when to come back; otherwise back off exponentially.
   const wait = retryAfterMs(answer.retryAfter, now) ?? backoffBaseMs * 2 ** (failures - 1);
   return { status: 'pending', outcome: 'transient', retryAt: now + Math.min(wait, MAX_WAIT_MS) };
-}
-
-/** Retry-After as delta-seconds or an HTTP date (RFC 9110 section 10.2.3); null when absent or unreadable. */
-export function retryAfterMs(header: string | null, now: number): number | null {
-  if (header === null) return null;
-  const text = header.trim();
-  if (/^\d+$/.test(text)) return Number(text) * 1000;
-  const date = Date.parse(text);
-  return Number.isFinite(date) ? Math.max(0, date - now) : null;
 }

@@ -6,7 +6,7 @@ import type { AnalysisEvent } from './types.ts';
 
 /** A verdict as the gate replay would give it; the key does not matter to conduct. */
 function verdict(event: AnalysisEvent, reason: GateReason | null): GateVerdict {
-  return { id: event.id, key: `${event.client}|${event.server}`, avoidable: reason !== null, reason };
+  return { id: event.id, key: `${event.client}|${event.server}`, avoidable: reason !== null, reason, blockedBy: null };
 }
 
 function undeclared(client: string, server: string, discoveryRead: boolean | null): AnalysisEvent {

@@ -40,20 +40,38 @@ export function toAnalysisEvent(event: LensEvent, classification: Classification
 }
 
 /**
- * For a throttled answer, epoch ms before which the client should not send again; null otherwise. It follows the
- * classification, so a reclassification must ask again.
+ * Seed 002's decision TTLs in seconds: a decision with one of these reasons may be evaluated afresh after it. The
+ * other reasons of its table (`policy.sampling_disabled`, `policy.budget_exhausted`, ...) never lapse by time.
+ */
+export const DECISION_TTL_SECONDS: ReadonlyMap<string, number> = new Map([
+  ['policy.rate_limit', 60],
+  ['policy.deadline', 30],
+]);
+
+/**
+ * Epoch ms until which a failure's statement stands (AnalysisEvent.waitUntil): for a throttled answer, the wait;
+ * for a refusal, when it lapses. Null for other buckets, a throttle that named no time, a refusal that never lapses.
+ * It follows the classification, so a reclassification must ask again.
  */
 export function waitUntilFor(event: LensEvent, classification: Pick<Classification, 'bucket'>): number | null {
-  return classification.bucket === 'throttled' ? waitUntilOf(event) : null;
+  if (classification.bucket === 'throttled') return waitUntilOf(event);
+  return classification.bucket === 'refusal' ? lapseOf(event) : null;
 }
 
 /** Retry-After (seconds after the answer) wins over `resetsAt`: it is the transport's own, more precise, statement. */
 function waitUntilOf(event: LensEvent): number | null {
   const retryAfter = event.http?.retryAfter;
   if (retryAfter !== undefined) return event.ts + retryAfter * 1000;
+  return lapseOf(event);
+}
+
+/** `error.data.resetsAt`, else the TTL of `error.data.reason` after the answer; null when the frame names neither. */
+function lapseOf(event: LensEvent): number | null {
   const data = errorData(event);
   const resetsAt = typeof data?.resetsAt === 'string' ? Date.parse(data.resetsAt) : Number.NaN;
-  return Number.isFinite(resetsAt) ? resetsAt : null;
+  if (Number.isFinite(resetsAt)) return resetsAt;
+  const ttl = typeof data?.reason === 'string' ? DECISION_TTL_SECONDS.get(data.reason) : undefined;
+  return ttl === undefined ? null : event.ts + ttl * 1000;
 }
 
 function errorData(event: LensEvent): Record<string, unknown> | null {

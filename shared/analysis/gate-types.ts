@@ -14,6 +14,14 @@ export const GATE_REASONS = [
 ] as const;
 export type GateReason = (typeof GATE_REASONS)[number];
 
+/**
+ * What a refusal blocks (DOMAIN.md section 6): the endpoint (client + server + HTTP method + path) for `not_declared`
+ * and 405; the JSON-RPC method at that path for -32601; the request key in one session for session-scoped refusals;
+ * the request key for every other refusal. An ambiguous answer and a spent transient budget block the key.
+ */
+export const GATE_BLOCKS = ['endpoint', 'method', 'key', 'session'] as const;
+export type GateBlock = (typeof GATE_BLOCKS)[number];
+
 export interface GateVerdict {
   /** The event's id. */
   id: string;
@@ -21,4 +29,6 @@ export interface GateVerdict {
   key: string;
   avoidable: boolean;
   reason: GateReason | null;
+  /** Which block made it avoidable; null when needed, and for a throttle (it holds the whole server, not a block). */
+  blockedBy: GateBlock | null;
 }

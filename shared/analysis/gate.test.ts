@@ -73,7 +73,7 @@ describe('after a refusal', () => {
 
   it('does not block another key, another client or another server', () => {
     const trace = [
-      attempt(0, { kind: 'not_declared', httpStatus: 404 }),
+      attempt(0, { kind: 'invalid_params', rpcCode: -32602 }),
       attempt(1, { identity: ID_B }),
       attempt(2, { httpPath: '/mcp/other' }),
       attempt(3, { client: 'agent-8' }),
@@ -307,6 +307,7 @@ describe('records the gate does not judge', () => {
       key: requestKey(retryShadow),
       avoidable: false,
       reason: null,
+      blockedBy: null,
     });
   });
 
@@ -478,5 +479,92 @@ describe('state', () => {
       perPartition.set(e.id, gateStep(state, e));
     }
     expect(sortedEntries(perPartition)).toEqual(sortedEntries(replayGate(events)));
+  });
+});
+
+/** Each event's verdict as 'needed' or `reason/blockedBy`. */
+function judgeBlocks(events: readonly AnalysisEvent[]): string[] {
+  const verdicts = replayGate(events);
+  return events.map((e) => {
+    const v = verdicts.get(e.id) as GateVerdict;
+    return v.avoidable ? `${v.reason}/${v.blockedBy}` : 'needed';
+  });
+}
+
+describe('what a refusal blocks (DOMAIN.md section 6)', () => {
+  it('blocks the endpoint after not_declared, whatever the body', () => {
+    const probe = (seconds: number, fields: Partial<AnalysisEvent> = {}) =>
+      attempt(seconds, { httpPath: '/a2a', httpStatus: 404, kind: 'not_declared', ...fields });
+    const trace = [
+      probe(0, { identity: ID_A }),
+      probe(1, { identity: ID_B }),
+      probe(2, { identity: null, rpcMethod: 'message/send' }),
+      probe(3, { httpMethod: 'GET', identity: null, rpcMethod: null }),
+      attempt(4, { httpPath: '/mcp', identity: ID_B }),
+    ];
+    expect(judgeBlocks(trace)).toEqual([
+      'needed',
+      'after_refusal/endpoint',
+      'after_refusal/endpoint',
+      'needed',
+      'needed',
+    ]);
+  });
+
+  it('blocks the endpoint after a 405, whatever the body', () => {
+    const trace = [
+      attempt(0, { httpMethod: 'GET', identity: null, rpcMethod: null, httpStatus: 405, kind: 'not_supported' }),
+      attempt(1, { httpMethod: 'GET', identity: null, rpcMethod: null, httpStatus: 200 }),
+      attempt(2, { httpMethod: 'POST', identity: ID_A }),
+    ];
+    expect(judgeBlocks(trace)).toEqual(['needed', 'after_refusal/endpoint', 'needed']);
+  });
+
+  it('blocks the JSON-RPC method at that path after -32601, whatever the params', () => {
+    const notFound = { rpcMethod: 'completion/complete', rpcCode: -32601, kind: 'not_supported' } as const;
+    const trace = [
+      attempt(0, { ...notFound, identity: ID_A }),
+      attempt(1, { ...notFound, identity: ID_B }),
+      attempt(2, { ...notFound, identity: ID_B, httpPath: '/other/mcp' }),
+      attempt(3, { rpcMethod: 'tools/call', identity: ID_A }),
+    ];
+    expect(judgeBlocks(trace)).toEqual(['needed', 'after_refusal/method', 'needed', 'needed']);
+  });
+
+  it('blocks a session-scoped refusal in its session only: a new session starts clean', () => {
+    const expired = { kind: 'session_expired', httpStatus: 404 } as const;
+    const trace = [
+      attempt(0, { ...expired, session: 's-1' }),
+      attempt(1, { ...expired, session: 's-1' }),
+      attempt(2, { session: 's-2' }),
+      attempt(3, { session: 's-1' }),
+    ];
+    expect(judgeBlocks(trace)).toEqual(['needed', 'after_refusal/session', 'needed', 'after_refusal/session']);
+  });
+
+  it('lifts a refusal at its resetsAt: the same request after it is needed again', () => {
+    const denied = { kind: 'policy_denied', rpcCode: -32003, waitUntil: at(120) } as const;
+    const trace = [attempt(0, denied), attempt(60, denied), attempt(121), attempt(122)];
+    expect(judgeBlocks(trace)).toEqual(['needed', 'after_refusal/key', 'needed', 'needed']);
+  });
+
+  it('lifts an endpoint block when it lapses, and blocks again on the next refusal', () => {
+    const probe = (seconds: number) =>
+      attempt(seconds, { httpPath: '/a2a', httpStatus: 404, kind: 'not_declared', waitUntil: at(seconds + 30) });
+    expect(judgeBlocks([probe(0), probe(29), probe(31), probe(40)])).toEqual([
+      'needed',
+      'after_refusal/endpoint',
+      'needed',
+      'after_refusal/endpoint',
+    ]);
+  });
+
+  it('names the key for an ambiguous answer and a spent transient budget, and no block for a throttle', () => {
+    const ambiguous = [attempt(0, { kind: 'tool_error' }), attempt(1, { kind: 'tool_error' })];
+    expect(judgeBlocks(ambiguous)).toEqual(['needed', 'identical_after_ambiguous/key']);
+    const throttled = [attempt(0, { kind: 'rate_limited', waitUntil: at(10) }), attempt(5, { identity: ID_B })];
+    expect(judgeBlocks(throttled)).toEqual(['needed', 'before_retry_after/null']);
+    const transient = [0, 1, 2, 3, 4].map((s) => attempt(s, { kind: 'server_error', httpStatus: 502 }));
+    expect(judgeBlocks(transient).at(-1)).toBe('past_transient_budget/key');
   });
 });

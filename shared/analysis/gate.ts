@@ -15,8 +15,12 @@
  *   client's conduct can apply to them.
  *
  * Rules, for a judged attempt with request key K in session S at time t:
- * - after_refusal: K was refused before. Refusals of a session-scoped kind (`SESSION_SCOPED_KINDS`) block K in
- *   S only: their prescribed recovery, a new session, starts clean. A refusal never lapses.
+ * - after_refusal: a refusal before blocks it. What a refusal blocks follows what it is a statement about
+ *   (`GateBlock`): `not_declared` and 405 the endpoint (client + server + HTTP method + path) whatever the body;
+ *   -32601 that JSON-RPC method at that path whatever the params; a session-scoped kind (`SESSION_SCOPED_KINDS`) K
+ *   in S only, since its prescribed recovery, a new session, starts clean; any other refusal K. A refusal lapses at
+ *   its `waitUntil` (`resetsAt`, or seed 002's TTL for its reason); without one it never does. A session-scoped
+ *   block ignores lapses: it ends with its session.
  * - identical_after_ambiguous: K got an ambiguous answer before. "Abstain; never read ambiguity as permission to
  *   retry": K stays blocked like a refused key, with its own reason. Nothing lifts the block, because the only
  *   thing that could (a later answer to K) would come from an attempt the gate calls avoidable, and avoidable
@@ -37,8 +41,8 @@
  * correct client would never have sent it.
  */
 import { SESSION_SCOPED_KINDS } from '../classify/kinds.ts';
-import type { GateReason, GateVerdict } from './gate-types.ts';
-import { requestKey } from './request-key.ts';
+import type { GateBlock, GateReason, GateVerdict } from './gate-types.ts';
+import { endpointKey, methodKey, requestKey } from './request-key.ts';
 import type { AnalysisEvent } from './types.ts';
 
 /** Seed 000's `MAX_RETRIES`: retries allowed after the first transient failure. */
@@ -51,8 +55,13 @@ const ATTEMPTS_IN_BUDGET = TRANSIENT_RETRY_BUDGET + 1;
  * them is set, so the common case (a key that only ever succeeds) costs no state at all.
  */
 export interface KeyGateState {
-  /** Set once the key was refused (not session-scoped) or answered ambiguously: every later attempt is avoidable. */
+  /**
+   * Set once the key was refused (not session-scoped) or answered ambiguously: every later attempt is avoidable,
+   * until `until` for a refusal that lapses. Endpoint and method keys (`endpointKey`, `methodKey`) hold only this.
+   */
   block?: 'after_refusal' | 'identical_after_ambiguous';
+  /** Epoch ms at which an `after_refusal` block lapses; absent: it never does. */
+  until?: number;
   /** Sessions in which the key got a session-scoped refusal (null: requests sent without a session). */
   sessions?: (string | null)[];
   /** Needed attempts since the key's first transient failure (that failure included), while the run is open. */
@@ -169,7 +178,7 @@ export function replayGate(events: readonly AnalysisEvent[]): Map<string, GateVe
 }
 
 function notJudged(e: AnalysisEvent): GateVerdict {
-  return { id: e.id, key: requestKey(e), avoidable: false, reason: null };
+  return { id: e.id, key: requestKey(e), avoidable: false, reason: null, blockedBy: null };
 }
 
 function inOrder(p: PartitionGateState, e: AnalysisEvent): boolean {
@@ -184,23 +193,58 @@ function emptyPartition(first: Pick<AnalysisEvent, 'ts' | 'seq'>): PartitionGate
 function stepPartition(p: PartitionGateState, e: AnalysisEvent): GateVerdict {
   p.lastTs = e.ts;
   p.lastSeq = e.seq;
-  // Events arrive in order, so an elapsed throttle can block nothing again.
+  // Events arrive in order, so an elapsed throttle or a lapsed block can block nothing again.
   if (p.waitUntil !== null && e.ts >= p.waitUntil) p.waitUntil = null;
+  const endpoint = liveBlock(p, endpointKey(e), e.ts);
+  const method = methodKey(e);
   const key = requestKey(e);
   const k = p.keys[key];
-  const reason = blockingReason(p, k, e);
-  if (reason !== null) return { id: e.id, key, avoidable: true, reason };
+  const block = blockingRule(p, { endpoint, method: method === null ? false : liveBlock(p, method, e.ts), k }, e);
+  if (block !== null) return { id: e.id, key, avoidable: true, ...block };
   record(p, key, k, e);
-  return { id: e.id, key, avoidable: false, reason: null };
+  return { id: e.id, key, avoidable: false, reason: null, blockedBy: null };
 }
 
-/** The rules in precedence order; the first that applies is the reason. */
-function blockingReason(p: PartitionGateState, k: KeyGateState | undefined, e: AnalysisEvent): GateReason | null {
-  if (k?.block === 'after_refusal' || k?.sessions?.includes(e.session) === true) return 'after_refusal';
-  if (k?.block === 'identical_after_ambiguous') return 'identical_after_ambiguous';
-  if (p.waitUntil !== null && e.ts < p.waitUntil) return 'before_retry_after';
-  if ((k?.transient ?? 0) >= ATTEMPTS_IN_BUDGET) return 'past_transient_budget';
+/** Whether an endpoint or method key blocks at `t`; a lapsed block is dropped on the way. */
+function liveBlock(p: PartitionGateState, key: string, t: number): boolean {
+  const held = p.keys[key];
+  if (held === undefined) return false;
+  if (blocksAt(held, t)) return true;
+  delete p.keys[key];
+  return false;
+}
+
+function blocksAt(held: KeyGateState, t: number): boolean {
+  return held.block === 'after_refusal' && (held.until === undefined || t < held.until);
+}
+
+interface Held {
+  endpoint: boolean;
+  method: boolean;
+  k: KeyGateState | undefined;
+}
+
+/** The rules in precedence order; the first that applies is the reason, with the block it found. */
+function blockingRule(
+  p: PartitionGateState,
+  { endpoint, method, k }: Held,
+  e: AnalysisEvent,
+): { reason: GateReason; blockedBy: GateBlock | null } | null {
+  if (endpoint) return { reason: 'after_refusal', blockedBy: 'endpoint' };
+  if (method) return { reason: 'after_refusal', blockedBy: 'method' };
+  if (k !== undefined && blocksAt(k, e.ts)) return { reason: 'after_refusal', blockedBy: 'key' };
+  if (k?.sessions?.includes(e.session) === true) return { reason: 'after_refusal', blockedBy: 'session' };
+  if (k?.block === 'identical_after_ambiguous') return { reason: 'identical_after_ambiguous', blockedBy: 'key' };
+  if (p.waitUntil !== null && e.ts < p.waitUntil) return { reason: 'before_retry_after', blockedBy: null };
+  if ((k?.transient ?? 0) >= ATTEMPTS_IN_BUDGET) return { reason: 'past_transient_budget', blockedBy: 'key' };
   return null;
+}
+
+/** What a refusal blocks (GateBlock): what the refusal is a statement about. */
+export function refusalBlock(e: AnalysisEvent): GateBlock {
+  if (e.kind === 'not_declared' || e.httpStatus === 405) return 'endpoint';
+  if (e.kind === 'not_supported' && e.rpcMethod !== null) return 'method';
+  return isSessionScoped(e.kind) ? 'session' : 'key';
 }
 
 /** What a needed attempt's answer teaches the gate. */
@@ -214,14 +258,28 @@ function record(p: PartitionGateState, key: string, found: KeyGateState | undefi
   }
   if (e.bucket === 'ok' && found === undefined) return;
   const k = found ?? {};
+  // A refusal still on the key has lapsed, or this attempt would not have been needed: the new answer replaces it.
+  if (k.block === 'after_refusal') {
+    delete k.block;
+    delete k.until;
+  }
   if (e.bucket === 'transient') k.transient = (k.transient ?? 0) + 1;
   // Any other answer ends the run: a success resets it, a refusal or an ambiguous answer blocks the key instead.
   else delete k.transient;
   if (e.bucket === 'ambiguous') k.block = 'identical_after_ambiguous';
-  if (e.bucket === 'refusal' && !isSessionScoped(e.kind)) k.block = 'after_refusal';
-  if (e.bucket === 'refusal' && isSessionScoped(e.kind) && k.sessions?.includes(e.session) !== true) {
-    k.sessions = [...(k.sessions ?? []), e.session];
-  }
+  if (e.bucket === 'refusal') recordRefusal(p, k, e);
   if (k.block === undefined && k.sessions === undefined && k.transient === undefined) delete p.keys[key];
   else p.keys[key] = k;
+}
+
+function recordRefusal(p: PartitionGateState, k: KeyGateState, e: AnalysisEvent): void {
+  const lapses = e.waitUntil !== null && e.waitUntil > e.ts ? { until: e.waitUntil } : {};
+  const block = refusalBlock(e);
+  if (block === 'key') Object.assign(k, { block: 'after_refusal', ...lapses });
+  else if (block === 'session') {
+    if (k.sessions?.includes(e.session) !== true) k.sessions = [...(k.sessions ?? []), e.session];
+  } else {
+    const held = block === 'endpoint' ? endpointKey(e) : (methodKey(e) as string);
+    p.keys[held] = { block: 'after_refusal', ...lapses };
+  }
 }

@@ -39,3 +39,25 @@ export function endpointLabel(e: AnalysisEvent): string {
   if (path !== null) return e.httpMethod === null ? path : `${e.httpMethod} ${path}`;
   return e.rpcMethod ?? '(no method or path)';
 }
+
+/**
+ * What a `not_declared` 404 or a 405 blocks: the endpoint, client + server + HTTP method + path, whatever the body.
+ * Tagged first, so that it never equals a request key (whose first member is the client).
+ */
+export function endpointKey(e: AnalysisEvent): string {
+  return JSON.stringify(['endpoint', e.client, e.server, e.httpMethod, pathOnly(e.httpPath)]);
+}
+
+/** What a -32601 blocks: that JSON-RPC method at that path, whatever the params; null without a method. */
+export function methodKey(e: AnalysisEvent): string | null {
+  if (e.rpcMethod === null) return null;
+  return JSON.stringify(['method', e.client, e.server, pathOnly(e.httpPath), e.rpcMethod]);
+}
+
+/** Every gate key an attempt can be blocked under: its request key, its endpoint and its JSON-RPC method. */
+export function gateKeysOf(e: AnalysisEvent): string[] {
+  const method = methodKey(e);
+  const keys = [requestKey(e), endpointKey(e)];
+  if (method !== null) keys.push(method);
+  return keys;
+}

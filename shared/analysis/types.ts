@@ -27,8 +27,9 @@ export interface AnalysisEvent {
   kind: string;
   rule: string;
   /**
-   * For a throttled answer: epoch ms before which the client should not send to this server again, from
-   * `http.retryAfter` (seconds after `ts`) or `error.data.resetsAt`; null when the answer named no time.
+   * Epoch ms until which the answer stands (shared/analysis/from-event.ts waitUntilFor). For a throttled answer:
+   * before it the client should not send to this server again (`http.retryAfter`, `error.data.resetsAt`, the TTL of
+   * `error.data.reason`). For a refusal: when its block lapses (`resetsAt`, the TTL). Null: no time named.
    */
   waitUntil: number | null;
   discoveryRead: boolean | null;

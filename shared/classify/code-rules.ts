@@ -39,11 +39,19 @@ export function a2aCode(s: Signals): Match {
 
 const SESSION_EXPIRED_OUT = outcome('mcp.session_not_found', 'refusal', 'session_expired', 'rpc_code');
 
+/**
+ * The session is gone: the TypeScript SDK's -32001, or the Python SDK's -32600 "Session not found" with HTTP 404 on
+ * a request that carried a session (rule 3 of DOMAIN.md section 4 claims that 404 before rule 4 claims the code).
+ */
 export function mcpSessionNotFound(s: Signals): Match {
   // Some servers reuse -32001 for failed authentication; with a 401 or 403 the status is the clearer statement.
   if (s.protocol !== 'mcp' || s.status === 401 || s.status === 403) return undefined;
-  return heardCode(s) === SESSION_NOT_FOUND ? SESSION_EXPIRED_OUT : undefined;
+  const code = heardCode(s);
+  if (code === SESSION_NOT_FOUND) return SESSION_EXPIRED_OUT;
+  return code === INVALID_REQUEST && s.status === 404 && s.hasSession ? SESSION_EXPIRED_OUT : undefined;
 }
+
+const INVALID_REQUEST = -32600;
 
 const REPAIR_MCP = outcomesFor(
   [...JSONRPC_REFUSALS.keys(), ...MCP_REFUSALS.keys()],

@@ -40,7 +40,8 @@ const RULE_TEXT: Readonly<Record<RuleId, string>> = {
   'rpc.method_not_found': 'JSON-RPC -32601: the method is not part of this interface.',
   'http.method_not_allowed': 'HTTP 405: the endpoint does not offer this HTTP method.',
   'a2a.code': "An A2A error code, read with A2A's meanings.",
-  'mcp.session_not_found': 'MCP -32001 (the SDK\'s "Session not found"): the session is gone.',
+  'mcp.session_not_found':
+    'MCP -32001, or -32600 with HTTP 404 on a request with a session (the SDKs\' "Session not found"): the session is gone.',
   'rpc.request_repair': 'A JSON-RPC code that says the request itself must change.',
   'http.404.no_discovery': 'A 404, and no discovery document for this server to judge the path by.',
   'http.404.no_path': 'A 404 whose path was not logged, so no document can judge it.',

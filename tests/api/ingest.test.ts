@@ -23,7 +23,14 @@ describe.each(STORE_KINDS)('ingest on $name', (kind) => {
     it('accepts an empty body and stores nothing', async () => {
       const res = await postNdjson(app, []);
       expect(res.status).toBe(200);
-      expect(await res.json()).toEqual({ accepted: 0, duplicates: 0, rejected: [], rejectedTotal: 0 });
+      expect(await res.json()).toEqual({
+        accepted: 0,
+        duplicates: 0,
+        rejected: [],
+        rejectedTotal: 0,
+        warnings: [],
+        warningsTotal: 0,
+      });
       expect(await total()).toBe(0);
     });
 
@@ -44,11 +51,13 @@ describe.each(STORE_KINDS)('ingest on $name', (kind) => {
       expect(await total()).toBe(2);
     });
 
-    it('rejects the line of a name with a NUL character and keeps the others', async () => {
+    it('stores a name with a NUL character without it, and says so', async () => {
       const res = await postNdjson(app, [clientEvent(), clientEvent({ server: 'bad\u0000name' }), clientEvent()]);
       const report = await res.json();
-      expect(report).toMatchObject({ accepted: 2, rejectedTotal: 1 });
-      expect(report.rejected[0]).toMatchObject({ line: 2, code: 'invalid_field', field: 'server' });
+      expect(report).toMatchObject({ accepted: 3, rejectedTotal: 0, warningsTotal: 1 });
+      expect(report.warnings).toEqual([{ line: 2, field: 'server', message: 'NUL characters removed' }]);
+      const servers = await (await get(app, '/api/v1/servers')).json();
+      expect(JSON.stringify(servers)).toContain('"badname"');
     });
 
     it('numbers lines as an editor does, counting blank lines and CRLF endings', async () => {

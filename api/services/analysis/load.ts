@@ -1,6 +1,6 @@
 import { type AnalysisFilter, type AnalysisRow, analysisRows } from '../../../db/queries/analysis.ts';
 import type { SqlRunner } from '../../../db/runner.ts';
-import type { GateReason, GateVerdict } from '../../../shared/analysis/gate-types.ts';
+import type { GateBlock, GateReason, GateVerdict } from '../../../shared/analysis/gate-types.ts';
 import { requestKey } from '../../../shared/analysis/request-key.ts';
 import type { AnalysisEvent, ContextScope } from '../../../shared/analysis/types.ts';
 import type { Bucket } from '../../../shared/classify/types.ts';
@@ -31,6 +31,7 @@ export async function loadAnalysis(db: SqlRunner, filter: AnalysisFilter): Promi
       key: requestKey(event),
       avoidable: row.avoidable === 1,
       reason: row.gateReason as GateReason | null,
+      blockedBy: row.blockedBy as GateBlock | null,
     });
   });
   return { events, verdicts };

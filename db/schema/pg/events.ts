@@ -57,6 +57,8 @@ export const events = pgTable(
     avoidable: smallint('avoidable').notNull().default(0),
     /** Why it was avoidable (shared/analysis/gate-types.ts GateReason). */
     gateReason: text('gate_reason'),
+    /** Which block made it avoidable (shared/analysis/gate-types.ts GateBlock); null when needed or throttled. */
+    blockedBy: text('blocked_by'),
     /** The event as it arrived (one NDJSON line, frames untouched) is line body_line of event_bodies row body_block. */
     bodyBlock: bigint('body_block', { mode: 'number' }).notNull(),
     bodyLine: smallint('body_line').notNull(),

@@ -47,6 +47,8 @@ export const events = sqliteTable(
     avoidable: integer('avoidable').notNull().default(0),
     /** Why it was avoidable (shared/analysis/gate-types.ts GateReason). */
     gateReason: text('gate_reason'),
+    /** Which block made it avoidable (shared/analysis/gate-types.ts GateBlock); null when needed or throttled. */
+    blockedBy: text('blocked_by'),
     /** The event as it arrived (one NDJSON line, frames untouched) is line body_line of event_bodies row body_block. */
     bodyBlock: integer('body_block').notNull(),
     bodyLine: integer('body_line').notNull(),

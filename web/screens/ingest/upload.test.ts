@@ -13,6 +13,8 @@ async function fakeServer(body: string): Promise<IngestReport> {
     duplicates: 0,
     rejected: bad.map((item) => ({ line: item.line, code: 'invalid_json', message: 'not JSON' })),
     rejectedTotal: bad.length,
+    warnings: [],
+    warningsTotal: 0,
   };
 }
 

@@ -1,0 +1,95 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createTestApp, get, putJson, type TestApp } from '../support/app.ts';
+import { CORPORA, corpusText, expectedOf, firmView, identityGroups } from '../support/corpus.ts';
+import { STORE_KINDS, type TestStore } from '../support/stores.ts';
+
+interface StoredEvent {
+  id: string;
+  client: string;
+  bucket: string;
+  kind: string;
+  rule: string;
+  avoidable: boolean;
+  identity: string | null;
+}
+
+describe.each(STORE_KINDS)('the recorded corpus through the API on $name', (kind) => {
+  describe.skipIf(kind.unavailable !== null)('', () => {
+    let db: TestStore;
+    let app: TestApp;
+    beforeEach(async () => {
+      db = await kind.open();
+      app = createTestApp(db.store);
+    });
+    afterEach(async () => db.dispose());
+
+    async function ingestCorpus(corpus: (typeof CORPORA)[number], body: string) {
+      const expected = expectedOf(corpus);
+      const server = expected.server[0] as string;
+      const discovery = await putJson(
+        app,
+        `/api/v1/servers/${server}/discovery`,
+        JSON.parse(corpusText(corpus, 'discovery.json')),
+      );
+      expect(discovery.status).toBe(200);
+      const res = await app.request('/api/v1/ingest', {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-ndjson', host: '127.0.0.1:7700' },
+        body,
+      });
+      expect(res.status).toBe(200);
+      return res.json();
+    }
+
+    async function storedEvents(): Promise<StoredEvent[]> {
+      const page = await (await get(app, '/api/v1/events?limit=1000')).json();
+      return page.events as StoredEvent[];
+    }
+
+    it.each(CORPORA)(
+      'accepts every event of %s as the software wrote it, and classifies each as expected',
+      async (corpus) => {
+        const expected = expectedOf(corpus);
+        const report = await ingestCorpus(corpus, corpusText(corpus, 'client.ndjson'));
+        const total = Object.keys(expected.events).length;
+        expect(report).toMatchObject({ accepted: total, duplicates: 0, rejected: [], rejectedTotal: 0 });
+        const stored = await storedEvents();
+        expect(stored).toHaveLength(total);
+        const got = Object.fromEntries(stored.map((e) => [e.id, firmView(e)]));
+        const want = Object.fromEntries(Object.entries(expected.events).map(([id, e]) => [id, firmView(e)]));
+        expect(got).toEqual(want);
+        // Where DOMAIN.md names the kind (rule 1's kinds are the frame's own reasons, ours are their family), ours is it.
+        const named = Object.entries(expected.events).filter(([, e]) => e.kindFrom === 'DOMAIN.md' && e.rule !== 1);
+        expect(named.length).toBeGreaterThan(0);
+        const kinds = new Map(stored.map((e) => [e.id, e.kind]));
+        for (const [id, e] of named) expect({ id, kind: kinds.get(id) }).toEqual({ id, kind: e.kind });
+      },
+    );
+
+    it.each(CORPORA)('gives %s the identities of expected.json, and the same groups per client', async (corpus) => {
+      const expected = expectedOf(corpus);
+      await ingestCorpus(corpus, corpusText(corpus, 'client.ndjson'));
+      const stored = await storedEvents();
+      expect(Object.fromEntries(stored.map((e) => [e.id, e.identity]))).toEqual(
+        Object.fromEntries(Object.entries(expected.events).map(([id, e]) => [id, e.identity])),
+      );
+      for (const [client, scenario] of Object.entries(expected.scenarios)) {
+        expect(identityGroups(stored.filter((e) => e.client === client))).toEqual(
+          Object.fromEntries(Object.entries(scenario.identityGroups).map(([k, ids]) => [k, [...ids].sort()])),
+        );
+      }
+    });
+
+    it.each(CORPORA)('gives %s the same verdicts in any batching and order', async (corpus) => {
+      const lines = corpusText(corpus, 'client.ndjson').trim().split('\n').reverse();
+      for (let start = 0; start < lines.length; start += 17) {
+        await ingestCorpus(corpus, `${lines.slice(start, start + 17).join('\n')}\n`);
+      }
+      const stored = await storedEvents();
+      const expected = expectedOf(corpus);
+      expect(Object.fromEntries(stored.map((e) => [e.id, e.avoidable]))).toEqual(
+        Object.fromEntries(Object.entries(expected.events).map(([id, e]) => [id, e.avoidable])),
+      );
+    });
+  });
+});

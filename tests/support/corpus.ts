@@ -1,0 +1,65 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * The corpus recorded from published software (../shared/corpus/, copied into tests/fixtures/corpus/): the MCP Python
+ * SDK and the A2A JS SDK behind nginx, with what a correct product must make of it (`expected.json`).
+ */
+export const CORPORA = ['mcp-python', 'a2a-js'] as const;
+export type CorpusName = (typeof CORPORA)[number];
+
+export interface ExpectedEvent {
+  bucket: string;
+  kind: string;
+  /** DOMAIN.md section 4's rule number; 0 for a success. */
+  rule: number;
+  kindFrom: 'ok' | 'DOMAIN.md' | 'proposed';
+  avoidable: boolean;
+  identity: string | null;
+}
+
+export interface Expected {
+  server: string[];
+  events: Record<string, ExpectedEvent>;
+  scenarios: Record<string, { identityGroups: Record<string, string[]>; represented: Record<string, number> }>;
+}
+
+export function corpusPath(corpus: CorpusName, file: string): string {
+  return fileURLToPath(new URL(`../fixtures/corpus/${corpus}/${file}`, import.meta.url));
+}
+
+export function corpusText(corpus: CorpusName, file: string): string {
+  return readFileSync(corpusPath(corpus, file), 'utf8');
+}
+
+export function expectedOf(corpus: CorpusName): Expected {
+  return JSON.parse(corpusText(corpus, 'expected.json')) as Expected;
+}
+
+/** DOMAIN.md section 4's numbered rule of one of our rule ids (shared/classify/rules.ts). */
+export function ruleNumber(rule: string): number {
+  if (rule === 'ok') return 0;
+  if (rule.startsWith('structured.')) return 1;
+  if (rule === 'rpc.method_not_found' || rule === 'http.method_not_allowed') return 2;
+  if (rule.startsWith('http.404.') || rule === 'mcp.session_not_found') return 3;
+  if (rule === 'a2a.code' || rule === 'rpc.request_repair' || rule === 'http.request_repair') return 4;
+  if (rule === 'http.429' || rule === 'http.5xx' || rule === 'timeout') return 5;
+  if (rule.startsWith('tool_error')) return 6;
+  if (rule === 'fallback.ambiguous') return 7;
+  throw new Error(`no DOMAIN.md rule number for ${rule}`);
+}
+
+/** What a test compares per event: the firm expectations of expected.json. */
+export function firmView(e: { bucket: string; rule: string | number; kind: string; avoidable: boolean | null }) {
+  return { bucket: e.bucket, rule: typeof e.rule === 'number' ? e.rule : ruleNumber(e.rule), avoidable: e.avoidable };
+}
+
+/** Identity → the ids that share it, for identities sent more than once (expected.json's `identityGroups`). */
+export function identityGroups(events: readonly { id: string; identity: string | null }[]): Record<string, string[]> {
+  const groups = new Map<string, string[]>();
+  for (const { id, identity } of events) {
+    if (identity === null) continue;
+    groups.set(identity, [...(groups.get(identity) ?? []), id]);
+  }
+  return Object.fromEntries([...groups].filter(([, ids]) => ids.length > 1).map(([k, ids]) => [k, ids.sort()]));
+}
