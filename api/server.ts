@@ -11,6 +11,7 @@ import { DELIVERY_DEFAULTS } from './services/alerts/deliver.ts';
 import { startAlertEngine } from './services/alerts/engine.ts';
 import { seedDefaultRules } from './services/alerts/rules.ts';
 import { buildMissingStorms } from './services/gate-maintenance.ts';
+import { rederiveStoredFacts } from './services/stored-facts.ts';
 
 export interface ServerOptions extends StoreConfig {
   host: string;
@@ -55,6 +56,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const refusal = refuseUnsafeBind(options.host, options.token);
   if (refusal) throw new Error(refusal);
   const store = await openStore(options);
+  // Before the gate is replayed from them (buildMissingStorms below), and before any batch can replay a partition.
+  await rederiveStoredFacts(store);
   if (options.demo) await loadDemo(store, Date.now());
   await seedDefaultRules(store, Date.now());
   const config: AppConfig = {

@@ -36,3 +36,18 @@ export function correlationOf(event: LensEvent): string | null {
   }
   return null;
 }
+
+/**
+ * Requests an MCP server sends to the client (DOMAIN.md section 6, "Whose conduct"). A client logs them too, the
+ * server's request in `request` and its own answer in `response`; they are the server's conduct, never the client's.
+ * `ping` goes either way and stays with whoever logged it.
+ */
+export const SERVER_TO_CLIENT_METHODS: ReadonlySet<string> = new Set([
+  'sampling/createMessage',
+  'elicitation/create',
+  'roots/list',
+]);
+
+export function isSentByServer(rpcMethod: string | null | undefined): boolean {
+  return rpcMethod !== null && rpcMethod !== undefined && SERVER_TO_CLIENT_METHODS.has(rpcMethod);
+}

@@ -3,6 +3,7 @@ import { applyContextDeltas, type ContextDelta } from '../../db/queries/context.
 import { applyIdentityDeltas, type IdentityDelta } from '../../db/queries/identities.ts';
 import { applyRollupDeltas, CONDUCT_COLUMNS, MINUTE_MS, type RollupDelta } from '../../db/queries/rollups.ts';
 import type { SqlRunner } from '../../db/runner.ts';
+import { isSentByServer } from '../../shared/frames.ts';
 
 /** What a rollup row is keyed by, as any stored event knows it, and whether its client had read discovery. */
 export interface Counted {
@@ -13,6 +14,8 @@ export interface Counted {
   kind: string;
   /** Stored as 0/1 in rows, a boolean in analysis events; null when the event did not say. */
   discoveryRead: number | boolean | null;
+  /** Who sent the request follows from it (shared/frames.ts isSentByServer). */
+  rpcMethod: string | null;
 }
 
 const UNDISCOVERED = CONDUCT_COLUMNS.indexOf('undiscovered');
@@ -55,13 +58,16 @@ export class RollupChanges {
     if (requests === 0 && avoidable === 0) return;
     const minute = event.ts - (event.ts % MINUTE_MS);
     const conduct = CONDUCT_COLUMNS.map((column) => (column === reason ? avoidable : 0));
+    // Counts are filed under the request's sender: a request the server sent to the client (its sampling request,
+    // re-sent after a denial) is the server's conduct, kept under (server, no client) and never blamed on the client.
+    const client = isSentByServer(event.rpcMethod) ? null : event.client;
     // Conduct is a named client's: the family per server sums it over its clients.
     const undiscovered = event.discoveryRead === false || event.discoveryRead === 0;
-    if (undiscovered && event.client !== null) conduct[UNDISCOVERED] = requests;
+    if (undiscovered && client !== null) conduct[UNDISCOVERED] = requests;
     this.deltas.push({
       minute,
       server: event.server,
-      client: event.client,
+      client,
       bucket: event.bucket,
       kind: event.kind,
       requests,

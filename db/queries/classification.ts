@@ -5,6 +5,7 @@ import { listTable } from './lists.ts';
 
 export interface FailedEventRow {
   seq: number;
+  rpcMethod: string | null;
   ts: number;
   server: string;
   client: string | null;
@@ -28,7 +29,8 @@ export async function failedEventsPage(
   afterSeq: number,
   limit: number,
 ): Promise<FailedEventRow[]> {
-  const rows = await db.all<WithBlock<FailedEventRow>>(sql`SELECT seq, ts, server, client, counted, avoidable,
+  const rows = await db.all<WithBlock<FailedEventRow>>(sql`SELECT seq, ts, server, client, rpc_method AS "rpcMethod",
+      counted, avoidable,
       gate_reason AS "gateReason", discovery_read AS "discoveryRead", rpc_code AS "rpcCode",
       http_status AS "httpStatus", bucket, kind, rule, evidence, ${BODY_COLUMNS}
     FROM ${EVENTS_WITH_BODIES}
@@ -79,7 +81,7 @@ export async function shadowProxyDuplicates(
   return shadowed;
 }
 
-const SHADOWED_COLUMNS = sql`ts, client, server, identity, bucket, kind, avoidable, gate_reason AS "gateReason",
+const SHADOWED_COLUMNS = sql`ts, client, server, rpc_method AS "rpcMethod", identity, bucket, kind, avoidable, gate_reason AS "gateReason",
   discovery_read AS "discoveryRead", ctx_requested AS "ctxRequested", ctx_applied AS "ctxApplied",
   ctx_reason AS "ctxReason", rpc_code AS "rpcCode", http_status AS "httpStatus"`;
 
@@ -88,6 +90,7 @@ export interface ShadowedRow {
   ts: number;
   client: string | null;
   server: string;
+  rpcMethod: string | null;
   identity: string | null;
   bucket: string;
   kind: string;
@@ -99,4 +102,50 @@ export interface ShadowedRow {
   ctxReason: string | null;
   rpcCode: number | null;
   httpStatus: number | null;
+}
+
+/** What a stored event's identity and lapse were derived from, as `factsPage` reads it. */
+export interface FactsRow {
+  seq: number;
+  ts: number;
+  server: string;
+  client: string | null;
+  rpcMethod: string | null;
+  bucket: string;
+  kind: string;
+  discoveryRead: number | null;
+  avoidable: number;
+  gateReason: string | null;
+  counted: number;
+  identity: string | null;
+  waitUntil: number | null;
+  body: string;
+}
+
+/**
+ * One page, in arrival order, of the events an older release filed differently: refusals and throttled answers (their
+ * lapse), A2A message sends (their identity without `messageId`), requests a server sent (whose conduct they are).
+ */
+export async function factsPage(
+  db: SqlRunner,
+  methods: { a2aMessages: readonly string[]; serverSent: readonly string[] },
+  afterSeq: number,
+  limit: number,
+): Promise<FactsRow[]> {
+  const rows = await db.all<WithBlock<FactsRow>>(sql`SELECT seq, ts, server, client, rpc_method AS "rpcMethod",
+      bucket, kind, discovery_read AS "discoveryRead", avoidable, gate_reason AS "gateReason", counted, identity,
+      wait_until AS "waitUntil", ${BODY_COLUMNS}
+    FROM ${EVENTS_WITH_BODIES}
+    WHERE seq > ${afterSeq} AND (bucket IN ('refusal', 'throttled')
+      OR (protocol = 'a2a' AND rpc_method IN ${listTable(db, methods.a2aMessages)})
+      OR rpc_method IN ${listTable(db, methods.serverSent)})
+    ORDER BY seq LIMIT ${limit}`);
+  return withBodies(rows);
+}
+
+export async function updateFacts(
+  db: SqlRunner,
+  row: { seq: number; identity: string | null; waitUntil: number | null },
+): Promise<void> {
+  await db.run(sql`UPDATE events SET identity = ${row.identity}, wait_until = ${row.waitUntil} WHERE seq = ${row.seq}`);
 }

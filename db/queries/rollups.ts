@@ -1,11 +1,21 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { HOUR_MS, MINUTE_MS } from '../../shared/analysis/time-buckets.ts';
+import { SERVER_TO_CLIENT_METHODS } from '../../shared/frames.ts';
 import type { SqlRunner } from '../runner.ts';
 import { addingUpsert, type RowsColumn, upsertRows } from './lists.ts';
 
 export { HOUR_MS, MINUTE_MS };
 
 const MAX_TS = 8.64e15 + 1;
+
+/**
+ * The client a raw event's counts are filed under, as the rollups file them (api/services/rollups.ts): its sender's.
+ * A request the server sent to the client counts under (server, no client).
+ */
+export const SENDER = sql`CASE WHEN rpc_method IN (${sql.join(
+  [...SERVER_TO_CLIENT_METHODS].map((method) => sql`${method}`),
+  sql`, `,
+)}) THEN NULL ELSE client END`;
 
 /**
  * The conduct counters of the families with clients: avoidable requests by gate reason, and requests without
@@ -221,10 +231,10 @@ export async function countRows(
   }
   for (const [from, to] of parts.raw) {
     const where = sql.join(
-      [sql`counted = 1`, sql`ts >= ${from}`, sql`ts < ${to}`, ...scope(sql`coalesce(client, '')`)],
+      [sql`counted = 1`, sql`ts >= ${from}`, sql`ts < ${to}`, ...scope(sql`coalesce(${SENDER}, '')`)],
       sql` AND `,
     );
-    selects.push(sql`SELECT ${bucketOf(sql`ts`)} AS t, server, ${clientOut(sql`coalesce(client, '')`)} AS client,
+    selects.push(sql`SELECT ${bucketOf(sql`ts`)} AS t, server, ${clientOut(sql`coalesce(${SENDER}, '')`)} AS client,
       bucket, kind, 1 AS requests, avoidable FROM events WHERE ${where}`);
   }
   if (selects.length === 0) return [];
@@ -280,8 +290,9 @@ export async function conductRows(db: SqlRunner, filter: RangeFilter, byServer: 
   );
   for (const [from, to] of parts.raw) {
     const edge = family === SERVER_FAMILY ? rawEdge(filter, from, to) : rawClientEdge(filter, from, to);
-    selects.push(sql`SELECT ${client} AS client, ${server} AS server, 1 AS requests, avoidable,
-      ${sql.join(reasonFlags, sql`, `)}, CASE WHEN discovery_read = 0 AND client IS NOT NULL AND bucket = 'refusal'
+    const sender = family.dims.includes('client') ? SENDER : sql`''`;
+    selects.push(sql`SELECT ${sender} AS client, ${server} AS server, 1 AS requests, avoidable,
+      ${sql.join(reasonFlags, sql`, `)}, CASE WHEN discovery_read = 0 AND ${SENDER} IS NOT NULL AND bucket = 'refusal'
         AND kind = 'not_declared' THEN 1 ELSE 0 END AS probed
       FROM events WHERE ${edge}`);
   }
@@ -310,7 +321,9 @@ export async function avoidablePairRows(db: SqlRunner, filter: RangeFilter): Pro
     return sql`SELECT client, server, avoidable FROM ${sql.raw(table)} WHERE ${where}`;
   });
   for (const [from, to] of parts.raw) {
-    selects.push(sql`SELECT client, server, avoidable FROM events WHERE ${rawClientEdge(filter, from, to)}`);
+    selects.push(
+      sql`SELECT ${SENDER} AS client, server, avoidable FROM events WHERE ${rawClientEdge(filter, from, to)}`,
+    );
   }
   if (selects.length === 0) return [];
   return db.all<AvoidablePairRow>(sql`SELECT client, server, sum(avoidable) AS avoidable
@@ -320,14 +333,14 @@ export async function avoidablePairRows(db: SqlRunner, filter: RangeFilter): Pro
 /** Counted events in an edge [from, to) of a range that the rollups do not cover. */
 function rawEdge(filter: RangeFilter, from: number, to: number): SQL {
   return sql.join(
-    [sql`counted = 1`, sql`ts >= ${from}`, sql`ts < ${to}`, ...scopeConditions(filter, sql`client`)],
+    [sql`counted = 1`, sql`ts >= ${from}`, sql`ts < ${to}`, ...scopeConditions(filter, SENDER)],
     sql` AND `,
   );
 }
 
-/** The same, of named clients only. */
+/** The same, of requests that named clients sent. */
 function rawClientEdge(filter: RangeFilter, from: number, to: number): SQL {
-  return sql.join([rawEdge(filter, from, to), sql`client IS NOT NULL`], sql` AND `);
+  return sql.join([rawEdge(filter, from, to), sql`${SENDER} IS NOT NULL`], sql` AND `);
 }
 
 /** The family with the fewest rows that still keeps, or can filter on, every dimension a read needs. */

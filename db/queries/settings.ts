@@ -13,3 +13,9 @@ export async function setSettingOnce(db: SqlRunner, key: string, value: string):
     ON CONFLICT (key) DO NOTHING`);
   return changed > 0;
 }
+
+/** Sets a key, whatever it held. */
+export async function putSetting(db: SqlRunner, key: string, value: string): Promise<void> {
+  await db.run(sql`INSERT INTO settings (key, value) VALUES (${key}, ${value})
+    ON CONFLICT (key) DO UPDATE SET value = excluded.value`);
+}

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { SqlRunner } from '../runner.ts';
 import { type EventFilter, filterConditions, whereClause } from './events.ts';
+import { SENDER } from './rollups.ts';
 
 export interface BucketCountRow {
   server: string;
@@ -17,6 +18,7 @@ export interface BucketCountRow {
  */
 export async function rawBucketCounts(db: SqlRunner, filter: EventFilter): Promise<BucketCountRow[]> {
   const conditions = [sql`counted = 1`, ...filterConditions(filter)];
-  return db.all<BucketCountRow>(sql`SELECT server, client, bucket, kind, count(*) AS count
-    FROM events ${whereClause(conditions)} GROUP BY server, client, bucket, kind`);
+  // Filed under the sender, as the rollups file them.
+  return db.all<BucketCountRow>(sql`SELECT server, ${SENDER} AS client, bucket, kind, count(*) AS count
+    FROM events ${whereClause(conditions)} GROUP BY 1, 2, 3, 4`);
 }

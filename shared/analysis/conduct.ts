@@ -1,3 +1,4 @@
+import { isSentByServer } from '../frames.ts';
 import { GATE_REASONS, type GateReason, type GateVerdict } from './gate-types.ts';
 import type { AnalysisEvent } from './types.ts';
 
@@ -45,10 +46,11 @@ export function emptyConduct(): ConductAccumulator {
 
 /**
  * Folds one event and its verdict (undefined when the gate gave none) into the accumulator, mutating it. Only
- * counted events of a named client take part: a shadowed proxy record is the client's own send seen twice.
+ * counted requests a named client sent take part: a shadowed proxy record is the client's own send seen twice, and a
+ * request the server sent to the client is the server's conduct (DOMAIN.md section 6).
  */
 export function addConduct(acc: ConductAccumulator, event: AnalysisEvent, verdict?: GateVerdict): ConductAccumulator {
-  if (!event.counted || event.client === null) return acc;
+  if (!event.counted || event.client === null || isSentByServer(event.rpcMethod)) return acc;
   const state = clientState(acc, event.client);
   state.requests += 1;
   if (event.discoveryRead === false && event.bucket === 'refusal' && event.kind === 'not_declared') {

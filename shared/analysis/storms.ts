@@ -6,7 +6,9 @@
  * Only a client's conduct is examined: proxy records shadowed by a client record (`counted: false`) and events
  * without a `client` are left out, as they are by the gate.
  */
+
 import type { Bucket } from '../classify/types.ts';
+import { isSentByServer } from '../frames.ts';
 import { byTimeOrder, isJudged, isSessionScoped, TRANSIENT_RETRY_BUDGET } from './gate.ts';
 import type { GateReason, GateVerdict } from './gate-types.ts';
 import { endpointLabel, requestKey } from './request-key.ts';
@@ -434,7 +436,8 @@ export function summariseAvoidable(
     if (!e.counted) continue;
     const avoidable = verdicts.get(e.id)?.avoidable === true ? 1 : 0;
     count(servers, e.server, avoidable);
-    if (e.client === null) continue;
+    // A request the server sent to the client is the server's conduct, never the client's (DOMAIN.md section 6).
+    if (e.client === null || isSentByServer(e.rpcMethod)) continue;
     count(clients, e.client, avoidable);
     let byServer = pairs.get(e.client);
     if (byServer === undefined) {

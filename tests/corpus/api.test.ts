@@ -6,6 +6,7 @@ import { STORE_KINDS, type TestStore } from '../support/stores.ts';
 interface StoredEvent {
   id: string;
   client: string;
+  method: string | null;
   bucket: string;
   kind: string;
   rule: string;
@@ -90,6 +91,34 @@ describe.each(STORE_KINDS)('the recorded corpus through the API on $name', (kind
       expect(Object.fromEntries(stored.map((e) => [e.id, e.avoidable]))).toEqual(
         Object.fromEntries(Object.entries(expected.events).map(([id, e]) => [id, e.avoidable])),
       );
+    });
+
+    it("counts a server's re-sent sampling requests for the server, never for the client", async () => {
+      await ingestCorpus('mcp-python', corpusText('mcp-python', 'client.ndjson'));
+      const expected = expectedOf('mcp-python').events;
+      const range = 'from=2026-12-01T00:00:00Z&to=2026-12-03T00:00:00Z';
+      const stored = await storedEvents();
+      const serverSent = stored.filter((e) => e.method === 'sampling/createMessage' && e.avoidable);
+      // represent-006..010 (the server asked again after the denial) and represent-016 (on the new session).
+      expect(serverSent.map((e) => e.id).sort()).toEqual([
+        'represent-006',
+        'represent-007',
+        'represent-008',
+        'represent-009',
+        'represent-010',
+        'represent-016',
+      ]);
+      const avoidableOf = (client: string) =>
+        Object.entries(expected).filter(([id, e]) => id.startsWith(`${client}-`) && e.avoidable).length;
+      const { clients } = (await (await get(app, `/api/v1/clients?${range}`)).json()) as {
+        clients: { client: string; avoidable: number }[];
+      };
+      const represent = clients.find((c) => c.client === 'represent');
+      expect(represent?.avoidable).toBe(avoidableOf('represent') - serverSent.length);
+      const detail = await (await get(app, `/api/v1/servers/release-desk?${range}`)).json();
+      expect(detail.sentByServer).toEqual({ avoidable: serverSent.length });
+      const total = Object.values(expected).filter((e) => e.avoidable).length;
+      expect(detail.counts.avoidable).toBe(total);
     });
   });
 });

@@ -1,4 +1,5 @@
 import { codeCounts } from '../../../db/queries/codes.ts';
+import { countRows } from '../../../db/queries/rollups.ts';
 import type { SqlRunner } from '../../../db/runner.ts';
 import { readServerConfig } from '../server-config.ts';
 import { summarise } from '../summary.ts';
@@ -13,19 +14,23 @@ const SHOWN_STORMS = 200;
 export async function serverDetail(db: SqlRunner, scope: Window & { server: string }, now: number) {
   const config = await readServerConfig(db, scope.server);
   if (config === null) return null;
-  const [summary, codes, series, storms, identities, contextGap] = await Promise.all([
+  const [summary, codes, series, storms, identities, contextGap, own] = await Promise.all([
     summarise(db, scope),
     codeCounts(db, scope),
     timeseriesIn(db, scope),
     stormsIn(db, scope, { order: 'newest', limit: SHOWN_STORMS, now }),
     identitiesIn(db, scope, 10),
     contextGapIn(db, scope),
+    // Counts no named client sent: the server's own requests (and proxy lines without a client, never avoidable).
+    countRows(db, { ...scope, client: '' }, null, ['server']),
   ]);
   return {
     server: scope.server,
     range: { from: scope.from, to: scope.to },
     counts: summary.overall,
     clients: summary.clients,
+    /** The server's own conduct (DOMAIN.md section 6): avoidable requests it sent to clients, e.g. re-sent sampling. */
+    sentByServer: { avoidable: own.reduce((sum, row) => sum + row.avoidable, 0) },
     codes,
     series,
     storms: storms.storms,

@@ -6,3 +6,6 @@ ALTER TABLE "events" ADD COLUMN "blocked_by" text;
 UPDATE gate_partitions SET storms = NULL;
 --> statement-breakpoint
 DELETE FROM settings WHERE key = 'storms_built' AND EXISTS (SELECT 1 FROM events);
+--> statement-breakpoint
+-- A store with no events has nothing to file again (api/services/stored-facts.ts).
+INSERT INTO settings (key, value) SELECT 'stored_facts_v2', 'new store' WHERE NOT EXISTS (SELECT 1 FROM events);
