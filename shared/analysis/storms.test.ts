@@ -41,7 +41,7 @@ describe("seed 000's prober", () => {
       'sent: first attempt',
       'sent: first attempt',
       'sent: first attempt',
-      'not sent: the key was refused (not_declared) at 10:00:10',
+      'not sent: the endpoint POST /mcp/mcp was refused (not_declared) at 10:00:10, whatever the body',
     ]);
     expect(gate.filter((g) => g.startsWith('not sent'))).toHaveLength(19);
     expect(probe?.timeline[0]).toEqual({
@@ -53,8 +53,10 @@ describe("seed 000's prober", () => {
       bucket: 'refusal',
       kind: 'not_declared',
       avoidable: false,
+      blockedBy: null,
       gate: 'sent: first attempt',
     });
+    expect(probe?.timeline[3]?.blockedBy).toBe('endpoint');
   });
 
   it('also holds a retry loop per path (each path repeated every 6 s)', () => {

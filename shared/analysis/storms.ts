@@ -9,9 +9,9 @@
 
 import type { Bucket } from '../classify/types.ts';
 import { isSentByServer } from '../frames.ts';
-import { byTimeOrder, isJudged, isSessionScoped, TRANSIENT_RETRY_BUDGET } from './gate.ts';
-import type { GateReason, GateVerdict } from './gate-types.ts';
-import { endpointLabel, requestKey } from './request-key.ts';
+import { byTimeOrder, isJudged, isSessionScoped, refusalBlock, TRANSIENT_RETRY_BUDGET } from './gate.ts';
+import type { GateBlock, GateReason, GateVerdict } from './gate-types.ts';
+import { endpointKey, endpointLabel, methodKey, requestKey } from './request-key.ts';
 import type { AnalysisEvent } from './types.ts';
 
 export interface StormOptions {
@@ -43,6 +43,8 @@ export interface StormAttempt {
   bucket: Bucket;
   kind: string;
   avoidable: boolean;
+  /** Which block made it avoidable (GateBlock: endpoint, method, key, session); null when sent or throttled. */
+  blockedBy: GateBlock | null;
   /**
    * What a correct client would have done, in plain words: "sent: first attempt", "not sent: the key was refused
    * (not_declared) at 10:00:01". Times are UTC, HH:MM:SS.
@@ -271,9 +273,11 @@ function buildStorm(
   const [first] = f.attempts;
   const failure = f.attempts.find((e) => (f.kind === 'probe_storm' ? e.bucket === 'refusal' : e.bucket !== 'ok'));
   const timeline = f.attempts.map((e): StormAttempt => {
-    const avoidable = verdicts.get(e.id)?.avoidable === true;
+    const verdict = verdicts.get(e.id);
+    const avoidable = verdict?.avoidable === true;
+    const blockedBy = avoidable ? (verdict?.blockedBy ?? null) : null;
     const { id, ts, httpStatus: status, rpcCode, latencyMs, bucket, kind } = e;
-    return { id, ts, status, rpcCode, latencyMs, bucket, kind, avoidable, gate: gate.get(e.id) ?? '' };
+    return { id, ts, status, rpcCode, latencyMs, bucket, kind, avoidable, blockedBy, gate: gate.get(e.id) ?? '' };
   });
   return {
     id: stormId(f.kind, p.client, p.server, first.id),
@@ -304,6 +308,8 @@ interface KeyMemory {
 
 interface GateMemory {
   keys: Map<string, KeyMemory>;
+  /** `endpointKey` / `methodKey` → the refusal that blocked it. */
+  blocks: Map<string, AnalysisEvent>;
   /** `sessionBlockKey(key, session)` → the session-scoped refusal. */
   sessionRefusals: Map<string, AnalysisEvent>;
   /** The last needed throttled answer. */
@@ -319,7 +325,7 @@ function explainGate(
   verdicts: ReadonlyMap<string, GateVerdict>,
   keyOf: KeyOf,
 ): Map<string, string> {
-  const memory: GateMemory = { keys: new Map(), sessionRefusals: new Map(), throttle: null };
+  const memory: GateMemory = { keys: new Map(), blocks: new Map(), sessionRefusals: new Map(), throttle: null };
   const texts = new Map<string, string>();
   for (const e of events) {
     const key = keyOf(e);
@@ -330,6 +336,11 @@ function explainGate(
     }
     const verdict = verdicts.get(e.id);
     if (verdict?.avoidable === true && verdict.reason !== null) {
+      const block = blockOf(memory, verdict.blockedBy, e);
+      if (block !== null) {
+        texts.set(e.id, block);
+        continue;
+      }
       const sessionRefusal = memory.sessionRefusals.get(sessionBlockKey(key, e.session));
       texts.set(e.id, notSent(verdict.reason, e, k, sessionRefusal, memory.throttle));
       continue;
@@ -338,6 +349,20 @@ function explainGate(
     remember(memory, k, key, e);
   }
   return texts;
+}
+
+/** The text of an endpoint or method block, naming the refusal that set it; null for the other blocks. */
+function blockOf(m: GateMemory, blockedBy: GateBlock | null, e: AnalysisEvent): string | null {
+  if (blockedBy === 'endpoint') {
+    const refusal = m.blocks.get(endpointKey(e));
+    const at = refusal === undefined ? '' : ` (${refusal.kind}) at ${hms(refusal.ts)}`;
+    return `not sent: the endpoint ${endpointLabel({ ...e, rpcMethod: null })} was refused${at}, whatever the body`;
+  }
+  const method = methodKey(e);
+  if (blockedBy !== 'method' || method === null) return null;
+  const refusal = m.blocks.get(method);
+  const at = refusal === undefined ? '' : ` at ${hms(refusal.ts)}`;
+  return `not sent: the method ${e.rpcMethod} was not found on this path${at}, whatever the params`;
 }
 
 function notSent(
@@ -405,7 +430,10 @@ function remember(m: GateMemory, k: KeyMemory, key: string, e: AnalysisEvent): v
   k.runStart = null;
   if (e.bucket === 'ambiguous') k.ambiguous = e;
   if (e.bucket !== 'refusal') return;
-  if (isSessionScoped(e.kind)) m.sessionRefusals.set(sessionBlockKey(key, e.session), e);
+  const block = refusalBlock(e);
+  if (block === 'endpoint') m.blocks.set(endpointKey(e), e);
+  else if (block === 'method') m.blocks.set(methodKey(e) as string, e);
+  else if (block === 'session') m.sessionRefusals.set(sessionBlockKey(key, e.session), e);
   else k.refusal = e;
 }
 

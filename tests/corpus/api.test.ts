@@ -120,5 +120,19 @@ describe.each(STORE_KINDS)('the recorded corpus through the API on $name', (kind
       const total = Object.values(expected).filter((e) => e.avoidable).length;
       expect(detail.counts.avoidable).toBe(total);
     });
+
+    it("shows on the prober's storm timeline which block each avoidable attempt hit", async () => {
+      await ingestCorpus('a2a-js', corpusText('a2a-js', 'client.ndjson'));
+      const range = 'from=2026-12-01T00:00:00Z&to=2026-12-03T00:00:00Z';
+      const { storms } = await (await get(app, `/api/v1/storms?${range}`)).json();
+      const probe = storms.find((s: { kind: string; client: string }) => s.client === 'card-prober');
+      expect(probe?.kind).toBe('probe_storm');
+      const detail = await (await get(app, `/api/v1/storms/${probe.id}`)).json();
+      const blocks = detail.timeline.map((a: { avoidable: boolean; blockedBy: string | null }) => a.blockedBy);
+      expect(blocks.filter((b: string | null) => b === 'endpoint')).toHaveLength(15);
+      expect(detail.timeline.find((a: { blockedBy: string | null }) => a.blockedBy === 'endpoint').gate).toMatch(
+        /^not sent: the endpoint POST \/\S* was refused \(not_declared\) at .*, whatever the body$/,
+      );
+    });
   });
 });

@@ -88,5 +88,8 @@ describe('conduct and explanations', () => {
     expect(explainKind('transient', 'unavailable').clientShould).toContain('at most 3');
     expect(gateText(true, 'after_refusal')).toContain('refused before');
     expect(gateText(false, null)).toMatch(/^Needed/);
+    expect(gateText(true, 'after_refusal', 'endpoint')).toContain('whatever the body');
+    expect(gateText(true, 'after_refusal', 'method')).toContain('method not found');
+    expect(gateText(true, 'after_refusal', 'key')).toContain('refused before');
   });
 });

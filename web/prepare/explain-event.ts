@@ -11,10 +11,22 @@ const GATE_TEXT: Readonly<Record<string, string>> = {
     'The same request had got an ambiguous answer. A correct client abstains instead of repeating it unchanged.',
 };
 
+/** What each block of a refusal covers (shared/analysis/gate-types.ts GateBlock), for an after_refusal verdict. */
+const BLOCK_TEXT: Readonly<Record<string, string>> = {
+  endpoint:
+    'This endpoint (HTTP method and path) had been refused as not part of the contract. A correct client would not have sent anything to it again, whatever the body.',
+  method:
+    'This JSON-RPC method had been answered "method not found" on this path. A correct client would not have called it there again, whatever the params.',
+  session: 'The same request had been refused in this session. A correct client starts a new session instead.',
+};
+
 /** The gate's verdict on one event, in words. */
-export function gateText(avoidable: boolean, reason: string | null): string {
+export function gateText(avoidable: boolean, reason: string | null, blockedBy: string | null = null): string {
   if (!avoidable) return 'Needed: nothing the client had heard by then forbade this request.';
-  return (reason === null ? undefined : GATE_TEXT[reason]) ?? 'Avoidable: a correct client would not have sent it.';
+  const block = reason === 'after_refusal' && blockedBy !== null ? BLOCK_TEXT[blockedBy] : undefined;
+  return (
+    block ?? (reason === null ? undefined : GATE_TEXT[reason]) ?? 'Avoidable: a correct client would not have sent it.'
+  );
 }
 
 export interface EventExplanation {

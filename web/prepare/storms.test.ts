@@ -42,6 +42,7 @@ function attempt(ts: number, overrides: Partial<StormAttempt> = {}): StormAttemp
     bucket: 'refusal',
     kind: 'not_supported',
     avoidable: true,
+    blockedBy: 'key',
     gate: 'not sent: the key was refused (not_supported) at 08:03:00',
     ...overrides,
   };

@@ -24,6 +24,7 @@ function sameAs(a: StormAttempt, b: StormAttempt): boolean {
     a.bucket === b.bucket &&
     a.kind === b.kind &&
     a.avoidable === b.avoidable &&
+    a.blockedBy === b.blockedBy &&
     a.gate === b.gate
   );
 }

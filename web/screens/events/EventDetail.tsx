@@ -73,7 +73,7 @@ export function EventDetail({ selection, onClose }: { selection: EventSelection;
         <strong>{text.clientShould}</strong>
       </p>
       <p className={event.avoidable ? 'gate-note avoidable' : 'gate-note'}>
-        {gateText(event.avoidable, event.gateReason)}
+        {gateText(event.avoidable, event.gateReason, event.blockedBy)}
       </p>
       {event.identity ? (
         <p className="muted small">

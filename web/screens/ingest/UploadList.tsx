@@ -53,6 +53,7 @@ function FileRow({ file }: { file: FileUpload }) {
       <p className="small">
         {formatCount(file.accepted)} accepted · {formatCount(file.duplicates)} duplicates · {formatCount(file.rejected)}{' '}
         rejected
+        {file.warnings > 0 ? ` · ${formatCount(file.warnings)} unreadable member(s) dropped, events kept` : null}
       </p>
       {file.note === null ? null : (
         <p className="small muted" role="status">

@@ -19,6 +19,8 @@ export interface FileUpload {
   accepted: number;
   duplicates: number;
   rejected: number;
+  /** Members of accepted lines dropped because their shape was not readable: the events were kept. */
+  warnings: number;
   /** A passing remark: "retry 1 of 3". */
   note: string | null;
   failure: FailureView | null;
@@ -61,6 +63,7 @@ export function useIngest() {
             accepted: f.accepted + report.accepted,
             duplicates: f.duplicates + report.duplicates,
             rejected: f.rejected + report.rejectedTotal,
+            warnings: f.warnings + report.warningsTotal,
           }));
           if (mapped.length === 0) return;
           setRejects((rows) =>
@@ -95,6 +98,7 @@ export function useIngest() {
           accepted: 0,
           duplicates: 0,
           rejected: 0,
+          warnings: 0,
           note: null,
           failure: null,
         };

@@ -60,6 +60,12 @@ export function ClientsPanel({ server, query }: { server: string; query: PanelQu
                 ))}
               </tbody>
             </table>
+            {data.sentByServer.avoidable > 0 ? (
+              <p className="small" data-testid="server-own-conduct">
+                This server itself sent {formatCount(data.sentByServer.avoidable)} avoidable request(s) to its clients
+                (sampling, elicitation, roots re-asked after an answer): its conduct, not theirs.
+              </p>
+            ) : null}
           </div>
         );
       }}

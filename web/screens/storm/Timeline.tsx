@@ -68,6 +68,11 @@ export function Timeline({ storm }: { storm: StormDetail }) {
                 <td className="gate">
                   {run.count > 1 ? <strong>{formatCount(run.count)} × </strong> : null}
                   {run.first.gate}
+                  {run.first.blockedBy === null ? null : (
+                    <span className="block-chip" title="What the refusal blocked">
+                      blocked by {run.first.blockedBy}
+                    </span>
+                  )}
                 </td>
               </tr>
             ))}
