@@ -1,31 +1,19 @@
-import { parseArgs } from 'node:util';
 import { createGateState, gateStep, stepsInOrder } from '../../shared/analysis/gate.ts';
-import { CliError } from './cli-error.ts';
-import { loadDiscoveryFile } from './discovery-file.ts';
-import { offlineEvents } from './offline.ts';
+import { OfflineRun, REORDER_HOLD_MS } from './offline.ts';
 import { LineWriter } from './output.ts';
 
 /**
- * Offline classification, one JSON line per event on stdout, in constant memory. `avoidable` comes from the gate
- * replayed as the log is read, so it is exact for a log in time order per client and server; an event earlier than
- * one already read for its client and server gets `avoidable: null` (and a warning): `report` sorts first.
- * Bad lines are reported on stderr and make the exit code 1 once the whole file has been read.
+ * Offline classification, one JSON line per event on stdout, in time order, in constant memory. `avoidable` comes
+ * from the gate replayed as the logs are read (OfflineRun.events merges them by time): an event still earlier than
+ * one already judged for its client and server gets `avoidable: null` rather than a guess.
+ * Bad lines are reported on stderr and make the exit code 1 once every file has been read.
  */
 export async function classifyCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: { discovery: { type: 'string' } },
-  });
-  if (values.discovery === undefined || positionals.length !== 1) {
-    throw new CliError('usage: classify --discovery FILE LOG.ndjson', 2);
-  }
-  const policyFor = await loadDiscoveryFile(values.discovery);
+  const run = await OfflineRun.fromArgs('classify', args);
   const out = new LineWriter();
-  const counts = { bad: 0 };
   const gate = createGateState();
   let outOfOrder = 0;
-  for await (const { classification, analysis } of offlineEvents(positionals[0] as string, policyFor, counts)) {
+  for await (const { classification, analysis } of run.events()) {
     const { bucket, kind, rule, evidence } = classification;
     let avoidable: boolean | null = null;
     if (stepsInOrder(gate, analysis)) avoidable = gateStep(gate, analysis).avoidable;
@@ -35,8 +23,9 @@ export async function classifyCommand(args: string[]): Promise<number> {
   }
   await out.flush();
   if (outOfOrder > 0) {
-    process.stderr.write(`lens classify: ${outOfOrder} event(s) out of time order: their "avoidable" is null\n`);
+    run.note(
+      `${outOfOrder} event(s) out of time order beyond the ${REORDER_HOLD_MS / 1000} s reorder window: their "avoidable" is null`,
+    );
   }
-  if (counts.bad > 0) process.stderr.write(`lens classify: ${counts.bad} line(s) could not be read as events\n`);
-  return counts.bad > 0 ? 1 : 0;
+  return run.finish();
 }

@@ -12,10 +12,13 @@ const COMMANDS: Record<string, { run: (args: string[]) => Promise<number>; usage
       'serve [--port N] [--host H] [--data-dir DIR] [--demo] [--allow-origin URL] [--allow-host NAME] [--max-body BYTES]',
   },
   ingest: { run: ingestCommand, usage: 'ingest FILE... --url URL [--batch-lines N] [--restart]' },
-  classify: { run: classifyCommand, usage: 'classify --discovery FILE LOG.ndjson' },
+  classify: {
+    run: classifyCommand,
+    usage: 'classify [--discovery FILE] LOG.ndjson...   (one JSON line per event, the logs merged in time order)',
+  },
   report: {
     run: reportCommand,
-    usage: 'report --discovery FILE LOG.ndjson   (one JSON document: the dashboard, offline)',
+    usage: 'report [--discovery FILE] LOG.ndjson...   (one JSON document: the dashboard, offline)',
   },
   demo: { run: demoCommand, usage: 'demo [--data-dir DIR]   (a generated day of federation traffic, ending now)' },
 };

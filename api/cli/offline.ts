@@ -1,12 +1,32 @@
+import { parseArgs } from 'node:util';
 import { toAnalysisEvent } from '../../shared/analysis/from-event.ts';
 import type { AnalysisEvent } from '../../shared/analysis/types.ts';
 import { classify } from '../../shared/classify/index.ts';
-import type { Classification, ServerPolicy } from '../../shared/classify/types.ts';
+import { type Classification, NO_POLICY, type ServerPolicy } from '../../shared/classify/types.ts';
 import { parseEventLine } from '../../shared/event.ts';
 import { eventIdOf } from '../../shared/event-id.ts';
 import { correlationOf } from '../../shared/frames.ts';
 import { requestIdentity } from '../../shared/identity.ts';
+import { CliError } from './cli-error.ts';
+import { loadDiscoveryFile } from './discovery-file.ts';
+import { MinHeap } from './min-heap.ts';
 import { readLines } from './read-lines.ts';
+import { RecentKeys } from './recent-keys.ts';
+
+/** An event is held until an event this much later (log time) has been read: later lines may still precede it. */
+export const REORDER_HOLD_MS = 60_000;
+/** At most this many events are held; past it the earliest goes early, so a very busy log reorders less far. */
+export const REORDER_MAX_EVENTS = 50_000;
+/**
+ * How long a client's record of a request is remembered for the proxy's record of it: a proxy logs a request when
+ * it completes, up to the request's duration after the client. A proxy record up to `REORDER_HOLD_MS` earlier than
+ * the client's is caught too, as the client's is read before the proxy's is released.
+ */
+export const CLIENT_RECORD_MS = 5 * 60_000;
+/** Bounds each de-duplication window on a very busy log (RecentKeys). */
+const MAX_RECENT_KEYS = 200_000;
+/** Warnings listed one by one; the rest are only counted. */
+const WARNINGS_LISTED = 20;
 
 export interface OfflineEvent {
   classification: Classification;
@@ -14,30 +34,152 @@ export interface OfflineEvent {
   correlation: string | null;
 }
 
+/** An event as read, with where it was read: (ts, file, line) is the order it is released in. */
+interface Read extends OfflineEvent {
+  file: number;
+  line: number;
+}
+
 /**
- * A log read the way the server reads it (same validation, classification, identity and ids), streamed line by
- * line. Bad lines are reported on stderr and counted in `bad`.
+ * The logs of one offline command (`[--discovery FILE] LOG...`), read the way the server reads them (same
+ * validation, classification, identity and ids) and streamed as one log in time order, in bounded memory. Counts
+ * what is reported once at the end (`finish`).
  */
-export async function* offlineEvents(
-  log: string,
-  policyFor: (server: string) => ServerPolicy,
-  counts: { bad: number },
-): AsyncGenerator<OfflineEvent> {
-  for await (const { line, text } of readLines(log)) {
-    const parsed = parseEventLine(text);
-    if (!parsed.ok) {
-      counts.bad++;
-      process.stderr.write(`${log}:${line}: ${parsed.error.code}: ${parsed.error.message}\n`);
-      continue;
-    }
-    const event = parsed.event;
-    const classification = classify(event, policyFor(event.server));
-    const analysis = toAnalysisEvent(event, classification, {
-      id: eventIdOf(event),
-      seq: line,
-      identity: requestIdentity(event.server, event.request, event.protocol),
-      counted: true,
+export class OfflineRun {
+  private bad = 0;
+  private warnings = 0;
+  private undecided404s = 0;
+
+  private constructor(
+    private readonly command: string,
+    private readonly logs: readonly string[],
+    private readonly policyFor: (server: string) => ServerPolicy,
+    private readonly hasDiscovery: boolean,
+  ) {}
+
+  static async fromArgs(command: string, args: string[]): Promise<OfflineRun> {
+    const { values, positionals } = parseArgs({
+      args,
+      allowPositionals: true,
+      options: { discovery: { type: 'string' } },
     });
-    yield { classification, analysis, correlation: correlationOf(event) };
+    if (positionals.length === 0) throw new CliError(`usage: ${command} [--discovery FILE] LOG.ndjson...`, 2);
+    // Without a discovery document a 404 cannot say whether the path was declared: the classifier abstains.
+    const policyFor = values.discovery === undefined ? () => NO_POLICY : await loadDiscoveryFile(values.discovery);
+    return new OfflineRun(command, positionals, policyFor, values.discovery !== undefined);
+  }
+
+  note(message: string): void {
+    process.stderr.write(`lens ${this.command}: ${message}\n`);
+  }
+
+  /**
+   * Every event of the logs, merged by `ts` (each log is mostly in time order) through a reorder buffer: an event is
+   * released once one `REORDER_HOLD_MS` later has been read, so lines slightly out of order come out in order;
+   * later stragglers come out late, and the gate tells them by its own order check. `seq` is the place in this
+   * stream. `counted` is false for a second event with an id already released within the hold (a re-sent line
+   * counts once, as in the store) and for a proxy record of a request a client's record within `CLIENT_RECORD_MS`
+   * also shows (it counts once, with the client's view). Memory: the held events, and the ids and client
+   * correlations of those windows, each bounded.
+   */
+  async *events(): AsyncGenerator<OfflineEvent> {
+    const files = this.logs.map((log, file) => this.read(log, file));
+    const held = new MinHeap<Read>(isEarlier);
+    const ids = new RecentKeys(REORDER_HOLD_MS, MAX_RECENT_KEYS);
+    const clientRecords = new RecentKeys(CLIENT_RECORD_MS, MAX_RECENT_KEYS);
+    let seq = 0;
+    const release = (read: Read): OfflineEvent => {
+      const { analysis: e, correlation } = read;
+      e.seq = ++seq;
+      if (ids.has(e.id)) e.counted = false;
+      else ids.add(e.id, e.ts);
+      ids.forget(e.ts);
+      clientRecords.forget(e.ts);
+      if (e.source === 'proxy' && correlation !== null && clientRecords.has(correlation)) e.counted = false;
+      return read;
+    };
+    let newest = Number.NEGATIVE_INFINITY;
+    for await (const read of mergeByTime(files)) {
+      const e = read.analysis;
+      // Noted when read, not when released: the proxy's record may be released before the client's.
+      if (e.source === 'client' && read.correlation !== null) clientRecords.add(read.correlation, e.ts);
+      held.push(read);
+      newest = Math.max(newest, e.ts);
+      for (let next = held.peek(); next !== undefined; next = held.peek()) {
+        if (held.size <= REORDER_MAX_EVENTS && next.analysis.ts + REORDER_HOLD_MS >= newest) break;
+        held.pop();
+        yield release(next);
+      }
+    }
+    for (let next = held.pop(); next !== undefined; next = held.pop()) yield release(next);
+  }
+
+  /** The notes due once the logs are read, and the exit code: 1 when a line could not be read as an event. */
+  finish(): number {
+    if (this.warnings > 0) {
+      const listed = this.warnings > WARNINGS_LISTED ? ` (the first ${WARNINGS_LISTED} are listed above)` : '';
+      this.note(`${this.warnings} member(s) dropped with a warning${listed}; their events were kept`);
+    }
+    if (!this.hasDiscovery && this.undecided404s > 0) {
+      this.note(
+        `no --discovery file: ${this.undecided404s} 404 answer(s) read as unclassifiable_no_discovery; ` +
+          'a discovery document would decide them',
+      );
+    }
+    if (this.bad > 0) this.note(`${this.bad} line(s) could not be read as events`);
+    return this.bad > 0 ? 1 : 0;
+  }
+
+  /** One log, line by line. Bad lines and dropped members are reported on stderr with the file and line. */
+  private async *read(log: string, file: number): AsyncGenerator<Read> {
+    for await (const { line, text } of readLines(log)) {
+      const parsed = parseEventLine(text);
+      if (!parsed.ok) {
+        this.bad++;
+        process.stderr.write(`${log}:${line}: ${parsed.error.code}: ${parsed.error.message}\n`);
+        continue;
+      }
+      for (const warning of parsed.warnings) {
+        if (++this.warnings <= WARNINGS_LISTED)
+          process.stderr.write(`${log}:${line}: ${warning.field}: ${warning.message}\n`);
+      }
+      const event = parsed.event;
+      const classification = classify(event, this.policyFor(event.server));
+      if (classification.kind === 'unclassifiable_no_discovery') this.undecided404s++;
+      const analysis = toAnalysisEvent(event, classification, {
+        id: eventIdOf(event),
+        seq: 0, // set when released in time order
+        identity: requestIdentity(event.server, event.request, event.protocol),
+        counted: true,
+      });
+      yield { classification, analysis, correlation: correlationOf(event), file, line };
+    }
+  }
+}
+
+function isEarlier(a: Read, b: Read): boolean {
+  const dt = a.analysis.ts - b.analysis.ts;
+  return dt < 0 || (dt === 0 && (a.file < b.file || (a.file === b.file && a.line < b.line)));
+}
+
+/** Several logs as one stream: always the earliest next event of any log, so that none runs ahead of the others. */
+async function* mergeByTime(files: readonly AsyncGenerator<Read>[]): AsyncGenerator<Read> {
+  try {
+    const heads = await Promise.all(files.map((f) => f.next()));
+    for (;;) {
+      let first: number | undefined;
+      let earliest: Read | undefined;
+      for (const [i, head] of heads.entries()) {
+        if (head.done || (earliest !== undefined && !isEarlier(head.value, earliest))) continue;
+        first = i;
+        earliest = head.value;
+      }
+      if (first === undefined || earliest === undefined) return;
+      yield earliest;
+      heads[first] = await (files[first] as AsyncGenerator<Read>).next();
+    }
+  } finally {
+    // A log that failed ends the run: the others' files are closed rather than left open.
+    await Promise.allSettled(files.map((f) => f.return(undefined)));
   }
 }

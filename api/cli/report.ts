@@ -1,65 +1,72 @@
-import { parseArgs } from 'node:util';
-import { clientConduct } from '../../shared/analysis/conduct.ts';
-import { contextGapByServer, gapSummary } from '../../shared/analysis/context-gap.ts';
-import { replayGate } from '../../shared/analysis/gate.ts';
-import { topIdentities } from '../../shared/analysis/identities.ts';
-import { detectStorms, summariseAvoidable } from '../../shared/analysis/storms.ts';
-import type { AnalysisEvent } from '../../shared/analysis/types.ts';
-import { BUCKETS } from '../../shared/classify/types.ts';
-import { CliError } from './cli-error.ts';
-import { loadDiscoveryFile } from './discovery-file.ts';
-import { offlineEvents } from './offline.ts';
+import { addConduct, conductReport, emptyConduct } from '../../shared/analysis/conduct.ts';
+import { addContext, type ContextGap, emptyContextGap, gapSummary } from '../../shared/analysis/context-gap.ts';
+import { createGateState, gateStep, isJudged, stepsInOrder } from '../../shared/analysis/gate.ts';
+import type { GateVerdict } from '../../shared/analysis/gate-types.ts';
+import { addAvoidable, avoidableRows, createAvoidableTallies } from '../../shared/analysis/stream-avoidable.ts';
+import { addIdentitySend, createIdentityTallies, topIdentitiesOf } from '../../shared/analysis/stream-identities.ts';
+import { createStormStreams, stepStorms, stormList } from '../../shared/analysis/stream-storms.ts';
+import { DAY_MS } from '../../shared/analysis/time-buckets.ts';
+import { BUCKETS, type Bucket } from '../../shared/classify/types.ts';
+import { OfflineRun, REORDER_HOLD_MS } from './offline.ts';
 
 /**
- * The numbers the dashboard shows, offline, as one JSON document. Uses the same functions as the server. It holds
- * the log's events in memory (about 300 bytes each) because the gate needs each client's traffic in time order.
+ * The numbers the dashboard shows, offline, as one JSON document, computed with the server's functions as the
+ * logs stream by (OfflineRun.events: merged in time order, each request counted once). Memory stays flat in the
+ * number of events: the gate's and the storm trackers' state, and tallies per client, server and identity. Storms
+ * are listed without their attempt timelines. An event too far out of time order for the gate is counted but not
+ * judged (it counts as needed), and reported on stderr.
  */
 export async function reportCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: { discovery: { type: 'string' } },
-  });
-  if (values.discovery === undefined || positionals.length !== 1) {
-    throw new CliError('usage: report --discovery FILE LOG.ndjson', 2);
-  }
-  const policyFor = await loadDiscoveryFile(values.discovery);
-  const counts = { bad: 0 };
-  const byId = new Map<string, AnalysisEvent>();
-  const clientCorrelations = new Set<string>();
-  const proxyCorrelations = new Map<string, string[]>();
-  for await (const { analysis, correlation } of offlineEvents(positionals[0] as string, policyFor, counts)) {
-    if (byId.has(analysis.id)) continue; // a re-sent id counts once, as in the store
-    byId.set(analysis.id, analysis);
-    if (correlation === null) continue;
-    if (analysis.source === 'client') clientCorrelations.add(correlation);
-    else proxyCorrelations.set(correlation, [...(proxyCorrelations.get(correlation) ?? []), analysis.id]);
-  }
-  // A request seen by both a client and a proxy counts once, with the client's view.
-  for (const [correlation, ids] of proxyCorrelations) {
-    if (!clientCorrelations.has(correlation)) continue;
-    for (const id of ids) {
-      const event = byId.get(id);
-      if (event) event.counted = false;
+  const run = await OfflineRun.fromArgs('report', args);
+  const buckets = Object.fromEntries(BUCKETS.map((b) => [b, 0])) as Record<Bucket, number>;
+  const gate = createGateState();
+  const storms = createStormStreams();
+  const avoidable = createAvoidableTallies();
+  const identities = createIdentityTallies();
+  const contextGap = new Map<string, ContextGap>();
+  const conduct = emptyConduct();
+  let events = 0;
+  let outOfOrder = 0;
+  for await (const { analysis: e } of run.events()) {
+    let verdict: GateVerdict | undefined;
+    if (!stepsInOrder(gate, e)) outOfOrder++;
+    else {
+      verdict = gateStep(gate, e);
+      if (isJudged(e)) stepStorms(storms, e, verdict);
     }
+    addAvoidable(avoidable, e, verdict);
+    addConduct(conduct, e, verdict);
+    addIdentitySend(identities, e);
+    if (!e.counted) continue;
+    events++;
+    buckets[e.bucket]++;
+    if (e.context === null) continue;
+    let gap = contextGap.get(e.server);
+    if (gap === undefined) {
+      // The report shows no trend: a day's step keeps the per-bucket counts few.
+      gap = emptyContextGap(DAY_MS);
+      contextGap.set(e.server, gap);
+    }
+    addContext(gap, e);
   }
-  const events = [...byId.values()];
-  const counted = events.filter((e) => e.counted);
-  const verdicts = replayGate(events);
-  const avoidable = summariseAvoidable(events, verdicts);
+  const rows = avoidableRows(avoidable);
   const report = {
-    events: counted.length,
-    buckets: Object.fromEntries(BUCKETS.map((b) => [b, counted.filter((e) => e.bucket === b).length])),
+    events,
+    buckets,
     avoidable: {
-      byClient: Object.fromEntries(avoidable.byClient.map(({ client, ...rest }) => [client, rest])),
-      byServer: Object.fromEntries(avoidable.byServer.map(({ server, ...rest }) => [server, rest])),
+      byClient: Object.fromEntries(rows.byClient.map(({ client, ...rest }) => [client, rest])),
+      byServer: Object.fromEntries(rows.byServer.map(({ server, ...rest }) => [server, rest])),
     },
-    storms: detectStorms(events, verdicts),
-    identities: topIdentities(events, 20),
-    contextGap: Object.fromEntries([...contextGapByServer(events)].map(([server, gap]) => [server, gapSummary(gap)])),
-    conduct: Object.fromEntries(clientConduct(events, verdicts).map(({ client, ...rest }) => [client, rest])),
+    storms: stormList(storms),
+    identities: topIdentitiesOf(identities, 20),
+    contextGap: Object.fromEntries([...contextGap].map(([server, gap]) => [server, gapSummary(gap)])),
+    conduct: Object.fromEntries(conductReport(conduct).map(({ client, ...rest }) => [client, rest])),
   };
   process.stdout.write(`${JSON.stringify(report)}\n`);
-  if (counts.bad > 0) process.stderr.write(`lens report: ${counts.bad} line(s) could not be read as events\n`);
-  return counts.bad > 0 ? 1 : 0;
+  if (outOfOrder > 0) {
+    run.note(
+      `${outOfOrder} event(s) out of time order beyond the ${REORDER_HOLD_MS / 1000} s reorder window: counted, not judged by the gate`,
+    );
+  }
+  return run.finish();
 }

@@ -1,3 +1,4 @@
+import { isSentByServer } from '../frames.ts';
 import type { GateVerdict } from './gate-types.ts';
 import type { AvoidableCount, AvoidableSummary } from './storms.ts';
 import type { AnalysisEvent } from './types.ts';
@@ -25,7 +26,8 @@ export function addAvoidable(acc: AvoidableTallies, e: AnalysisEvent, verdict: G
   if (!e.counted) return;
   const avoidable = verdict?.avoidable === true ? 1 : 0;
   count(acc.servers, e.server, avoidable);
-  if (e.client !== null) count(acc.clients, e.client, avoidable);
+  // A request the server sent to the client is the server's conduct, never the client's (DOMAIN.md section 6).
+  if (e.client !== null && !isSentByServer(e.rpcMethod)) count(acc.clients, e.client, avoidable);
 }
 
 /** The rows as `summariseAvoidable` gives them: most avoidable first, then most requests, then by name. */

@@ -1,22 +1,30 @@
-import { compareOrder, type IdentityStats, isIdentitySend, type LastOutcome } from './identities.ts';
+import type { Bucket } from '../classify/types.ts';
+import { compareOrder, type IdentityStats, isIdentitySend } from './identities.ts';
 import type { AnalysisEvent } from './types.ts';
 
 /**
  * `topIdentities` folded one send at a time, for the offline report over a log too large to hold.
  *
- * Memory: one fixed-size tally per distinct identity (its counts, first and last times, and the latest send's
- * outcome), whatever the number of sends; no list of sends, so the many identities sent once cost a tally each.
- * Exact counts need every identity's tally: any of them may still climb into the top.
+ * Memory: one fixed-size tally per distinct identity (its counts, first and last times and the latest send's
+ * outcome: about 300 bytes with its key), whatever the number of sends. No list of sends is kept, so an identity
+ * sent once costs that tally and no more. Exact counts need every identity's tally: any may still climb into the top.
  */
 export type IdentityTallies = Map<string, IdentityTally>;
 
+/** Flat (the latest send's outcome inline, not an object of its own): there is one per identity. */
 interface IdentityTally {
   server: string;
   method: string | null;
   sends: number;
   firstSeen: number;
   lastSeen: number;
-  last: LastOutcome;
+  /** The latest send by (ts, seq, id), and its outcome. */
+  ts: number;
+  seq: number;
+  id: string;
+  bucket: Bucket;
+  kind: string;
+  rule: string;
 }
 
 export function createIdentityTallies(): IdentityTallies {
@@ -28,24 +36,22 @@ export function addIdentitySend(acc: IdentityTallies, e: AnalysisEvent): void {
   if (!isIdentitySend(e)) return;
   const t = acc.get(e.identity);
   if (t === undefined) {
-    acc.set(e.identity, {
-      server: e.server,
-      method: e.rpcMethod,
-      sends: 1,
-      firstSeen: e.ts,
-      lastSeen: e.ts,
-      last: outcomeOf(e),
-    });
+    const { server, rpcMethod: method, ts, seq, id, bucket, kind, rule } = e;
+    acc.set(e.identity, { server, method, sends: 1, firstSeen: ts, lastSeen: ts, ts, seq, id, bucket, kind, rule });
     return;
   }
   t.sends++;
   t.firstSeen = Math.min(t.firstSeen, e.ts);
   t.lastSeen = Math.max(t.lastSeen, e.ts);
-  if (compareOrder(e, t.last) > 0) {
-    t.last = outcomeOf(e);
-    t.server = e.server;
-    t.method = e.rpcMethod;
-  }
+  if (compareOrder(e, t) <= 0) return;
+  t.server = e.server;
+  t.method = e.rpcMethod;
+  t.ts = e.ts;
+  t.seq = e.seq;
+  t.id = e.id;
+  t.bucket = e.bucket;
+  t.kind = e.kind;
+  t.rule = e.rule;
 }
 
 /** The `n` most sent identities, as `topIdentities` ranks them: most sends first, ties by identity. */
@@ -59,7 +65,7 @@ export function topIdentitiesOf(acc: IdentityTallies, n: number): IdentityStats[
     top.splice(at === -1 ? top.length : at, 0, entry);
     if (top.length > n) top.pop();
   }
-  return top.map(([identity, { server, method, sends, firstSeen, lastSeen, last }]) => ({
+  return top.map(([identity, { server, method, sends, firstSeen, lastSeen, ts, seq, id, bucket, kind, rule }]) => ({
     identity,
     server,
     method,
@@ -67,14 +73,10 @@ export function topIdentitiesOf(acc: IdentityTallies, n: number): IdentityStats[
     represented: sends - 1,
     firstSeen,
     lastSeen,
-    last,
+    last: { ts, seq, id, bucket, kind, rule },
   }));
 }
 
 function ranksBefore([identityA, a]: [string, IdentityTally], [identityB, b]: [string, IdentityTally]): boolean {
   return a.sends > b.sends || (a.sends === b.sends && identityA < identityB);
-}
-
-function outcomeOf(e: AnalysisEvent): LastOutcome {
-  return { ts: e.ts, seq: e.seq, id: e.id, bucket: e.bucket, kind: e.kind, rule: e.rule };
 }

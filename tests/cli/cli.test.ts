@@ -3,7 +3,18 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OfflineRun } from '../../api/cli/offline.ts';
 import { type RunningServer, startServer } from '../../api/server.ts';
+import { syntheticLines } from '../../bench/generate.ts';
+import { clientConduct } from '../../shared/analysis/conduct.ts';
+import { contextGapByServer, gapSummary } from '../../shared/analysis/context-gap.ts';
+import { replayGate } from '../../shared/analysis/gate.ts';
+import { topIdentities } from '../../shared/analysis/identities.ts';
+import { detectStorms, summariseAvoidable } from '../../shared/analysis/storms.ts';
+import type { AnalysisEvent } from '../../shared/analysis/types.ts';
+import { BUCKETS } from '../../shared/classify/types.ts';
+import { isSentByServer } from '../../shared/frames.ts';
+import { CORPORA, corpusPath, corpusText, type Expected, expectedOf } from '../support/corpus.ts';
 import { clientEvent, proxyEvent } from '../support/events.ts';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
@@ -20,6 +31,50 @@ function lens(args: string[], env: Record<string, string> = {}) {
     child.stderr.on('data', (d) => (stderr += d));
     child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
   });
+}
+
+function avoidableFlags(stdout: string): (boolean | null)[] {
+  return stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l).avoidable);
+}
+
+/**
+ * The report as it was computed before it streamed: every event of the logs in memory, ids and proxy records
+ * de-duplicated over the whole log, and the array functions over them. Storms lose their timelines, which the
+ * streamed report does not keep.
+ */
+async function arrayReport(args: string[]) {
+  const byId = new Map<string, AnalysisEvent>();
+  const clientCorrelations = new Set<string>();
+  const proxies: [string, AnalysisEvent][] = [];
+  for await (const { analysis, correlation } of (await OfflineRun.fromArgs('report', args)).events()) {
+    analysis.counted = true;
+    if (byId.has(analysis.id)) continue;
+    byId.set(analysis.id, analysis);
+    if (correlation === null) continue;
+    if (analysis.source === 'client') clientCorrelations.add(correlation);
+    else proxies.push([correlation, analysis]);
+  }
+  for (const [correlation, event] of proxies) if (clientCorrelations.has(correlation)) event.counted = false;
+  const events = [...byId.values()];
+  const counted = events.filter((e) => e.counted);
+  const verdicts = replayGate(events);
+  const avoidable = summariseAvoidable(events, verdicts);
+  const report = {
+    events: counted.length,
+    buckets: Object.fromEntries(BUCKETS.map((b) => [b, counted.filter((e) => e.bucket === b).length])),
+    avoidable: {
+      byClient: Object.fromEntries(avoidable.byClient.map(({ client, ...rest }) => [client, rest])),
+      byServer: Object.fromEntries(avoidable.byServer.map(({ server, ...rest }) => [server, rest])),
+    },
+    storms: detectStorms(events, verdicts).map(({ timeline: _timeline, ...storm }) => storm),
+    identities: topIdentities(events, 20),
+    contextGap: Object.fromEntries([...contextGapByServer(events)].map(([server, gap]) => [server, gapSummary(gap)])),
+    conduct: Object.fromEntries(clientConduct(events, verdicts).map(({ client, ...rest }) => [client, rest])),
+  };
+  return JSON.parse(JSON.stringify(report));
 }
 
 describe('the command line', () => {
@@ -93,7 +148,7 @@ describe('the command line', () => {
         response: { jsonrpc: '2.0', id: i + 2, error: { code: -32602, message: 'Unknown record' } },
       }),
     );
-    // Out of time order on purpose: the report sorts each client's traffic first.
+    // Out of time order on purpose (by 22 s at most): both commands read through a 60 s reorder buffer.
     const lines = [...retries.reverse(), ...probes.reverse()].map((e) => JSON.stringify(e));
     const log = write('seed.ndjson', `${lines.join('\n')}\n`);
     const { code, stdout } = await lens(['report', '--discovery', discovery, log]);
@@ -117,23 +172,154 @@ describe('the command line', () => {
       'contextGap',
       'conduct',
     ]);
+    const classified = await lens(['classify', '--discovery', discovery, log]);
+    expect(avoidableFlags(classified.stdout).filter((f) => f)).toHaveLength(21);
+    expect(classified.stderr).toBe('');
 
-    // classify streams: in time order its avoidable verdicts match; out of order it says null rather than guess.
-    const sorted = write(
-      'sorted.ndjson',
-      `${[...probes]
-        .reverse()
-        .map((e) => JSON.stringify(e))
-        .join('\n')}\n`,
+    // A line later than the buffer can wait for is not judged: classify says null rather than guess, report counts it.
+    const late = proxyEvent({ ...probes[0], id: 'late-probe', ts: t0 + 10_500 });
+    const after = clientEvent({ client: 'third', server: 'mcp', ts: t0 + 200_000 });
+    const straggling = write(
+      'late.ndjson',
+      `${[...[...probes].reverse(), after, late].map((e) => JSON.stringify(e)).join('\n')}\n`,
     );
-    const classified = await lens(['classify', '--discovery', discovery, sorted]);
-    const flags = classified.stdout
+    const judged = await lens(['classify', '--discovery', discovery, straggling]);
+    expect(judged.code).toBe(0);
+    const verdicts = judged.stdout
       .trim()
       .split('\n')
-      .map((l) => JSON.parse(l).avoidable);
-    expect(flags.filter((f: boolean) => f)).toHaveLength(19);
-    const unsorted = await lens(['classify', '--discovery', discovery, log]);
-    expect(unsorted.stderr).toContain('out of time order');
+      .map((l) => JSON.parse(l));
+    expect(verdicts.find((v) => v.id === 'late-probe')).toMatchObject({ avoidable: null });
+    expect(judged.stderr).toBe(
+      'lens classify: 1 event(s) out of time order beyond the 60 s reorder window: their "avoidable" is null\n',
+    );
+    const counted = await lens(['report', '--discovery', discovery, straggling]);
+    expect(JSON.parse(counted.stdout).avoidable.byClient.prober).toMatchObject({ requests: 23, avoidable: 19 });
+    expect(counted.stderr).toContain(
+      '1 event(s) out of time order beyond the 60 s reorder window: counted, not judged',
+    );
+  });
+
+  it('classifies without a discovery file: a 404 is unclassifiable_no_discovery, noted once on stderr', async () => {
+    const probe = (path: string) => proxyEvent({ client: 'prober', http: { method: 'POST', path, status: 404 } });
+    const log = write(
+      'no-discovery.ndjson',
+      `${[probe('/mcp/sse'), clientEvent(), probe('/a2a')].map((e) => JSON.stringify(e)).join('\n')}\n`,
+    );
+    const { code, stdout, stderr } = await lens(['classify', log]);
+    expect(code).toBe(0);
+    const kinds = stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l).kind);
+    expect(kinds).toEqual(['unclassifiable_no_discovery', 'ok', 'unclassifiable_no_discovery']);
+    expect(stderr).toBe(
+      'lens classify: no --discovery file: 2 404 answer(s) read as unclassifiable_no_discovery; ' +
+        'a discovery document would decide them\n',
+    );
+    const report = await lens(['report', log]);
+    expect(report.code).toBe(0);
+    expect(JSON.parse(report.stdout).buckets).toMatchObject({ ok: 1, ambiguous: 2 });
+    expect(report.stderr.match(/no --discovery file/g)).toHaveLength(1);
+  });
+
+  it('reads a log split over two files as the whole log, merged in time order', async () => {
+    const discovery = write('split.json', JSON.stringify({ endpoints: [{ method: 'POST', path: '/mcp' }] }));
+    // 2000 lines over 200 s, rotated into two files that overlap a little, named newest first (as `ls app.log*` lists
+    // them): read one after the other, the older file would come minutes too late for the gate.
+    const lines = [...syntheticLines(2000, 7, Date.parse('2026-11-02T00:00:00Z'), 100)];
+    const whole = write('whole.ndjson', `${lines.join('\n')}\n`);
+    const older = write('app.log.1', `${[...lines.slice(0, 1000), lines[1100]].join('\n')}\n`);
+    const newer = write('app.log', `${[...lines.slice(1000, 1100), ...lines.slice(1101)].join('\n')}\n`);
+    for (const command of ['classify', 'report']) {
+      const one = await lens([command, '--discovery', discovery, whole]);
+      const two = await lens([command, '--discovery', discovery, newer, older]);
+      expect(one.code).toBe(0);
+      expect(two.code).toBe(0);
+      expect(two.stdout).toBe(one.stdout);
+      expect(two.stderr).toBe(one.stderr);
+    }
+  });
+
+  it('lists the first 20 dropped members as FILE:LINE: field: message, then their total', async () => {
+    const odd = Array.from({ length: 25 }, () => JSON.stringify(clientEvent({ latencyMs: 'fast' })));
+    const log = write('odd.ndjson', `${odd.join('\n')}\n`);
+    const { code, stdout, stderr } = await lens(['classify', '--discovery', write('d.json', '{"endpoints":[]}'), log]);
+    expect(code).toBe(0);
+    expect(stdout.trim().split('\n')).toHaveLength(25);
+    const notes = stderr.trim().split('\n');
+    expect(notes).toHaveLength(21);
+    expect(notes[0]).toBe(`${log}:1: latencyMs: dropped: must be a non-negative number of milliseconds`);
+    expect(notes[19]).toMatch(new RegExp(`^${log}:20: latencyMs: `));
+    expect(notes[20]).toBe(
+      'lens classify: 25 member(s) dropped with a warning (the first 20 are listed above); their events were kept',
+    );
+  });
+
+  describe.each(CORPORA)('the recorded %s corpus', (corpus) => {
+    const expected = expectedOf(corpus) as Expected & {
+      scenarios: Record<string, { avoidable: number; avoidableEvents: string[] }>;
+    };
+    const args = ['--discovery', corpusPath(corpus, 'discovery.json'), corpusPath(corpus, 'client.ndjson')];
+
+    it('reports every line, with the avoidable requests of expected.json per client and in all', async () => {
+      const { code, stdout, stderr } = await lens(['report', ...args]);
+      expect(code).toBe(0);
+      expect(stderr).toBe('');
+      const report = JSON.parse(stdout);
+      expect(report.events).toBe(Object.keys(expected.events).length);
+      const avoidableOf = (rows: Record<string, { avoidable: number }>) =>
+        Object.fromEntries(Object.entries(rows).map(([name, row]) => [name, row.avoidable]));
+      // A request the server sent (sampling/createMessage) is the server's conduct: its server's row, not the client's.
+      const methods = new Map(
+        corpusText(corpus, 'client.ndjson')
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l))
+          .map((e) => [e.id, e.request?.method]),
+      );
+      const scenarios = Object.entries(expected.scenarios);
+      const clientsOwn = scenarios.map(([client, { avoidableEvents }]) => [
+        client,
+        avoidableEvents.filter((id) => !isSentByServer(methods.get(id))).length,
+      ]);
+      expect(avoidableOf(report.avoidable.byClient)).toEqual(Object.fromEntries(clientsOwn));
+      const total = scenarios.reduce((sum, [, scenario]) => sum + scenario.avoidable, 0);
+      expect(avoidableOf(report.avoidable.byServer)).toEqual({ [expected.server[0] as string]: total });
+      expect(total).toBe(Object.values(expected.events).filter((e) => e.avoidable).length);
+    });
+
+    it("classifies each event with expected.json's avoidable verdict", async () => {
+      const { code, stdout } = await lens(['classify', ...args]);
+      expect(code).toBe(0);
+      const got = stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l))
+        .map(({ id, avoidable }) => [id, avoidable]);
+      expect(Object.fromEntries(got)).toEqual(
+        Object.fromEntries(Object.entries(expected.events).map(([id, e]) => [id, e.avoidable])),
+      );
+    });
+  });
+
+  it('streams the report the array functions give over the same events', async () => {
+    const discovery = write('array.json', JSON.stringify({ endpoints: [{ method: 'POST', path: '/mcp' }] }));
+    // A request seen by its client and by a proxy that names the client counts once; a re-sent line counts once.
+    const call = { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'get', arguments: {} } };
+    const seen = clientEvent({ client: 'agent-0', server: 'server-0', session: 's-1', request: call });
+    const proxied = proxyEvent({ ...seen, id: 'proxied', source: 'proxy', ts: Date.parse('2026-11-02T00:00:02Z') });
+    const extra = [JSON.stringify({ ...seen, ts: '2026-11-02T00:00:01Z' }), JSON.stringify(proxied)];
+    const lines = [...syntheticLines(3000, 3)];
+    const log = write(
+      'array.ndjson',
+      `${[...lines.slice(0, 5), ...extra, ...lines.slice(5), lines[100]].join('\n')}\n`,
+    );
+    const logs = [log, ...CORPORA.map((corpus) => corpusPath(corpus, 'client.ndjson'))];
+    for (const path of logs) {
+      const { stdout } = await lens(['report', '--discovery', discovery, path]);
+      expect(JSON.parse(stdout), path).toEqual(await arrayReport(['--discovery', discovery, path]));
+    }
   });
 
   it('reports bad lines on stderr with their numbers and exits 1 after the rest', async () => {
