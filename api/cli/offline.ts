@@ -98,15 +98,15 @@ export class OfflineRun {
       if (e.source === 'proxy' && correlation !== null && clientRecords.has(correlation)) e.counted = false;
       return read;
     };
-    let newest = Number.NEGATIVE_INFINITY;
     for await (const read of mergeByTime(files)) {
       const e = read.analysis;
       // Noted when read, not when released: the proxy's record may be released before the client's.
       if (e.source === 'client' && read.correlation !== null) clientRecords.add(read.correlation, e.ts);
       held.push(read);
-      newest = Math.max(newest, e.ts);
+      // Measured from the time just read rather than the latest ever read, so that one line from a wrong clock far
+      // in the future releases what is held once instead of ending all reordering after it.
       for (let next = held.peek(); next !== undefined; next = held.peek()) {
-        if (held.size <= REORDER_MAX_EVENTS && next.analysis.ts + REORDER_HOLD_MS >= newest) break;
+        if (held.size <= REORDER_MAX_EVENTS && next.analysis.ts + REORDER_HOLD_MS >= e.ts) break;
         held.pop();
         yield release(next);
       }

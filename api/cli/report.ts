@@ -11,10 +11,11 @@ import { OfflineRun, REORDER_HOLD_MS } from './offline.ts';
 
 /**
  * The numbers the dashboard shows, offline, as one JSON document, computed with the server's functions as the
- * logs stream by (OfflineRun.events: merged in time order, each request counted once). Memory stays flat in the
- * number of events: the gate's and the storm trackers' state, and tallies per client, server and identity. Storms
- * are listed without their attempt timelines. An event too far out of time order for the gate is counted but not
- * judged (it counts as needed), and reported on stderr.
+ * logs stream by (OfflineRun.events: merged in time order, each request counted once). Nothing is kept per event:
+ * memory holds the gate's state (which grows with the distinct request keys it blocks, as the server's does), the
+ * storm trackers' windows and open runs, the storms found, and tallies per client, server and identity. Storms are
+ * listed without their attempt timelines. An event too far out of time order for the gate is counted but not judged
+ * (it counts as needed), and reported on stderr.
  */
 export async function reportCommand(args: string[]): Promise<number> {
   const run = await OfflineRun.fromArgs('report', args);
