@@ -1,7 +1,6 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { STORM_ORDERS } from '../../shared/analysis/storms.ts';
-import { DAY_MS } from '../../shared/analysis/time-buckets.ts';
 import type { Env } from '../env.ts';
 import { ApiError } from '../errors.ts';
 import { rangeQuery } from '../params.ts';
@@ -9,20 +8,8 @@ import { identitiesIn, identitiesOverAlarm, identityIn } from '../services/analy
 import { serverDetail } from '../services/analysis/server-detail.ts';
 import { stormById } from '../services/analysis/storm-ids.ts';
 import { clientsIn, contextGapIn, serversIn, stormsIn, timeseriesIn } from '../services/analysis/traffic.ts';
+import { analysisWindow } from '../services/analysis/window.ts';
 import { validate } from '../validate.ts';
-
-/** A window defaults to the 24 hours before now: the analyses always have a range to bucket. */
-function windowOf(query: z.output<typeof rangeQuery>, now: number) {
-  const to = query.to ?? now;
-  const from = query.from ?? to - DAY_MS;
-  if (from >= to) {
-    throw new ApiError('invalid_request', '"from" must be before "to"', {
-      field: 'from',
-      fix: 'Swap or widen the range.',
-    });
-  }
-  return { from, to, server: query.server, client: query.client };
-}
 
 const identityListQuery = rangeQuery.extend({
   limit: z.coerce.number().int().min(1).max(50).default(20),
@@ -39,7 +26,11 @@ export const analysisRoutes = new Hono<Env>()
     const query = c.req.valid('query');
     const now = c.var.deps.clock();
     return c.json(
-      await stormsIn(c.var.deps.store, windowOf(query, now), { order: query.sort, limit: query.limit, now }),
+      await stormsIn(c.var.deps.store, await analysisWindow(c.var.deps.store, query, now), {
+        order: query.sort,
+        limit: query.limit,
+        now,
+      }),
     );
   })
   .get('/storms/:id', validate('param', z.object({ id: z.string().max(2000) })), async (c) => {
@@ -53,7 +44,7 @@ export const analysisRoutes = new Hono<Env>()
   })
   .get('/identities', validate('query', identityListQuery), async (c) => {
     const query = c.req.valid('query');
-    const scope = windowOf(query, c.var.deps.clock());
+    const scope = await analysisWindow(c.var.deps.store, query, c.var.deps.clock());
     if (query.only === 'alarmed') return c.json(await identitiesOverAlarm(c.var.deps.store, scope, query.limit));
     return c.json(await identitiesIn(c.var.deps.store, scope, query.limit));
   })
@@ -62,7 +53,7 @@ export const analysisRoutes = new Hono<Env>()
     validate('param', z.object({ identity: z.string().max(300) })),
     validate('query', rangeQuery),
     async (c) => {
-      const scope = windowOf(c.req.valid('query'), c.var.deps.clock());
+      const scope = await analysisWindow(c.var.deps.store, c.req.valid('query'), c.var.deps.clock());
       const identity = await identityIn(c.var.deps.store, scope, c.req.valid('param').identity);
       if (identity === null) {
         throw new ApiError('not_found', 'that identity was not sent in this range', {
@@ -73,15 +64,24 @@ export const analysisRoutes = new Hono<Env>()
     },
   )
   .get('/context-gap', validate('query', rangeQuery), async (c) => {
-    const servers = await contextGapIn(c.var.deps.store, windowOf(c.req.valid('query'), c.var.deps.clock()));
+    const servers = await contextGapIn(
+      c.var.deps.store,
+      await analysisWindow(c.var.deps.store, c.req.valid('query'), c.var.deps.clock()),
+    );
     return c.json({ servers });
   })
   .get('/clients', validate('query', rangeQuery), async (c) => {
-    const clients = await clientsIn(c.var.deps.store, windowOf(c.req.valid('query'), c.var.deps.clock()));
+    const clients = await clientsIn(
+      c.var.deps.store,
+      await analysisWindow(c.var.deps.store, c.req.valid('query'), c.var.deps.clock()),
+    );
     return c.json({ clients });
   })
   .get('/servers', validate('query', rangeQuery), async (c) => {
-    const servers = await serversIn(c.var.deps.store, windowOf(c.req.valid('query'), c.var.deps.clock()));
+    const servers = await serversIn(
+      c.var.deps.store,
+      await analysisWindow(c.var.deps.store, c.req.valid('query'), c.var.deps.clock()),
+    );
     return c.json({ servers });
   })
   .get(
@@ -89,7 +89,10 @@ export const analysisRoutes = new Hono<Env>()
     validate('param', z.object({ server: z.string().min(1).max(200) })),
     validate('query', rangeQuery),
     async (c) => {
-      const scope = { ...windowOf(c.req.valid('query'), c.var.deps.clock()), server: c.req.valid('param').server };
+      const scope = {
+        ...(await analysisWindow(c.var.deps.store, c.req.valid('query'), c.var.deps.clock())),
+        server: c.req.valid('param').server,
+      };
       const detail = await serverDetail(c.var.deps.store, scope, c.var.deps.clock());
       if (detail === null) {
         throw new ApiError('not_found', 'no traffic or configuration is known for that server', {
@@ -100,5 +103,10 @@ export const analysisRoutes = new Hono<Env>()
     },
   )
   .get('/timeseries', validate('query', rangeQuery), async (c) => {
-    return c.json(await timeseriesIn(c.var.deps.store, windowOf(c.req.valid('query'), c.var.deps.clock())));
+    return c.json(
+      await timeseriesIn(
+        c.var.deps.store,
+        await analysisWindow(c.var.deps.store, c.req.valid('query'), c.var.deps.clock()),
+      ),
+    );
   });

@@ -97,3 +97,12 @@ export async function listEvents(
     FROM ${EVENTS_WITH_BODIES} ${whereClause(conditions)} ORDER BY ts DESC, seq DESC LIMIT ${limit}`);
   return withBodies(rows);
 }
+
+/** The first and last event times in the store, null when it holds none: two seeks in events_ts_idx. */
+export async function storedExtent(db: SqlRunner): Promise<{ first: number; last: number } | null> {
+  const rows = await db.all<{ first: number | string | null; last: number | string | null }>(
+    sql`SELECT (SELECT min(ts) FROM events) AS first, (SELECT max(ts) FROM events) AS last`,
+  );
+  const { first, last } = rows[0] ?? { first: null, last: null };
+  return first === null || last === null ? null : { first: Number(first), last: Number(last) };
+}
