@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseEventLine, validateEvent } from './event.ts';
+import { MAX_NESTING, parseEventLine, validateEvent } from './event.ts';
 import { retryAfterMs, retryAfterSeconds } from './retry-after.ts';
 
 const TS = '2026-12-02T02:42:42.361Z';
@@ -125,5 +125,25 @@ describe('http.retryAfter', () => {
     }
     expect(retryAfterMs('7', 0)).toBe(7000);
     expect(retryAfterMs('Feb', 0)).toBeNull();
+  });
+});
+
+describe('one reading for both stores', () => {
+  it('refuses a line nested deeper than MAX_NESTING, and reads one at the limit', () => {
+    const nest = (levels: number) => {
+      let value: unknown = 'x';
+      for (let i = 0; i < levels; i++) value = { a: value };
+      return value;
+    };
+    const deep = validateEvent({ ...base, request: nest(MAX_NESTING) });
+    expect(deep).toMatchObject({ ok: false, error: { code: 'too_deep' } });
+    expect(validateEvent({ ...base, request: nest(MAX_NESTING - 2) }).ok).toBe(true);
+    // Thousands of levels cost no stack: the check is iterative.
+    const line = `${JSON.stringify(base).slice(0, -1)},"response":${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}}`;
+    expect(parseEventLine(line)).toMatchObject({ ok: false, error: { code: 'too_deep' } });
+  });
+
+  it('stores names as well-formed text: a lone surrogate becomes U+FFFD', () => {
+    expect(read({ server: 'a\uD800b' }).event.server).toBe('a\uFFFDb');
   });
 });

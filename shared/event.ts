@@ -39,7 +39,13 @@ export interface LensEvent {
   discoveryRead?: boolean;
 }
 
-export const LINE_ERROR_CODES = ['invalid_json', 'not_an_object', 'missing_field', 'invalid_field'] as const;
+export const LINE_ERROR_CODES = [
+  'invalid_json',
+  'not_an_object',
+  'missing_field',
+  'invalid_field',
+  'too_deep',
+] as const;
 export type LineErrorCode = (typeof LINE_ERROR_CODES)[number];
 
 export interface LineError {
@@ -63,6 +69,11 @@ const SESSION_MAX = 512;
 const METHOD_MAX = 16;
 const PATH_MAX = 4096;
 const MAX_EPOCH_MS = 8.64e15;
+/**
+ * How deeply a line may nest. Real frames nest a few levels (a tool's JSON Schema perhaps twenty); thousands of
+ * levels are an attack on every later reader of the line, so such a line is refused whole.
+ */
+export const MAX_NESTING = 128;
 const ISO_WITH_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/i;
 
 type Json = Record<string, unknown>;
@@ -71,6 +82,15 @@ type Json = Record<string, unknown>;
 export function validateEvent(value: unknown): ParseResult {
   if (!isObject(value)) {
     return { ok: false, error: { code: 'not_an_object', message: 'each line must be one JSON object (an event)' } };
+  }
+  if (nestsDeeperThan(value, MAX_NESTING)) {
+    return {
+      ok: false,
+      error: {
+        code: 'too_deep',
+        message: `the event nests deeper than ${MAX_NESTING} levels; no JSON-RPC frame needs that many`,
+      },
+    };
   }
   const ts = readTs(value.ts);
   if (typeof ts !== 'number') return { ok: false, error: ts };
@@ -227,10 +247,30 @@ function readId(value: unknown): string | undefined {
   return id === undefined || id.length === 0 ? undefined : id;
 }
 
+/** Text as both stores keep it: well-formed (a lone surrogate becomes U+FFFD) and without NUL. */
 function readText(value: unknown, max: number): string | undefined {
   if (typeof value !== 'string') return undefined;
-  const text = value.includes('\u0000') ? value.replaceAll('\u0000', '') : value;
+  const wellFormed = value.isWellFormed() ? value : value.toWellFormed();
+  const text = wellFormed.includes('\u0000') ? wellFormed.replaceAll('\u0000', '') : wellFormed;
   return text.length <= max ? text : undefined;
+}
+
+/** Whether `value` holds arrays or objects nested more than `limit` deep; iterative, so no depth overflows it. */
+function nestsDeeperThan(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    const [node, depth] = item;
+    if (depth > limit) return true;
+    if (Array.isArray(node)) {
+      for (const child of node) if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+    } else if (typeof node === 'object' && node !== null) {
+      for (const key in node) {
+        const child = (node as Json)[key];
+        if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+      }
+    }
+  }
+  return false;
 }
 
 function isNonNegative(value: unknown): value is number {

@@ -1,17 +1,33 @@
 import type { LensEvent } from './event.ts';
 
-/** Small readers over the untouched JSON-RPC frames of an event. */
+/**
+ * Small readers over the untouched JSON-RPC frames of an event. What they derive is stored in columns, so it is
+ * normalised here, once, for both stores: text as well-formed UTF-16 without NUL and of bounded length, integers
+ * within 32 bits. The frames themselves stay as they came (in the stored line).
+ */
 
-export function rpcMethodOf(event: LensEvent): string | null {
-  const method = event.request?.method;
-  return typeof method === 'string' ? method : null;
+/** Past this length a method name, a reason or a trace id is no name: it is not stored in a column. */
+export const MAX_DERIVED_TEXT = 256;
+const INT32_MIN = -(2 ** 31);
+const INT32_MAX = 2 ** 31 - 1;
+
+/** Text as a column holds it: lone surrogates replaced, NUL removed; null when empty or too long. */
+export function columnText(value: unknown): string | null {
+  if (typeof value !== 'string') return null;
+  const text = value.toWellFormed().replaceAll('\u0000', '');
+  return text.length === 0 || text.length > MAX_DERIVED_TEXT ? null : text;
 }
 
+export function rpcMethodOf(event: LensEvent): string | null {
+  return columnText(event.request?.method);
+}
+
+/** The JSON-RPC error code; null when absent, not an integer, or outside the 32 bits JSON-RPC codes live in. */
 export function rpcErrorCodeOf(event: LensEvent): number | null {
   const error = event.response?.error;
   if (typeof error !== 'object' || error === null) return null;
   const code = (error as { code?: unknown }).code;
-  return typeof code === 'number' && Number.isInteger(code) ? code : null;
+  return typeof code === 'number' && Number.isInteger(code) && code >= INT32_MIN && code <= INT32_MAX ? code : null;
 }
 
 export function metaOf(frame: Record<string, unknown> | undefined): Record<string, unknown> | null {
@@ -27,8 +43,8 @@ export function metaOf(frame: Record<string, unknown> | undefined): Record<strin
  * name one request on one server. Access-log lines without a body have neither and stand alone.
  */
 export function correlationOf(event: LensEvent): string | null {
-  const traceparent = metaOf(event.request)?.traceparent;
-  if (typeof traceparent === 'string' && traceparent.length > 0) return `tp:${traceparent}`;
+  const traceparent = columnText(metaOf(event.request)?.traceparent);
+  if (traceparent !== null) return `tp:${traceparent}`;
   const id = event.request?.id;
   if (event.session && (typeof id === 'string' || typeof id === 'number')) {
     // JSON keeps the parts apart whatever they contain, and PostgreSQL text cannot hold the NUL a separator might use.

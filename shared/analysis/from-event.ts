@@ -1,6 +1,6 @@
 import type { Classification } from '../classify/types.ts';
 import type { LensEvent } from '../event.ts';
-import { rpcErrorCodeOf, rpcMethodOf } from '../frames.ts';
+import { columnText, rpcErrorCodeOf, rpcMethodOf } from '../frames.ts';
 import type { AnalysisEvent, ContextObservation, ContextScope } from './types.ts';
 
 const SCOPES: readonly ContextScope[] = ['none', 'thisServer', 'allServers'];
@@ -61,7 +61,7 @@ export function waitUntilFor(event: LensEvent, classification: Pick<Classificati
 /** Retry-After (seconds after the answer) wins over `resetsAt`: it is the transport's own, more precise, statement. */
 function waitUntilOf(event: LensEvent): number | null {
   const retryAfter = event.http?.retryAfter;
-  if (retryAfter !== undefined) return event.ts + retryAfter * 1000;
+  if (retryAfter !== undefined) return atMost(event.ts + Math.round(retryAfter * 1000));
   return lapseOf(event);
 }
 
@@ -69,10 +69,17 @@ function waitUntilOf(event: LensEvent): number | null {
 function lapseOf(event: LensEvent): number | null {
   const data = errorData(event);
   const resetsAt = typeof data?.resetsAt === 'string' ? Date.parse(data.resetsAt) : Number.NaN;
-  if (Number.isFinite(resetsAt)) return resetsAt;
+  if (Number.isFinite(resetsAt)) return atMost(resetsAt);
   const ttl = typeof data?.reason === 'string' ? DECISION_TTL_SECONDS.get(data.reason) : undefined;
   return ttl === undefined ? null : event.ts + ttl * 1000;
 }
+
+/** An instant a Date can hold, whole milliseconds: the column is a 64-bit integer on both stores. */
+function atMost(ms: number): number {
+  return Math.min(ms, MAX_INSTANT_MS);
+}
+
+const MAX_INSTANT_MS = 8.64e15;
 
 function errorData(event: LensEvent): Record<string, unknown> | null {
   const error = event.response?.error;
@@ -90,7 +97,7 @@ function contextOf(event: LensEvent): ContextObservation | null {
   return {
     requested,
     applied: scopeOf(reported?.applied),
-    reason: typeof reported?.reason === 'string' ? reported.reason : null,
+    reason: columnText(reported?.reason),
   };
 }
 
