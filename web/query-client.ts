@@ -1,4 +1,5 @@
 import { QueryClient } from '@tanstack/react-query';
+import { shareEqual } from './structural-sharing.ts';
 
 /** One place for retry and freshness policy. A refusal (4xx) is not retried: the product's own rule. */
 export const queryClient = new QueryClient({
@@ -6,6 +7,8 @@ export const queryClient = new QueryClient({
     queries: {
       staleTime: 10_000,
       retry: (failures, error) => !(error instanceof ApiFailure && !error.retryable) && failures < 3,
+      // Answers hold records keyed by names from logs (servers, clients, kinds): a `__proto__` must stay a key.
+      structuralSharing: shareEqual,
     },
   },
 });

@@ -2,19 +2,21 @@ import type { EventFilter } from '../../db/queries/events.ts';
 import { type CountRow, countRows } from '../../db/queries/rollups.ts';
 import type { SqlRunner } from '../../db/runner.ts';
 import { BUCKETS, type Bucket } from '../../shared/classify/types.ts';
+import { nameRecord } from '../../shared/name-record.ts';
 
 export interface Counts {
   total: number;
   /** Requests a correct client would not have sent (the gate's verdicts). */
   avoidable: number;
   buckets: Record<Bucket, number>;
-  /** Per bucket, the count of each kind seen. */
+  /** Per bucket, the count of each kind seen (kinds are names: an override may call one `constructor`). */
   kinds: Partial<Record<Bucket, Record<string, number>>>;
 }
 
 export interface Summary {
   range: { from: string | null; to: string | null };
   overall: Counts;
+  /** Keyed by names from logs: null-prototype records (shared/name-record.ts), so `__proto__` is just a key. */
   servers: Record<string, Counts>;
   clients: Record<string, Counts>;
 }
@@ -27,13 +29,13 @@ export async function summarise(db: SqlRunner, filter: Omit<EventFilter, 'bucket
     countRows(db, filter, null, ['client', 'kind']),
   ]);
   const overall = emptyCounts();
-  const servers: Record<string, Counts> = {};
+  const servers = nameRecord<Counts>();
   for (const row of byServer) {
     add(overall, row);
     servers[row.server] ??= emptyCounts();
     add(servers[row.server] as Counts, row);
   }
-  const clients: Record<string, Counts> = {};
+  const clients = nameRecord<Counts>();
   for (const row of byClient) {
     if (row.client === '') continue;
     clients[row.client] ??= emptyCounts();
@@ -60,7 +62,7 @@ function add(counts: Counts, row: CountRow): void {
   counts.total += row.requests;
   counts.avoidable += row.avoidable;
   counts.buckets[bucket] += row.requests;
-  const kinds = counts.kinds[bucket] ?? {};
+  const kinds = counts.kinds[bucket] ?? nameRecord<number>();
   kinds[row.kind] = (kinds[row.kind] ?? 0) + row.requests;
   counts.kinds[bucket] = kinds;
 }

@@ -1,4 +1,5 @@
 import { isSentByServer } from '../frames.ts';
+import { nameRecord } from '../name-record.ts';
 import { GATE_REASONS, type GateReason, type GateVerdict } from './gate-types.ts';
 import type { AnalysisEvent } from './types.ts';
 
@@ -41,7 +42,7 @@ const COUNTER_OF: Record<GateReason, keyof ConductCounts> = {
 };
 
 export function emptyConduct(): ConductAccumulator {
-  return { clients: Object.create(null) as Record<string, ClientConductState> };
+  return { clients: nameRecord<ClientConductState>() };
 }
 
 /**
@@ -139,7 +140,7 @@ function clientState(acc: ConductAccumulator, client: string): ClientConductStat
       retriedBeforeRetryAfter: 0,
       retriedPastBudget: 0,
       identicalAfterAmbiguous: 0,
-      avoidableByServer: Object.create(null) as Record<string, number>,
+      avoidableByServer: nameRecord<number>(),
     };
     acc.clients[client] = state;
   }

@@ -1,3 +1,4 @@
+import { nameRecord } from '../name-record.ts';
 import { bucketStart, emptySeries, MINUTE_MS } from './time-buckets.ts';
 import type { AnalysisEvent, ContextObservation, ContextScope } from './types.ts';
 
@@ -47,9 +48,9 @@ export function emptyContextGap(stepMs: number = MINUTE_MS): ContextGap {
     matrix: { none: emptyRow(), thisServer: emptyRow(), allServers: emptyRow() },
     reported: 0,
     trimmed: 0,
-    reasons: Object.create(null) as Record<string, number>,
+    reasons: nameRecord<number>(),
     trimmedWithoutReason: 0,
-    buckets: Object.create(null) as Record<string, ContextBucket>,
+    buckets: nameRecord<ContextBucket>(),
   };
 }
 

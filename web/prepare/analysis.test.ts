@@ -92,4 +92,30 @@ describe('conduct and explanations', () => {
     expect(gateText(true, 'after_refusal', 'method')).toContain('method not found');
     expect(gateText(true, 'after_refusal', 'key')).toContain('refused before');
   });
+
+  it('reads names every object inherits as unknown names, not as its members', () => {
+    for (const name of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
+      expect(gateText(true, name)).toBe('Avoidable: a correct client would not have sent it.');
+      expect(gateText(true, 'after_refusal', name)).toContain('refused before');
+      const kind = explainKind('refusal', name);
+      expect(typeof kind.means).toBe('string');
+      expect(typeof kind.clientShould).toBe('string');
+      const text = explainEvent({ bucket: name, kind: name, rule: name, evidence: 'none' });
+      expect(text.why).toBe(`Rule "${name}" (unknown to this version).`);
+    }
+  });
+});
+
+describe('context gap reasons named like Object.prototype members', () => {
+  it('lists a `__proto__` or `constructor` reason as a reason', () => {
+    const reasons = JSON.parse('{"__proto__": 4, "constructor": 2, "budget": 3}');
+    expect(reasonList(reasons)).toEqual([
+      { reason: '__proto__', count: 4 },
+      { reason: 'budget', count: 3 },
+      { reason: 'constructor', count: 2 },
+    ]);
+    const ranking = worstTrim([gap('__proto__', 0.5), gap('constructor', null), gap('toString', 0.9)], 5);
+    expect(ranking.worst.map((g) => g.server)).toEqual(['toString', '__proto__']);
+    expect(ranking.unreported).toEqual(['constructor']);
+  });
 });

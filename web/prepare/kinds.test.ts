@@ -26,6 +26,19 @@ describe('kinds and codes of a server', () => {
     expect(kindRows(quiet)).toEqual([]);
   });
 
+  it('lists kinds named like Object.prototype members as kinds', () => {
+    // As the browser reads /servers/:server: JSON.parse makes `__proto__` an own member.
+    const hostile: ServerDetail['counts'] = JSON.parse(
+      '{"total":10,"avoidable":0,"buckets":{"ok":0,"refusal":6,"transient":0,"throttled":4,"ambiguous":0},' +
+        '"kinds":{"refusal":{"__proto__":4,"constructor":2},"throttled":{"toString":4}}}',
+    );
+    expect(kindRows(hostile)).toEqual([
+      { bucket: 'refusal', kind: '__proto__', requests: 4, share: 0.4 },
+      { bucket: 'throttled', kind: 'toString', requests: 4, share: 0.4 },
+      { bucket: 'refusal', kind: 'constructor', requests: 2, share: 0.2 },
+    ]);
+  });
+
   it('names a code pair, one code, or its absence', () => {
     expect(codeParts({ rpcCode: -32602, httpStatus: 200 })).toEqual(['JSON-RPC -32602', 'HTTP 200']);
     expect(codeParts({ rpcCode: null, httpStatus: 404 })).toEqual(['HTTP 404']);
