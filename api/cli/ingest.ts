@@ -22,6 +22,7 @@ export async function ingestCommand(args: string[]): Promise<number> {
       url: { type: 'string' },
       'batch-lines': { type: 'string', default: '5000' },
       restart: { type: 'boolean', default: false },
+      'skip-bad-lines': { type: 'boolean', default: false },
       state: { type: 'string', default: defaultStatePath() },
     },
   });
@@ -76,6 +77,19 @@ export async function ingestCommand(args: string[]): Promise<number> {
       holdBackPartial: true,
     });
     for await (const { line, text, end } of lines) {
+      if (text === null) {
+        // Never silent: without the flag the shipper stops here (what came before is shipped and saved).
+        if (!values['skip-bad-lines']) {
+          await flush(last.offset, last.line);
+          throw new CliError(
+            `${file}:${line}: not valid UTF-8; re-encode the log, or pass --skip-bad-lines to ship the rest and list such lines`,
+          );
+        }
+        progress.log(`${file}:${line}: invalid_encoding: not valid UTF-8, skipped`);
+        rejectedTotal++;
+        last = { offset: end, line: line + 1 };
+        continue;
+      }
       batch.push(text);
       lineNumbers.push(line);
       batchBytes += text.length;

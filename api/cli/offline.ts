@@ -133,6 +133,11 @@ export class OfflineRun {
   /** One log, line by line. Bad lines and dropped members are reported on stderr with the file and line. */
   private async *read(log: string, file: number): AsyncGenerator<Read> {
     for await (const { line, text } of readLines(log)) {
+      if (text === null) {
+        this.bad++;
+        process.stderr.write(`${log}:${line}: invalid_encoding: not valid UTF-8; re-encode the log as UTF-8\n`);
+        continue;
+      }
       const parsed = parseEventLine(text);
       if (!parsed.ok) {
         this.bad++;

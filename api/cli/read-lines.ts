@@ -4,7 +4,8 @@ import { CliError } from './cli-error.ts';
 export interface FileLine {
   /** 1-based line number in the file. */
   line: number;
-  text: string;
+  /** Null for a line that is not valid UTF-8: the reader says so and goes on, the caller decides what it costs. */
+  text: string | null;
   /** Byte offset just past this line's newline: where reading resumes after it. */
   end: number;
 }
@@ -42,24 +43,23 @@ export async function* readLines(path: string, options: ReadOptions = {}): Async
       for (let nl = data.indexOf(10, from); nl !== -1; nl = data.indexOf(10, from)) {
         line++;
         offset += nl + 1 - from;
-        const text = decode(data.subarray(from, nl), path, line);
-        if (text.trim().length > 0) yield { line, text, end: offset };
+        const text = decode(data.subarray(from, nl));
+        if (text === null || text.trim().length > 0) yield { line, text, end: offset };
         from = nl + 1;
       }
       pending = data.subarray(from);
       data = pending;
     }
   } catch (error) {
-    if (error instanceof CliError) throw error;
     const detail = error instanceof Error ? error.message : String(error);
     throw new CliError(`cannot read ${path}: ${detail}`);
   }
   if (pending.length > 0) {
-    const text = decode(pending, path, line + 1);
-    if (holdBackPartial && !isWholeJson(text)) return;
+    const text = decode(pending);
+    if (holdBackPartial && (text === null || !isWholeJson(text))) return;
     line++;
     offset += pending.length;
-    if (text.trim().length > 0) yield { line, text, end: offset };
+    if (text === null || text.trim().length > 0) yield { line, text, end: offset };
   }
 }
 
@@ -72,12 +72,12 @@ function isWholeJson(text: string): boolean {
   }
 }
 
-function decode(bytes: Buffer, path: string, line: number): string {
+function decode(bytes: Buffer): string | null {
   let text: string;
   try {
     text = decoder.decode(bytes);
   } catch {
-    throw new CliError(`${path}:${line}: not valid UTF-8; re-encode the log as UTF-8`);
+    return null;
   }
   // TextDecoder drops a leading byte-order mark itself; a CR before the newline is a Windows line ending.
   return text.endsWith('\r') ? text.slice(0, -1) : text;

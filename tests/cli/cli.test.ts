@@ -378,6 +378,34 @@ describe('the command line', () => {
       expect(await total()).toBe(25);
     });
 
+    it('stops at bytes that are not UTF-8, or ships past them with --skip-bad-lines, never silently', async () => {
+      const events = Array.from({ length: 6 }, (_, i) => `${JSON.stringify(clientEvent({ id: `utf-${i}` }))}\n`);
+      const log = join(dir, 'not-utf8.ndjson');
+      writeFileSync(
+        log,
+        Buffer.concat([
+          Buffer.from(events.slice(0, 3).join('')),
+          Buffer.from([0x7b, 0xff, 0x7d, 0x0a]),
+          Buffer.from(events.slice(3).join('')),
+        ]),
+      );
+      const before = await total();
+      const state = join(dir, 'utf-state.json');
+      const stopped = await lens(['ingest', log, '--url', server.url, '--state', state]);
+      expect(stopped.code).toBe(1);
+      expect(stopped.stderr).toContain('not-utf8.ndjson:4: not valid UTF-8');
+      expect(stopped.stderr).toContain('--skip-bad-lines');
+      expect(await total()).toBe(before + 3);
+      const skipped = await lens(['ingest', log, '--url', server.url, '--state', state, '--skip-bad-lines']);
+      expect(skipped.stderr).toContain('not-utf8.ndjson:4: invalid_encoding');
+      expect(await total()).toBe(before + 6);
+      // classify reads every other line and says which one it could not.
+      const classified = await lens(['classify', log]);
+      expect(classified.code).toBe(1);
+      expect(classified.stdout.trim().split('\n')).toHaveLength(6);
+      expect(classified.stderr).toContain(':4: invalid_encoding');
+    });
+
     it('leaves a line still being written for the next run', async () => {
       const [a, b] = [clientEvent({ id: 'grow-a' }), clientEvent({ id: 'grow-b' })].map((e) => JSON.stringify(e));
       const log = write('growing.ndjson', `${a}\n${(b as string).slice(0, 40)}`);
