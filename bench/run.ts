@@ -3,8 +3,7 @@
  * end-to-end ingest through real HTTP (parse, validate, classify, identity, commit). Reports medians and the ratio.
  * BENCH_EVENTS sets the size (default 200k); BENCH_PG=1 (or DATABASE_URL) adds PostgreSQL.
  */
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -15,13 +14,13 @@ import { NO_POLICY } from '../shared/classify/types.ts';
 import { parseEventLine } from '../shared/event.ts';
 import { syntheticLines } from './generate.ts';
 import { benchReads } from './reads.ts';
+import { spawnServer } from './server-process.ts';
+import { benchSoak } from './soak.ts';
 import { benchUi } from './ui.ts';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 200_000);
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 3);
 const BATCH = 5000;
-/** The flags `npm run lens` gives the server process. */
-const SERVER_NODE_FLAGS = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
 const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 2);
 
 /** The generated lines and their built rows: hundreds of MB at the default size, so they live only while in use. */
@@ -90,37 +89,7 @@ async function endToEnd(config: StoreConfig, { lines }: Fixture): Promise<{ rate
   return { rate: lines.length / seconds, peakRss };
 }
 
-async function spawnServer(config: StoreConfig): Promise<{ url: string; peakRss(): number; stop(): Promise<void> }> {
-  const child = spawn(
-    process.execPath,
-    [...SERVER_NODE_FLAGS, '--import', 'tsx', 'api/cli/main.ts', 'serve', '--port', '0', '--data-dir', config.dataDir],
-    { env: { ...process.env, DATABASE_URL: config.databaseUrl ?? '' }, stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      const match = /listening on (\S+)/.exec(out);
-      if (match?.[1]) resolve(match[1]);
-    });
-    child.once('exit', (code) => reject(new Error(`server exited (${code}) before listening: ${out}`)));
-  });
-  return {
-    url,
-    /** The server process's peak resident set (VmHWM, bytes; Linux), writer thread and SQLite caches included. */
-    peakRss() {
-      const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
-      return Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? Number.NaN) * 1024;
-    },
-    async stop() {
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
-}
-
-async function withSqlite<T>(work: (config: StoreConfig) => Promise<T>): Promise<T> {
+export async function withSqlite<T>(work: (config: StoreConfig) => Promise<T>): Promise<T> {
   const dir = mkdtempSync(join(tmpdir(), 'lens-bench-'));
   try {
     return await work({ dataDir: dir });
@@ -193,3 +162,4 @@ if (process.env.BENCH_READS !== '0') {
   else await withSqlite((config) => benchReads(config.dataDir));
 }
 if (process.env.BENCH_UI !== '0') await benchUi();
+if (process.env.BENCH_SOAK !== '0') await withSqlite((config) => benchSoak(config));

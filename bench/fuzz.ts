@@ -1,0 +1,81 @@
+/**
+ * `npm run fuzz [-- INPUTS] [SEED]`: the long run of the fuzz suite (tests/fuzz). Feeds INPUTS (default 1M) fuzzed
+ * real lines through the parser, classifier, identity and gate, then 100k of them through the ingest route on a
+ * fresh embedded store, and prints what broke: crashes, 5xx answers, good lines lost. Exits 1 on any.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createApp } from '../api/app.ts';
+import { DEFAULT_CONFIG } from '../api/env.ts';
+import { openStore } from '../db/store.ts';
+import { toAnalysisEvent } from '../shared/analysis/from-event.ts';
+import { replayGate } from '../shared/analysis/gate.ts';
+import type { AnalysisEvent } from '../shared/analysis/types.ts';
+import { classify } from '../shared/classify/index.ts';
+import { NO_POLICY } from '../shared/classify/types.ts';
+import { parseEventLine } from '../shared/event.ts';
+import { eventIdOf } from '../shared/event-id.ts';
+import { requestIdentity } from '../shared/identity.ts';
+import { fuzzLine, seeded } from '../tests/fuzz/mutate.ts';
+
+const inputs = Number(process.argv[2] ?? 1_000_000);
+const seed = Number(process.argv[3] ?? 20261202);
+const ROUTE_INPUTS = 100_000;
+const real = ['mcp-python', 'a2a-js'].flatMap((corpus) =>
+  readFileSync(new URL(`../tests/fixtures/corpus/${corpus}/client.ndjson`, import.meta.url), 'utf8')
+    .trim()
+    .split('\n'),
+);
+
+const r = seeded(seed);
+let accepted = 0;
+let crashes = 0;
+let batch: AnalysisEvent[] = [];
+const started = performance.now();
+for (let i = 0; i < inputs; i++) {
+  const line = fuzzLine(r.pick(real), r);
+  try {
+    const parsed = parseEventLine(line);
+    if (!parsed.ok) continue;
+    accepted++;
+    const { event } = parsed;
+    const identity = requestIdentity(event.server, event.request, event.protocol);
+    batch.push(toAnalysisEvent(event, classify(event, NO_POLICY), { id: `${i}`, seq: i, identity, counted: true }));
+    if (batch.length === 10_000) {
+      replayGate(batch);
+      batch = [];
+    }
+  } catch (error) {
+    crashes++;
+    if (crashes <= 5) console.error(`crash on input ${i} (seed ${seed}):`, error, line.slice(0, 300));
+  }
+}
+replayGate(batch);
+const parseSeconds = (performance.now() - started) / 1000;
+console.log(`${inputs} inputs in ${parseSeconds.toFixed(1)} s: ${accepted} accepted as events, ${crashes} crashes`);
+
+const dir = mkdtempSync(join(tmpdir(), 'lens-fuzz-'));
+const store = await openStore({ dataDir: dir });
+const app = createApp({ store, clock: Date.now, config: DEFAULT_CONFIG });
+const good = new Set<string>();
+let errors5xx = 0;
+for (let sent = 0; sent < ROUTE_INPUTS; sent += 2_000) {
+  const lines = Array.from({ length: 2_000 }, () => fuzzLine(r.pick(real), r));
+  for (const line of lines) {
+    const parsed = parseEventLine(line);
+    if (parsed.ok) good.add(eventIdOf(parsed.event));
+  }
+  const res = await app.request('/api/v1/ingest', {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-ndjson', host: '127.0.0.1' },
+    body: lines.join('\n'),
+  });
+  if (res.status >= 500) errors5xx++;
+}
+const stored = await store.all<{ n: number }>((await import('drizzle-orm')).sql`SELECT count(*) AS n FROM events`);
+const lost = good.size - Number(stored[0]?.n ?? 0);
+console.log(`${ROUTE_INPUTS} lines through POST /api/v1/ingest: ${errors5xx} 5xx answers, ${lost} good lines lost`);
+await store.close();
+rmSync(dir, { recursive: true, force: true });
+process.exitCode = crashes + errors5xx + Math.abs(lost) > 0 ? 1 : 0;

@@ -1,0 +1,48 @@
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import type { StoreConfig } from '../db/store.ts';
+
+/** The flags `npm run lens` gives the server process. */
+const SERVER_NODE_FLAGS = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+
+export interface ServerProcess {
+  url: string;
+  /** The server process's peak resident set (VmHWM, bytes; Linux), writer thread and SQLite caches included. */
+  peakRss(): number;
+  /** Its resident set now (VmRSS, bytes). */
+  rss(): number;
+  stop(): Promise<void>;
+}
+
+/** `npm run lens -- serve` in its own process, so that the client's work is not billed to it. */
+export async function spawnServer(config: StoreConfig): Promise<ServerProcess> {
+  const child = spawn(
+    process.execPath,
+    [...SERVER_NODE_FLAGS, '--import', 'tsx', 'api/cli/main.ts', 'serve', '--port', '0', '--data-dir', config.dataDir],
+    { env: { ...process.env, DATABASE_URL: config.databaseUrl ?? '' }, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      const match = /listening on (\S+)/.exec(out);
+      if (match?.[1]) resolve(match[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`server exited (${code}) before listening: ${out}`)));
+  });
+  return {
+    url,
+    peakRss: () => statusBytes(child.pid, 'VmHWM'),
+    rss: () => statusBytes(child.pid, 'VmRSS'),
+    async stop() {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+function statusBytes(pid: number | undefined, field: string): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? Number.NaN) * 1024;
+}
