@@ -13,8 +13,18 @@ export const ERRORS = {
   not_found: { status: 404, retryable: false },
   payload_too_large: { status: 413, retryable: false },
   unsupported_media_type: { status: 415, retryable: false },
-  internal: { status: 500, retryable: true },
+  rate_limited: { status: 429, retryable: true },
+  /** A fault of this server: the same request fails the same way. */
+  internal: { status: 500, retryable: false },
   unavailable: { status: 503, retryable: true },
+  /** The database connection was lost or refused (restart, failover): it comes back by itself. */
+  store_unavailable: { status: 503, retryable: true },
+  /** A concurrent write got in the way (serialization failure, deadlock, busy): at once again can succeed. */
+  store_busy: { status: 503, retryable: true },
+  /** No disk space for the store: succeeds again once an operator frees some, hence a long Retry-After. */
+  store_full: { status: 507, retryable: true },
+  /** The store accepts no writes: succeeds again once an operator makes it writable, hence a long Retry-After. */
+  store_read_only: { status: 503, retryable: true },
 } as const satisfies Record<string, { status: ContentfulStatusCode; retryable: boolean }>;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -39,9 +39,17 @@ const DROP_BLOCKS = 'DELETE FROM event_bodies WHERE id = ANY($1::bigint[])';
 
 /** The scale-out store: PostgreSQL through a connection pool, chosen by DATABASE_URL. */
 export async function openPostgresStore(databaseUrl: string): Promise<Store> {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: 8 });
-  // An idle connection the server drops (restart, failover) must not take the process down; the next query
-  // gets a fresh connection or a clear error.
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    max: 8,
+    // A server that does not answer at all (a dropped route, a failover in progress) costs a request a retryable
+    // error after this long, not a hang; so does waiting this long for a free connection of the pool.
+    connectionTimeoutMillis: 15_000,
+    // Finds a connection whose server vanished without a word even while no query runs on it.
+    keepAlive: true,
+  });
+  // An idle connection the server drops (restart, failover) must not take the process down; the pool discards it
+  // and the next query gets a fresh connection or a clear error.
   pool.on('error', (error) => console.error(`PostgreSQL connection lost: ${error.message}`));
   await migrate(drizzle({ client: pool }), { migrationsFolder: MIGRATIONS });
   const url = new URL(databaseUrl);
@@ -52,6 +60,16 @@ export async function openPostgresStore(databaseUrl: string): Promise<Store> {
     async transaction<T>(work: (tx: TxRunner) => Promise<T>): Promise<T> {
       const client = await pool.connect();
       const tx = txRunnerOver(client);
+      // A checked-out connection has no listener of the pool's: without this one, the server dropping it (a
+      // restart, a failover, an idle-in-transaction timeout) would be an unhandled 'error' event, which ends the
+      // process. Its statements fail with the error instead, and the connection is not given back to the pool.
+      let lost: Error | null = null;
+      const onLost = (error: Error) => {
+        lost ??= error;
+        tx.lose(error);
+      };
+      client.on('error', onLost);
+      let broken: Error | undefined;
       try {
         await client.query('BEGIN');
         const result = await work(tx);
@@ -60,10 +78,14 @@ export async function openPostgresStore(databaseUrl: string): Promise<Store> {
       } catch (error) {
         // Queued statements must not reach the connection after ROLLBACK: they would run outside any transaction.
         await tx.abandon();
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw error;
+        await client.query('ROLLBACK').catch((rollbackError: Error) => {
+          // A connection whose transaction could not be rolled back is not fit for the next one.
+          broken = rollbackError;
+        });
+        throw lost ?? error;
       } finally {
-        client.release();
+        client.removeListener('error', onLost);
+        client.release(lost ?? broken);
       }
     },
     async close() {
@@ -76,7 +98,7 @@ export async function openPostgresStore(databaseUrl: string): Promise<Store> {
  * A transaction's runner. One connection runs one query at a time, so calls made without waiting for each other
  * (the ingest path sends its chunks that way) are queued here rather than in the driver, which deprecates it.
  */
-function txRunnerOver(client: pg.PoolClient): TxRunner & { abandon(): Promise<void> } {
+function txRunnerOver(client: pg.PoolClient): TxRunner & { abandon(): Promise<void>; lose(error: Error): void } {
   let queue: Promise<unknown> = Promise.resolve();
   let failure: unknown = null;
   // After the first failure the transaction is aborted: later statements fail without being sent.
@@ -124,6 +146,10 @@ function txRunnerOver(client: pg.PoolClient): TxRunner & { abandon(): Promise<vo
     async abandon() {
       failure ??= new Error('the transaction was rolled back');
       await queue;
+    },
+    /** The connection is gone: statements not yet sent fail with why. */
+    lose(error) {
+      failure ??= error;
     },
   };
 }

@@ -4,29 +4,59 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 
-const db = new Database(workerData.file);
-db.pragma('journal_mode = WAL');
-db.pragma('synchronous = FULL');
-db.pragma('busy_timeout = 5000');
-// A checkpoint every ~40 MB of WAL (10,000 pages) instead of SQLite's default 1,000: an ingest transaction writes
-// more than 1,000 pages, so each commit ran a checkpoint too, writing back the same hot pages (rollups, index
-// interiors) every time. Measured at 200k events: commit time ~4.0 -> ~2.7 s, bare insert +12-38%, ingest over
-// HTTP +7-12%. The WAL file keeps its high-water size (tens of MB) between checkpoints.
-db.pragma('wal_autocheckpoint = 10000');
-// 16 MiB. Inserts append to the table and to the time-ordered indexes, whose hot pages are few; the other indexes
-// (event id, identity, correlation) take keys all over, and past a few million events no cache of a sensible size
-// holds them: their pages come from the OS page cache either way. Measured at 1M events: ingest as fast as with
-// 64 MiB, and 48 MB less resident.
-db.pragma('cache_size = -16384');
+let db;
+let insert;
+let insertBlock;
+let dropBlock;
+/** Prepared statements by SQL text: query functions render the same text every time. */
+let statements;
 
-const insert = db.prepare(workerData.insertSql);
-const insertBlock = db.prepare('INSERT INTO event_bodies (data) VALUES (?)');
-const dropBlock = db.prepare('DELETE FROM event_bodies WHERE id = ?');
+/** Opens the writer's connection; until one opens (a failure may stop it), each message tries again. */
+function open() {
+  const next = new Database(workerData.file);
+  try {
+    configure(next);
+  } catch (error) {
+    next.close();
+    throw error;
+  }
+}
+
+function configure(connection) {
+  connection.pragma('journal_mode = WAL');
+  connection.pragma('synchronous = FULL');
+  connection.pragma('busy_timeout = 5000');
+  // A checkpoint every ~40 MB of WAL (10,000 pages) instead of SQLite's default 1,000: an ingest transaction writes
+  // more than 1,000 pages, so each commit ran a checkpoint too, writing back the same hot pages (rollups, index
+  // interiors) every time. Measured at 200k events: commit time ~4.0 -> ~2.7 s, bare insert +12-38%, ingest over
+  // HTTP +7-12%. The WAL file keeps its high-water size (tens of MB) between checkpoints.
+  connection.pragma('wal_autocheckpoint = 10000');
+  // 16 MiB. Inserts append to the table and to the time-ordered indexes, whose hot pages are few; the other indexes
+  // (event id, identity, correlation) take keys all over, and past a few million events no cache of a sensible size
+  // holds them: their pages come from the OS page cache either way. Measured at 1M events: ingest as fast as with
+  // 64 MiB, and 48 MB less resident.
+  connection.pragma('cache_size = -16384');
+  insert = connection.prepare(workerData.insertSql);
+  insertBlock = connection.prepare('INSERT INTO event_bodies (data) VALUES (?)');
+  dropBlock = connection.prepare('DELETE FROM event_bodies WHERE id = ?');
+  statements = new Map();
+  db = connection;
+}
+
+function reopen() {
+  try {
+    db?.close();
+  } catch {
+    // closing a broken connection may fail too; it is dropped either way
+  }
+  db = undefined;
+  open();
+}
+
+open();
 const width = workerData.insertWidth;
 /** Each row ends with body_block, body_line: the block's place in the message's blocks, then its line. */
 const blockColumn = width - 2;
-/** Prepared statements by SQL text: query functions render the same text every time. */
-const statements = new Map();
 
 function statement(sql) {
   let prepared = statements.get(sql);
@@ -61,10 +91,35 @@ function insertFlat(values, blocks) {
   return fresh;
 }
 
+/**
+ * Ends the open transaction, if any. After a failed COMMIT SQLite may have rolled it back itself (SQLITE_FULL,
+ * SQLITE_IOERR do that), so there may be nothing to end. A connection that cannot roll back is replaced: closing it
+ * discards its transaction, whose frames the WAL never marked committed.
+ */
+function rollback() {
+  if (!db.inTransaction) return;
+  try {
+    db.exec('ROLLBACK');
+  } catch (error) {
+    reopen();
+    throw error;
+  }
+}
+
 function handle(message) {
+  if (db === undefined && message.op !== 'close') open();
   switch (message.op) {
     case 'exec':
       db.exec(message.sql);
+      return null;
+    case 'begin':
+      // Transactions are serialised, so one still open here was abandoned: its ROLLBACK failed or never came.
+      // Statements must never join it (they would vanish with it), so it goes first.
+      if (db.inTransaction) rollback();
+      db.exec('BEGIN IMMEDIATE');
+      return null;
+    case 'rollback':
+      rollback();
       return null;
     case 'run':
       return statement(message.sql).run(message.params).changes;
@@ -78,7 +133,7 @@ function handle(message) {
     case 'insert':
       return insertFlat(JSON.parse(message.values), message.blocks);
     case 'close':
-      db.close();
+      db?.close();
       return null;
     default:
       throw new Error(`unknown writer operation ${message.op}`);
@@ -91,6 +146,8 @@ parentPort.on('message', (message) => {
     const transfer = result instanceof Uint8Array ? [result.buffer] : [];
     parentPort.postMessage({ id: message.id, result }, transfer);
   } catch (error) {
-    parentPort.postMessage({ id: message.id, error: error instanceof Error ? error.message : String(error) });
+    // The code (SQLITE_FULL, SQLITE_BUSY, ...) says what the failure costs the request: db/errors.ts reads it.
+    const code = error instanceof Error && typeof error.code === 'string' ? error.code : undefined;
+    parentPort.postMessage({ id: message.id, error: error instanceof Error ? error.message : String(error), code });
   }
 });

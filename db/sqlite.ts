@@ -88,13 +88,15 @@ export function openSqliteStore(dataDir: string): Store {
     description: `SQLite ${file}`,
     transaction<T>(work: (tx: TxRunner) => Promise<T>): Promise<T> {
       return serialise(async () => {
-        await writer.call({ op: 'exec', sql: 'BEGIN IMMEDIATE' });
+        await writer.call({ op: 'begin' });
         try {
           const result = await work(txRunner);
           await writer.call({ op: 'exec', sql: 'COMMIT' });
           return result;
         } catch (error) {
-          await writer.call({ op: 'exec', sql: 'ROLLBACK' }).catch(() => undefined);
+          // A COMMIT that failed (SQLITE_FULL: the WAL could not grow) may have ended the transaction itself; the
+          // writer rolls back whatever is left, and should that fail, the next BEGIN still starts clean.
+          await writer.call({ op: 'rollback' }).catch(() => undefined);
           throw error;
         }
       });
@@ -116,6 +118,7 @@ function render(query: SQL): { sql: string; params: unknown[] } {
 
 type WriterRequest =
   | { op: 'exec'; sql: string }
+  | { op: 'begin' | 'rollback' }
   | { op: 'run' | 'all'; sql: string; params: unknown[] }
   // Rows and values travel as JSON: for thousands of small arrays, JSON.stringify and JSON.parse cost a fifth of
   // what structured cloning them does (measured: 20k rows of 12 values, ~15 ms against ~33 ms), and they hold only
@@ -123,6 +126,17 @@ type WriterRequest =
   | { op: 'each'; sql: string; rows: string }
   | { op: 'insert'; values: string; blocks: Uint8Array[] }
   | { op: 'close' };
+
+/** A statement of the writer thread failed; `code` is SQLite's (SQLITE_FULL, SQLITE_BUSY, ...), as on SqliteError. */
+class WriterError extends Error {
+  override readonly name = 'SqliteError';
+  readonly code: string | undefined;
+
+  constructor(message: string, code: string | undefined) {
+    super(message);
+    this.code = code;
+  }
+}
 
 /** Request/answer messaging with the writer thread; a dead writer fails every pending and later call. */
 class WriterThread {
@@ -138,10 +152,10 @@ class WriterThread {
       // holds a message's worth, and keeps the thread's heap at ~20 MB instead of ~50 MB, at no cost in speed.
       resourceLimits: { maxYoungGenerationSizeMb: 8 },
     });
-    this.worker.on('message', (message: { id: number; result?: unknown; error?: string }) => {
+    this.worker.on('message', (message: { id: number; result?: unknown; error?: string; code?: string }) => {
       const waiter = this.pending.get(message.id);
       this.pending.delete(message.id);
-      if (message.error !== undefined) waiter?.reject(new Error(message.error));
+      if (message.error !== undefined) waiter?.reject(new WriterError(message.error, message.code));
       else waiter?.resolve(message.result);
     });
     const fail = (error: Error) => {
