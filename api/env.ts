@@ -1,4 +1,5 @@
 import type { Store } from '../db/runner.ts';
+import type { RateLimit } from './middleware/rate-limit.ts';
 
 export interface AppConfig {
   /** Largest accepted request body in bytes, before and after gzip decoding. */
@@ -12,6 +13,18 @@ export interface AppConfig {
   allowedHosts: readonly string[] | null;
   /** Bearer token required on every API call; required whenever the server listens beyond loopback. */
   token: string | null;
+  /**
+   * A second bearer token, for log shippers: it may only POST /api/v1/ingest (the health route needs none). Only
+   * meaningful with `token` set, which alone reads and edits everything else.
+   */
+  ingestToken: string | null;
+  /**
+   * `HOST[:PORT]` entries alert targets may reach although their address is loopback, private, link-local or
+   * otherwise internal (`--allow-target`, LENS_ALLOW_TARGETS). Empty: public addresses only.
+   */
+  allowedTargets: readonly string[];
+  /** Per caller (token or peer address): ingest batches, and every other API request. */
+  rateLimits: { ingest: RateLimit; reads: RateLimit };
 }
 
 export interface AppDeps {
@@ -32,4 +45,8 @@ export const DEFAULT_CONFIG: AppConfig = {
   allowedOrigins: [],
   allowedHosts: ['127.0.0.1', 'localhost', '[::1]'],
   token: null,
+  ingestToken: null,
+  allowedTargets: [],
+  // A shipper sends a batch of thousands of lines at a time; a dashboard page asks ~10 questions per refresh.
+  rateLimits: { ingest: { burst: 120, perSecond: 60 }, reads: { burst: 600, perSecond: 200 } },
 };

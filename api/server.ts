@@ -17,12 +17,20 @@ export interface ServerOptions extends StoreConfig {
   host: string;
   port: number;
   token?: string | null;
+  /** The shipper's token: POST /api/v1/ingest only (AppConfig.ingestToken). */
+  ingestToken?: string | null;
+  /** `HOST[:PORT]` entries alert targets may reach despite an internal address (AppConfig.allowedTargets). */
+  allowedTargets?: readonly string[];
   allowedOrigins?: readonly string[];
   /** Extra Host names to answer to, e.g. the name a reverse proxy forwards. */
   allowedHosts?: readonly string[];
   maxBodyBytes?: number;
   /** Load the generated demo federation before listening. */
   demo?: boolean;
+  /** How long a caller may take to send its headers (default 10 s). */
+  headersTimeoutMs?: number;
+  /** How long a connection may stay silent, either way, before it is closed (default 120 s). */
+  idleTimeoutMs?: number;
 }
 
 export interface RunningServer {
@@ -52,6 +60,20 @@ function allowedHosts(options: ServerOptions): readonly string[] | null {
   return extra.length > 0 ? extra : null;
 }
 
+/**
+ * A connection that sends its headers slowly, its body slowly, or nothing at all is closed instead of held forever:
+ * each holds memory and a socket an honest caller could use. The checks run every second, not Node's default 30.
+ */
+function slowClientLimits(options: ServerOptions) {
+  const headersMs = options.headersTimeoutMs ?? 10_000;
+  return {
+    headersTimeout: headersMs,
+    requestTimeout: Math.max(headersMs, 120_000),
+    keepAliveTimeout: 5_000,
+    connectionsCheckingInterval: Math.min(1_000, headersMs),
+  };
+}
+
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const refusal = refuseUnsafeBind(options.host, options.token);
   if (refusal) throw new Error(refusal);
@@ -63,6 +85,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const config: AppConfig = {
     ...DEFAULT_CONFIG,
     token: options.token ?? null,
+    ingestToken: options.ingestToken ?? null,
+    allowedTargets: options.allowedTargets ?? [],
     allowedOrigins: options.allowedOrigins ?? [],
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_CONFIG.maxBodyBytes,
     allowedHosts: allowedHosts(options),
@@ -76,9 +100,19 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     );
   }
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
-    const s = serve({ fetch: app.fetch, hostname: options.host, port: options.port }, () => resolve(s));
+    const s = serve(
+      { fetch: app.fetch, hostname: options.host, port: options.port, serverOptions: slowClientLimits(options) },
+      () => resolve(s),
+    );
+    // Node's header and request checks only see connections that started a request; a silent one is idle.
+    s.setTimeout(options.idleTimeoutMs ?? 120_000);
   });
-  const alerts = startAlertEngine(store, { ...DELIVERY_DEFAULTS, tickMs: ALERT_TICK_MS, log: console.error });
+  const alerts = startAlertEngine(store, {
+    ...DELIVERY_DEFAULTS,
+    allowedTargets: config.allowedTargets,
+    tickMs: ALERT_TICK_MS,
+    log: console.error,
+  });
   let closing = false;
   const backfill = buildMissingStorms(store, () => closing).catch((error: unknown) => {
     console.error('building the storms of earlier events failed; they are built on the next start', error);
