@@ -10,6 +10,7 @@ export const ERRORS = {
   invalid_encoding: { status: 400, retryable: false },
   unauthenticated: { status: 401, retryable: false },
   foreign_origin: { status: 403, retryable: false },
+  forbidden: { status: 403, retryable: false },
   not_found: { status: 404, retryable: false },
   payload_too_large: { status: 413, retryable: false },
   unsupported_media_type: { status: 415, retryable: false },

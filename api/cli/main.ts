@@ -9,9 +9,9 @@ const COMMANDS: Record<string, { run: (args: string[]) => Promise<number>; usage
   serve: {
     run: serveCommand,
     usage:
-      'serve [--port N] [--host H] [--data-dir DIR] [--demo] [--allow-origin URL] [--allow-host NAME] [--max-body BYTES]',
+      'serve [--port N] [--host H] [--data-dir DIR] [--demo] [--allow-origin URL] [--allow-host NAME] [--allow-target HOST[:PORT]] [--max-body BYTES]',
   },
-  ingest: { run: ingestCommand, usage: 'ingest FILE... --url URL [--batch-lines N] [--restart]' },
+  ingest: { run: ingestCommand, usage: 'ingest FILE... --url URL [--batch-lines N] [--restart] [--skip-bad-lines]' },
   classify: {
     run: classifyCommand,
     usage: 'classify [--discovery FILE] LOG.ndjson...   (one JSON line per event, the logs merged in time order)',

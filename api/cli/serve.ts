@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
+import { parseAllowList } from '../../shared/alerts/address-policy.ts';
 import { startServer } from '../server.ts';
 import { CliError } from './cli-error.ts';
 
@@ -21,6 +22,7 @@ export async function serveCommand(args: string[]): Promise<number> {
       'data-dir': { type: 'string', default: process.env.DATA_DIR ?? './data' },
       'allow-origin': { type: 'string', multiple: true, default: [] },
       'allow-host': { type: 'string', multiple: true, default: [] },
+      'allow-target': { type: 'string', multiple: true, default: [] },
       'max-body': { type: 'string' },
       demo: { type: 'boolean', default: false },
     },
@@ -30,6 +32,22 @@ export async function serveCommand(args: string[]): Promise<number> {
     throw new CliError(`--port must be 0-65535, got "${values.port}"`, 2);
   const maxBody = values['max-body'] === undefined ? undefined : Number(values['max-body']);
   if (maxBody !== undefined && !(maxBody > 0)) throw new CliError('--max-body must be a number of bytes', 2);
+  const token = process.env.LENS_TOKEN || null;
+  const ingestToken = process.env.LENS_INGEST_TOKEN || null;
+  if (ingestToken !== null && token === null) {
+    throw new CliError('LENS_INGEST_TOKEN needs LENS_TOKEN: the ingest token only narrows what a shipper may do', 2);
+  }
+  if (ingestToken !== null && ingestToken === token) {
+    throw new CliError('LENS_INGEST_TOKEN must differ from LENS_TOKEN', 2);
+  }
+  const allowedTargets = [
+    ...(process.env.LENS_ALLOW_TARGETS ?? '').split(',').map((entry) => entry.trim()),
+    ...values['allow-target'],
+  ].filter((entry) => entry !== '');
+  const { invalid } = parseAllowList(allowedTargets);
+  if (invalid.length > 0) {
+    throw new CliError(`--allow-target / LENS_ALLOW_TARGETS takes HOST[:PORT], got "${invalid.join('", "')}"`, 2);
+  }
   let server: Awaited<ReturnType<typeof startServer>>;
   try {
     server = await startServer({
@@ -37,7 +55,9 @@ export async function serveCommand(args: string[]): Promise<number> {
       port,
       dataDir: values['data-dir'],
       databaseUrl: process.env.DATABASE_URL || undefined,
-      token: process.env.LENS_TOKEN || null,
+      token,
+      ingestToken,
+      allowedTargets,
       allowedOrigins: values['allow-origin'],
       allowedHosts: values['allow-host'],
       maxBodyBytes: maxBody,

@@ -11,7 +11,8 @@ import { ApiError } from '../errors.ts';
 export const guard = createMiddleware<Env>(async (c, next) => {
   const { config } = c.var.deps;
   const host = c.req.header('host');
-  if (config.allowedHosts !== null && host !== undefined && !config.allowedHosts.includes(hostName(host))) {
+  // HTTP/1.1 requires Host; a request without one must not slip past the rebinding check.
+  if (config.allowedHosts !== null && (host === undefined || !config.allowedHosts.includes(hostName(host)))) {
     throw new ApiError('foreign_origin', 'this server does not answer to that Host name', {
       fix: 'Call the server by the address it listens on, or add the name with --allow-host.',
     });
@@ -25,15 +26,30 @@ export const guard = createMiddleware<Env>(async (c, next) => {
   await next();
 });
 
+/**
+ * Two roles, by the bearer token sent. The admin token (LENS_TOKEN) may do everything; the ingest token
+ * (LENS_INGEST_TOKEN), which a log shipper holds, may only send logs: with it, any other route is a 403, so a leaked
+ * shipper credential reads no traffic and edits no alert rule. No token (or a wrong one) is a 401, as ever.
+ */
 export const auth = createMiddleware<Env>(async (c, next) => {
-  const { token } = c.var.deps.config;
-  if (token !== null && !sameSecret(c.req.header('authorization'), `Bearer ${token}`)) {
+  const { token, ingestToken } = c.var.deps.config;
+  if (token === null) return next();
+  const given = c.req.header('authorization');
+  const admin = sameSecret(given, `Bearer ${token}`);
+  const ingest = ingestToken !== null && sameSecret(given, `Bearer ${ingestToken}`);
+  if (admin) return next();
+  if (!ingest) {
     throw new ApiError('unauthenticated', 'this server requires a bearer token', {
       fix: 'Send "Authorization: Bearer <token>" with the token the server was started with (LENS_TOKEN).',
     });
   }
-  await next();
+  if (c.req.method === 'POST' && c.req.path === INGEST_PATH) return next();
+  throw new ApiError('forbidden', 'the ingest token may only send logs (POST /api/v1/ingest)', {
+    fix: 'Send the admin token (LENS_TOKEN) for this route; the ingest token (LENS_INGEST_TOKEN) is for log shippers.',
+  });
 });
+
+const INGEST_PATH = '/api/v1/ingest';
 
 /** Constant-time comparison, so response timing does not reveal how much of a guessed token was right. */
 function sameSecret(given: string | undefined, expected: string): boolean {

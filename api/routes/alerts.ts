@@ -7,7 +7,7 @@ import { ApiError } from '../errors.ts';
 import { limitBody } from '../middleware/body-limit.ts';
 import { instant } from '../params.ts';
 import { previewRule } from '../services/alerts/preview.ts';
-import { createRule, getRule, removeRule, updateRule } from '../services/alerts/rules.ts';
+import { createRule, getRule, redactRule, removeRule, updateRule } from '../services/alerts/rules.ts';
 import { alertHistory, alertInstances, deliveryLog, rulesWithState } from '../services/alerts/views.ts';
 import { validate } from '../validate.ts';
 
@@ -30,8 +30,9 @@ const ruleNotFound = () =>
 export const alertRoutes = new Hono<Env>()
   .get('/alerts/rules', async (c) => c.json({ rules: await rulesWithState(c.var.deps.store) }))
   .post('/alerts/rules', smallBody, validate('json', ruleInputSchema), async (c) => {
-    const { store, clock } = c.var.deps;
-    return c.json({ rule: await createRule(store, c.req.valid('json'), clock()) }, 201);
+    const { store, clock, config } = c.var.deps;
+    const rule = await createRule(store, c.req.valid('json'), clock(), config.allowedTargets);
+    return c.json({ rule: redactRule(rule) }, 201);
   })
   .post('/alerts/rules/preview', smallBody, validate('json', previewBody), async (c) => {
     const body = c.req.valid('json');
@@ -48,13 +49,13 @@ export const alertRoutes = new Hono<Env>()
   .get('/alerts/rules/:id', validate('param', idParam), async (c) => {
     const rule = await getRule(c.var.deps.store, c.req.valid('param').id);
     if (rule === null) throw ruleNotFound();
-    return c.json({ rule });
+    return c.json({ rule: redactRule(rule) });
   })
   .put('/alerts/rules/:id', smallBody, validate('param', idParam), validate('json', ruleInputSchema), async (c) => {
-    const { store, clock } = c.var.deps;
-    const rule = await updateRule(store, c.req.valid('param').id, c.req.valid('json'), clock());
+    const { store, clock, config } = c.var.deps;
+    const rule = await updateRule(store, c.req.valid('param').id, c.req.valid('json'), clock(), config.allowedTargets);
     if (rule === null) throw ruleNotFound();
-    return c.json({ rule });
+    return c.json({ rule: redactRule(rule) });
   })
   .delete('/alerts/rules/:id', validate('param', idParam), async (c) => {
     const { store, clock } = c.var.deps;

@@ -5,14 +5,52 @@ import { GROUP_BYS, METRIC_INFO, METRICS } from './metrics.ts';
 const MINUTE = 60;
 const DAY = 24 * 60 * MINUTE;
 
+export const TARGET_TYPES = ['webhook', 'slack'] as const;
+export type TargetType = (typeof TARGET_TYPES)[number];
+
+/**
+ * A target as sent. Its URL is a secret (a Slack webhook's path is its token) and is never read back: answers
+ * carry `RedactedTarget`. To keep a saved target's URL, send its `id` without a `url` (the answer's own target
+ * shape, sent back as it is, does that); an `id` with a `url` replaces the URL; a `url` alone is a new target.
+ */
 const target = z.object({
+  id: z.string().min(1).max(64).optional(),
   /** `webhook`: our documented JSON payload; `slack`: a Slack incoming-webhook message. */
-  type: z.enum(['webhook', 'slack']),
+  type: z.enum(TARGET_TYPES),
   url: z
     .string()
     .max(2000)
-    .refine((value) => /^https?:\/\//i.test(value) && URL.canParse(value), 'must be an http:// or https:// URL'),
+    .refine((value) => /^https?:\/\//i.test(value) && URL.canParse(value), 'must be an http:// or https:// URL')
+    .optional(),
 });
+
+/** A target as stored: what the deliverer sends to. */
+export interface StoredTarget {
+  id: string;
+  type: TargetType;
+  url: string;
+}
+
+/** A target as every API answer shows it: the receiver's host, and that a secret URL is set. */
+export interface RedactedTarget {
+  id: string;
+  type: TargetType;
+  host: string;
+  secretSet: true;
+}
+
+/** The host of a target URL (with a port that is not the scheme's default), and nothing of its path or query. */
+export function targetHost(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return '';
+  }
+}
+
+export function redactTarget(target: StoredTarget): RedactedTarget {
+  return { id: target.id, type: target.type, host: targetHost(target.url), secretSet: true };
+}
 
 const seconds = (min: number, max: number) => z.number().int().min(min).max(max);
 
@@ -90,9 +128,15 @@ export const ruleInputSchema = z
     }
   });
 
+/** A rule as sent: a target may name a saved one by id instead of giving its URL. */
 export type RuleInput = z.output<typeof ruleInputSchema>;
 
-export interface Rule extends RuleInput {
+/** A rule as stored: every target has its id and URL. */
+export interface RuleDefinition extends Omit<RuleInput, 'targets'> {
+  targets: StoredTarget[];
+}
+
+export interface Rule extends RuleDefinition {
   id: string;
   createdAt: number;
   updatedAt: number;

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deliverDue } from '../../api/services/alerts/deliver.ts';
+import { type DeliveryOptions, deliverDue } from '../../api/services/alerts/deliver.ts';
 import { evaluateDue } from '../../api/services/alerts/engine.ts';
 import { createTestApp, get, postNdjson, TEST_NOW, type TestApp } from '../support/app.ts';
 import { clientEvent, rpcError } from '../support/events.ts';
@@ -40,11 +40,10 @@ describe.each(STORE_KINDS)('alert notification delivery on $name', (kind) => {
     let app: TestApp;
     let receiver: Awaited<ReturnType<typeof startReceiver>>;
     let clock = TEST_NOW;
-    const options = { clock: () => clock, timeoutMs: 2000, backoffBaseMs: 1000 };
+    let options: DeliveryOptions;
 
     beforeAll(async () => {
       db = await kind.open();
-      app = createTestApp(db.store);
       receiver = await startReceiver({
         '/flaky': [{ status: 500 }, { status: 502 }, { status: 200 }],
         '/throttled': [{ status: 429, headers: { 'retry-after': '30' } }, { status: 204 }],
@@ -52,6 +51,10 @@ describe.each(STORE_KINDS)('alert notification delivery on $name', (kind) => {
         '/down': [{ status: 503 }],
         '/slack': [{ status: 200 }],
       });
+      // The receiver is on loopback: the operator allows it, at save and at delivery.
+      const allowedTargets = [new URL(receiver.url).host];
+      app = createTestApp(db.store, { allowedTargets });
+      options = { clock: () => clock, timeoutMs: 2000, backoffBaseMs: 1000, allowedTargets };
       const refusal = clientEvent({ ts: new Date(TEST_NOW - 60_000).toISOString(), response: rpcError(-32602) });
       expect((await postNdjson(app, [refusal])).status).toBe(200);
       const targets = ['flaky', 'throttled', 'gone', 'down'].map((path) => ({
@@ -82,9 +85,12 @@ describe.each(STORE_KINDS)('alert notification delivery on $name', (kind) => {
       await db.dispose();
     });
 
+    // The log shows a target's host only; the rule's targets were queued in this order.
+    const PATHS = ['/flaky', '/throttled', '/gone', '/down', '/slack'];
     const deliveryTo = async (path: string) => {
       const { deliveries } = await (await get(app, '/api/v1/alerts/deliveries')).json();
-      return deliveries.find((d: { targetUrl: string }) => d.targetUrl.endsWith(path));
+      const inOrder = [...deliveries].sort((a: { id: number }, b: { id: number }) => a.id - b.id);
+      return inOrder[PATHS.indexOf(path)];
     };
     const outcomes = (delivery: { attempts: { outcome: string; httpStatus: number | null }[] }) =>
       delivery.attempts.map((a) => `${a.outcome}:${a.httpStatus}`);

@@ -46,13 +46,16 @@ const RULE = {
   targets: [{ type: 'webhook', url: 'http://127.0.0.1:9/hook' }],
 };
 
+/** The targets of these rules are a closed port on loopback: refused unless the operator allows them. */
+const ALLOW = { allowedTargets: ['127.0.0.1:9'] };
+
 describe.each(STORE_KINDS)('alert rules API on $name', (kind) => {
   describe.skipIf(kind.unavailable !== null)('', () => {
     let db: TestStore;
     let app: TestApp;
     beforeAll(async () => {
       db = await kind.open();
-      app = createTestApp(db.store);
+      app = createTestApp(db.store, ALLOW);
     });
     afterAll(async () => db.dispose());
 
@@ -119,7 +122,8 @@ describe.each(STORE_KINDS)('alert rules API on $name', (kind) => {
       expect(alerts).toMatchObject([{ ruleId: rule.id, state: 'firing', value: 4, group: identities[0].identity }]);
       expect(identities[0]).toMatchObject({ server: 'gamma', represented: 4 });
 
-      // Editing the rule starts its instances over: what was firing is resolved, and the receiver is told.
+      // Editing the rule starts its instances over: what was firing is resolved, and the receiver is told. The
+      // answer's targets, sent back as they are, keep their saved URLs.
       const { id, createdAt, updatedAt, nextEvalAt, lastEvalAt, lastError, ...definition } = rule;
       const renamed = await putJson(app, `/api/v1/alerts/rules/${id}`, { ...definition, name: 'loop, renamed' });
       expect(renamed.status).toBe(200);
@@ -129,6 +133,7 @@ describe.each(STORE_KINDS)('alert rules API on $name', (kind) => {
         { status: 'firing', rule: { name: 'loop' } },
       ]);
       expect((await (await get(app, '/api/v1/alerts?server=gamma')).json()).alerts).toEqual([]);
+      expect((await renamed.json()).rule.targets).toEqual(rule.targets);
     });
 
     it('reads the re-sent identities and the storms once a round, whichever grouping a rule asks for', async () => {
@@ -190,7 +195,7 @@ describe.each(STORE_KINDS)('alert evaluation on $name', (kind) => {
     const log: string[] = [];
     beforeAll(async () => {
       db = await kind.open();
-      app = createTestApp(db.store);
+      app = createTestApp(db.store, ALLOW);
       // alpha: 5 refusals in the 10 minutes before TEST_NOW; beta: 1.
       const ingest = await postNdjson(app, [
         ...refusals(5, TEST_NOW - 5 * MIN),
@@ -220,7 +225,11 @@ describe.each(STORE_KINDS)('alert evaluation on $name', (kind) => {
       expect((await history()).map((h: { toState: string }) => h.toState)).toEqual(['firing', 'pending']);
       const queued = await deliveries();
       expect(queued).toHaveLength(1);
-      expect(queued[0]).toMatchObject({ status: 'pending', targetUrl: 'http://127.0.0.1:9/hook' });
+      expect(queued[0]).toMatchObject({
+        status: 'pending',
+        target: { type: 'webhook', host: '127.0.0.1:9', secretSet: true },
+      });
+      expect(JSON.stringify(queued)).not.toContain('/hook');
       expect(queued[0].notice).toMatchObject({
         version: 1,
         status: 'firing',

@@ -34,6 +34,12 @@ describe('the API as an attack surface', () => {
     expect(await res.text()).not.toContain('attacker');
   });
 
+  it('refuses a request that names no Host at all', async () => {
+    const res = await app.request('/api/v1/summary');
+    expect(res.status).toBe(403);
+    expect((await res.json()).error.code).toBe('foreign_origin');
+  });
+
   it('requires the bearer token when one is configured', async () => {
     const locked = createTestApp(db.store, { token: 's3cret-token', allowedHosts: null });
     expect((await get(locked, '/api/v1/summary')).status).toBe(401);

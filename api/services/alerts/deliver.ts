@@ -1,7 +1,9 @@
 import { claimDelivery, type DeliveryRow, dueDeliveryRows, recordAttempt } from '../../../db/queries/alerts.ts';
 import type { Store } from '../../../db/runner.ts';
-import { type AttemptAnswer, nextStep } from '../../../shared/alerts/delivery.ts';
+import { type AttemptAnswer, type NextStep, nextStep } from '../../../shared/alerts/delivery.ts';
 import { type Notice, slackMessage } from '../../../shared/alerts/notice.ts';
+import { send } from './send.ts';
+import { ALLOW_TARGET_FIX, checkTarget, refusalText } from './targets.ts';
 
 export interface DeliveryOptions {
   clock: () => number;
@@ -9,9 +11,16 @@ export interface DeliveryOptions {
   timeoutMs: number;
   /** The first transient retry waits this long; each further one twice as long. */
   backoffBaseMs: number;
+  /** `HOST[:PORT]` entries targets may reach despite an internal address (AppConfig.allowedTargets); default none. */
+  allowedTargets?: readonly string[];
 }
 
-export const DELIVERY_DEFAULTS: DeliveryOptions = { clock: Date.now, timeoutMs: 10_000, backoffBaseMs: 5_000 };
+export const DELIVERY_DEFAULTS: DeliveryOptions = {
+  clock: Date.now,
+  timeoutMs: 10_000,
+  backoffBaseMs: 5_000,
+  allowedTargets: [],
+};
 
 /** Sends every due notification once (in parallel, bounded by `limit`), logging each attempt. */
 export async function deliverDue(store: Store, options: DeliveryOptions, limit = 20): Promise<number> {
@@ -32,25 +41,39 @@ export async function deliverDue(store: Store, options: DeliveryOptions, limit =
 async function attempt(store: Store, row: DeliveryRow, lease: number, options: DeliveryOptions): Promise<void> {
   const notice = JSON.parse(row.notice) as Notice;
   const body = row.targetType === 'slack' ? slackMessage(notice) : notice;
-  let answer: AttemptAnswer;
+  let answer: AttemptAnswer = { status: null, retryAfter: null };
   let error: string | null = null;
-  try {
-    const response = await fetch(row.targetUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'user-agent': 'refusal-lens', 'idempotency-key': notice.key },
-      body: JSON.stringify(body),
-      signal: AbortSignal.timeout(options.timeoutMs),
-      redirect: 'manual',
-    });
-    answer = { status: response.status, retryAfter: response.headers.get('retry-after') };
-    error = response.ok ? null : await excerpt(response);
-    await response.body?.cancel().catch(() => undefined);
-  } catch (failure) {
-    answer = { status: null, retryAfter: null };
-    error = describe(failure);
+  let refusedByPolicy = false;
+  // Judged again now, on the addresses the host resolves to now, and only those are connected to: a target that
+  // passed when it was saved may point elsewhere since (DNS rebinding, a shortened allow-list). The lookup gets
+  // half the attempt's timeout, so that lookup and send together end well within the lease.
+  const target = await checkTarget(row.targetUrl, options.allowedTargets ?? [], options.timeoutMs / 2);
+  if (!target.ok && target.reason !== 'unresolved') {
+    // Nothing was sent, and the log says only why: no address, port or socket error, so it answers no probing.
+    refusedByPolicy = true;
+    error =
+      target.reason === 'policy'
+        ? `not sent: ${refusalText(target.category)}. ${ALLOW_TARGET_FIX}`
+        : 'not sent: the target is not an http:// or https:// URL';
+  } else if (!target.ok) {
+    error = "the target's host name did not resolve";
+  } else {
+    try {
+      const sent = await send(target.url, target.addresses, {
+        headers: { 'content-type': 'application/json', 'user-agent': 'refusal-lens', 'idempotency-key': notice.key },
+        body: JSON.stringify(body),
+        timeoutMs: options.timeoutMs,
+      });
+      answer = { status: sent.status, retryAfter: sent.retryAfter };
+      error = sent.status >= 200 && sent.status < 300 ? null : sent.excerpt;
+    } catch (failure) {
+      error = describe(failure);
+    }
   }
   const at = options.clock();
-  const next = nextStep(answer, row, at, options.backoffBaseMs);
+  const next: NextStep = refusedByPolicy
+    ? { status: 'refused', outcome: 'refused', retryAt: null }
+    : nextStep(answer, row, at, options.backoffBaseMs);
   await store.transaction(async (tx) => {
     await recordAttempt(
       tx,
@@ -71,25 +94,6 @@ async function attempt(store: Store, row: DeliveryRow, lease: number, options: D
     );
   });
 }
-
-/** The start of a refusing receiver's answer, for the log: at most 300 bytes are read, however much it sends. */
-async function excerpt(response: Response): Promise<string | null> {
-  const reader = response.body?.getReader();
-  if (reader === undefined) return null;
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  while (size < EXCERPT_BYTES) {
-    const { done, value } = await reader.read().catch(() => ({ done: true, value: undefined }));
-    if (done || value === undefined) break;
-    chunks.push(value);
-    size += value.length;
-  }
-  await reader.cancel().catch(() => undefined);
-  const text = Buffer.concat(chunks).subarray(0, EXCERPT_BYTES).toString('utf8');
-  return text === '' ? null : text;
-}
-
-const EXCERPT_BYTES = 300;
 
 function describe(failure: unknown): string {
   if (failure instanceof Error) {

@@ -10,9 +10,18 @@ import {
 } from '../../../db/queries/alerts.ts';
 import { setSettingOnce } from '../../../db/queries/settings.ts';
 import type { SqlRunner, Store, TxRunner } from '../../../db/runner.ts';
-import { DEFAULT_RULES, type Rule, type RuleInput } from '../../../shared/alerts/rule.ts';
+import {
+  DEFAULT_RULES,
+  type RedactedTarget,
+  type Rule,
+  type RuleDefinition,
+  type RuleInput,
+  redactTarget,
+  type StoredTarget,
+} from '../../../shared/alerts/rule.ts';
 import { type Severity, thresholdOf } from '../../../shared/alerts/state.ts';
 import { recordTransition } from './evaluate.ts';
+import { settleTargets } from './targets.ts';
 
 /** A stored rule with what the evaluator last made of it. */
 export interface StoredRule extends Rule {
@@ -21,9 +30,22 @@ export interface StoredRule extends Rule {
   lastError: string | null;
 }
 
+/** A stored rule as every API answer shows it: target URLs are secrets, written but never read back. */
+export type PublicRule<R extends Rule = StoredRule> = Omit<R, 'targets'> & { targets: RedactedTarget[] };
+
+export function redactRule<R extends Rule>(rule: R): PublicRule<R> {
+  return { ...rule, targets: rule.targets.map(redactTarget) };
+}
+
 export function toRule(row: RuleRow): StoredRule {
+  const definition = JSON.parse(row.definition) as RuleDefinition;
   return {
-    ...(JSON.parse(row.definition) as RuleInput),
+    ...definition,
+    // Targets saved before they had ids are named by their place, until the rule is next saved.
+    targets: definition.targets.map((target: Partial<StoredTarget> & Omit<StoredTarget, 'id'>, index) => ({
+      ...target,
+      id: target.id ?? `t${index}`,
+    })),
     id: row.id,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
@@ -42,18 +64,48 @@ export async function getRule(db: SqlRunner, id: string): Promise<StoredRule | n
   return row === null ? null : toRule(row);
 }
 
-/** A new rule is due at once, so that its first reading shows within one tick. */
-export async function createRule(store: Store, input: RuleInput, now: number): Promise<StoredRule> {
+/**
+ * A new rule is due at once, so that its first reading shows within one tick. Its targets are checked against the
+ * address policy first (a refused one is our 400), with `allowedTargets` the operator's allow-list.
+ */
+export async function createRule(
+  store: Store,
+  input: RuleInput,
+  now: number,
+  allowedTargets: readonly string[] = [],
+): Promise<StoredRule> {
+  const definition: RuleDefinition = { ...input, targets: await settleTargets(input.targets, [], allowedTargets) };
   const id = randomUUID();
-  await insertRule(store, { id, definition: JSON.stringify(input), nextEvalAt: now, createdAt: now, updatedAt: now });
+  await insertRule(store, {
+    id,
+    definition: JSON.stringify(definition),
+    nextEvalAt: now,
+    createdAt: now,
+    updatedAt: now,
+  });
   return (await getRule(store, id)) as StoredRule;
 }
 
-/** Replaces a rule; its instances start over, and what was firing is resolved (and said so) under the old rule. */
-export async function updateRule(store: Store, id: string, input: RuleInput, now: number): Promise<StoredRule | null> {
+/**
+ * Replaces a rule; its instances start over, and what was firing is resolved (and said so) under the old rule. A
+ * target sent by id keeps the URL saved under it: the editor never had it to send back.
+ */
+export async function updateRule(
+  store: Store,
+  id: string,
+  input: RuleInput,
+  now: number,
+  allowedTargets: readonly string[] = [],
+): Promise<StoredRule | null> {
+  const saved = await getRule(store, id);
+  if (saved === null) return null;
+  const definition: RuleDefinition = {
+    ...input,
+    targets: await settleTargets(input.targets, saved.targets, allowedTargets),
+  };
   const replaced = await store.transaction(async (tx) => {
     await resolveFiring(tx, id, now);
-    return replaceRule(tx, { id, definition: JSON.stringify(input), nextEvalAt: now, updatedAt: now });
+    return replaceRule(tx, { id, definition: JSON.stringify(definition), nextEvalAt: now, updatedAt: now });
   });
   return replaced ? getRule(store, id) : null;
 }

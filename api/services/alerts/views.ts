@@ -1,13 +1,14 @@
 import { listDeliveryRows, listHistoryRows, listInstanceRows } from '../../../db/queries/alerts.ts';
 import type { SqlRunner } from '../../../db/runner.ts';
 import type { Notice } from '../../../shared/alerts/notice.ts';
-import { listRules, type StoredRule } from './rules.ts';
+import { type TargetType, targetHost } from '../../../shared/alerts/rule.ts';
+import { listRules, redactRule, type StoredRule } from './rules.ts';
 
-/** Every rule with how many of its instances are firing and pending right now. */
+/** Every rule with how many of its instances are firing and pending right now; target URLs shown as hosts. */
 export async function rulesWithState(db: SqlRunner) {
   const [rules, instances] = await Promise.all([listRules(db), listInstanceRows(db, { includeResolved: false })]);
   return rules.map((rule) => ({
-    ...rule,
+    ...redactRule(rule),
     firing: instances.filter((i) => i.ruleId === rule.id && i.state === 'firing').length,
     pending: instances.filter((i) => i.ruleId === rule.id && i.state === 'pending').length,
   }));
@@ -44,11 +45,15 @@ export async function alertHistory(
   return { history: rows, nextBefore: rows.length === filter.limit ? (rows.at(-1)?.id ?? null) : null };
 }
 
-/** The delivery log: each notification, where it went, and every attempt with the receiver's answer. */
+/**
+ * The delivery log: each notification, where it went (the receiver's host: the URL is the target's secret), and
+ * every attempt with the receiver's answer.
+ */
 export async function deliveryLog(db: SqlRunner, filter: { ruleId?: string; limit: number }) {
   const { deliveries, attempts } = await listDeliveryRows(db, filter);
-  return deliveries.map(({ notice, ...delivery }) => ({
+  return deliveries.map(({ notice, targetUrl, ...delivery }) => ({
     ...delivery,
+    target: { type: delivery.targetType as TargetType, host: targetHost(targetUrl), secretSet: true as const },
     notice: JSON.parse(notice) as Notice,
     attempts: attempts.filter((attempt) => attempt.deliveryId === delivery.id),
   }));

@@ -44,7 +44,7 @@ export function DeliveryLog() {
                     {delivery.notice.group.value === '' ? '' : ` · ${delivery.notice.group.value}`}
                   </td>
                   <td>
-                    {delivery.targetType} <span className="muted">{hostOf(delivery.targetUrl)}</span>
+                    {delivery.target.type} <span className="muted">{delivery.target.host}</span>
                   </td>
                   <td>
                     <span className={STATUS_CLASS[delivery.status] ?? 'pill'}>{delivery.status}</span>
@@ -74,13 +74,4 @@ function Attempts({ delivery }: { delivery: Delivery }) {
       ))}
     </ol>
   );
-}
-
-/** The receiver's host only: paths of incoming webhooks are secrets (Slack's carry the token). */
-function hostOf(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return '';
-  }
 }

@@ -308,7 +308,11 @@ function TargetsEditor({
             aria-label="Target URL"
             aria-invalid={failedField === `targets.${index}.url`}
             value={target.url}
-            placeholder="https://hooks.example.com/…"
+            placeholder={
+              target.id === undefined
+                ? 'https://hooks.example.com/…'
+                : `saved URL at ${target.host ?? 'its host'} (kept; type a new one to replace it)`
+            }
             onChange={(event) => update(index, { url: event.target.value })}
           />
           <button

@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_RULES, ruleInputSchema } from '../../../shared/alerts/rule.ts';
-import { formFromRule, NEW_RULE, ruleFromForm, withGroupBy, withMetric } from './rule-form.ts';
+import {
+  type FormTarget,
+  formFromRule,
+  NEW_RULE,
+  type RuleForm,
+  ruleFromForm,
+  withGroupBy,
+  withMetric,
+} from './rule-form.ts';
 
 describe('the rule editor form', () => {
   it('round-trips every default rule through the form unchanged', () => {
@@ -32,6 +40,36 @@ describe('the rule editor form', () => {
     const body = ruleFromForm({ ...NEW_RULE, server: '  ', targets: [{ type: 'webhook', url: '' }] });
     expect(body.scope).toEqual({});
     expect(body.targets).toEqual([]);
+  });
+
+  it('shows a saved target by its host, sends it back by id unless a new URL is typed', () => {
+    const saved = { ...DEFAULT_RULES[0], targets: [] } as Parameters<typeof formFromRule>[0];
+    const form = formFromRule({
+      ...saved,
+      targets: [
+        { id: 'a', type: 'slack', host: 'hooks.slack.com' },
+        { id: 'b', type: 'webhook', host: 'hooks.example.com' },
+      ],
+    });
+    expect(form.targets).toEqual([
+      { id: 'a', type: 'slack', url: '', host: 'hooks.slack.com' },
+      { id: 'b', type: 'webhook', url: '', host: 'hooks.example.com' },
+    ]);
+    const [slack, webhook] = form.targets as [FormTarget, FormTarget];
+    const edited: RuleForm = {
+      ...form,
+      targets: [
+        slack,
+        { ...webhook, url: ' https://hooks.example.com/new ' },
+        { type: 'webhook', url: 'https://other.example/x' },
+      ],
+    };
+    expect(ruleFromForm(edited).targets).toEqual([
+      { id: 'a', type: 'slack' },
+      { id: 'b', type: 'webhook', url: 'https://hooks.example.com/new' },
+      { type: 'webhook', url: 'https://other.example/x' },
+    ]);
+    expect(ruleInputSchema.safeParse(ruleFromForm(edited)).success).toBe(true);
   });
 
   it('keeps a grouping the new metric allows and replaces one it does not', () => {

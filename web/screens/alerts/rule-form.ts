@@ -21,7 +21,18 @@ export interface RuleForm {
   keepFiringForMinutes: string;
   noData: NoData;
   enabled: boolean;
-  targets: { type: 'webhook' | 'slack'; url: string }[];
+  /**
+   * A saved target has its `id` and the `host` it goes to, never its URL (a secret the API does not give back):
+   * its `url` stays empty unless a new one is typed, and it is sent by id, which keeps the saved URL.
+   */
+  targets: FormTarget[];
+}
+
+export interface FormTarget {
+  id?: string;
+  type: 'webhook' | 'slack';
+  url: string;
+  host?: string;
 }
 
 /** The API's rule shape, as far as the editor needs to read one. */
@@ -40,7 +51,8 @@ export interface RuleFields {
   keepFiringForSeconds: number;
   noData: NoData;
   enabled: boolean;
-  targets: { type: 'webhook' | 'slack'; url: string }[];
+  /** As the API answers: `{id, type, host, secretSet}`, no URL. */
+  targets: { id?: string; type: 'webhook' | 'slack'; url?: string; host?: string }[];
 }
 
 export const NEW_RULE: RuleForm = {
@@ -88,7 +100,12 @@ export function formFromRule(rule: RuleFields): RuleForm {
     keepFiringForMinutes: minutesText(rule.keepFiringForSeconds),
     noData: rule.noData,
     enabled: rule.enabled,
-    targets: rule.targets.map((target) => ({ ...target })),
+    targets: rule.targets.map((target) => ({
+      ...(target.id !== undefined && { id: target.id }),
+      type: target.type,
+      url: target.url ?? '',
+      ...(target.host !== undefined && { host: target.host }),
+    })),
   };
 }
 
@@ -126,8 +143,16 @@ export function ruleFromForm(form: RuleForm): Record<string, unknown> {
     keepFiringForSeconds: secondsOf(form.keepFiringForMinutes) ?? 0,
     noData: form.noData,
     enabled: form.enabled,
-    targets: form.targets.filter((target) => target.url.trim() !== ''),
+    targets: form.targets.flatMap(targetBody),
   };
+}
+
+/** A target as sent: a new URL when one was typed, else a saved target by id (it keeps its URL), else nothing. */
+function targetBody(target: FormTarget): Record<string, string>[] {
+  const url = target.url.trim();
+  const id: Record<string, string> = target.id === undefined ? {} : { id: target.id };
+  if (url !== '') return [{ ...id, type: target.type, url }];
+  return target.id === undefined ? [] : [{ ...id, type: target.type }];
 }
 
 /** A metric change keeps the grouping when the new metric allows it, else takes the metric's first. */
