@@ -1,6 +1,7 @@
-import { createGateState, gateStep, stepsInOrder } from '../../shared/analysis/gate.ts';
+import { createGateState, gateStep, type KeyGateState, stepsInOrder } from '../../shared/analysis/gate.ts';
 import { OfflineRun, REORDER_HOLD_MS } from './offline.ts';
 import { LineWriter } from './output.ts';
+import { CACHED_ENTRIES, SpillStore, spilledRecord } from './spill.ts';
 
 /**
  * Offline classification, one JSON line per event on stdout, in time order, in constant memory. `avoidable` comes
@@ -11,7 +12,9 @@ import { LineWriter } from './output.ts';
 export async function classifyCommand(args: string[]): Promise<number> {
   const run = await OfflineRun.fromArgs('classify', args);
   const out = new LineWriter();
-  const gate = createGateState();
+  const spill = new SpillStore();
+  const gateKeys = spill.map<KeyGateState>('gate_keys', CACHED_ENTRIES);
+  const gate = createGateState(() => spilledRecord(gateKeys));
   let outOfOrder = 0;
   for await (const { classification, analysis } of run.events()) {
     const { bucket, kind, rule, evidence } = classification;
@@ -22,6 +25,7 @@ export async function classifyCommand(args: string[]): Promise<number> {
     await out.write(JSON.stringify(line));
   }
   await out.flush();
+  spill.close();
   if (outOfOrder > 0) {
     run.note(
       `${outOfOrder} event(s) out of time order beyond the ${REORDER_HOLD_MS / 1000} s reorder window: their "avoidable" is null`,

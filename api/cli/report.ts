@@ -1,29 +1,33 @@
 import { addConduct, conductReport, emptyConduct } from '../../shared/analysis/conduct.ts';
 import { addContext, type ContextGap, emptyContextGap, gapSummary } from '../../shared/analysis/context-gap.ts';
-import { createGateState, gateStep, isJudged, stepsInOrder } from '../../shared/analysis/gate.ts';
+import { createGateState, gateStep, isJudged, type KeyGateState, stepsInOrder } from '../../shared/analysis/gate.ts';
 import type { GateVerdict } from '../../shared/analysis/gate-types.ts';
 import { addAvoidable, avoidableRows, createAvoidableTallies } from '../../shared/analysis/stream-avoidable.ts';
-import { addIdentitySend, createIdentityTallies, topIdentitiesOf } from '../../shared/analysis/stream-identities.ts';
+import { addIdentitySend, type IdentityTally, topIdentitiesOf } from '../../shared/analysis/stream-identities.ts';
 import { createStormStreams, stepStorms, stormList } from '../../shared/analysis/stream-storms.ts';
 import { DAY_MS } from '../../shared/analysis/time-buckets.ts';
 import { BUCKETS, type Bucket } from '../../shared/classify/types.ts';
 import { OfflineRun, REORDER_HOLD_MS } from './offline.ts';
+import { CACHED_ENTRIES, SpillStore, spilledRecord } from './spill.ts';
 
 /**
  * The numbers the dashboard shows, offline, as one JSON document, computed with the server's functions as the
  * logs stream by (OfflineRun.events: merged in time order, each request counted once). Nothing is kept per event:
- * memory holds the gate's state (which grows with the distinct request keys it blocks, as the server's does), the
- * storm trackers' windows and open runs, the storms found, and tallies per client, server and identity. Storms are
+ * memory holds the gate's partitions, the storm trackers' windows and open runs, the storms found, tallies per
+ * client and server, and at most CACHED_ENTRIES of the gate's blocked keys and of the identities' tallies (the rest
+ * wait in a temporary SQLite file, api/cli/spill.ts), so it stays flat however many keys the logs hold. Storms are
  * listed without their attempt timelines. An event too far out of time order for the gate is counted but not judged
  * (it counts as needed), and reported on stderr.
  */
 export async function reportCommand(args: string[]): Promise<number> {
   const run = await OfflineRun.fromArgs('report', args);
   const buckets = Object.fromEntries(BUCKETS.map((b) => [b, 0])) as Record<Bucket, number>;
-  const gate = createGateState();
+  const spill = new SpillStore();
+  const gateKeys = spill.map<KeyGateState>('gate_keys', CACHED_ENTRIES);
+  const gate = createGateState(() => spilledRecord(gateKeys));
   const storms = createStormStreams();
   const avoidable = createAvoidableTallies();
-  const identities = createIdentityTallies();
+  const identities = spill.map<IdentityTally>('identities', CACHED_ENTRIES);
   const contextGap = new Map<string, ContextGap>();
   const conduct = emptyConduct();
   let events = 0;
@@ -63,6 +67,7 @@ export async function reportCommand(args: string[]): Promise<number> {
     contextGap: Object.fromEntries([...contextGap].map(([server, gap]) => [server, gapSummary(gap)])),
     conduct: Object.fromEntries(conductReport(conduct).map(({ client, ...rest }) => [client, rest])),
   };
+  spill.close();
   process.stdout.write(`${JSON.stringify(report)}\n`);
   if (outOfOrder > 0) {
     run.note(

@@ -100,8 +100,18 @@ export class GateOrderError extends RangeError {
   override name = 'GateOrderError';
 }
 
-export function createGateState(): GateState {
-  return { version: 1, partitions: {} };
+/**
+ * Where a new partition keeps its keys. By default a plain record; a caller replaying more keys than memory holds
+ * (the offline report over a huge log) may hand in records that spill to disk: the gate reads and writes them by
+ * key only, never lists them.
+ */
+export type KeysFactory = () => Record<string, KeyGateState>;
+const keysFactories = new WeakMap<GateState, KeysFactory>();
+
+export function createGateState(keys?: KeysFactory): GateState {
+  const state: GateState = { version: 1, partitions: {} };
+  if (keys !== undefined) keysFactories.set(state, keys);
+  return state;
 }
 
 /** Whether the gate judges `e` at all: a counted record of a named client. */
@@ -137,6 +147,8 @@ export function gateStep(state: GateState, e: AnalysisEvent): GateVerdict {
   let p = state.partitions[pk];
   if (p === undefined) {
     p = emptyPartition(e);
+    const keys = keysFactories.get(state);
+    if (keys !== undefined) p.keys = keys();
     state.partitions[pk] = p;
   } else if (!inOrder(p, e)) {
     throw new GateOrderError(`event ${e.id} (ts ${e.ts}, seq ${e.seq}) is earlier than its partition's last`);

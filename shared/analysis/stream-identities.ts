@@ -9,10 +9,16 @@ import type { AnalysisEvent } from './types.ts';
  * outcome: about 300 bytes with its key), whatever the number of sends. No list of sends is kept, so an identity
  * sent once costs that tally and no more. Exact counts need every identity's tally: any may still climb into the top.
  */
-export type IdentityTallies = Map<string, IdentityTally>;
+export interface IdentityTallies extends Iterable<[string, IdentityTally]> {
+  get(identity: string): IdentityTally | undefined;
+  set(identity: string, tally: IdentityTally): void;
+}
 
-/** Flat (the latest send's outcome inline, not an object of its own): there is one per identity. */
-interface IdentityTally {
+/**
+ * Flat (the latest send's outcome inline, not an object of its own): there is one per identity. Changed in place
+ * after `get`; a store that spills (api/cli/spill.ts) writes it out as it is when it leaves memory.
+ */
+export interface IdentityTally {
   server: string;
   method: string | null;
   sends: number;
@@ -28,7 +34,7 @@ interface IdentityTally {
 }
 
 export function createIdentityTallies(): IdentityTallies {
-  return new Map();
+  return new Map<string, IdentityTally>();
 }
 
 /** Folds one event: only counted events with an identity are sends (`isIdentitySend`). Any order. */
