@@ -8,10 +8,10 @@
  */
 
 import type { Bucket } from '../classify/types.ts';
-import { isSentByServer } from '../frames.ts';
 import { byTimeOrder, isJudged, isSessionScoped, refusalBlock, TRANSIENT_RETRY_BUDGET } from './gate.ts';
 import type { GateBlock, GateReason, GateVerdict } from './gate-types.ts';
 import { endpointKey, endpointLabel, methodKey, requestKey } from './request-key.ts';
+import { addAvoidable, avoidableRows, createAvoidableTallies } from './stream-avoidable.ts';
 import type { AnalysisEvent } from './types.ts';
 
 export interface StormOptions {
@@ -457,64 +457,9 @@ export function summariseAvoidable(
   events: readonly AnalysisEvent[],
   verdicts: ReadonlyMap<string, GateVerdict>,
 ): AvoidableSummary {
-  const clients = new Map<string, Tally>();
-  const servers = new Map<string, Tally>();
-  const pairs = new Map<string, Map<string, Tally>>();
-  for (const e of events) {
-    if (!e.counted) continue;
-    const avoidable = verdicts.get(e.id)?.avoidable === true ? 1 : 0;
-    count(servers, e.server, avoidable);
-    // A request the server sent to the client is the server's conduct, never the client's (DOMAIN.md section 6).
-    if (e.client === null || isSentByServer(e.rpcMethod)) continue;
-    count(clients, e.client, avoidable);
-    let byServer = pairs.get(e.client);
-    if (byServer === undefined) {
-      byServer = new Map();
-      pairs.set(e.client, byServer);
-    }
-    count(byServer, e.server, avoidable);
-  }
-  const byPair = [...pairs].flatMap(([client, byServer]) =>
-    [...byServer].map(([server, t]) => ({ client, server, ...shareOf(t) })),
-  );
-  return {
-    byClient: ranked([...clients].map(([client, t]) => ({ client, ...shareOf(t) }))),
-    byServer: ranked([...servers].map(([server, t]) => ({ server, ...shareOf(t) }))),
-    byPair: ranked(byPair),
-  };
-}
-
-interface Tally {
-  requests: number;
-  avoidable: number;
-}
-
-function count(tallies: Map<string, Tally>, name: string, avoidable: number): void {
-  const t = tallies.get(name);
-  if (t === undefined) tallies.set(name, { requests: 1, avoidable });
-  else {
-    t.requests++;
-    t.avoidable += avoidable;
-  }
-}
-
-function shareOf(t: Tally): AvoidableCount {
-  return { requests: t.requests, avoidable: t.avoidable, share: t.avoidable / t.requests };
-}
-
-/** Most avoidable first, then most requests, then by name (client, then server) so the order is total. */
-function ranked<T extends AvoidableCount & { client?: string; server?: string }>(rows: T[]): T[] {
-  return rows.sort(
-    (a, b) =>
-      b.avoidable - a.avoidable ||
-      b.requests - a.requests ||
-      compareText(a.client ?? '', b.client ?? '') ||
-      compareText(a.server ?? '', b.server ?? ''),
-  );
-}
-
-function compareText(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
+  const tallies = createAvoidableTallies();
+  for (const e of events) addAvoidable(tallies, e, verdicts.get(e.id));
+  return avoidableRows(tallies);
 }
 
 /** JSON, so that a null session and a session named "null" stay apart. */
@@ -539,4 +484,8 @@ export function stormId(kind: StormKind, client: string, server: string, firstId
     h = (h * FNV_PRIME) & MASK_64;
   }
   return `${kind}:${h.toString(16).padStart(16, '0')}`;
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }

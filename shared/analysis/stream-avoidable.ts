@@ -4,12 +4,15 @@ import type { AvoidableCount, AvoidableSummary } from './storms.ts';
 import type { AnalysisEvent } from './types.ts';
 
 /**
- * `summariseAvoidable`'s per-client and per-server rows, folded one event at a time for the offline report: one
- * tally per client and per server, whatever the number of events. Order independent (only sums).
+ * Avoidable requests per client, per server and per (client, server), folded one event at a time: the one home of
+ * these sums, for `summariseAvoidable` over an array and for the offline report over a log too large to hold. One
+ * tally per name or pair, whatever the number of events. Order independent (only sums).
  */
 export interface AvoidableTallies {
   clients: Map<string, Tally>;
   servers: Map<string, Tally>;
+  /** client → server → tally. */
+  pairs: Map<string, Map<string, Tally>>;
 }
 
 interface Tally {
@@ -18,7 +21,7 @@ interface Tally {
 }
 
 export function createAvoidableTallies(): AvoidableTallies {
-  return { clients: new Map(), servers: new Map() };
+  return { clients: new Map(), servers: new Map(), pairs: new Map() };
 }
 
 /** Folds one event and its verdict (undefined when the gate gave none: the event counts as needed). */
@@ -27,18 +30,25 @@ export function addAvoidable(acc: AvoidableTallies, e: AnalysisEvent, verdict: G
   const avoidable = verdict?.avoidable === true ? 1 : 0;
   count(acc.servers, e.server, avoidable);
   // A request the server sent to the client is the server's conduct, never the client's (DOMAIN.md section 6).
-  if (e.client !== null && !isSentByServer(e.rpcMethod)) count(acc.clients, e.client, avoidable);
+  if (e.client === null || isSentByServer(e.rpcMethod)) return;
+  count(acc.clients, e.client, avoidable);
+  let byServer = acc.pairs.get(e.client);
+  if (byServer === undefined) {
+    byServer = new Map();
+    acc.pairs.set(e.client, byServer);
+  }
+  count(byServer, e.server, avoidable);
 }
 
-/** The rows as `summariseAvoidable` gives them: most avoidable first, then most requests, then by name. */
-export function avoidableRows(acc: AvoidableTallies): Pick<AvoidableSummary, 'byClient' | 'byServer'> {
+/** The rows: most avoidable first, then most requests, then by name (client, then server), a total order. */
+export function avoidableRows(acc: AvoidableTallies): AvoidableSummary {
+  const byPair = [...acc.pairs].flatMap(([client, servers]) =>
+    [...servers].map(([server, t]) => ({ client, server, ...shareOf(t) })),
+  );
   return {
-    byClient: [...acc.clients]
-      .map(([client, t]) => ({ client, ...shareOf(t) }))
-      .sort((a, b) => ranked(a, b, a.client, b.client)),
-    byServer: [...acc.servers]
-      .map(([server, t]) => ({ server, ...shareOf(t) }))
-      .sort((a, b) => ranked(a, b, a.server, b.server)),
+    byClient: ranked([...acc.clients].map(([client, t]) => ({ client, ...shareOf(t) }))),
+    byServer: ranked([...acc.servers].map(([server, t]) => ({ server, ...shareOf(t) }))),
+    byPair: ranked(byPair),
   };
 }
 
@@ -55,6 +65,16 @@ function shareOf(t: Tally): AvoidableCount {
   return { requests: t.requests, avoidable: t.avoidable, share: t.avoidable / t.requests };
 }
 
-function ranked(a: AvoidableCount, b: AvoidableCount, nameA: string, nameB: string): number {
-  return b.avoidable - a.avoidable || b.requests - a.requests || (nameA < nameB ? -1 : nameA > nameB ? 1 : 0);
+function ranked<T extends AvoidableCount & { client?: string; server?: string }>(rows: T[]): T[] {
+  return rows.sort(
+    (a, b) =>
+      b.avoidable - a.avoidable ||
+      b.requests - a.requests ||
+      compareText(a.client ?? '', b.client ?? '') ||
+      compareText(a.server ?? '', b.server ?? ''),
+  );
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
