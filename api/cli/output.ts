@@ -5,7 +5,12 @@ export class LineWriter {
   constructor(private readonly stream: NodeJS.WritableStream = process.stdout) {}
 
   async write(line: string): Promise<void> {
-    this.buffer += `${line}\n`;
+    await this.text(`${line}\n`);
+  }
+
+  /** Part of a line: a document too large to build in memory is written piece by piece. */
+  async text(part: string): Promise<void> {
+    this.buffer += part;
     if (this.buffer.length >= 1 << 16) await this.flush();
   }
 

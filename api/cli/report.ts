@@ -2,20 +2,23 @@ import { addConduct, conductReport, emptyConduct } from '../../shared/analysis/c
 import { addContext, type ContextGap, emptyContextGap, gapSummary } from '../../shared/analysis/context-gap.ts';
 import { createGateState, gateStep, isJudged, type KeyGateState, stepsInOrder } from '../../shared/analysis/gate.ts';
 import type { GateVerdict } from '../../shared/analysis/gate-types.ts';
+import type { StormSummary } from '../../shared/analysis/storms.ts';
 import { addAvoidable, avoidableRows, createAvoidableTallies } from '../../shared/analysis/stream-avoidable.ts';
 import { addIdentitySend, type IdentityTally, topIdentitiesOf } from '../../shared/analysis/stream-identities.ts';
-import { createStormStreams, stepStorms, stormList } from '../../shared/analysis/stream-storms.ts';
+import { createStormStreams, stepStorms, stormSortKey } from '../../shared/analysis/stream-storms.ts';
 import { DAY_MS } from '../../shared/analysis/time-buckets.ts';
 import { BUCKETS, type Bucket } from '../../shared/classify/types.ts';
 import { OfflineRun, REORDER_HOLD_MS } from './offline.ts';
+import { LineWriter } from './output.ts';
 import { CACHED_ENTRIES, SpillStore, spilledRecord } from './spill.ts';
 
 /**
  * The numbers the dashboard shows, offline, as one JSON document, computed with the server's functions as the
  * logs stream by (OfflineRun.events: merged in time order, each request counted once). Nothing is kept per event:
  * memory holds the gate's partitions, the storm trackers' windows and open runs, the storms found, tallies per
- * client and server, and at most CACHED_ENTRIES of the gate's blocked keys and of the identities' tallies (the rest
- * wait in a temporary SQLite file, api/cli/spill.ts), so it stays flat however many keys the logs hold. Storms are
+ * client and server, and at most CACHED_ENTRIES of the gate's blocked keys, of the identities' tallies and of the
+ * storms found (the rest wait in a temporary SQLite file, api/cli/spill.ts, and the storms are written from it in
+ * list order), so it stays flat however many keys and storms the logs hold. Storms are
  * listed without their attempt timelines. An event too far out of time order for the gate is counted but not judged
  * (it counts as needed), and reported on stderr.
  */
@@ -25,7 +28,11 @@ export async function reportCommand(args: string[]): Promise<number> {
   const spill = new SpillStore();
   const gateKeys = spill.map<KeyGateState>('gate_keys', CACHED_ENTRIES);
   const gate = createGateState(() => spilledRecord(gateKeys));
-  const storms = createStormStreams();
+  const found = spill.map<StormSummary>('storms', CACHED_ENTRIES, stormSortKey);
+  const storms = createStormStreams({
+    set: (id, storm) => found.set(id, storm),
+    inListOrder: () => found.sortedValues(),
+  });
   const avoidable = createAvoidableTallies();
   const identities = spill.map<IdentityTally>('identities', CACHED_ENTRIES);
   const contextGap = new Map<string, ContextGap>();
@@ -55,20 +62,30 @@ export async function reportCommand(args: string[]): Promise<number> {
     addContext(gap, e);
   }
   const rows = avoidableRows(avoidable);
-  const report = {
+  const head = {
     events,
     buckets,
     avoidable: {
       byClient: Object.fromEntries(rows.byClient.map(({ client, ...rest }) => [client, rest])),
       byServer: Object.fromEntries(rows.byServer.map(({ server, ...rest }) => [server, rest])),
     },
-    storms: stormList(storms),
+  };
+  const tail = {
     identities: topIdentitiesOf(identities, 20),
     contextGap: Object.fromEntries([...contextGap].map(([server, gap]) => [server, gapSummary(gap)])),
     conduct: Object.fromEntries(conductReport(conduct).map(({ client, ...rest }) => [client, rest])),
   };
+  // One JSON document, the storms (as many as the log holds) written one at a time from the spill, in list order.
+  const out = new LineWriter();
+  await out.text(`${JSON.stringify(head).slice(0, -1)},"storms":[`);
+  let first = true;
+  for (const storm of storms.storms.inListOrder()) {
+    await out.text(`${first ? '' : ','}${JSON.stringify(storm)}`);
+    first = false;
+  }
+  await out.write(`],${JSON.stringify(tail).slice(1)}`);
+  await out.flush();
   spill.close();
-  process.stdout.write(`${JSON.stringify(report)}\n`);
   if (outOfOrder > 0) {
     run.note(
       `${outOfOrder} event(s) out of time order beyond the ${REORDER_HOLD_MS / 1000} s reorder window: counted, not judged by the gate`,

@@ -26,6 +26,20 @@ describe('SpillMap', () => {
   });
 });
 
+describe('SpillMap.sortedValues', () => {
+  it('lists every value in sort-key order, the ones in memory and the ones on disk alike', () => {
+    const spill = new SpillStore();
+    const map = spill.map<{ at: number }>('sorted', 4, (v) => String(v.at).padStart(8, '0'));
+    const ats = [50, 3, 99, 7, 12, 1, 88, 40, 5, 61];
+    for (const at of ats) map.set(`k${at}`, { at });
+    const k3 = map.get('k3');
+    if (k3) k3.at = 70; // changed in place after it left memory and came back
+    map.set('k3', k3 as { at: number });
+    expect([...map.sortedValues()].map((v) => v.at)).toEqual([1, 5, 7, 12, 40, 50, 61, 70, 88, 99]);
+    spill.close();
+  });
+});
+
 describe('the gate over spilled keys', () => {
   it('gives the verdicts of the in-memory replay with only a few keys held', () => {
     const { prober, thirdClient, discoverer } = seed000();

@@ -17,9 +17,11 @@ export class SpillStore {
     this.db.pragma('synchronous = OFF');
   }
 
-  /** A map of `name` whose values are JSON, at most `cached` of them in memory. */
-  map<V>(name: string, cached: number): SpillMap<V> {
-    return new SpillMap<V>(this.db, name, cached);
+  /**
+   * A map of `name` whose values are JSON, at most `cached` of them in memory; `sortKeyOf` orders `sortedValues`.
+   */
+  map<V>(name: string, cached: number, sortKeyOf: (value: V) => string = () => ''): SpillMap<V> {
+    return new SpillMap<V>(this.db, name, cached, sortKeyOf);
   }
 
   close(): void {
@@ -31,22 +33,25 @@ export class SpillMap<V> {
   private readonly cache = new Map<string, V>();
   private readonly spilled = new BloomFilter();
   private readonly select: Database.Statement<[string], { value: string }>;
-  private readonly upsert: Database.Statement<[string, string]>;
+  private readonly upsert: Database.Statement<[string, string, string]>;
   private readonly remove: Database.Statement<[string]>;
   private readonly all: Database.Statement<[], { key: string; value: string }>;
+  private readonly sorted: Database.Statement<[], { value: string }>;
 
   constructor(
     db: Database.Database,
     name: string,
     private readonly cached: number,
+    private readonly sortKeyOf: (value: V) => string,
   ) {
     const table = `spill_${name.replace(/\W/g, '_')}`;
-    db.exec(`CREATE TABLE ${table} (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID`);
+    db.exec(`CREATE TABLE ${table} (key TEXT PRIMARY KEY, value TEXT NOT NULL, sort_key TEXT NOT NULL) WITHOUT ROWID`);
     this.select = db.prepare(`SELECT value FROM ${table} WHERE key = ?`);
-    this.upsert = db.prepare(`INSERT INTO ${table} (key, value) VALUES (?, ?)
-      ON CONFLICT (key) DO UPDATE SET value = excluded.value`);
+    this.upsert = db.prepare(`INSERT INTO ${table} (key, value, sort_key) VALUES (?, ?, ?)
+      ON CONFLICT (key) DO UPDATE SET value = excluded.value, sort_key = excluded.sort_key`);
     this.remove = db.prepare(`DELETE FROM ${table} WHERE key = ?`);
     this.all = db.prepare(`SELECT key, value FROM ${table}`);
+    this.sorted = db.prepare(`SELECT value FROM ${table} ORDER BY sort_key`);
   }
 
   get(key: string): V | undefined {
@@ -85,13 +90,23 @@ export class SpillMap<V> {
     }
   }
 
+  /** Every value in `sortKeyOf` order, sorted on disk: what is in memory is written out first, and stays cached. */
+  *sortedValues(): Iterable<V> {
+    for (const [key, value] of this.cache) this.write(key, value);
+    for (const { value } of this.sorted.iterate()) yield JSON.parse(value) as V;
+  }
+
   private remember(key: string, value: V): void {
     this.cache.set(key, value);
     if (this.cache.size <= this.cached) return;
     const [oldest, evicted] = this.cache.entries().next().value as [string, V];
     this.cache.delete(oldest);
-    this.upsert.run(oldest, JSON.stringify(evicted));
-    this.spilled.add(oldest);
+    this.write(oldest, evicted);
+  }
+
+  private write(key: string, value: V): void {
+    this.upsert.run(key, JSON.stringify(value), this.sortKeyOf(value));
+    this.spilled.add(key);
   }
 }
 

@@ -11,20 +11,39 @@ const SWEEP_EVERY = 10_000;
  * the gate's verdicts. The storms come without their attempt timelines, as lists show them (a timeline is per
  * attempt, and a storm may be as long as the log).
  *
- * Memory: per partition, the tracker's probe window and open runs, and the storms found (the output). The tracker
- * keeps a key's run until that key is stepped again; here runs the partition has moved past are swept out now and
- * then, which changes nothing (a closed run is treated as no run).
+ * Memory: per partition, the tracker's probe window and open runs, and the storms found (the output, in a store the
+ * caller may spill to disk). The tracker keeps a key's run until that key is stepped again; here runs the partition
+ * has moved past are swept out now and then, which changes nothing (a closed run is treated as no run).
  */
 export interface StormStreams {
   /** client → server → tracker. */
   partitions: Map<string, Map<string, PartitionStormState>>;
-  /** Storm id → the storm as it stands. */
-  storms: Map<string, StormSummary>;
+  storms: StormStore;
   steps: number;
 }
 
-export function createStormStreams(): StormStreams {
-  return { partitions: new Map(), storms: new Map(), steps: 0 };
+/** The storms found, by id, as they stand. */
+export interface StormStore {
+  set(id: string, storm: StormSummary): void;
+  /** Every storm in list order (`byStormOrder`, as `detectStorms` orders them). */
+  inListOrder(): Iterable<StormSummary>;
+}
+
+export function createStormStreams(storms: StormStore = stormsInMemory()): StormStreams {
+  return { partitions: new Map(), storms, steps: 0 };
+}
+
+function stormsInMemory(): StormStore {
+  const byId = new Map<string, StormSummary>();
+  return { set: (id, storm) => byId.set(id, storm), inListOrder: () => [...byId.values()].sort(byStormOrder) };
+}
+
+/**
+ * A text that sorts as `byStormOrder` does (first attempt's time, kind, id), for a store that sorts on disk. Times
+ * are whole non-negative milliseconds; kinds and ids are ASCII, so byte order is code unit order.
+ */
+export function stormSortKey(storm: StormSummary): string {
+  return `${String(storm.firstTs).padStart(16, '0')}|${storm.kind}|${storm.id}`;
 }
 
 /** Steps one event the gate judged, in the gate's order, with its verdict. */
@@ -45,7 +64,7 @@ export function stepStorms(acc: StormStreams, e: AnalysisEvent & { client: strin
 
 /** Every storm found, in list order (`byStormOrder`, as `detectStorms` orders them). */
 export function stormList(acc: StormStreams): StormSummary[] {
-  return [...acc.storms.values()].sort(byStormOrder);
+  return [...acc.storms.inListOrder()];
 }
 
 function sweepClosedRuns(acc: StormStreams): void {
