@@ -1,6 +1,7 @@
 /**
  * `npm run fuzz [-- INPUTS] [SEED]`: the long run of the fuzz suite (tests/fuzz). Feeds INPUTS (default 1M) fuzzed
- * real lines through the parser, classifier, identity and gate, then 100k of them through the ingest route on a
+ * real lines through the parser, classifier, identity and gate, a fifth as many mutated nginx lines (JSON and
+ * combined) through the access-log readers, then 100k event lines through the ingest route on a
  * fresh embedded store, and prints what broke: crashes, 5xx answers, good lines lost. Exits 1 on any.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -14,10 +15,11 @@ import { replayGate } from '../shared/analysis/gate.ts';
 import type { AnalysisEvent } from '../shared/analysis/types.ts';
 import { classify } from '../shared/classify/index.ts';
 import { NO_POLICY } from '../shared/classify/types.ts';
-import { parseEventLine } from '../shared/event.ts';
+import { parseEventLine, validateEvent } from '../shared/event.ts';
 import { eventIdOf } from '../shared/event-id.ts';
 import { requestIdentity } from '../shared/identity.ts';
-import { fuzzLine, seeded } from '../tests/fuzz/mutate.ts';
+import { proxyLineToEvent } from '../shared/proxy-logs/index.ts';
+import { fuzzLine, mutateText, seeded } from '../tests/fuzz/mutate.ts';
 
 const inputs = Number(process.argv[2] ?? 1_000_000);
 const seed = Number(process.argv[3] ?? 20261202);
@@ -54,6 +56,36 @@ for (let i = 0; i < inputs; i++) {
 replayGate(batch);
 const parseSeconds = (performance.now() - started) / 1000;
 console.log(`${inputs} inputs in ${parseSeconds.toFixed(1)} s: ${accepted} accepted as events, ${crashes} crashes`);
+
+// The access-log readers: every kept line must be an event validateEvent takes.
+const PROXY_INPUTS = Math.ceil(inputs / 5);
+let proxyCrashes = 0;
+let proxyKept = 0;
+for (const [format, file] of [
+  ['nginx-json', 'nginx-access.json.log'],
+  ['nginx-combined', 'nginx-access.combined.log'],
+] as const) {
+  const lines = ['mcp-python', 'a2a-js'].flatMap((corpus) =>
+    readFileSync(new URL(`../tests/fixtures/corpus/${corpus}/${file}`, import.meta.url), 'utf8')
+      .trim()
+      .split('\n'),
+  );
+  for (let i = 0; i < PROXY_INPUTS; i++) {
+    const source = r.pick(lines);
+    const line = format === 'nginx-json' && r.next() < 0.7 ? fuzzLine(source, r) : mutateText(source, r);
+    try {
+      const read = proxyLineToEvent(format, line, { server: 'docs' });
+      if (!read.ok) continue;
+      if (!validateEvent(read.value).ok) throw new Error('a kept access-log line is not an event');
+      proxyKept++;
+    } catch (error) {
+      proxyCrashes++;
+      if (proxyCrashes <= 5) console.error(`${format} crash (seed ${seed}):`, error, line.slice(0, 300));
+    }
+  }
+}
+crashes += proxyCrashes;
+console.log(`${2 * PROXY_INPUTS} access-log lines: ${proxyKept} kept as events, ${proxyCrashes} crashes`);
 
 const dir = mkdtempSync(join(tmpdir(), 'lens-fuzz-'));
 const store = await openStore({ dataDir: dir });

@@ -3,13 +3,14 @@ import { toAnalysisEvent } from '../../shared/analysis/from-event.ts';
 import { replayGate } from '../../shared/analysis/gate.ts';
 import { classify } from '../../shared/classify/index.ts';
 import { NO_POLICY } from '../../shared/classify/types.ts';
-import { parseEventLine } from '../../shared/event.ts';
+import { parseEventLine, validateEvent } from '../../shared/event.ts';
 import { eventIdOf } from '../../shared/event-id.ts';
 import { requestIdentity } from '../../shared/identity.ts';
+import { type ProxyFormat, proxyLineToEvent } from '../../shared/proxy-logs/index.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { CORPORA, corpusText } from '../support/corpus.ts';
 import { STORE_KINDS, type TestStore } from '../support/stores.ts';
-import { fuzzLine, seeded } from './mutate.ts';
+import { fuzzLine, mutateText, seeded } from './mutate.ts';
 
 const REAL = CORPORA.flatMap((corpus) => corpusText(corpus, 'client.ndjson').trim().split('\n'));
 const SEED = 20261202;
@@ -36,6 +37,27 @@ describe('fuzzed real lines (bounded, seeded)', () => {
     }
     expect(accepted).toBeGreaterThan(5_000);
     expect(replayGate(analysed).size).toBe(analysed.length);
+  });
+});
+
+describe('fuzzed real access-log lines (bounded, seeded)', () => {
+  const logs: [ProxyFormat, string][] = [
+    ['nginx-json', 'nginx-access.json.log'],
+    ['nginx-combined', 'nginx-access.combined.log'],
+  ];
+  it.each(logs)('never throw in the %s reader, and what it keeps is an event', (format, file) => {
+    const lines = CORPORA.flatMap((corpus) => corpusText(corpus, file).trim().split('\n'));
+    const r = seeded(SEED + 2);
+    let kept = 0;
+    for (let i = 0; i < 10_000; i++) {
+      const source = r.pick(lines);
+      const line = format === 'nginx-json' && r.next() < 0.7 ? fuzzLine(source, r) : mutateText(source, r);
+      const read = proxyLineToEvent(format, line, { server: 'docs' });
+      if (!read.ok) continue;
+      kept++;
+      expect(validateEvent(read.value).ok).toBe(true);
+    }
+    expect(kept).toBeGreaterThan(2_000);
   });
 });
 

@@ -72,7 +72,7 @@ function mutateValue(value: unknown, r: Random, depth = 0): unknown {
 }
 
 /** A text-level mutation: bytes the JSON encoder would never write. */
-function mutateText(text: string, r: Random): string {
+export function mutateText(text: string, r: Random): string {
   const at = r.int(text.length + 1);
   switch (r.int(5)) {
     case 0:
