@@ -16,10 +16,9 @@ import type { AnalysisEvent } from '../shared/analysis/types.ts';
 import { classify } from '../shared/classify/index.ts';
 import { NO_POLICY } from '../shared/classify/types.ts';
 import { parseEventLine, validateEvent } from '../shared/event.ts';
-import { eventIdOf } from '../shared/event-id.ts';
 import { requestIdentity } from '../shared/identity.ts';
 import { proxyLineToEvent } from '../shared/proxy-logs/index.ts';
-import { fuzzLine, mutateText, seeded } from '../tests/fuzz/mutate.ts';
+import { fuzzBatch, fuzzLine, mutateText, seeded } from '../tests/fuzz/mutate.ts';
 
 const inputs = Number(process.argv[2] ?? 1_000_000);
 const seed = Number(process.argv[3] ?? 20261202);
@@ -93,15 +92,12 @@ const app = createApp({ store, clock: Date.now, config: DEFAULT_CONFIG });
 const good = new Set<string>();
 let errors5xx = 0;
 for (let sent = 0; sent < ROUTE_INPUTS; sent += 2_000) {
-  const lines = Array.from({ length: 2_000 }, () => fuzzLine(r.pick(real), r));
-  for (const line of lines) {
-    const parsed = parseEventLine(line);
-    if (parsed.ok) good.add(eventIdOf(parsed.event));
-  }
+  const batch = fuzzBatch(real, 2_000, r);
+  for (const id of batch.good) good.add(id);
   const res = await app.request('/api/v1/ingest', {
     method: 'POST',
     headers: { 'content-type': 'application/x-ndjson', host: '127.0.0.1' },
-    body: lines.join('\n'),
+    body: batch.body,
   });
   if (res.status >= 500) errors5xx++;
 }

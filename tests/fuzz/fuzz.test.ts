@@ -10,7 +10,7 @@ import { type ProxyFormat, proxyLineToEvent } from '../../shared/proxy-logs/inde
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { CORPORA, corpusText } from '../support/corpus.ts';
 import { STORE_KINDS, type TestStore } from '../support/stores.ts';
-import { fuzzLine, mutateText, seeded } from './mutate.ts';
+import { fuzzBatch, fuzzLine, mutateText, seeded } from './mutate.ts';
 
 const REAL = CORPORA.flatMap((corpus) => corpusText(corpus, 'client.ndjson').trim().split('\n'));
 const SEED = 20261202;
@@ -75,15 +75,12 @@ describe.each(STORE_KINDS)('fuzzed batches through the ingest route on $name', (
       const r = seeded(SEED + 1);
       const good = new Set<string>();
       for (let batch = 0; batch < 6; batch++) {
-        const lines = Array.from({ length: 300 }, () => fuzzLine(r.pick(REAL), r));
-        for (const line of lines) {
-          const parsed = parseEventLine(line);
-          if (parsed.ok) good.add(eventIdOf(parsed.event));
-        }
+        const fuzzed = fuzzBatch(REAL, 300, r);
+        for (const id of fuzzed.good) good.add(id);
         const res = await app.request('/api/v1/ingest', {
           method: 'POST',
           headers: { 'content-type': 'application/x-ndjson', host: '127.0.0.1' },
-          body: lines.join('\n'),
+          body: fuzzed.body,
         });
         expect({ batch, status: res.status }).toEqual({ batch, status: 200 });
       }

@@ -1,3 +1,6 @@
+import { parseEventLine } from '../../shared/event.ts';
+import { eventIdOf } from '../../shared/event-id.ts';
+
 /**
  * Seeded mutations of real log lines, for the fuzz suite (tests/fuzz) and its long run (`npm run fuzz`): the same
  * seed gives the same inputs, so any failure can be replayed from the seed it prints.
@@ -94,4 +97,18 @@ export function fuzzLine(line: string, r: Random): string {
   let value: unknown = JSON.parse(line);
   for (let i = 1 + r.int(3); i > 0; i--) value = mutateValue(value, r);
   return JSON.stringify(value) ?? 'null';
+}
+
+/**
+ * A batch of `size` fuzzed lines as an ingest body, with the ids of the lines that are events: what the ingest route
+ * must store, whatever else the batch holds.
+ */
+export function fuzzBatch(real: readonly string[], size: number, r: Random): { body: string; good: string[] } {
+  const lines = Array.from({ length: size }, () => fuzzLine(r.pick(real), r));
+  const good: string[] = [];
+  for (const line of lines) {
+    const parsed = parseEventLine(line);
+    if (parsed.ok) good.push(eventIdOf(parsed.event));
+  }
+  return { body: lines.join('\n'), good };
 }
