@@ -1,4 +1,5 @@
 import { retryAfterSeconds } from './retry-after.ts';
+import { storableText } from './storable-text.ts';
 
 /**
  * One line of a federation log: one request as seen by one observer, with its outcome (DOMAIN.md section 2).
@@ -250,8 +251,7 @@ function readId(value: unknown): string | undefined {
 /** Text as both stores keep it: well-formed (a lone surrogate becomes U+FFFD) and without NUL. */
 function readText(value: unknown, max: number): string | undefined {
   if (typeof value !== 'string') return undefined;
-  const wellFormed = value.isWellFormed() ? value : value.toWellFormed();
-  const text = wellFormed.includes('\u0000') ? wellFormed.replaceAll('\u0000', '') : wellFormed;
+  const text = storableText(value);
   return text.length <= max ? text : undefined;
 }
 

@@ -1,4 +1,5 @@
 import type { LensEvent } from './event.ts';
+import { storableText } from './storable-text.ts';
 
 /**
  * Small readers over the untouched JSON-RPC frames of an event. What they derive is stored in columns, so it is
@@ -14,7 +15,7 @@ const INT32_MAX = 2 ** 31 - 1;
 /** Text as a column holds it: lone surrogates replaced, NUL removed; null when empty or too long. */
 export function columnText(value: unknown): string | null {
   if (typeof value !== 'string') return null;
-  const text = value.toWellFormed().replaceAll('\u0000', '');
+  const text = storableText(value);
   return text.length === 0 || text.length > MAX_DERIVED_TEXT ? null : text;
 }
 

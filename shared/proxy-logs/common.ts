@@ -1,4 +1,5 @@
 import type { FieldWarning } from '../event.ts';
+import { storableText } from '../storable-text.ts';
 
 /**
  * What every reverse-proxy access-log reader shares: the shape of the native event it makes (DOMAIN.md section 2,
@@ -200,11 +201,8 @@ export function readStatus(value: unknown, field: string, warnings: FieldWarning
  */
 export function keepText(text: string | undefined, field: string, warnings: FieldWarning[]): string | undefined {
   if (text === undefined) return undefined;
-  let kept = text.isWellFormed() ? text : text.toWellFormed();
-  if (kept.includes('\u0000')) {
-    kept = kept.replaceAll('\u0000', '');
-    warnings.push({ field, message: 'NUL characters removed' });
-  }
+  if (text.includes('\u0000')) warnings.push({ field, message: 'NUL characters removed' });
+  let kept = storableText(text);
   if (kept.length > PROXY_TEXT_MAX) {
     warnings.push({ field, message: `cut to ${PROXY_TEXT_MAX} of its ${kept.length} characters` });
     kept = kept.slice(0, PROXY_TEXT_MAX);
