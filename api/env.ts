@@ -1,4 +1,5 @@
 import type { Store } from '../db/runner.ts';
+import type { ProxyRoute } from '../shared/proxy-logs/routes.ts';
 import type { RateLimit } from './middleware/rate-limit.ts';
 
 export interface AppConfig {
@@ -25,6 +26,8 @@ export interface AppConfig {
   allowedTargets: readonly string[];
   /** Per caller (token or peer address): ingest batches, and every other API request. */
   rateLimits: { ingest: RateLimit; reads: RateLimit };
+  /** Which server an access-log line belongs to, by host and path prefix (`--proxy-map FILE`). */
+  proxyRoutes: readonly ProxyRoute[];
 }
 
 export interface AppDeps {
@@ -49,4 +52,5 @@ export const DEFAULT_CONFIG: AppConfig = {
   allowedTargets: [],
   // A shipper sends a batch of thousands of lines at a time; a dashboard page asks ~10 questions per refresh.
   rateLimits: { ingest: { burst: 120, perSecond: 60 }, reads: { burst: 600, perSecond: 200 } },
+  proxyRoutes: [],
 };

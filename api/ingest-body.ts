@@ -1,5 +1,5 @@
 import { gunzipSync } from 'node:zlib';
-import { splitNdjson } from '../shared/batch.ts';
+import { type BatchLine, splitNdjson } from '../shared/batch.ts';
 import { ApiError } from './errors.ts';
 import type { BatchItem } from './services/ingest.ts';
 
@@ -10,25 +10,32 @@ const NDJSON_TYPES = new Set(['application/x-ndjson', 'application/jsonl', 'appl
  */
 export const MAX_BATCH_LINES = 100_000;
 const FIX_LINES = `Send at most ${MAX_BATCH_LINES} lines per request (the CLI batches for you: --batch-lines).`;
+const FIX_LOG_TYPE = 'Send an access log as it is, one line per line, as "Content-Type: text/plain".';
 const FIX_TYPE = 'Send NDJSON as "Content-Type: application/x-ndjson", or a JSON array as "application/json".';
 
-/** Decodes an ingest body (NDJSON or a JSON array, optionally gzip) into numbered batch items. */
+/**
+ * Decodes an ingest body (NDJSON or a JSON array, optionally gzip) into numbered batch items. `readLines` reads the
+ * lines of another format (an access log, api/ingest-formats.ts); such a body is lines, never a JSON array.
+ */
 export function decodeIngestBody(
   raw: Uint8Array,
   contentType: string | undefined,
   contentEncoding: string | undefined,
   maxBytes: number,
+  readLines?: (lines: BatchLine[]) => BatchItem[],
 ): BatchItem[] {
   const type = contentType?.split(';')[0]?.trim().toLowerCase() ?? '';
-  const isJson = type === 'application/json';
+  const isJson = type === 'application/json' && readLines === undefined;
   if (!isJson && !NDJSON_TYPES.has(type)) {
-    throw new ApiError('unsupported_media_type', 'that content type is not accepted', { fix: FIX_TYPE });
+    throw new ApiError('unsupported_media_type', 'that content type is not accepted', {
+      fix: readLines === undefined ? FIX_TYPE : FIX_LOG_TYPE,
+    });
   }
   const text = decodeUtf8(inflate(raw, contentEncoding, maxBytes));
   if (!isJson && lineCount(text) > MAX_BATCH_LINES) {
     throw new ApiError('payload_too_large', `the body holds more than ${MAX_BATCH_LINES} lines`, { fix: FIX_LINES });
   }
-  const items = isJson ? jsonItems(text) : splitNdjson(text);
+  const items = isJson ? jsonItems(text) : (readLines ?? ((lines) => lines))(splitNdjson(text));
   if (items.length > MAX_BATCH_LINES) {
     throw new ApiError('payload_too_large', `the body holds more than ${MAX_BATCH_LINES} events`, { fix: FIX_LINES });
   }

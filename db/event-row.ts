@@ -20,6 +20,7 @@ export interface EventRow {
   retryAfter: number | null;
   identity: string | null;
   correlation: string | null;
+  requestId: string | null;
   counted: number;
   bucket: string;
   kind: string;
@@ -55,6 +56,7 @@ export const EVENT_COLUMNS = [
   ['retryAfter', 'retry_after'],
   ['identity', 'identity'],
   ['correlation', 'correlation'],
+  ['requestId', 'request_id'],
   ['counted', 'counted'],
   ['bucket', 'bucket'],
   ['kind', 'kind'],

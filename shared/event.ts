@@ -21,6 +21,13 @@ export interface HttpFacts {
   status?: number;
   /** Seconds after `ts`: a number, or the header's text (delta-seconds or an HTTP-date) read relative to `ts`. */
   retryAfter?: number;
+  /**
+   * The `X-Request-Id` a proxy gave the request (nginx `$request_id`, Envoy's own), as the client read it from the
+   * answer or the proxy logged it: the surest join of a client's record to the proxy's (DOMAIN.md section 2).
+   */
+  requestId?: string;
+  /** The W3C `traceparent` header the request carried: the other join, for requests that never saw an answer. */
+  traceparent?: string;
 }
 
 /** A read event with its timestamp resolved to epoch milliseconds. */
@@ -46,6 +53,9 @@ export const LINE_ERROR_CODES = [
   'missing_field',
   'invalid_field',
   'too_deep',
+  // An access-log line (shared/proxy-logs): not a line of the format asked for, or one that names no time.
+  'not_the_format',
+  'no_timestamp',
 ] as const;
 export type LineErrorCode = (typeof LINE_ERROR_CODES)[number];
 
@@ -69,6 +79,8 @@ const ID_MAX = 256;
 const SESSION_MAX = 512;
 const METHOD_MAX = 16;
 const PATH_MAX = 4096;
+/** A request id or traceparent longer than this is no header a proxy wrote (a traceparent is 55 characters). */
+const HEADER_ID_MAX = 256;
 const MAX_EPOCH_MS = 8.64e15;
 /**
  * How deeply a line may nest. Real frames nest a few levels (a tool's JSON Schema perhaps twenty); thousands of
@@ -130,6 +142,8 @@ function noteRemovedNul(value: Json, warnings: FieldWarning[]): void {
     ['session', value.session],
     ['http.method', http.method],
     ['http.path', http.path],
+    ['http.requestId', http.requestId],
+    ['http.traceparent', http.traceparent],
   ];
   for (const [field, text] of texts) {
     if (typeof text === 'string' && text.includes('\u0000')) {
@@ -204,6 +218,11 @@ function readHttp(http: Json, ts: number, warnings: FieldWarning[]): HttpFacts |
   if (retryAfter !== undefined) facts.retryAfter = retryAfter;
   else if (!absent(http.retryAfter)) {
     drop('retryAfter', 'must be seconds (a number or "120") or an HTTP-date ("Wed, 21 Oct 2026 07:28:00 GMT")');
+  }
+  for (const field of ['requestId', 'traceparent'] as const) {
+    const text = readText(http[field], HEADER_ID_MAX);
+    if (text !== undefined && text.length > 0) facts[field] = text;
+    else if (!absent(http[field])) drop(field, `must be a non-empty string of at most ${HEADER_ID_MAX} characters`);
   }
   return Object.keys(facts).length > 0 ? facts : undefined;
 }

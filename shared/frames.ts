@@ -40,11 +40,13 @@ export function metaOf(frame: Record<string, unknown> | undefined): Record<strin
 
 /**
  * The key that joins a client's record of a request to a proxy's record of the same request (DOMAIN.md section 2):
- * the W3C traceparent carried in `params._meta`, else the session plus the JSON-RPC request id, which together
- * name one request on one server. Access-log lines without a body have neither and stand alone.
+ * the W3C traceparent the request carried (the header, `http.traceparent`, else `params._meta`), else the session
+ * plus the JSON-RPC request id, which together name one request on one server. An access-log line has at most the
+ * header; `X-Request-Id` is the other key (`http.requestId`, a column of its own), and shared/request-join.ts
+ * pairs what neither key joins by time.
  */
 export function correlationOf(event: LensEvent): string | null {
-  const traceparent = columnText(metaOf(event.request)?.traceparent);
+  const traceparent = columnText(event.http?.traceparent) ?? columnText(metaOf(event.request)?.traceparent);
   if (traceparent !== null) return `tp:${traceparent}`;
   const id = event.request?.id;
   if (event.session && (typeof id === 'string' || typeof id === 'number')) {

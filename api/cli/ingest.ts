@@ -3,8 +3,9 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CliError } from './cli-error.ts';
 import { defaultStatePath, IngestState } from './ingest-state.ts';
+import { detectFileFormat, ingestQueryString, logFormat, logNames } from './log-format.ts';
 import { Progress } from './progress.ts';
-import { readLines } from './read-lines.ts';
+import { isGzip, readLines } from './read-lines.ts';
 import { shipBatch } from './ship.ts';
 
 const MAX_BATCH_BYTES = 8 * 1024 * 1024;
@@ -24,9 +25,14 @@ export async function ingestCommand(args: string[]): Promise<number> {
       restart: { type: 'boolean', default: false },
       'skip-bad-lines': { type: 'boolean', default: false },
       state: { type: 'string', default: defaultStatePath() },
+      format: { type: 'string', default: 'auto' },
+      server: { type: 'string' },
+      client: { type: 'string' },
+      protocol: { type: 'string' },
     },
   });
   if (values.url === undefined || positionals.length === 0) throw new CliError('usage: ingest FILE... --url URL', 2);
+  const names = logNames(values);
   const url = values.url.replace(/\/+$/, '');
   const batchLines = Number(values['batch-lines']);
   if (!Number.isInteger(batchLines) || batchLines < 1)
@@ -40,7 +46,10 @@ export async function ingestCommand(args: string[]): Promise<number> {
     const path = resolve(file);
     const size = await fileSize(path);
     const saved = values.restart ? undefined : state.get(url, path);
-    const start = saved && saved.offset <= size ? saved : { offset: 0, line: 1 };
+    // A gzip log's offsets count decompressed bytes; it is rotated, so it never shrinks under a saved offset.
+    const start = saved && (isGzip(path) || saved.offset <= size) ? saved : { offset: 0, line: 1 };
+    const format = values.format === 'auto' ? await detectFileFormat(path) : logFormat(values.format);
+    const query = ingestQueryString(format, names);
     const progress = new Progress(file, size, start.offset);
     let batch: string[] = [];
     let batchBytes = 0;
@@ -49,7 +58,7 @@ export async function ingestCommand(args: string[]): Promise<number> {
 
     const flush = async (offset: number, nextLine: number) => {
       if (batch.length > 0) {
-        const report = await shipBatch(url, `${batch.join('\n')}\n`, token);
+        const report = await shipBatch(url, `${batch.join('\n')}\n`, token, query);
         progress.count(report.accepted, report.duplicates, report.rejectedTotal);
         for (const reject of report.rejected) {
           const at = lineNumbers[reject.line - 1] ?? batchFirstLine;

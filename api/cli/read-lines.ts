@@ -1,4 +1,5 @@
 import { createReadStream } from 'node:fs';
+import { createGunzip } from 'node:zlib';
 import { CliError } from './cli-error.ts';
 
 export interface FileLine {
@@ -33,11 +34,21 @@ export async function* readLines(path: string, options: ReadOptions = {}): Async
   let pending: Buffer = Buffer.alloc(0);
   let offset = startByte;
   let line = startLine - 1;
-  if (endByte !== undefined && endByte <= startByte) return;
+  if (!isGzip(path) && endByte !== undefined && endByte <= startByte) return;
   const end = endByte === undefined ? undefined : endByte - 1;
-  const stream = createReadStream(path, { start: startByte, end, highWaterMark: 1 << 20 });
+  const stream = isGzip(path)
+    ? createReadStream(path, { highWaterMark: 1 << 20 }).pipe(createGunzip())
+    : createReadStream(path, { start: startByte, end, highWaterMark: 1 << 20 });
+  // A gzip file is read from its start; offsets count its decompressed bytes, so those before startByte are skipped.
+  let skip = isGzip(path) ? startByte : 0;
   try {
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
+    for await (let chunk of stream as AsyncIterable<Buffer>) {
+      if (skip > 0) {
+        const skipped = Math.min(skip, chunk.length);
+        skip -= skipped;
+        chunk = chunk.subarray(skipped);
+        if (chunk.length === 0) continue;
+      }
       let data = pending.length > 0 ? Buffer.concat([pending, chunk]) : chunk;
       let from = 0;
       for (let nl = data.indexOf(10, from); nl !== -1; nl = data.indexOf(10, from)) {
@@ -56,11 +67,19 @@ export async function* readLines(path: string, options: ReadOptions = {}): Async
   }
   if (pending.length > 0) {
     const text = decode(pending);
-    if (holdBackPartial && (text === null || !isWholeJson(text))) return;
+    if (holdBackPartial && !isGzip(path) && (text === null || !isWholeJson(text))) return;
     line++;
     offset += pending.length;
     if (text === null || text.trim().length > 0) yield { line, text, end: offset };
   }
+}
+
+/**
+ * A rotated, compressed log (`access.log.2.gz`): read through gunzip. Such a file is complete, so `endByte` (the
+ * size when shipping began) and `holdBackPartial` do not apply to it.
+ */
+export function isGzip(path: string): boolean {
+  return path.toLowerCase().endsWith('.gz');
 }
 
 function isWholeJson(text: string): boolean {

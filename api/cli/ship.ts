@@ -58,16 +58,22 @@ function retryAfterMs(value: string | null | undefined, now: number): number {
  * Sends one NDJSON batch and follows the product's own rules for the answer (nextWait): a refusal (4xx) or a fault
  * of the server stops at once; a throttle, an unavailable store or a full disk is waited out, for minutes.
  */
-export async function shipBatch(url: string, ndjson: string, token: string | null): Promise<IngestReport> {
+export async function shipBatch(
+  url: string,
+  ndjson: string,
+  token: string | null,
+  /** `?format=…` for an access log (api/cli/log-format.ts); empty for native NDJSON. */
+  query = '',
+): Promise<IngestReport> {
   const body = gzipSync(ndjson, { level: 1 });
   let waitedMs = 0;
   for (let attempt = 1; ; attempt++) {
     let response: Response;
     try {
-      response = await fetch(`${url}/api/v1/ingest`, {
+      response = await fetch(`${url}/api/v1/ingest${query}`, {
         method: 'POST',
         headers: {
-          'content-type': 'application/x-ndjson',
+          'content-type': query === '' ? 'application/x-ndjson' : 'text/plain',
           'content-encoding': 'gzip',
           ...(token ? { authorization: `Bearer ${token}` } : {}),
         },

@@ -1,8 +1,11 @@
 import { Hono } from 'hono';
 import type { Env } from '../env.ts';
 import { decodeIngestBody } from '../ingest-body.ts';
+import { ingestQuery, proxyBatchItems } from '../ingest-formats.ts';
 import { limitBody } from '../middleware/body-limit.ts';
 import { ingestBatch } from '../services/ingest.ts';
+import { proxyServerOf } from '../services/proxy-routing.ts';
+import { validate } from '../validate.ts';
 
 export const ingestRoutes = new Hono<Env>().post(
   '/ingest',
@@ -10,14 +13,19 @@ export const ingestRoutes = new Hono<Env>().post(
     (c) => c.var.deps.config.maxBodyBytes,
     'Split the file into smaller batches (the CLI does this for you) or raise --max-body.',
   ),
+  validate('query', ingestQuery),
   async (c) => {
     const { store, config } = c.var.deps;
+    const { format, ...names } = c.req.valid('query');
+    const serverOf =
+      format === 'native' || names.server !== undefined ? undefined : await proxyServerOf(store, config.proxyRoutes);
     const raw = new Uint8Array(await c.req.arrayBuffer());
     const items = decodeIngestBody(
       raw,
       c.req.header('content-type'),
       c.req.header('content-encoding'),
       config.maxBodyBytes,
+      format === 'native' ? undefined : (lines) => proxyBatchItems(lines, format, names, serverOf),
     );
     return c.json(await ingestBatch(store, items));
   },

@@ -44,6 +44,7 @@ export function buildEvent(event: LensEvent, body: string, policy: ServerPolicy)
     retryAfter: event.http?.retryAfter ?? null,
     identity: analysis.identity,
     correlation: correlationOf(event),
+    requestId: event.http?.requestId ?? null,
     counted: 1,
     bucket: classification.bucket,
     kind: classification.kind,

@@ -1,5 +1,4 @@
 import { type PackedRows, packRows } from '../../db/event-row.ts';
-import { shadowProxyDuplicates } from '../../db/queries/classification.ts';
 import { LOCK_CLASS, lockKeys } from '../../db/queries/locks.ts';
 import { ensureServers, loadServerConfigs, type ServerConfigRow } from '../../db/queries/servers.ts';
 import type { Store, TxRunner } from '../../db/runner.ts';
@@ -8,12 +7,14 @@ import {
   type FieldWarning,
   type LensEvent,
   type LineError,
+  type ParseResult,
   parseEventLine,
   validateEvent,
 } from '../../shared/event.ts';
 import { type BuiltEvent, buildEvent } from './event-row.ts';
 import { advanceGate } from './gate-maintenance.ts';
 import { policyOf } from './policy.ts';
+import { joinFreshRecords } from './request-join.ts';
 import { RollupChanges } from './rollups.ts';
 
 export interface RejectedLine extends LineError {
@@ -36,8 +37,14 @@ export interface IngestReport {
   warningsTotal: number;
 }
 
-/** An item of a batch: an NDJSON line still to decode, or an element of a JSON array already decoded. */
-export type BatchItem = BatchLine | { line: number; value: unknown };
+/**
+ * An item of a batch: an NDJSON line still to decode, a value already decoded (an element of a JSON array, an
+ * access-log line or a span read as an event, with what its reader had to leave out), or a line its reader refused.
+ */
+export type BatchItem =
+  | BatchLine
+  | { line: number; value: unknown; warnings?: readonly FieldWarning[] }
+  | { line: number; refused: LineError };
 
 interface ValidEvent {
   event: LensEvent;
@@ -77,9 +84,9 @@ async function validateItems(items: readonly BatchItem[]) {
   const notes = { rejected: [] as RejectedLine[], rejectedTotal: 0, warnings: [] as LineWarning[], warningsTotal: 0 };
   for (const [index, item] of items.entries()) {
     if (index % YIELD_EVERY === YIELD_EVERY - 1) await yieldToEventLoop();
-    const result = 'text' in item ? parseEventLine(item.text) : validateEvent(item.value);
+    const { result, body } = readItem(item);
     if (result.ok) {
-      valid.push({ event: result.event, body: 'text' in item ? item.text : JSON.stringify(item.value) });
+      valid.push({ event: result.event, body });
       for (const warning of result.warnings) {
         notes.warningsTotal++;
         if (notes.warnings.length < MAX_REPORTED) notes.warnings.push({ line: item.line, ...warning });
@@ -90,6 +97,17 @@ async function validateItems(items: readonly BatchItem[]) {
     }
   }
   return { valid, notes };
+}
+
+/** One item as an event, with the line the store keeps of it; a reader's warnings come before the event's own. */
+function readItem(item: BatchItem): { result: ParseResult; body: string } {
+  if ('text' in item) return { result: parseEventLine(item.text), body: item.text };
+  if ('refused' in item) return { result: { ok: false, error: item.refused }, body: '' };
+  const result = validateEvent(item.value);
+  if (result.ok && item.warnings !== undefined && item.warnings.length > 0) {
+    result.warnings = [...item.warnings, ...result.warnings];
+  }
+  return { result, body: result.ok ? JSON.stringify(item.value) : '' };
 }
 
 /** Events built in insert chunks, their lines already packed: all the CPU work the transaction needs done. */
@@ -134,23 +152,18 @@ function configChanged(before: readonly ServerConfigRow[], after: readonly Serve
  */
 async function insertAll(tx: TxRunner, chunks: readonly Chunk[]): Promise<number> {
   // A client record and its proxy record in two concurrent batches would each miss the other's uncommitted row.
-  const keys = new Set(
-    chunks.flatMap(({ built }) => built.flatMap(({ row }) => (row.correlation === null ? [] : [row.correlation]))),
-  );
-  await lockKeys(tx, LOCK_CLASS.correlation, [...keys]);
+  const rows = chunks.flatMap(({ built }) => built.map(({ row }) => row));
+  const servers = [...new Set(rows.map((row) => row.server))];
+  await lockKeys(tx, LOCK_CLASS.join, servers, rows.some((row) => row.source === 'proxy') ? 'exclusive' : 'shared');
   const results = await Promise.all(chunks.map((chunk) => tx.insertEvents(chunk.packed)));
   const inserted = new Set<string>();
   const fresh: BuiltEvent[] = [];
-  const correlations = { client: new Set<string>(), proxy: new Set<string>() };
   results.forEach((ids, index) => {
     for (const item of chunks[index]?.built ?? []) {
-      const { row } = item;
       // A second copy of an id inside the batch was not stored: the first one was.
-      if (!ids.has(row.eventId) || inserted.has(row.eventId)) continue;
-      inserted.add(row.eventId);
+      if (!ids.has(item.row.eventId) || inserted.has(item.row.eventId)) continue;
+      inserted.add(item.row.eventId);
       fresh.push(item);
-      if (row.correlation !== null)
-        (row.source === 'client' ? correlations.client : correlations.proxy).add(row.correlation);
     }
   });
   const rollups = new RollupChanges();
@@ -160,10 +173,10 @@ async function insertAll(tx: TxRunner, chunks: readonly Chunk[]): Promise<number
     rollups.addSend(row, 1);
     rollups.addFailure(row, 1);
   }
-  const shadowed = await shadowProxyDuplicates(tx, {
-    client: [...correlations.client],
-    proxy: [...correlations.proxy],
-  });
+  const shadowed = await joinFreshRecords(
+    tx,
+    fresh.map(({ row }) => row),
+  );
   for (const row of shadowed) {
     rollups.add(row, -1, -row.avoidable, row.gateReason);
     rollups.addSampled(row, -1);

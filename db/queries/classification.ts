@@ -53,35 +53,8 @@ export async function updateClassification(db: SqlRunner, row: Reclassified): Pr
     evidence = ${row.evidence}, wait_until = ${row.waitUntil} WHERE seq = ${row.seq}`);
 }
 
-/**
- * A proxy's record of a request that a client also logged is kept but not counted: the client's view wins.
- * Runs after each batch over the correlation keys the batch brought, whichever side arrived first: a new client
- * record shadows the proxy records already stored; a new proxy record is shadowed if its client record is stored.
- */
-export async function shadowProxyDuplicates(
-  db: SqlRunner,
-  fresh: { client: readonly string[]; proxy: readonly string[] },
-): Promise<ShadowedRow[]> {
-  const shadowed: ShadowedRow[] = [];
-  if (fresh.client.length > 0) {
-    shadowed.push(
-      ...(await db.all<ShadowedRow>(sql`UPDATE events SET counted = 0
-        WHERE source = 'proxy' AND correlation IN ${listTable(db, fresh.client)} AND counted = 1
-        RETURNING ${SHADOWED_COLUMNS}`)),
-    );
-  }
-  if (fresh.proxy.length > 0) {
-    shadowed.push(
-      ...(await db.all<ShadowedRow>(sql`UPDATE events SET counted = 0
-        WHERE source = 'proxy' AND correlation IN ${listTable(db, fresh.proxy)} AND counted = 1
-          AND EXISTS (SELECT 1 FROM events c WHERE c.source = 'client' AND c.correlation = events.correlation)
-        RETURNING ${SHADOWED_COLUMNS}`)),
-    );
-  }
-  return shadowed;
-}
-
-const SHADOWED_COLUMNS = sql`ts, client, server, rpc_method AS "rpcMethod", identity, bucket, kind, avoidable, gate_reason AS "gateReason",
+/** What a shadowed proxy record's counts came from (db/queries/request-join.ts writePairs returns them). */
+export const SHADOWED_COLUMNS = sql`ts, client, server, rpc_method AS "rpcMethod", identity, bucket, kind, avoidable, gate_reason AS "gateReason",
   discovery_read AS "discoveryRead", ctx_requested AS "ctxRequested", ctx_applied AS "ctxApplied",
   ctx_reason AS "ctxReason", rpc_code AS "rpcCode", http_status AS "httpStatus"`;
 

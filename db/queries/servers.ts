@@ -47,3 +47,10 @@ export async function saveServerConfig(db: SqlRunner, row: ServerConfigRow): Pro
   await db.run(sql`UPDATE servers SET discovery = ${row.discovery}, discovery_raw = ${row.discoveryRaw},
     overrides = ${row.overrides}, updated_at = ${row.updatedAt} WHERE name = ${row.name}`);
 }
+
+/** Every server with a discovery document (its normalised JSON): few rows, read to name access-log lines. */
+export async function declaredServers(db: SqlRunner): Promise<{ name: string; discovery: string }[]> {
+  return db.all<{ name: string; discovery: string }>(
+    sql`SELECT name, discovery FROM servers WHERE discovery IS NOT NULL ORDER BY name`,
+  );
+}

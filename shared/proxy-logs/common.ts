@@ -29,9 +29,18 @@ export interface ProxyLineOptions {
   serverOf?: ServerOf;
   /** The native `protocol` of each line (absent: `validateEvent` reads `"mcp"`). */
   protocol?: ProxyProtocol;
+  /**
+   * The client of every line. Without it a line's client is its user agent, else its remote address: what an
+   * access log knows of who sent the request (proxy-only traffic still has storms and avoidable requests per client).
+   */
+  client?: string;
 }
 
-/** What only the proxy saw; kept beside the event, never read by `validateEvent`. */
+/**
+ * What the proxy saw, as a reader finds it. `requestId` and `traceparent` become the native `http.requestId` and
+ * `http.traceparent` (a client records them too: they join its record to the proxy's); the rest stays in the
+ * `proxy` member, which `validateEvent` leaves alone.
+ */
 export interface ProxyFacts {
   /** nginx `$request_id`, Envoy `%REQ(X-REQUEST-ID)%`: joins the proxy's record to the client's (`X-Request-Id`). */
   requestId?: string;
@@ -65,6 +74,8 @@ export interface ProxyHttp {
   status?: number;
   /** The `Retry-After` header's own text; `validateEvent` reads it against `ts`. */
   retryAfter?: string;
+  requestId?: string;
+  traceparent?: string;
 }
 
 /** The native event a proxy line becomes, before `validateEvent`. */
@@ -73,6 +84,7 @@ export interface ProxyEventValue {
   ts: number;
   source: 'proxy';
   server: string;
+  client?: string;
   protocol?: ProxyProtocol;
   session?: string;
   http?: ProxyHttp;
@@ -104,7 +116,7 @@ export function reject(code: ProxyLineErrorCode, message: string): ProxyLineResu
 
 /** How long a proxy-only text may be; a longer one (a 10 KB user agent) is cut, with a warning. */
 export const PROXY_TEXT_MAX = 1024;
-/** `validateEvent`'s limit for a name: a host longer than this cannot name the server. */
+/** `validateEvent`'s limit for a name: a longer host cannot name the server, a longer user agent is cut. */
 const SERVER_NAME_MAX = 200;
 
 /** nginx writes `-` for an unset variable (an empty string under `escape=json`); Envoy writes `-` or `null`. */
@@ -259,6 +271,9 @@ export interface ReadLine {
 export function toEvent(read: ReadLine, options: ProxyLineOptions, warnings: FieldWarning[]): ProxyLineResult {
   const named = resolveServer(options, read.host, read.path, warnings);
   const value: ProxyEventValue = { ts: read.ts, source: 'proxy', server: named.server };
+  // A user agent may run past what a name can be; its start names the client well enough.
+  const client = options.client ?? (read.proxy.userAgent ?? read.proxy.remoteAddr)?.slice(0, SERVER_NAME_MAX);
+  if (client !== undefined) value.client = client;
   const protocol = named.protocol ?? options.protocol;
   if (protocol !== undefined) value.protocol = protocol;
   if (read.session !== undefined) value.session = read.session;
@@ -267,14 +282,9 @@ export function toEvent(read: ReadLine, options: ProxyLineOptions, warnings: Fie
   if (read.path !== undefined) http.path = read.path;
   if (read.status !== undefined) http.status = read.status;
   if (read.retryAfter !== undefined) http.retryAfter = read.retryAfter;
-  if (
-    http.method !== undefined ||
-    http.path !== undefined ||
-    http.status !== undefined ||
-    http.retryAfter !== undefined
-  ) {
-    value.http = http;
-  }
+  if (read.proxy.requestId !== undefined) http.requestId = read.proxy.requestId;
+  if (read.proxy.traceparent !== undefined) http.traceparent = read.proxy.traceparent;
+  if (Object.keys(http).length > 0) value.http = http;
   if (read.latencyMs !== undefined) value.latencyMs = read.latencyMs;
   read.proxy.host = read.host;
   const proxy = definedOnly(read.proxy);
@@ -282,9 +292,8 @@ export function toEvent(read: ReadLine, options: ProxyLineOptions, warnings: Fie
   return { ok: true, value, warnings };
 }
 
+/** The facts kept in the `proxy` member (`requestId` and `traceparent` went to `http`). */
 const PROXY_KEYS = [
-  'requestId',
-  'traceparent',
   'upstreamStatus',
   'userAgent',
   'remoteAddr',
@@ -296,7 +305,7 @@ const PROXY_KEYS = [
   'upstreamServiceTimeMs',
   'loggedAt',
   'requestLine',
-] as const satisfies readonly (keyof ProxyFacts)[];
+] as const satisfies readonly Exclude<keyof ProxyFacts, 'requestId' | 'traceparent'>[];
 
 /** The facts that have a value (in one order, whatever the reader), or `undefined` when none has. */
 function definedOnly(facts: ProxyFacts): ProxyFacts | undefined {

@@ -85,21 +85,21 @@ describe.each(CORPORA)('the nginx logs of %s', (corpus) => {
     const correlation = JSON.parse(corpusText(corpus, 'correlation.json')) as Record<string, string>;
     const stats = (expected as unknown as { stats: { joinedByTraceparent: Record<string, string> } }).stats;
     const joined = new Set([...Object.values(correlation), ...Object.values(stats.joinedByTraceparent)]);
-    const ids = readAll(corpus, 'nginx-json', JSON_LOG).map(({ value }) => value.proxy?.requestId);
+    const ids = readAll(corpus, 'nginx-json', JSON_LOG).map(({ value }) => value.http?.requestId);
     expect(new Set(ids)).toEqual(joined);
     expect(ids).toHaveLength(joined.size);
     // The request the SDK aborted (no X-Request-Id reached the client) is joined by the traceparent it sent.
     const traceparents = JSON.parse(corpusText(corpus, 'traceparent.json')) as Record<string, string>;
     for (const [eventId, requestId] of Object.entries(stats.joinedByTraceparent)) {
-      const line = readAll(corpus, 'nginx-json', JSON_LOG).find(({ value }) => value.proxy?.requestId === requestId);
-      expect(line?.value.proxy?.traceparent).toBe(traceparents[eventId]);
+      const line = readAll(corpus, 'nginx-json', JSON_LOG).find(({ value }) => value.http?.requestId === requestId);
+      expect(line?.value.http?.traceparent).toBe(traceparents[eventId]);
     }
   });
 
   it('dates each JSON line at the request start: within 50 ms of the send time of the client record it joins', () => {
     const correlation = JSON.parse(corpusText(corpus, 'correlation.json')) as Record<string, string>;
     const byRequestId = new Map(
-      readAll(corpus, 'nginx-json', JSON_LOG).map(({ event, value }) => [value.proxy?.requestId, event]),
+      readAll(corpus, 'nginx-json', JSON_LOG).map(({ event, value }) => [value.http?.requestId, event]),
     );
     const clients = corpusText(corpus, 'client.ndjson')
       .split('\n')

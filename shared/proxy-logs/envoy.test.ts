@@ -66,10 +66,15 @@ const DOC_EVENT = {
   ts: Date.parse('2016-04-15T20:17:00.310Z'),
   source: 'proxy',
   server: 'locations-api',
-  http: { method: 'POST', path: '/api/v1/locations', status: 204 },
+  client: 'nsq2http',
+  http: {
+    method: 'POST',
+    path: '/api/v1/locations',
+    status: 204,
+    requestId: 'cc21d9b0-cf5c-432b-8c7e-98aeb7988cd2',
+  },
   latencyMs: 226,
   proxy: {
-    requestId: 'cc21d9b0-cf5c-432b-8c7e-98aeb7988cd2',
     userAgent: 'nsq2http',
     forwardedFor: '10.0.35.28',
     protocol: 'HTTP/2',
@@ -102,11 +107,11 @@ describe("Envoy's default text format", () => {
     const line = DOC_TEXT.replace(' 100 "10.0.35.28"', ' - "-"').replace('"tcp://10.0.2.1:80"', '"-"');
     const result = envoyLineToEvent(line, SERVER);
     expect(result.ok && result.value.proxy).toEqual({
-      requestId: 'cc21d9b0-cf5c-432b-8c7e-98aeb7988cd2',
       userAgent: 'nsq2http',
       protocol: 'HTTP/2',
       host: 'locations',
     });
+    expect(result.ok && result.value.http?.requestId).toBe('cc21d9b0-cf5c-432b-8c7e-98aeb7988cd2');
   });
 
   it('keeps a response code of 0 (no response was begun) without a status, with a warning', () => {
@@ -115,7 +120,11 @@ describe("Envoy's default text format", () => {
     const result = envoyLineToEvent(DOC_TEXT.replace('" 204 - ', '" 0 DC '), SERVER);
     expect(result).toMatchObject({ ok: true, warnings: [{ field: 'http.status' }] });
     if (!result.ok) return;
-    expect(result.value.http).toEqual({ method: 'POST', path: '/api/v1/locations' });
+    expect(result.value.http).toEqual({
+      method: 'POST',
+      path: '/api/v1/locations',
+      requestId: 'cc21d9b0-cf5c-432b-8c7e-98aeb7988cd2',
+    });
     expect(result.value.proxy?.responseFlags).toBe('DC');
     expect(validateEvent(result.value).ok).toBe(true);
   });
@@ -127,10 +136,10 @@ describe("Envoy's default text format", () => {
 
   it('keeps a user agent with a quote in it (Envoy does not escape header values): the fields after it stay put', () => {
     const result = envoyLineToEvent(DOC_TEXT.replace('"nsq2http"', '"nsq "2" http"'), SERVER);
-    expect(result.ok && result.value.proxy).toMatchObject({
-      userAgent: 'nsq "2" http',
-      requestId: 'cc21d9b0-cf5c-432b-8c7e-98aeb7988cd2',
-      host: 'locations',
+    expect(result.ok && result.value).toMatchObject({
+      client: 'nsq "2" http',
+      http: { requestId: 'cc21d9b0-cf5c-432b-8c7e-98aeb7988cd2' },
+      proxy: { userAgent: 'nsq "2" http', host: 'locations' },
     });
   });
 
@@ -176,11 +185,11 @@ describe("Envoy's JSON access log", () => {
     for (const value of ['-', null]) {
       const result = envoyJsonLineToEvent(unset(value), SERVER);
       expect(result.ok && result.value.proxy).toEqual({
-        requestId: 'cc21d9b0-cf5c-432b-8c7e-98aeb7988cd2',
         userAgent: 'nsq2http',
         protocol: 'HTTP/2',
         host: 'locations',
       });
+      expect(result.ok && result.value.http?.requestId).toBe('cc21d9b0-cf5c-432b-8c7e-98aeb7988cd2');
     }
   });
 
@@ -220,12 +229,23 @@ describe("Envoy's JSON access log", () => {
         source: 'proxy',
         server: 'locations-api',
         session: '9f1c',
-        http: { method: 'POST', path: '/mcp', status: 429, retryAfter: '2' },
+        http: {
+          method: 'POST',
+          path: '/mcp',
+          status: 429,
+          retryAfter: '2',
+          traceparent: '00-530bd4991f469a45b3221bc03ba34cd1-b245e89d2e63a5fc-01',
+        },
         latencyMs: 123,
-        proxy: { traceparent: '00-530bd4991f469a45b3221bc03ba34cd1-b245e89d2e63a5fc-01', protocol: 'HTTP/1.1' },
+        proxy: { protocol: 'HTTP/1.1' },
       },
     });
-    if (result.ok) expect(validateEvent(result.value)).toMatchObject({ ok: true, event: { http: { retryAfter: 2 } } });
+    if (result.ok) {
+      expect(validateEvent(result.value)).toMatchObject({
+        ok: true,
+        event: { http: { retryAfter: 2, traceparent: '00-530bd4991f469a45b3221bc03ba34cd1-b245e89d2e63a5fc-01' } },
+      });
+    }
   });
 
   it('keeps a line with a duration or status it cannot read, with warnings', () => {

@@ -174,7 +174,7 @@ export function envoyLineToEvent(line: string, options: ProxyLineOptions = {}): 
       latencyMs: wholeMs(present(duration)),
       host: keepText(present(authority), 'proxy.host', warnings),
       proxy: {
-        requestId: keepText(present(requestId), 'proxy.requestId', warnings),
+        requestId: keepText(present(requestId), 'http.requestId', warnings),
         userAgent: keepText(present(userAgent), 'proxy.userAgent', warnings),
         forwardedFor: keepText(present(forwardedFor), 'proxy.forwardedFor', warnings),
         protocol: keepText(protocol, 'proxy.protocol', warnings),
@@ -237,8 +237,8 @@ export function envoyJsonObjectToEvent(
       session: operatorText(object, fields, 'REQ(MCP-SESSION-ID)'),
       host: keepText(operatorText(object, fields, 'REQ(:AUTHORITY)'), 'proxy.host', warnings),
       proxy: {
-        requestId: keepText(operatorText(object, fields, 'REQ(X-REQUEST-ID)'), 'proxy.requestId', warnings),
-        traceparent: keepText(operatorText(object, fields, 'REQ(TRACEPARENT)'), 'proxy.traceparent', warnings),
+        requestId: keepText(operatorText(object, fields, 'REQ(X-REQUEST-ID)'), 'http.requestId', warnings),
+        traceparent: keepText(operatorText(object, fields, 'REQ(TRACEPARENT)'), 'http.traceparent', warnings),
         userAgent: keepText(operatorText(object, fields, 'REQ(USER-AGENT)'), 'proxy.userAgent', warnings),
         remoteAddr: keepText(operatorText(object, fields, 'DOWNSTREAM_REMOTE_ADDRESS'), 'proxy.remoteAddr', warnings),
         forwardedFor: keepText(operatorText(object, fields, 'REQ(X-FORWARDED-FOR)'), 'proxy.forwardedFor', warnings),

@@ -34,6 +34,7 @@ describe('nginxCombinedLineToEvent', () => {
       ts: T,
       source: 'proxy',
       server: 'release-desk',
+      client: 'fedscan/0.9 (+path-probe)',
       http: { method: 'POST', path: '/mcp/sse', status: 404 },
       proxy: { remoteAddr: '127.0.0.1', userAgent: 'fedscan/0.9 (+path-probe)', protocol: 'HTTP/1.1' },
     });
@@ -170,6 +171,9 @@ describe('nginxCombinedLineToEvent', () => {
       const { event, value, warnings } = kept(text);
       expect(event.http).toEqual({ method: 'GET', status: 414 });
       expect(value.proxy?.userAgent).toHaveLength(1024);
+      // The line's client is the start of its user agent: a name is at most 200 characters.
+      expect(value.client).toBe(value.proxy?.userAgent?.slice(0, 200));
+      expect(event.client).toHaveLength(200);
       expect(warnings.map((w) => w.field)).toEqual(['proxy.userAgent', 'http.path']);
     });
 

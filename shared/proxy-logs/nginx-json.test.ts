@@ -54,12 +54,18 @@ describe('nginxJsonLineToEvent', () => {
       ts: 1796179363878 - 12,
       source: 'proxy',
       server: 'release-desk',
+      client: 'desk-host/2.0 mcp-python/2.3.0',
       session: '9f1c',
-      http: { method: 'POST', path: '/mcp', status: 429, retryAfter: '2' },
-      latencyMs: 12,
-      proxy: {
+      http: {
+        method: 'POST',
+        path: '/mcp',
+        status: 429,
+        retryAfter: '2',
         requestId: 'fd14d0d6d8c01fc506d08c8c71ae452b',
         traceparent: '00-530bd4991f469a45b3221bc03ba34cd1-b245e89d2e63a5fc-01',
+      },
+      latencyMs: 12,
+      proxy: {
         upstreamStatus: '200',
         userAgent: 'desk-host/2.0 mcp-python/2.3.0',
         remoteAddr: '127.0.0.1',
@@ -161,17 +167,19 @@ describe('nginxJsonLineToEvent', () => {
       ts: 1796179363876,
       server: 'desk.example:443',
       session: 'abc',
-      http: { method: 'DELETE', path: '/mcp', status: 404 },
+      http: { method: 'DELETE', path: '/mcp', status: 404, requestId: 'r-1' },
       latencyMs: 2,
-      proxy: { requestId: 'r-1', host: 'desk.example:443' },
+      proxy: { host: 'desk.example:443' },
     });
+    // The line logs neither a user agent nor a remote address: nothing names its client.
+    expect(value.client).toBeUndefined();
     expect(warnings).toEqual([expect.objectContaining({ field: 'server' })]);
   });
 
   it('never reads a key from the prototype: a field named "constructor" is absent unless the line has it', () => {
     const { value } = read(line(), { fields: { http_user_agent: 'constructor', request_id: '__proto__' } });
     expect(value.proxy?.userAgent).toBeUndefined();
-    expect(value.proxy?.requestId).toBeUndefined();
+    expect(value.http?.requestId).toBeUndefined();
   });
 
   describe('the server', () => {
@@ -203,8 +211,12 @@ describe('nginxJsonLineToEvent', () => {
       const { event, value, warnings } = kept(
         line({ request_method: '', request_uri: '', status: 400, upstream_status: '', http_user_agent: '' }),
       );
-      expect(event.http).toEqual({ status: 400 });
-      expect(value.proxy?.requestId).toBeDefined();
+      expect(event.http).toEqual({
+        status: 400,
+        requestId: 'fd14d0d6d8c01fc506d08c8c71ae452b',
+        traceparent: '00-530bd4991f469a45b3221bc03ba34cd1-b245e89d2e63a5fc-01',
+      });
+      expect(value.http?.requestId).toBe('fd14d0d6d8c01fc506d08c8c71ae452b');
       expect(warnings).toEqual([expect.objectContaining({ field: 'http' })]);
     });
 
@@ -233,6 +245,9 @@ describe('nginxJsonLineToEvent', () => {
       expect(event.http?.status).toBe(200);
       expect(event.http?.path).toBeUndefined();
       expect(value.proxy?.userAgent).toHaveLength(1024);
+      // The line's client is the start of its user agent: a name is at most 200 characters.
+      expect(value.client).toBe(value.proxy?.userAgent?.slice(0, 200));
+      expect(event.client).toHaveLength(200);
       expect(warnings.map((w) => w.field)).toEqual(['proxy.userAgent', 'http.path']);
     });
 

@@ -31,7 +31,8 @@ import {
  * | `sent_http_retry_after` | `http.retryAfter`, the header's text |
  * | `request_time` (seconds) | `latencyMs` |
  * | `http_mcp_session_id` | `session` |
- * | `request_id`, `http_traceparent`, `upstream_status`, `http_user_agent`, `remote_addr` | `proxy.*` |
+ * | `request_id`, `http_traceparent` | `http.requestId`, `http.traceparent` |
+ * | `upstream_status`, `http_user_agent`, `remote_addr` | `proxy.*` |
  * | `http_host`, else `host` | `proxy.host`, and the server's name when no option names one |
  *
  * `sent_http_mcp_session_id` is not read: a server hands out a session id on refusals too (the corpus's MCP server
@@ -117,8 +118,8 @@ export function nginxJsonObjectToEvent(
   const method = readMethod(text(object, keys.request_method), warnings);
   const path = text(object, keys.request_uri) ?? text(object, keys.uri);
   const proxy: ProxyFacts = {
-    requestId: keepText(text(object, keys.request_id), 'proxy.requestId', warnings),
-    traceparent: keepText(text(object, keys.http_traceparent), 'proxy.traceparent', warnings),
+    requestId: keepText(text(object, keys.request_id), 'http.requestId', warnings),
+    traceparent: keepText(text(object, keys.http_traceparent), 'http.traceparent', warnings),
     upstreamStatus: keepText(text(object, keys.upstream_status), 'proxy.upstreamStatus', warnings),
     userAgent: keepText(text(object, keys.http_user_agent), 'proxy.userAgent', warnings),
     remoteAddr: keepText(text(object, keys.remote_addr), 'proxy.remoteAddr', warnings),

@@ -31,6 +31,10 @@ export const events = sqliteTable(
     identity: text('identity'),
     /** Joins a client's record of a request to a proxy's (traceparent, else session + JSON-RPC id). */
     correlation: text('correlation'),
+    /** The request's `X-Request-Id` (`http.requestId`): the surest join of a client's record to a proxy's. */
+    requestId: text('request_id'),
+    /** The `event_id` of the other record of the same request (client ↔ proxy), once the two are joined. */
+    partner: text('partner'),
     /** 0 for a proxy record whose request a client also logged: storage keeps both, counts take the client's. */
     counted: integer('counted').notNull(),
     bucket: text('bucket').notNull(),
@@ -71,6 +75,12 @@ export const events = sqliteTable(
     index('events_client_correlation_idx')
       .on(t.correlation)
       .where(sql`${t.source} = 'client' AND ${t.correlation} IS NOT NULL`),
+    index('events_request_id_idx').on(t.requestId).where(sql`${t.requestId} IS NOT NULL`),
+    // The proxy records still waiting for their client's: every client batch looks here for a partner near its
+    // times, and a store without access logs keeps this index empty, so that look costs nothing.
+    index('events_proxy_unjoined_idx')
+      .on(t.server, t.ts)
+      .where(sql`${t.source} = 'proxy' AND ${t.partner} IS NULL AND ${t.counted} = 1`),
     index('events_failed_idx').on(t.server, t.seq).where(sql`${t.bucket} <> 'ok'`),
   ],
 );

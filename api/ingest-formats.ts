@@ -1,0 +1,59 @@
+import { hash } from 'node:crypto';
+import { z } from 'zod';
+import type { BatchLine } from '../shared/batch.ts';
+import { type ProxyFormat, proxyLineToEvent, type ServerOf } from '../shared/proxy-logs/index.ts';
+import type { BatchItem } from './services/ingest.ts';
+
+/**
+ * The log formats ingest reads (DOMAIN.md section 9): the native NDJSON, and reverse-proxy access logs as they are,
+ * each line read as an event by shared/proxy-logs. The offline commands and the API read them alike.
+ */
+export const INGEST_FORMATS = ['native', 'nginx-json', 'nginx-combined', 'envoy', 'envoy-json'] as const;
+export type IngestFormat = (typeof INGEST_FORMATS)[number];
+
+/** How an upload names what its lines cannot: one server, one client, one protocol for all of them. */
+export const ingestQuery = z.object({
+  format: z.enum(INGEST_FORMATS).default('native'),
+  server: z.string().min(1).max(200).optional(),
+  client: z.string().min(1).max(200).optional(),
+  protocol: z.enum(['mcp', 'a2a']).optional(),
+});
+export type IngestQuery = z.infer<typeof ingestQuery>;
+
+/**
+ * An access log's lines as batch items: each an event with the reader's warnings, or refused with the reader's
+ * code. `server` puts every line under one server; otherwise `serverOf` (the operator's routes and the servers'
+ * discovery documents) names it, and a line it does not name is stored under its host, with a warning.
+ */
+export function proxyBatchItems(
+  lines: readonly BatchLine[],
+  format: ProxyFormat,
+  query: Omit<IngestQuery, 'format'>,
+  serverOf: ServerOf | undefined,
+): BatchItem[] {
+  const options = {
+    ...(query.server === undefined ? { serverOf } : { server: query.server }),
+    ...(query.client !== undefined && { client: query.client }),
+    ...(query.protocol !== undefined && { protocol: query.protocol }),
+  };
+  const seen = new Map<string, number>();
+  return lines.flatMap(({ line, text }): BatchItem[] => {
+    const read = proxyLineToEvent(format, text, options);
+    if (read.ok) return [{ line, value: { id: lineId(text, seen), ...read.value }, warnings: read.warnings }];
+    const { code, message } = read.error;
+    // A blank line is no event and no mistake, in an access log as in NDJSON.
+    return code === 'empty_line' ? [] : [{ line, refused: { code, message } }];
+  });
+}
+
+/**
+ * An access-log line's event id: a digest of the line as written, so that shipping a log again stores nothing twice.
+ * A combined log writes whole seconds and no request id, so two alike requests in one second are two equal lines:
+ * the second and later copies in a batch are numbered, or they would be taken for re-sent duplicates.
+ */
+function lineId(text: string, seen: Map<string, number>): string {
+  const digest = hash('sha256', text, 'hex').slice(0, 32);
+  const copies = seen.get(digest) ?? 0;
+  seen.set(digest, copies + 1);
+  return copies === 0 ? `px:${digest}` : `px:${digest}#${copies}`;
+}

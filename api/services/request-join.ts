@@ -1,0 +1,81 @@
+import type { EventRow } from '../../db/event-row.ts';
+import type { ShadowedRow } from '../../db/queries/classification.ts';
+import { type TimeWindow, unjoinedRecords, writePairs } from '../../db/queries/request-join.ts';
+import type { TxRunner } from '../../db/runner.ts';
+import { clientWindow, type JoinFacts, pairRecords, proxyWindow } from '../../shared/request-join.ts';
+
+/**
+ * Joins a batch's fresh records to the other side's records of the same requests (DOMAIN.md section 2: one
+ * request seen by a client and a proxy is one request). Runs inside the batch's transaction, after its insert, so
+ * the fresh records of both sides are visible; on PostgreSQL the caller holds the server locks that keep a
+ * concurrent batch of the other side out (db/queries/locks.ts). Returns the proxy records it stopped counting.
+ */
+export async function joinFreshRecords(tx: TxRunner, fresh: readonly EventRow[]): Promise<ShadowedRow[]> {
+  const facts = fresh.map(joinFactsOf);
+  const clients = facts.filter((f) => f.source === 'client');
+  const proxies = facts.filter((f) => f.source === 'proxy');
+  const [storedProxies, storedClients] = await Promise.all([
+    clients.length === 0 ? [] : unjoinedRecords(tx, 'proxy', probesOf(clients, proxyWindow)),
+    proxies.length === 0 ? [] : unjoinedRecords(tx, 'client', probesOf(proxies, clientWindow)),
+  ]);
+  // The fresh records of each side are stored already, so the queries returned them too.
+  const pairs = pairRecords(union(clients, storedClients), union(proxies, storedProxies));
+  return writePairs(tx, pairs);
+}
+
+function joinFactsOf(row: EventRow): JoinFacts {
+  return {
+    eventId: row.eventId,
+    source: row.source === 'proxy' ? 'proxy' : 'client',
+    server: row.server,
+    ts: row.ts,
+    latencyMs: row.latencyMs,
+    session: row.session,
+    httpMethod: row.httpMethod,
+    httpPath: row.httpPath,
+    httpStatus: row.httpStatus,
+    timeout: row.timeout === 1,
+    requestId: row.requestId,
+    correlation: row.correlation,
+  };
+}
+
+/**
+ * The keys the records carry and the time windows around them, per server, merged where they overlap or nearly do:
+ * a batch spread over a day asks for its hours, not for the whole day.
+ */
+function probesOf(records: readonly JoinFacts[], windowOf: (record: JoinFacts) => [number, number]) {
+  const requestIds = new Set<string>();
+  const correlations = new Set<string>();
+  const perServer = new Map<string, [number, number][]>();
+  for (const record of records) {
+    if (record.requestId !== null) requestIds.add(record.requestId);
+    if (record.correlation !== null) correlations.add(record.correlation);
+    const list = perServer.get(record.server);
+    if (list === undefined) perServer.set(record.server, [windowOf(record)]);
+    else list.push(windowOf(record));
+  }
+  const windows: TimeWindow[] = [];
+  for (const [server, list] of perServer) {
+    list.sort((a, b) => a[0] - b[0]);
+    let [from, to] = list[0] as [number, number];
+    for (const [nextFrom, nextTo] of list) {
+      if (nextFrom > to + MERGE_GAP_MS) {
+        windows.push({ server, from, to });
+        from = nextFrom;
+      }
+      to = Math.max(to, nextTo);
+    }
+    windows.push({ server, from, to });
+  }
+  return { requestIds: [...requestIds], correlations: [...correlations], windows };
+}
+
+/** Windows closer than this are asked for as one: fewer queries, few rows more. */
+const MERGE_GAP_MS = 60_000;
+
+function union(fresh: readonly JoinFacts[], stored: readonly JoinFacts[]): JoinFacts[] {
+  const byId = new Map(stored.map((record) => [record.eventId, record]));
+  for (const record of fresh) byId.set(record.eventId, record);
+  return [...byId.values()];
+}

@@ -1,0 +1,104 @@
+import { type SQL, sql } from 'drizzle-orm';
+import type { JoinedPair, JoinFacts } from '../../shared/request-join.ts';
+import type { SqlRunner } from '../runner.ts';
+import { SHADOWED_COLUMNS, type ShadowedRow } from './classification.ts';
+import { listTable, rowsTable } from './lists.ts';
+
+/**
+ * The stored side of shared/request-join.ts: the records still without a partner that could be the partner of a
+ * batch's fresh records, and the writing of the pairs found.
+ */
+
+const FACTS = sql`event_id AS "eventId", source, server, ts, latency_ms AS "latencyMs", session,
+  http_method AS "httpMethod", http_path AS "httpPath", http_status AS "httpStatus", timeout,
+  request_id AS "requestId", correlation`;
+
+interface FactsRow extends Omit<JoinFacts, 'timeout' | 'source'> {
+  source: string;
+  timeout: number;
+}
+
+/** One server's records from `from` to `to` (epoch ms, inclusive). */
+export interface TimeWindow {
+  server: string;
+  from: number;
+  to: number;
+}
+
+/** Only proxy records still counted can be shadowed; a client record takes one partner. */
+const UNJOINED: Record<JoinFacts['source'], SQL> = {
+  proxy: sql`source = 'proxy' AND partner IS NULL AND counted = 1`,
+  client: sql`source = 'client' AND partner IS NULL`,
+};
+
+/**
+ * Records of `side` without a partner that share a key with `fresh` or fall in one of the time windows (per server,
+ * from `from` to `to`). The key probes use the request-id and correlation indexes; the windows the (server, ts) indexes
+ * (on the proxy side the small index of unjoined proxy records, empty where no access log was ever sent).
+ */
+export async function unjoinedRecords(
+  db: SqlRunner,
+  side: JoinFacts['source'],
+  fresh: { requestIds: readonly string[]; correlations: readonly string[]; windows: readonly TimeWindow[] },
+): Promise<JoinFacts[]> {
+  const queries: Promise<FactsRow[]>[] = [];
+  if (fresh.requestIds.length > 0) {
+    queries.push(
+      db.all<FactsRow>(sql`SELECT ${FACTS} FROM events
+      WHERE request_id IN ${listTable(db, fresh.requestIds)} AND ${UNJOINED[side]}`),
+    );
+  }
+  if (fresh.correlations.length > 0) {
+    queries.push(
+      db.all<FactsRow>(sql`SELECT ${FACTS} FROM events
+      WHERE correlation IN ${listTable(db, fresh.correlations)} AND ${UNJOINED[side]}`),
+    );
+  }
+  for (const { server, from, to } of fresh.windows) {
+    queries.push(
+      db.all<FactsRow>(sql`SELECT ${FACTS} FROM events
+      WHERE server = ${server} AND ts >= ${from} AND ts <= ${to} AND ${UNJOINED[side]}`),
+    );
+  }
+  const byId = new Map<string, JoinFacts>();
+  for (const row of (await Promise.all(queries)).flat()) {
+    byId.set(row.eventId, { ...row, source: side, timeout: row.timeout === 1 });
+  }
+  return [...byId.values()];
+}
+
+/**
+ * Writes the pairs: each proxy record gets its client's id and stops being counted, then each client record whose
+ * proxy record was still free gets the proxy's. A proxy record another transaction paired meanwhile (two client
+ * batches at once on PostgreSQL) is left to that one: `partner IS NULL` is checked again under the row lock.
+ * Returns the proxy records no longer counted, for their counts to come off.
+ */
+export async function writePairs(db: SqlRunner, pairs: readonly JoinedPair[]): Promise<ShadowedRow[]> {
+  if (pairs.length === 0) return [];
+  const shadowed = await db.all<ShadowedRow & { eventId: string; partner: string }>(sql`UPDATE events
+    SET partner = pairs.partner, counted = 0
+    FROM ${pairTable(
+      db,
+      pairs.map((p) => [p.proxy.eventId, p.client.eventId]),
+    )} AS pairs
+    WHERE events.event_id = pairs.event_id AND events.partner IS NULL AND events.counted = 1
+    RETURNING events.event_id AS "eventId", events.partner AS partner, ${SHADOWED_COLUMNS}`);
+  const kept = shadowed.map((row): [string, string] => [row.partner, row.eventId]);
+  if (kept.length > 0) {
+    await db.run(sql`UPDATE events SET partner = pairs.partner
+      FROM ${pairTable(db, kept)} AS pairs
+      WHERE events.event_id = pairs.event_id AND events.partner IS NULL`);
+  }
+  return shadowed.map(({ eventId: _id, partner: _partner, ...row }) => row);
+}
+
+function pairTable(db: SqlRunner, rows: readonly (readonly [eventId: string, partner: string])[]): SQL {
+  return rowsTable(
+    db,
+    [
+      ['event_id', 'text'],
+      ['partner', 'text'],
+    ],
+    rows,
+  );
+}
