@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   formatAgo,
+  formatBytes,
   formatDuration,
   formatShare,
   formatTime,
@@ -11,6 +12,13 @@ import {
 } from './format.ts';
 
 describe('format', () => {
+  it('shows file sizes in binary units', () => {
+    expect(formatBytes(0)).toBe('0 B');
+    expect(formatBytes(1023)).toBe('1023 B');
+    expect(formatBytes(1536)).toBe('1.5 KiB');
+    expect(formatBytes(3 * 1024 * 1024)).toBe('3.0 MiB');
+  });
+
   it('shows shares without pretending: a dash for nothing to divide, <0.1 % for a sliver', () => {
     expect(formatShare(null)).toBe('–');
     expect(formatShare(0)).toBe('0 %');

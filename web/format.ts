@@ -7,6 +7,13 @@ export function formatCount(value: number): string {
   return COUNT.format(value);
 }
 
+/** A file size: 812 B, 12.4 KiB, 3.0 MiB. */
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+}
+
 /** A share in [0, 1] as a percentage; null (nothing to divide) shows as a dash, never as 0 %. */
 export function formatShare(value: number | null): string {
   if (value === null || !Number.isFinite(value)) return '–';

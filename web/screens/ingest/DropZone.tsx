@@ -4,9 +4,10 @@ interface DropZoneProps {
   onFiles: (files: readonly File[]) => void;
 }
 
-const ACCEPT = '.ndjson,.jsonl,.json,.log,.txt,application/x-ndjson,application/jsonl,text/plain';
-
-/** Drop NDJSON files here, or pick them; each is read in the browser and sent in batches. */
+/**
+ * Drop log files here, or pick them; each is read in the browser and sent in batches. The picker takes any file: a
+ * rotated log (`access.log.1`, `access.log.2.gz`) has no extension to filter by, and its content says what it is.
+ */
 export function DropZone({ onFiles }: DropZoneProps) {
   const input = useRef<HTMLInputElement>(null);
   const [over, setOver] = useState(false);
@@ -19,7 +20,7 @@ export function DropZone({ onFiles }: DropZoneProps) {
   return (
     <section
       className={`drop-zone${over ? ' over' : ''}`}
-      aria-label="Upload NDJSON files"
+      aria-label="Upload log files"
       data-testid="drop-zone"
       onDragOver={(event) => {
         event.preventDefault();
@@ -29,9 +30,10 @@ export function DropZone({ onFiles }: DropZoneProps) {
       onDragLeave={() => setOver(false)}
       onDrop={drop}
     >
-      <p className="drop-title">Drop NDJSON files here</p>
+      <p className="drop-title">Drop log files here</p>
       <p className="muted small">
-        One event per line. Files are read in your browser and sent in batches of up to 5,000 lines; re-sending a file
+        Native NDJSON events, or nginx and Envoy access logs, plain or gzip-compressed. Each file is read in your
+        browser, its format detected from its first lines, and sent in batches of up to 5,000 lines; re-sending a file
         is harmless, stored events count as duplicates.
       </p>
       <button type="button" className="primary" onClick={() => input.current?.click()}>
@@ -41,9 +43,8 @@ export function DropZone({ onFiles }: DropZoneProps) {
         ref={input}
         type="file"
         multiple
-        accept={ACCEPT}
         className="visually-hidden"
-        aria-label="NDJSON files"
+        aria-label="Log files"
         tabIndex={-1}
         onChange={(event) => {
           const files = [...(event.target.files ?? [])];

@@ -1,4 +1,7 @@
 import { useEffect, useState } from 'react';
+import { ingestSearch } from '../../queries/ingest-query.ts';
+
+const ACCESS_LOG_QUERY = ingestSearch({ format: 'nginx-json', server: 'my-server', protocol: '' });
 
 /** The command lines that ship logs to this very server, from the page's own origin. */
 function shipCommands(origin: string): { label: string; command: string }[] {
@@ -6,6 +9,11 @@ function shipCommands(origin: string): { label: string; command: string }[] {
     {
       label: 'One file with curl',
       command: `curl -H 'content-type: application/x-ndjson' --data-binary @client.ndjson ${origin}/api/v1/ingest`,
+    },
+    {
+      label:
+        'An access log with curl: format nginx-json, nginx-combined, envoy or envoy-json; server optional (else from discovery documents or the host)',
+      command: `curl -H 'content-type: text/plain' --data-binary @access.log '${origin}/api/v1/ingest${ACCESS_LOG_QUERY}'`,
     },
     {
       label: 'Many files with the CLI (batches, progress, resumes where it stopped)',

@@ -1,7 +1,10 @@
-import { formatCount } from '../../format.ts';
+import { formatBytes, formatCount } from '../../format.ts';
+import { settingsText } from './formats.ts';
 import type { FileUpload } from './use-ingest.ts';
 
 const STATUS: Readonly<Record<FileUpload['status'], string>> = {
+  detecting: 'Reading its first lines',
+  held: 'Waiting for you',
   queued: 'Waiting',
   reading: 'Reading',
   sending: 'Sending',
@@ -9,27 +12,24 @@ const STATUS: Readonly<Record<FileUpload['status'], string>> = {
   failed: 'Stopped',
 };
 
-function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
-  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
-}
+type CountKey = 'accepted' | 'duplicates' | 'rejected' | 'warnings';
 
-function Counts({ accepted, duplicates, rejected }: Pick<FileUpload, 'accepted' | 'duplicates' | 'rejected'>) {
+const COUNTS: readonly { key: CountKey; label: string }[] = [
+  { key: 'accepted', label: 'Accepted' },
+  { key: 'duplicates', label: 'Duplicates' },
+  { key: 'rejected', label: 'Rejected' },
+  { key: 'warnings', label: 'Warnings' },
+];
+
+function Counts({ sum }: { sum: (key: CountKey) => number }) {
   return (
     <dl className="ingest-counts">
-      <div>
-        <dt>Accepted</dt>
-        <dd data-testid="ingest-accepted">{formatCount(accepted)}</dd>
-      </div>
-      <div>
-        <dt>Duplicates</dt>
-        <dd data-testid="ingest-duplicates">{formatCount(duplicates)}</dd>
-      </div>
-      <div>
-        <dt>Rejected</dt>
-        <dd data-testid="ingest-rejected">{formatCount(rejected)}</dd>
-      </div>
+      {COUNTS.map(({ key, label }) => (
+        <div key={key}>
+          <dt>{label}</dt>
+          <dd data-testid={`ingest-${key}`}>{formatCount(sum(key))}</dd>
+        </div>
+      ))}
     </dl>
   );
 }
@@ -50,10 +50,18 @@ function FileRow({ file }: { file: FileUpload }) {
         value={file.status === 'done' ? Math.max(file.bytesTotal, 1) : done}
         aria-label={`${file.name} uploaded`}
       />
+      {file.detected === undefined ? null : (
+        <p className="small muted" data-testid="sent-as">
+          {settingsText(file.settings)}
+          {file.gzip ? ' · gzip, decompressed in your browser' : ''}
+        </p>
+      )}
       <p className="small">
         {formatCount(file.accepted)} accepted · {formatCount(file.duplicates)} duplicates · {formatCount(file.rejected)}{' '}
         rejected
-        {file.warnings > 0 ? ` · ${formatCount(file.warnings)} unreadable member(s) dropped, events kept` : null}
+        {file.warnings > 0
+          ? ` · ${formatCount(file.warnings)} ${file.warnings === 1 ? 'warning' : 'warnings'}, events kept`
+          : null}
       </p>
       {file.note === null ? null : (
         <p className="small muted" role="status">
@@ -77,12 +85,12 @@ function FileRow({ file }: { file: FileUpload }) {
   );
 }
 
-/** Each file's progress and counts, and the counts of all of them together. */
+/** Each sent file's progress and counts, and the counts of all of them together. */
 export function UploadList({ files }: { files: readonly FileUpload[] }) {
-  const sum = (key: 'accepted' | 'duplicates' | 'rejected') => files.reduce((total, f) => total + f[key], 0);
+  const sum = (key: CountKey) => files.reduce((total, f) => total + f[key], 0);
   return (
     <>
-      <Counts accepted={sum('accepted')} duplicates={sum('duplicates')} rejected={sum('rejected')} />
+      <Counts sum={sum} />
       <ul className="uploads">
         {files.map((file) => (
           <FileRow key={file.id} file={file} />

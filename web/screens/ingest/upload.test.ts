@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { splitNdjson } from '../../../shared/batch.ts';
 import type { IngestReport } from '../../queries/ingest.ts';
 import { ApiFailure } from '../../query-client.ts';
-import { type FileReject, uploadText } from './upload.ts';
+import { type FileReject, type FileWarning, uploadText } from './upload.ts';
 
 /** A stand-in server: every line that is not `{}`-shaped is rejected as the real one numbers it. */
 async function fakeServer(body: string): Promise<IngestReport> {
@@ -43,6 +43,22 @@ describe('uploadText', () => {
     expect(sent).toBe(4);
     expect(accepted).toBe(4);
     expect(rejects.map((r) => r.line)).toEqual([2, 6]);
+  });
+
+  it('reports warnings by file line as well', async () => {
+    const warned: FileWarning[] = [];
+    await uploadText(
+      'a\nb\n\nc',
+      async (body) => {
+        const items = splitNdjson(body);
+        const warnings = items.map((item) => ({ line: item.line, field: 'server', message: 'named after its host' }));
+        return { accepted: items.length, duplicates: 0, rejected: [], rejectedTotal: 0, warnings, warningsTotal: 9 };
+      },
+      { onStart: () => {}, onBatch: (_b, _r, _rejects, warnings) => warned.push(...warnings), onRetry: () => {} },
+      { limits: { maxLines: 2, maxBytes: 1000 } },
+    );
+    expect(warned.map((w) => w.line)).toEqual([1, 2, 4]);
+    expect(warned[0]).toEqual({ line: 1, field: 'server', message: 'named after its host' });
   });
 
   it('stops the file at a refusal', async () => {

@@ -14,10 +14,17 @@ export interface FileReject {
   message: string;
 }
 
+/** A stored line with a remark: a member left out, or a server named after the line's host. */
+export interface FileWarning {
+  line: number;
+  field: string;
+  message: string;
+}
+
 export interface UploadEvents {
   onStart: (totals: Totals) => void;
-  /** After each stored batch; rejects carry file line numbers. */
-  onBatch: (batch: Batch, report: IngestReport, rejects: FileReject[]) => void;
+  /** After each stored batch; rejects and warnings carry file line numbers. */
+  onBatch: (batch: Batch, report: IngestReport, rejects: FileReject[], warnings: FileWarning[]) => void;
   onRetry: (retry: number, error: unknown) => void;
 }
 
@@ -30,6 +37,14 @@ function fileRejects(batch: Pick<Batch, 'firstLine'>, report: IngestReport): Fil
     code: reject.code,
     field: reject.field ?? null,
     message: reject.message,
+  }));
+}
+
+function fileWarnings(batch: Pick<Batch, 'firstLine'>, report: IngestReport): FileWarning[] {
+  return report.warnings.map((warning) => ({
+    line: fileLine(batch, warning.line),
+    field: warning.field,
+    message: warning.message,
   }));
 }
 
@@ -50,6 +65,6 @@ export async function uploadText(
   });
   for (const batch of batches) {
     const report = await withRetry(() => send(batch.body), { ...options, onRetry: events.onRetry });
-    events.onBatch(batch, report, fileRejects(batch, report));
+    events.onBatch(batch, report, fileRejects(batch, report), fileWarnings(batch, report));
   }
 }

@@ -1,0 +1,177 @@
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildWeb, CHROMIUM, type DemoServer, launchBrowser, openPage, readCount, startDemo } from './support.ts';
+
+const CORPUS = fileURLToPath(new URL('../fixtures/corpus/mcp-python/', import.meta.url));
+
+let browser: Browser;
+let demo: DemoServer;
+let dir: string;
+
+// Debian's Chromium is the one browser these tests use; CI installs it and must never skip them.
+const chromiumMissing = !existsSync(CHROMIUM);
+if (chromiumMissing) {
+  if (process.env.CI) throw new Error(`the browser tests need ${CHROMIUM} (apt-get install chromium)`);
+  console.warn(`\n*** Browser suite SKIPPED: no ${CHROMIUM}. Install Debian's chromium to run it. ***\n`);
+}
+
+beforeAll(async () => {
+  if (chromiumMissing) return;
+  dir = mkdtempSync(join(tmpdir(), 'lens-ingest-formats-'));
+  const [, launched, started] = await Promise.all([buildWeb(), launchBrowser(), startDemo()]);
+  browser = launched;
+  demo = started;
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await demo?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+/** The lines of a log that hold a record. */
+function lineCount(text: string): number {
+  return text.split('\n').filter((line) => line.trim() !== '').length;
+}
+
+/** The query strings of the ingest requests the page sends. */
+function ingestQueries(page: Page): string[] {
+  const seen: string[] = [];
+  page.on('request', (request) => {
+    const url = new URL(request.url());
+    if (request.method() === 'POST' && url.pathname === '/api/v1/ingest') seen.push(url.search);
+  });
+  return seen;
+}
+
+describe.skipIf(chromiumMissing)('the Ingest screen with reverse-proxy access logs', () => {
+  it('detects an nginx JSON log, sends it under the server typed, and stores every line', async () => {
+    const source = join(CORPUS, 'nginx-access.json.log');
+    const lines = lineCount(readFileSync(source, 'utf8'));
+    expect(lines).toBe(120);
+    const file = join(dir, 'nginx-access.json.log');
+    copyFileSync(source, file);
+
+    const { page, errors } = await openPage(browser);
+    const queries = ingestQueries(page);
+    await page.goto(`${demo.url}/ingest`);
+    await page.locator('input[type="file"]').setInputFiles(file);
+    const held = page.getByTestId('held-file');
+    await expect.poll(() => held.getByTestId('detected-format').textContent()).toBe('Detected: nginx JSON access log');
+    expect(await held.getByLabel('Format').inputValue()).toBe('nginx-json');
+    expect(queries).toEqual([]);
+
+    await held.getByLabel('Server (optional)').fill('release-desk');
+    await held.getByRole('button', { name: 'Send' }).click();
+    await page.locator('.upload-done').waitFor();
+    expect(queries).toEqual(['?format=nginx-json&server=release-desk']);
+    expect(await page.getByTestId('sent-as').textContent()).toBe('nginx JSON access log · server release-desk');
+    expect(readCount(await page.getByTestId('ingest-rejected').textContent())).toBe(0);
+    expect(readCount(await page.getByTestId('ingest-accepted').textContent())).toBe(lines);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('decompresses a rotated, gzip-compressed log in the browser, for detection and for sending', async () => {
+    const text = readFileSync(join(CORPUS, 'nginx-access.json.log'), 'utf8');
+    const lines = lineCount(text);
+    const file = join(dir, 'access.log.2.gz');
+    writeFileSync(file, gzipSync(text));
+
+    const { page, errors } = await openPage(browser);
+    const queries = ingestQueries(page);
+    await page.goto(`${demo.url}/ingest`);
+    await page.locator('input[type="file"]').setInputFiles(file);
+    const held = page.getByTestId('held-file');
+    await expect.poll(() => held.getByTestId('detected-format').textContent()).toBe('Detected: nginx JSON access log');
+    expect(await held.locator('.upload-head').textContent()).toContain('gzip');
+
+    // The same requests as the plain copy's: under another server they are other events, not duplicates.
+    await held.getByLabel('Server (optional)').fill('release-desk-rotated');
+    await held.getByLabel('Protocol (optional)').selectOption('mcp');
+    await held.getByRole('button', { name: 'Send' }).click();
+    await page.locator('.upload-done').waitFor();
+    expect(queries).toEqual(['?format=nginx-json&server=release-desk-rotated&protocol=mcp']);
+    expect(await page.locator('.upload-done').textContent()).toContain(`${lines} of ${lines} lines`);
+    expect(readCount(await page.getByTestId('ingest-rejected').textContent())).toBe(0);
+    expect(readCount(await page.getByTestId('ingest-accepted').textContent())).toBe(lines);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('detects an nginx combined log and reads every line of it', async () => {
+    const source = join(CORPUS, 'nginx-access.combined.log');
+    const lines = lineCount(readFileSync(source, 'utf8'));
+    const file = join(dir, 'access.log.1');
+    copyFileSync(source, file);
+
+    const { page, errors } = await openPage(browser);
+    await page.goto(`${demo.url}/ingest`);
+    await page.locator('input[type="file"]').setInputFiles(file);
+    const held = page.getByTestId('held-file');
+    await expect
+      .poll(() => held.getByTestId('detected-format').textContent())
+      .toBe('Detected: nginx combined access log');
+    await held.getByLabel('Server (optional)').fill('release-desk-combined');
+    await held.getByRole('button', { name: 'Send' }).click();
+    await page.locator('.upload-done').waitFor();
+    expect(readCount(await page.getByTestId('ingest-rejected').textContent())).toBe(0);
+    // Whole-second times and no request id: requests alike within one second are one event (see the report).
+    const accepted = readCount(await page.getByTestId('ingest-accepted').textContent());
+    const duplicates = readCount(await page.getByTestId('ingest-duplicates').textContent());
+    expect(accepted).toBeGreaterThan(0);
+    expect(accepted + duplicates).toBe(lines);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('lists warnings folded, with their total, when no server is named', async () => {
+    const text = readFileSync(join(CORPUS, 'nginx-access.json.log'), 'utf8');
+    const file = join(dir, 'unnamed.log');
+    writeFileSync(file, text);
+
+    const { page, errors } = await openPage(browser);
+    await page.goto(`${demo.url}/ingest`);
+    await page.locator('input[type="file"]').setInputFiles(file);
+    const held = page.getByTestId('held-file');
+    await held.getByRole('button', { name: 'Send' }).click();
+    await page.locator('.upload-done').waitFor();
+    const warnings = readCount(await page.getByTestId('ingest-warnings').textContent());
+    expect(warnings).toBeGreaterThan(0);
+    const rows = page.getByTestId('warning-table').locator('tbody tr');
+    expect(await rows.count()).toBeGreaterThan(0);
+    expect(await rows.count()).toBeLessThanOrEqual(10);
+    const counted = await rows.locator('td[data-label="Lines"]').allTextContents();
+    expect(counted.reduce((sum, cell) => sum + readCount(cell), 0)).toBe(warnings);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('says when it cannot tell the format, holds the file as native, and fits a phone while it waits', async () => {
+    const file = join(dir, 'notes.txt');
+    writeFileSync(file, 'deploy started\ndeploy finished\n');
+    const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    const queries = ingestQueries(page);
+    await page.goto(`${demo.url}/ingest`);
+    await page.locator('input[type="file"]').setInputFiles(file);
+    const held = page.getByTestId('held-file');
+    await expect.poll(() => held.getByTestId('detected-format').textContent()).toMatch(/^Format not detected/);
+    expect(await held.getByLabel('Format').inputValue()).toBe('native');
+    expect(await held.getByLabel('Server (optional)').count()).toBe(0);
+
+    await held.getByLabel('Format').selectOption('envoy');
+    await held.getByLabel('Server (optional)').waitFor();
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+
+    await held.getByRole('button', { name: 'Remove' }).click();
+    expect(await held.count()).toBe(0);
+    expect(queries).toEqual([]);
+    await page.close();
+  });
+});

@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { ingestQuery, ingestSearch } from './ingest-query.ts';
+
+describe('ingestQuery', () => {
+  it('sends a native file without a query, as the screen always did', () => {
+    expect(ingestQuery({ format: 'native', server: 'ignored', protocol: 'a2a' })).toEqual({});
+    expect(ingestSearch({ format: 'native', server: '', protocol: '' })).toBe('');
+  });
+
+  it('names the format of an access log, and its server and protocol when the operator gave them', () => {
+    expect(ingestQuery({ format: 'nginx-json', server: '', protocol: '' })).toEqual({ format: 'nginx-json' });
+    expect(ingestQuery({ format: 'envoy', server: '  release-desk ', protocol: 'a2a' })).toEqual({
+      format: 'envoy',
+      server: 'release-desk',
+      protocol: 'a2a',
+    });
+    expect(ingestQuery({ format: 'nginx-combined', server: '   ', protocol: 'mcp' })).toEqual({
+      format: 'nginx-combined',
+      protocol: 'mcp',
+    });
+  });
+
+  it('writes the same query as text, encoded', () => {
+    expect(ingestSearch({ format: 'envoy-json', server: 'release desk/eu', protocol: 'mcp' })).toBe(
+      '?format=envoy-json&server=release+desk%2Feu&protocol=mcp',
+    );
+  });
+});

@@ -1,0 +1,33 @@
+import type { LogFormat } from '../../shared/proxy-logs/detect.ts';
+
+/** What the operator said about one file: its format, and for an access log its server and protocol. */
+export interface IngestSettings {
+  format: LogFormat;
+  /** Every line belongs to this server; empty: the API maps each line (discovery documents, then its host). */
+  server: string;
+  /** Empty: not set, the API reads the line as MCP unless a mapping names the protocol. */
+  protocol: '' | 'mcp' | 'a2a';
+}
+
+/** The query of `POST /api/v1/ingest`: absent `format` means native, so a native upload is the request it always was. */
+export interface IngestQuery {
+  format?: Exclude<LogFormat, 'native'>;
+  server?: string;
+  protocol?: 'mcp' | 'a2a';
+}
+
+/** The query parameters one file's batches are sent with; `server` and `protocol` belong to access logs only. */
+export function ingestQuery(settings: IngestSettings): IngestQuery {
+  if (settings.format === 'native') return {};
+  const query: IngestQuery = { format: settings.format };
+  const server = settings.server.trim();
+  if (server !== '') query.server = server;
+  if (settings.protocol !== '') query.protocol = settings.protocol;
+  return query;
+}
+
+/** The same query as the text after the path ("?format=nginx-json&server=release-desk"), or "" for none. */
+export function ingestSearch(settings: IngestSettings): string {
+  const search = new URLSearchParams(Object.entries(ingestQuery(settings))).toString();
+  return search === '' ? '' : `?${search}`;
+}

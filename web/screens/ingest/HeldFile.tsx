@@ -1,0 +1,102 @@
+import type { LogFormat } from '../../../shared/proxy-logs/detect.ts';
+import { formatBytes } from '../../format.ts';
+import type { IngestSettings } from '../../queries/ingest-query.ts';
+import { detectionText, FORMAT_LABEL, isProxyFormat, LOG_FORMATS, PROTOCOL_LABEL } from './formats.ts';
+import type { FileUpload } from './use-ingest.ts';
+
+interface HeldFileProps {
+  file: FileUpload;
+  onChange: (id: number, patch: Partial<IngestSettings>) => void;
+  onSend: (file: FileUpload) => void;
+  onRemove: (id: number) => void;
+}
+
+function serverHint(format: LogFormat): string {
+  return format === 'nginx-combined'
+    ? 'Every line of this file belongs to this server. This format logs no host: left empty, a line no discovery document maps is stored under "unknown", with a warning.'
+    : "Every line of this file belongs to this server. Left empty, each line's server comes from your discovery documents, else from the line's host, with a warning per line.";
+}
+
+/** A chosen file that waits for the operator: what its first lines look like, how to read it, and Send. */
+export function HeldFile({ file, onChange, onSend, onRemove }: HeldFileProps) {
+  const reading = file.status === 'detecting';
+  const { format, server, protocol } = file.settings;
+  const proxy = isProxyFormat(format);
+  return (
+    <li className="upload upload-held" data-testid="held-file">
+      <form
+        aria-label={`How to read ${file.name}`}
+        onSubmit={(event) => {
+          event.preventDefault();
+          onSend(file);
+        }}
+      >
+        <div className="upload-head">
+          <strong className="upload-name">{file.name}</strong>
+          <span className="muted small nowrap">
+            {file.gzip ? 'gzip · ' : ''}
+            {formatBytes(file.bytesTotal)}
+          </span>
+        </div>
+        <p
+          className={`detected${file.detected === null ? ' detected-none' : ''}`}
+          data-testid="detected-format"
+          role="status"
+        >
+          {reading ? 'Reading its first lines…' : detectionText(file.detected ?? null)}
+        </p>
+        <div className="field-row ingest-settings">
+          <label className="field">
+            <span>Format</span>
+            <select
+              value={format}
+              disabled={reading}
+              onChange={(event) => onChange(file.id, { format: event.target.value as LogFormat })}
+            >
+              {LOG_FORMATS.map((option) => (
+                <option key={option} value={option}>
+                  {FORMAT_LABEL[option]}
+                </option>
+              ))}
+            </select>
+          </label>
+          {proxy ? (
+            <label className="field field-server">
+              <span>Server (optional)</span>
+              <input
+                value={server}
+                maxLength={200}
+                placeholder="from discovery documents / host"
+                spellCheck={false}
+                autoCapitalize="off"
+                onChange={(event) => onChange(file.id, { server: event.target.value })}
+              />
+            </label>
+          ) : null}
+          {proxy ? (
+            <label className="field">
+              <span>Protocol (optional)</span>
+              <select
+                value={protocol}
+                onChange={(event) => onChange(file.id, { protocol: event.target.value as IngestSettings['protocol'] })}
+              >
+                <option value="">Not set (MCP unless mapped)</option>
+                <option value="mcp">{PROTOCOL_LABEL.mcp}</option>
+                <option value="a2a">{PROTOCOL_LABEL.a2a}</option>
+              </select>
+            </label>
+          ) : null}
+        </div>
+        {proxy ? <p className="muted small held-hint">{serverHint(format)}</p> : null}
+        <div className="actions held-actions">
+          <button type="submit" className="primary" disabled={reading}>
+            Send
+          </button>
+          <button type="button" className="quiet" onClick={() => onRemove(file.id)}>
+            Remove
+          </button>
+        </div>
+      </form>
+    </li>
+  );
+}

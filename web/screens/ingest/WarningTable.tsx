@@ -1,0 +1,82 @@
+import { useMemo, useState } from 'react';
+import { formatCount } from '../../format.ts';
+import { groupWarnings, type WarningRow } from './warnings.ts';
+
+interface WarningTableProps {
+  rows: readonly WarningRow[];
+  /** Every warning the server counted, listed or not. */
+  total: number;
+}
+
+/** Kinds of warning shown before "Show all". */
+const FIRST_GROUPS = 10;
+
+function lineList(lines: readonly number[], count: number): string {
+  const text = lines.map(formatCount).join(', ');
+  return count > lines.length ? `${text}, …` : text;
+}
+
+/** Warnings of stored lines, identical ones folded into one row with their count and first line numbers. */
+export function WarningTable({ rows, total }: WarningTableProps) {
+  const [all, setAll] = useState(false);
+  const groups = useMemo(() => groupWarnings(rows), [rows]);
+  if (total === 0) return <p className="empty">No warning: every stored line was read whole.</p>;
+  const shown = all ? groups : groups.slice(0, FIRST_GROUPS);
+  const unlisted = total - rows.length;
+  return (
+    <>
+      <p className="muted small warning-intro">
+        These lines were stored, each with a remark: a member that could not be read was left out, or no server was
+        named for the line and one was chosen for it. Identical warnings share a row.
+      </p>
+      <div className="table-wrap">
+        <table className="table warning-table" data-testid="warning-table">
+          <thead>
+            <tr>
+              <th scope="col" className="num">
+                Lines
+              </th>
+              <th scope="col">File</th>
+              <th scope="col">Field</th>
+              <th scope="col">Message</th>
+              <th scope="col">First lines</th>
+            </tr>
+          </thead>
+          <tbody>
+            {shown.map((group) => (
+              <tr key={group.key}>
+                <td data-label="Lines" className="num w-count">
+                  {formatCount(group.count)}
+                </td>
+                <td data-label="File" className="wrap w-file">
+                  {group.file}
+                </td>
+                <td data-label="Field" className="w-field">
+                  <code>{group.field}</code>
+                </td>
+                <td data-label="Message" className="wrap w-message">
+                  {group.message}
+                </td>
+                <td data-label="First lines" className="w-lines">
+                  {lineList(group.lines, group.count)}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {groups.length > shown.length ? (
+        <p className="panel-foot">
+          <button type="button" className="quiet" onClick={() => setAll(true)}>
+            Show all {formatCount(groups.length)} kinds of warning
+          </button>
+        </p>
+      ) : null}
+      {unlisted > 0 ? (
+        <p className="panel-foot muted" data-testid="warnings-unlisted">
+          {formatCount(unlisted)} more {unlisted === 1 ? 'warning is' : 'warnings are'} counted but not listed.
+        </p>
+      ) : null}
+    </>
+  );
+}

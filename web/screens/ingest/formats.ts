@@ -1,0 +1,37 @@
+import type { LogFormat } from '../../../shared/proxy-logs/detect.ts';
+
+/** Every format the API reads, in the order the format select lists them. */
+export const LOG_FORMATS: readonly LogFormat[] = ['native', 'nginx-json', 'nginx-combined', 'envoy', 'envoy-json'];
+
+export const FORMAT_LABEL: Readonly<Record<LogFormat, string>> = {
+  native: 'Refusal Lens NDJSON (native)',
+  'nginx-json': 'nginx JSON access log',
+  'nginx-combined': 'nginx combined access log',
+  envoy: 'Envoy access log (default text format)',
+  'envoy-json': 'Envoy JSON access log',
+};
+
+export const PROTOCOL_LABEL: Readonly<Record<'mcp' | 'a2a', string>> = { mcp: 'MCP', a2a: 'A2A' };
+
+/** A reverse-proxy access log: its lines carry no server or protocol of their own, the operator may name them. */
+export function isProxyFormat(format: LogFormat): boolean {
+  return format !== 'native';
+}
+
+/** The one sentence that says what detection found in a file's first lines. */
+export function detectionText(detected: LogFormat | null): string {
+  return detected === null
+    ? 'Format not detected: the first lines are none of the formats below. It will be sent as native NDJSON unless you choose another.'
+    : `Detected: ${FORMAT_LABEL[detected]}`;
+}
+
+/** How one file is (or was) sent, in a few words: "nginx JSON access log · server release-desk · A2A". */
+export function settingsText(settings: { format: LogFormat; server: string; protocol: '' | 'mcp' | 'a2a' }): string {
+  const parts = [FORMAT_LABEL[settings.format]];
+  if (isProxyFormat(settings.format)) {
+    const server = settings.server.trim();
+    parts.push(server === '' ? 'server from discovery documents or host' : `server ${server}`);
+    if (settings.protocol !== '') parts.push(PROTOCOL_LABEL[settings.protocol]);
+  }
+  return parts.join(' · ');
+}
