@@ -1,6 +1,7 @@
 import { hash } from 'node:crypto';
 import { z } from 'zod';
 import type { BatchLine } from '../shared/batch.ts';
+import type { FieldWarning, LineError } from '../shared/event.ts';
 import { type ProxyFormat, proxyLineToEvent, type ServerOf } from '../shared/proxy-logs/index.ts';
 import type { BatchItem } from './services/ingest.ts';
 
@@ -20,6 +21,32 @@ export const ingestQuery = z.object({
 });
 export type IngestQuery = z.infer<typeof ingestQuery>;
 
+/** What names the lines of one access log: one server, one client, one protocol, or the routes (`serverOf`). */
+export function proxyOptions(names: Omit<IngestQuery, 'format'>, serverOf: ServerOf | undefined) {
+  return {
+    ...(names.server === undefined ? { serverOf } : { server: names.server }),
+    ...(names.client !== undefined && { client: names.client }),
+    ...(names.protocol !== undefined && { protocol: names.protocol }),
+  };
+}
+
+/**
+ * One access-log line as a native event with its id (`lineId`), or the reader's refusal; a blank line is neither
+ * (null). `seen` numbers the copies of a line within one log or batch.
+ */
+export function readProxyLine(
+  format: ProxyFormat,
+  text: string,
+  options: ReturnType<typeof proxyOptions>,
+  seen: Map<string, number>,
+): { ok: true; value: object; warnings: FieldWarning[] } | { ok: false; error: LineError } | null {
+  const read = proxyLineToEvent(format, text, options);
+  if (read.ok) return { ok: true, value: { id: lineId(text, seen), ...read.value }, warnings: read.warnings };
+  const { code, message } = read.error;
+  // A blank line is no event and no mistake, in an access log as in NDJSON.
+  return code === 'empty_line' ? null : { ok: false, error: { code, message } };
+}
+
 /**
  * An access log's lines as batch items: each an event with the reader's warnings, or refused with the reader's
  * code. `server` puts every line under one server; otherwise `serverOf` (the operator's routes and the servers'
@@ -28,21 +55,15 @@ export type IngestQuery = z.infer<typeof ingestQuery>;
 export function proxyBatchItems(
   lines: readonly BatchLine[],
   format: ProxyFormat,
-  query: Omit<IngestQuery, 'format'>,
+  names: Omit<IngestQuery, 'format'>,
   serverOf: ServerOf | undefined,
 ): BatchItem[] {
-  const options = {
-    ...(query.server === undefined ? { serverOf } : { server: query.server }),
-    ...(query.client !== undefined && { client: query.client }),
-    ...(query.protocol !== undefined && { protocol: query.protocol }),
-  };
+  const options = proxyOptions(names, serverOf);
   const seen = new Map<string, number>();
   return lines.flatMap(({ line, text }): BatchItem[] => {
-    const read = proxyLineToEvent(format, text, options);
-    if (read.ok) return [{ line, value: { id: lineId(text, seen), ...read.value }, warnings: read.warnings }];
-    const { code, message } = read.error;
-    // A blank line is no event and no mistake, in an access log as in NDJSON.
-    return code === 'empty_line' ? [] : [{ line, refused: { code, message } }];
+    const read = readProxyLine(format, text, options, seen);
+    if (read === null) return [];
+    return [read.ok ? { line, value: read.value, warnings: read.warnings } : { line, refused: read.error }];
   });
 }
 

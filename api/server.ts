@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { serve } from '@hono/node-server';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { openStore, type StoreConfig } from '../db/store.ts';
+import type { ProxyRoute } from '../shared/proxy-logs/routes.ts';
 import { createApp } from './app.ts';
 import { loadDemo } from './demo/load.ts';
 import { type AppConfig, DEFAULT_CONFIG } from './env.ts';
@@ -25,6 +26,8 @@ export interface ServerOptions extends StoreConfig {
   /** Extra Host names to answer to, e.g. the name a reverse proxy forwards. */
   allowedHosts?: readonly string[];
   maxBodyBytes?: number;
+  /** Which server an access-log line belongs to, by host and path prefix (AppConfig.proxyRoutes). */
+  proxyRoutes?: readonly ProxyRoute[];
   /** Load the generated demo federation before listening. */
   demo?: boolean;
   /** How long a caller may take to send its headers (default 10 s). */
@@ -90,6 +93,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     allowedOrigins: options.allowedOrigins ?? [],
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_CONFIG.maxBodyBytes,
     allowedHosts: allowedHosts(options),
+    proxyRoutes: options.proxyRoutes ?? [],
   };
   const app = createApp({ store, clock: Date.now, config });
   if (existsSync(WEB_ROOT)) {

@@ -6,6 +6,10 @@
  * compatible status and session, the proxy's record inside the client's send-to-answer span give or take a skew.
  * Each record joins at most one other; when several could, the surest and then the closest in time wins, so the
  * pairing does not depend on the order records arrived in. Pure: the stores and the offline run call it alike.
+ *
+ * A log of whole seconds (nginx `combined`) leaves several lines of one second alike but for their user agent,
+ * which no client record carries: the order the log wrote them in tells them apart (the earlier request takes the
+ * earlier line).
  */
 
 /** What pairing reads of one record; the columns of the events table, under their row names. */
@@ -22,6 +26,11 @@ export interface JoinFacts {
   timeout: boolean;
   requestId: string | null;
   correlation: string | null;
+  /**
+   * Where the record came in its log (its arrival order): a log writes its lines as requests end, so among lines
+   * alike to the second, the earlier line is the earlier request's.
+   */
+  order: number;
 }
 
 export type JoinedBy = 'request_id' | 'correlation' | 'timing';
@@ -106,6 +115,7 @@ function byCertainty(a: Candidate, b: Candidate): number {
     a.distance - b.distance ||
     a.client.ts - b.client.ts ||
     a.proxy.ts - b.proxy.ts ||
+    a.proxy.order - b.proxy.order ||
     compareText(a.client.eventId, b.client.eventId) ||
     compareText(a.proxy.eventId, b.proxy.eventId)
   );
@@ -172,7 +182,7 @@ function spanOf(client: JoinFacts): number {
 }
 
 /** Server, HTTP method and path without its query: what a request and its access-log line always share. */
-function shapeOf(record: JoinFacts): string | null {
+export function shapeOf(record: JoinFacts): string | null {
   if (record.httpMethod === null || record.httpPath === null) return null;
   const query = record.httpPath.indexOf('?');
   const path = query === -1 ? record.httpPath : record.httpPath.slice(0, query);

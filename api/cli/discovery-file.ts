@@ -1,13 +1,17 @@
 import { readFile } from 'node:fs/promises';
 import { NO_POLICY, type ServerPolicy } from '../../shared/classify/types.ts';
 import { parseDiscovery } from '../../shared/discovery.ts';
+import type { DeclaredServer } from '../../shared/proxy-logs/routes.ts';
 import { CliError } from './cli-error.ts';
 
 /**
  * Reads a discovery file for offline commands: either one document that applies to every server, or
- * `{"servers":{"<name>":<document>}}`. Answers the policy for a server name.
+ * `{"servers":{"<name>":<document>}}`. Answers the policy for a server name, and the servers it declares by name
+ * (which name the lines of an access log by their paths).
  */
-export async function loadDiscoveryFile(path: string): Promise<(server: string) => ServerPolicy> {
+export async function loadDiscoveryFile(
+  path: string,
+): Promise<{ policyFor: (server: string) => ServerPolicy; declared: DeclaredServer[] }> {
   let value: unknown;
   try {
     value = JSON.parse(await readFile(path, 'utf8'));
@@ -18,10 +22,13 @@ export async function loadDiscoveryFile(path: string): Promise<(server: string) 
   const perServer = isRecord(value) && isRecord(value.servers) ? value.servers : null;
   if (perServer === null) {
     const policy = policyOf(value, path);
-    return () => policy;
+    return { policyFor: () => policy, declared: [] };
   }
   const policies = new Map(Object.entries(perServer).map(([name, doc]) => [name, policyOf(doc, `${path} (${name})`)]));
-  return (server) => policies.get(server) ?? NO_POLICY;
+  const declared = [...policies].flatMap(([server, { discovery }]) =>
+    discovery === null ? [] : [{ server, document: discovery }],
+  );
+  return { policyFor: (server) => policies.get(server) ?? NO_POLICY, declared };
 }
 
 function policyOf(document: unknown, where: string): ServerPolicy {

@@ -5,20 +5,27 @@ import { ingestCommand } from './ingest.ts';
 import { reportCommand } from './report.ts';
 import { serveCommand } from './serve.ts';
 
+/** How a log that is no native NDJSON (an access log, .gz too) is read: its format, and what names its lines. */
+const LOG_FLAGS =
+  '[--format auto|native|nginx-json|nginx-combined|envoy|envoy-json] [--server NAME] [--client NAME] [--protocol mcp|a2a]';
+
 const COMMANDS: Record<string, { run: (args: string[]) => Promise<number>; usage: string }> = {
   serve: {
     run: serveCommand,
     usage:
-      'serve [--port N] [--host H] [--data-dir DIR] [--demo] [--allow-origin URL] [--allow-host NAME] [--allow-target HOST[:PORT]] [--max-body BYTES]',
+      'serve [--port N] [--host H] [--data-dir DIR] [--demo] [--allow-origin URL] [--allow-host NAME] [--allow-target HOST[:PORT]] [--max-body BYTES] [--proxy-map FILE]',
   },
-  ingest: { run: ingestCommand, usage: 'ingest FILE... --url URL [--batch-lines N] [--restart] [--skip-bad-lines]' },
+  ingest: {
+    run: ingestCommand,
+    usage: `ingest FILE... --url URL [--batch-lines N] [--restart] [--skip-bad-lines] ${LOG_FLAGS}`,
+  },
   classify: {
     run: classifyCommand,
-    usage: 'classify [--discovery FILE] LOG.ndjson...   (one JSON line per event, the logs merged in time order)',
+    usage: `classify [--discovery FILE] [--proxy-map FILE] ${LOG_FLAGS} LOG...   (one JSON line per event, the logs merged in time order)`,
   },
   report: {
     run: reportCommand,
-    usage: 'report [--discovery FILE] LOG.ndjson...   (one JSON document: the dashboard, offline)',
+    usage: `report [--discovery FILE] [--proxy-map FILE] ${LOG_FLAGS} LOG...   (one JSON document: the dashboard, offline)`,
   },
   demo: { run: demoCommand, usage: 'demo [--data-dir DIR]   (a generated day of federation traffic, ending now)' },
 };

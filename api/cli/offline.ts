@@ -3,26 +3,33 @@ import { toAnalysisEvent } from '../../shared/analysis/from-event.ts';
 import type { AnalysisEvent } from '../../shared/analysis/types.ts';
 import { classify } from '../../shared/classify/index.ts';
 import { type Classification, NO_POLICY, type ServerPolicy } from '../../shared/classify/types.ts';
-import { parseEventLine } from '../../shared/event.ts';
+import { type LensEvent, type ParseResult, parseEventLine, validateEvent } from '../../shared/event.ts';
 import { eventIdOf } from '../../shared/event-id.ts';
 import { correlationOf } from '../../shared/frames.ts';
 import { requestIdentity } from '../../shared/identity.ts';
+import type { ProxyFormat } from '../../shared/proxy-logs/index.ts';
+import { serverOfRoutes } from '../../shared/proxy-logs/routes.ts';
+import { JOIN_MAX_SPAN_MS, JOIN_SKEW_MS, type JoinFacts } from '../../shared/request-join.ts';
+import { type IngestFormat, proxyOptions, readProxyLine } from '../ingest-formats.ts';
 import { CliError } from './cli-error.ts';
 import { loadDiscoveryFile } from './discovery-file.ts';
+import { detectFileFormat, logFormat, logNames } from './log-format.ts';
 import { MinHeap } from './min-heap.ts';
+import { loadProxyMap } from './proxy-map-file.ts';
 import { readLines } from './read-lines.ts';
 import { RecentKeys } from './recent-keys.ts';
+import { UnpairedClients } from './unpaired-clients.ts';
 
 /** An event is held until an event this much later (log time) has been read: later lines may still precede it. */
 export const REORDER_HOLD_MS = 60_000;
 /** At most this many events are held; past it the earliest goes early, so a very busy log reorders less far. */
 export const REORDER_MAX_EVENTS = 50_000;
 /**
- * How long a client's record of a request is remembered for the proxy's record of it: a proxy logs a request when
- * it completes, up to the request's duration after the client. A proxy record up to `REORDER_HOLD_MS` earlier than
- * the client's is caught too, as the client's is read before the proxy's is released.
+ * How long before a proxy record a client record may have been sent and still be its partner
+ * (shared/request-join.ts): older ones are forgotten. A proxy record up to `REORDER_HOLD_MS` earlier than the
+ * client's is caught too, as the client's is read before the proxy's is released.
  */
-export const CLIENT_RECORD_MS = 5 * 60_000;
+export const CLIENT_RECORD_MS = JOIN_MAX_SPAN_MS + JOIN_SKEW_MS;
 /** Bounds each de-duplication window on a very busy log (RecentKeys). */
 const MAX_RECENT_KEYS = 200_000;
 /** Warnings listed one by one; the rest are only counted. */
@@ -31,7 +38,8 @@ const WARNINGS_LISTED = 20;
 export interface OfflineEvent {
   classification: Classification;
   analysis: AnalysisEvent;
-  correlation: string | null;
+  /** What pairs it with the other side's record of the same request. */
+  join: JoinFacts;
 }
 
 /** An event as read, with where it was read: (ts, file, line) is the order it is released in. */
@@ -41,9 +49,9 @@ interface Read extends OfflineEvent {
 }
 
 /**
- * The logs of one offline command (`[--discovery FILE] LOG...`), read the way the server reads them (same
- * validation, classification, identity and ids) and streamed as one log in time order, in bounded memory. Counts
- * what is reported once at the end (`finish`).
+ * The logs of one offline command (`[--discovery FILE] [--format F] LOG...`), read the way the server reads them
+ * (same readers, validation, classification, identity, ids and pairing of client and proxy records) and streamed
+ * as one log in time order, in bounded memory. Counts what is reported once at the end (`finish`).
  */
 export class OfflineRun {
   private bad = 0;
@@ -55,18 +63,37 @@ export class OfflineRun {
     private readonly logs: readonly string[],
     private readonly policyFor: (server: string) => ServerPolicy,
     private readonly hasDiscovery: boolean,
+    private readonly format: IngestFormat | 'auto',
+    private readonly accessLog: ReturnType<typeof proxyOptions>,
   ) {}
 
   static async fromArgs(command: string, args: string[]): Promise<OfflineRun> {
     const { values, positionals } = parseArgs({
       args,
       allowPositionals: true,
-      options: { discovery: { type: 'string' } },
+      options: {
+        discovery: { type: 'string' },
+        format: { type: 'string', default: 'auto' },
+        server: { type: 'string' },
+        client: { type: 'string' },
+        protocol: { type: 'string' },
+        'proxy-map': { type: 'string' },
+      },
     });
-    if (positionals.length === 0) throw new CliError(`usage: ${command} [--discovery FILE] LOG.ndjson...`, 2);
+    if (positionals.length === 0) throw new CliError(`usage: ${command} [--discovery FILE] LOG...`, 2);
     // Without a discovery document a 404 cannot say whether the path was declared: the classifier abstains.
-    const policyFor = values.discovery === undefined ? () => NO_POLICY : await loadDiscoveryFile(values.discovery);
-    return new OfflineRun(command, positionals, policyFor, values.discovery !== undefined);
+    const discovery = values.discovery === undefined ? undefined : await loadDiscoveryFile(values.discovery);
+    const routes = values['proxy-map'] === undefined ? [] : await loadProxyMap(values['proxy-map']);
+    const format = values.format === 'auto' ? 'auto' : logFormat(values.format);
+    const serverOf = serverOfRoutes(routes, discovery?.declared ?? []);
+    return new OfflineRun(
+      command,
+      positionals,
+      discovery?.policyFor ?? (() => NO_POLICY),
+      discovery !== undefined,
+      format,
+      proxyOptions(logNames(values), serverOf),
+    );
   }
 
   note(message: string): void {
@@ -78,30 +105,33 @@ export class OfflineRun {
    * released once one `REORDER_HOLD_MS` later has been read, so lines slightly out of order come out in order;
    * later stragglers come out late, and the gate tells them by its own order check. `seq` is the place in this
    * stream. `counted` is false for a second event with an id already released within the hold (a re-sent line
-   * counts once, as in the store) and for a proxy record of a request a client's record within `CLIENT_RECORD_MS`
-   * also shows (it counts once, with the client's view). Memory: the held events, and the ids and client
-   * correlations of those windows, each bounded.
+   * counts once, as in the store) and for a proxy record that a client's record of the last `CLIENT_RECORD_MS`
+   * pairs with (it counts once, with the client's view; shared/request-join.ts, one proxy record at a time in time
+   * order, where the store pairs a batch at once). Memory: the held events, and the ids and unpaired client
+   * records of those windows, each bounded.
    */
   async *events(): AsyncGenerator<OfflineEvent> {
     const files = this.logs.map((log, file) => this.read(log, file));
     const held = new MinHeap<Read>(isEarlier);
     const ids = new RecentKeys(REORDER_HOLD_MS, MAX_RECENT_KEYS);
-    const clientRecords = new RecentKeys(CLIENT_RECORD_MS, MAX_RECENT_KEYS);
+    const unpaired = new UnpairedClients(MAX_RECENT_KEYS);
     let seq = 0;
     const release = (read: Read): OfflineEvent => {
-      const { analysis: e, correlation } = read;
+      const { analysis: e, join } = read;
       e.seq = ++seq;
       if (ids.has(e.id)) e.counted = false;
       else ids.add(e.id, e.ts);
       ids.forget(e.ts);
-      clientRecords.forget(e.ts);
-      if (e.source === 'proxy' && correlation !== null && clientRecords.has(correlation)) e.counted = false;
+      if (e.source === 'proxy' && e.counted) {
+        unpaired.forget(e.ts - CLIENT_RECORD_MS);
+        if (unpaired.take(join) !== undefined) e.counted = false;
+      }
       return read;
     };
     for await (const read of mergeByTime(files)) {
       const e = read.analysis;
       // Noted when read, not when released: the proxy's record may be released before the client's.
-      if (e.source === 'client' && read.correlation !== null) clientRecords.add(read.correlation, e.ts);
+      if (e.source === 'client') unpaired.add(read.join);
       held.push(read);
       // Measured from the time just read rather than the latest ever read, so that one line from a wrong clock far
       // in the future releases what is held once instead of ending all reordering after it.
@@ -132,13 +162,16 @@ export class OfflineRun {
 
   /** One log, line by line. Bad lines and dropped members are reported on stderr with the file and line. */
   private async *read(log: string, file: number): AsyncGenerator<Read> {
+    const format = this.format === 'auto' ? await detectFileFormat(log) : this.format;
+    const seen = new Map<string, number>();
     for await (const { line, text } of readLines(log)) {
       if (text === null) {
         this.bad++;
         process.stderr.write(`${log}:${line}: invalid_encoding: not valid UTF-8; re-encode the log as UTF-8\n`);
         continue;
       }
-      const parsed = parseEventLine(text);
+      const parsed = format === 'native' ? parseEventLine(text) : this.readAccessLine(format, text, seen);
+      if (parsed === null) continue;
       if (!parsed.ok) {
         this.bad++;
         process.stderr.write(`${log}:${line}: ${parsed.error.code}: ${parsed.error.message}\n`);
@@ -157,9 +190,38 @@ export class OfflineRun {
         identity: requestIdentity(event.server, event.request, event.protocol),
         counted: true,
       });
-      yield { classification, analysis, correlation: correlationOf(event), file, line };
+      yield { classification, analysis, join: joinFactsOf(event, analysis, file, line), file, line };
     }
   }
+
+  /** An access-log line as the server reads it (api/ingest-formats.ts), its reader's warnings first. */
+  private readAccessLine(format: ProxyFormat, text: string, seen: Map<string, number>): ParseResult | null {
+    const read = readProxyLine(format, text, this.accessLog, seen);
+    if (read === null || !read.ok) return read;
+    const result = validateEvent(read.value);
+    if (result.ok) result.warnings = [...read.warnings, ...result.warnings];
+    return result;
+  }
+}
+
+/** The join facts of an event (db/queries/request-join.ts reads the same from the stored columns). */
+function joinFactsOf(event: LensEvent, analysis: AnalysisEvent, file: number, line: number): JoinFacts {
+  return {
+    eventId: analysis.id,
+    source: analysis.source,
+    server: analysis.server,
+    ts: analysis.ts,
+    latencyMs: analysis.latencyMs,
+    session: analysis.session,
+    httpMethod: analysis.httpMethod,
+    httpPath: analysis.httpPath,
+    httpStatus: analysis.httpStatus,
+    timeout: event.timeout === true,
+    requestId: event.http?.requestId ?? null,
+    correlation: correlationOf(event),
+    // Logs are read one after another in file order, lines in their order: a log's own order, as the store's seq.
+    order: file * 2 ** 32 + line,
+  };
 }
 
 function isEarlier(a: Read, b: Read): boolean {

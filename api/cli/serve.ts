@@ -3,6 +3,7 @@ import { setFlagsFromString } from 'node:v8';
 import { parseAllowList } from '../../shared/alerts/address-policy.ts';
 import { startServer } from '../server.ts';
 import { CliError } from './cli-error.ts';
+import { loadProxyMap } from './proxy-map-file.ts';
 
 /**
  * Ingest leaves each batch's parsed lines alive across many awaits, so they reach the old generation, which V8 lets
@@ -24,6 +25,7 @@ export async function serveCommand(args: string[]): Promise<number> {
       'allow-host': { type: 'string', multiple: true, default: [] },
       'allow-target': { type: 'string', multiple: true, default: [] },
       'max-body': { type: 'string' },
+      'proxy-map': { type: 'string' },
       demo: { type: 'boolean', default: false },
     },
   });
@@ -48,6 +50,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   if (invalid.length > 0) {
     throw new CliError(`--allow-target / LENS_ALLOW_TARGETS takes HOST[:PORT], got "${invalid.join('", "')}"`, 2);
   }
+  const proxyRoutes = values['proxy-map'] === undefined ? [] : await loadProxyMap(values['proxy-map']);
   let server: Awaited<ReturnType<typeof startServer>>;
   try {
     server = await startServer({
@@ -61,6 +64,7 @@ export async function serveCommand(args: string[]): Promise<number> {
       allowedOrigins: values['allow-origin'],
       allowedHosts: values['allow-host'],
       maxBodyBytes: maxBody,
+      proxyRoutes,
       demo: values.demo,
     });
   } catch (error) {

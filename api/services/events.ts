@@ -17,12 +17,19 @@ export interface EventView {
   session: string | null;
   protocol: string;
   method: string | null;
-  http: { method: string | null; path: string | null; status: number | null };
+  http: { method: string | null; path: string | null; status: number | null; requestId: string | null };
   rpcCode: number | null;
   latencyMs: number | null;
   identity: string | null;
   /** False for a proxy record whose request the client also logged: kept, but not counted twice. */
   counted: boolean;
+  /**
+   * The id of the other record of the same request (the proxy's for a client record, the client's for a proxy
+   * record), once the two are joined (shared/request-join.ts); null while it stands alone.
+   */
+  partner: string | null;
+  /** What only a proxy saw (upstream status, user agent, ...: shared/proxy-logs), for a proxy record. */
+  proxy: Record<string, unknown> | null;
   bucket: string;
   kind: string;
   rule: string;
@@ -73,7 +80,7 @@ export function decodeCursor(text: string): EventCursor | null {
 }
 
 function toView(row: StoredEventRow): EventView {
-  const body = JSON.parse(row.body) as { request?: unknown; response?: unknown };
+  const body = JSON.parse(row.body) as { request?: unknown; response?: unknown; proxy?: unknown };
   return {
     seq: row.seq,
     id: row.eventId,
@@ -84,11 +91,13 @@ function toView(row: StoredEventRow): EventView {
     session: row.session,
     protocol: row.protocol,
     method: row.rpcMethod,
-    http: { method: row.httpMethod, path: row.httpPath, status: row.httpStatus },
+    http: { method: row.httpMethod, path: row.httpPath, status: row.httpStatus, requestId: row.requestId },
     rpcCode: row.rpcCode,
     latencyMs: row.latencyMs,
     identity: row.identity,
     counted: row.counted === 1,
+    partner: row.partner,
+    proxy: row.source === 'proxy' && isRecord(body.proxy) ? body.proxy : null,
     bucket: row.bucket,
     kind: row.kind,
     rule: row.rule,
@@ -99,4 +108,8 @@ function toView(row: StoredEventRow): EventView {
     request: body.request ?? null,
     response: body.response ?? null,
   };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -11,7 +11,8 @@ import { clientWindow, type JoinFacts, pairRecords, proxyWindow } from '../../sh
  * concurrent batch of the other side out (db/queries/locks.ts). Returns the proxy records it stopped counting.
  */
 export async function joinFreshRecords(tx: TxRunner, fresh: readonly EventRow[]): Promise<ShadowedRow[]> {
-  const facts = fresh.map(joinFactsOf);
+  // Fresh records came after every stored one, in batch order.
+  const facts = fresh.map((row, index) => joinFactsOf(row, FRESH_ORDER + index));
   const clients = facts.filter((f) => f.source === 'client');
   const proxies = facts.filter((f) => f.source === 'proxy');
   const [storedProxies, storedClients] = await Promise.all([
@@ -23,8 +24,12 @@ export async function joinFreshRecords(tx: TxRunner, fresh: readonly EventRow[])
   return writePairs(tx, pairs);
 }
 
-function joinFactsOf(row: EventRow): JoinFacts {
+/** Above every stored `seq`: the order of a record not yet read back. */
+const FRESH_ORDER = 2 ** 52;
+
+function joinFactsOf(row: EventRow, order: number): JoinFacts {
   return {
+    order,
     eventId: row.eventId,
     source: row.source === 'proxy' ? 'proxy' : 'client',
     server: row.server,
@@ -74,8 +79,9 @@ function probesOf(records: readonly JoinFacts[], windowOf: (record: JoinFacts) =
 /** Windows closer than this are asked for as one: fewer queries, few rows more. */
 const MERGE_GAP_MS = 60_000;
 
+/** The fresh records and the stored ones, each once: a fresh record read back is the same record. */
 function union(fresh: readonly JoinFacts[], stored: readonly JoinFacts[]): JoinFacts[] {
-  const byId = new Map(stored.map((record) => [record.eventId, record]));
-  for (const record of fresh) byId.set(record.eventId, record);
+  const byId = new Map(fresh.map((record) => [record.eventId, record]));
+  for (const record of stored) if (!byId.has(record.eventId)) byId.set(record.eventId, record);
   return [...byId.values()];
 }

@@ -43,6 +43,8 @@ export interface StoredEventRow {
   avoidable: number;
   gateReason: string | null;
   blockedBy: string | null;
+  requestId: string | null;
+  partner: string | null;
   body: string;
 }
 
@@ -76,7 +78,7 @@ export function whereClause(conditions: SQL[]): SQL {
 const EVENT_COLUMNS_SQL = sql`seq, event_id AS "eventId", ts, source, client, server, session, protocol,
   rpc_method AS "rpcMethod", http_method AS "httpMethod", http_path AS "httpPath", http_status AS "httpStatus",
   rpc_code AS "rpcCode", latency_ms AS "latencyMs", identity, counted, bucket, kind, rule, evidence, avoidable,
-  gate_reason AS "gateReason", blocked_by AS "blockedBy", ${BODY_COLUMNS}`;
+  gate_reason AS "gateReason", blocked_by AS "blockedBy", request_id AS "requestId", partner, ${BODY_COLUMNS}`;
 
 export async function getEvent(db: SqlRunner, eventId: string): Promise<StoredEventRow | null> {
   const rows = await db.all<WithBlock<StoredEventRow>>(

@@ -9,7 +9,7 @@ import { listTable, rowsTable } from './lists.ts';
  * batch's fresh records, and the writing of the pairs found.
  */
 
-const FACTS = sql`event_id AS "eventId", source, server, ts, latency_ms AS "latencyMs", session,
+const FACTS = sql`seq AS "order", event_id AS "eventId", source, server, ts, latency_ms AS "latencyMs", session,
   http_method AS "httpMethod", http_path AS "httpPath", http_status AS "httpStatus", timeout,
   request_id AS "requestId", correlation`;
 

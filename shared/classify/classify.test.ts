@@ -267,6 +267,10 @@ describe('rule 5: rate and the moment', () => {
     ]);
   });
 
+  it("reads nginx's 499 (the client closed the request) as a timeout: the client gave up waiting", () => {
+    expect(verdict(httpOnly(499, '/mcp'))).toEqual(['transient', 'timeout', 'timeout', 'http_status']);
+  });
+
   it('lets a status the proxy logged speak before the timeout', () => {
     expect(verdict(httpOnly(503, '/mcp', { timeout: true }))[2]).toBe('http.5xx');
   });

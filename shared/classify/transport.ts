@@ -85,7 +85,13 @@ export function serverError(s: Signals): Match {
 }
 
 const TIMED_OUT = outcome('timeout', 'transient', 'timeout', 'timeout');
+const CLIENT_CLOSED = outcome('timeout', 'transient', 'timeout', 'http_status');
 
+/**
+ * The client gave up waiting: it says so (`timeout`), or a proxy logged nginx's 499, "client closed request", the
+ * only trace in an access log of a request the client abandoned (the corpus's aborted `slow_report`).
+ */
 export function timedOut(s: Signals): Match {
-  return s.timeout ? TIMED_OUT : undefined;
+  if (s.timeout) return TIMED_OUT;
+  return s.status === 499 ? CLIENT_CLOSED : undefined;
 }

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,24 +13,10 @@ import { detectStorms, summariseAvoidable } from '../../shared/analysis/storms.t
 import type { AnalysisEvent } from '../../shared/analysis/types.ts';
 import { BUCKETS } from '../../shared/classify/types.ts';
 import { isSentByServer } from '../../shared/frames.ts';
+import { type JoinFacts, pairRecords } from '../../shared/request-join.ts';
+import { lens } from '../support/cli.ts';
 import { CORPORA, corpusPath, corpusText, type Expected, expectedOf } from '../support/corpus.ts';
 import { clientEvent, proxyEvent } from '../support/events.ts';
-
-const ROOT = new URL('../..', import.meta.url).pathname;
-
-function lens(args: string[], env: Record<string, string> = {}) {
-  return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'api/cli/main.ts'), ...args], {
-      cwd: ROOT,
-      env: { ...process.env, ...env },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
-}
 
 function avoidableFlags(stdout: string): (boolean | null)[] {
   return stdout
@@ -47,17 +32,15 @@ function avoidableFlags(stdout: string): (boolean | null)[] {
  */
 async function arrayReport(args: string[]) {
   const byId = new Map<string, AnalysisEvent>();
-  const clientCorrelations = new Set<string>();
-  const proxies: [string, AnalysisEvent][] = [];
-  for await (const { analysis, correlation } of (await OfflineRun.fromArgs('report', args)).events()) {
+  const sides: Record<JoinFacts['source'], JoinFacts[]> = { client: [], proxy: [] };
+  for await (const { analysis, join } of (await OfflineRun.fromArgs('report', args)).events()) {
     analysis.counted = true;
     if (byId.has(analysis.id)) continue;
     byId.set(analysis.id, analysis);
-    if (correlation === null) continue;
-    if (analysis.source === 'client') clientCorrelations.add(correlation);
-    else proxies.push([correlation, analysis]);
+    sides[analysis.source].push(join);
   }
-  for (const [correlation, event] of proxies) if (clientCorrelations.has(correlation)) event.counted = false;
+  for (const { proxy } of pairRecords(sides.client, sides.proxy))
+    (byId.get(proxy.eventId) as AnalysisEvent).counted = false;
   const events = [...byId.values()];
   const counted = events.filter((e) => e.counted);
   const verdicts = replayGate(events);

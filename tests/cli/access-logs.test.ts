@@ -1,0 +1,124 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningServer, startServer } from '../../api/server.ts';
+import { lens } from '../support/cli.ts';
+import { CORPORA, type CorpusName, corpusPath, corpusText, expectedOf } from '../support/corpus.ts';
+
+/** The command line on the corpus's access logs: offline (`classify`, `report`) and shipped (`ingest`). */
+
+const JSON_LOG = 'nginx-access.json.log';
+const COMBINED_LOG = 'nginx-access.combined.log';
+
+function lineCount(corpus: CorpusName, file: string): number {
+  return corpusText(corpus, file)
+    .split('\n')
+    .filter((line) => line.trim() !== '').length;
+}
+
+describe('access logs on the command line', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'lens-access-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** The corpus's discovery document under its server's name: what names an access log's lines by their paths. */
+  function discoveryFile(corpus: CorpusName): string {
+    const server = expectedOf(corpus).server[0] as string;
+    const path = join(dir, `${corpus}-discovery.json`);
+    writeFileSync(path, JSON.stringify({ servers: { [server]: JSON.parse(corpusText(corpus, 'discovery.json')) } }));
+    return path;
+  }
+
+  describe.each(CORPORA)('the recorded %s corpus', (corpus) => {
+    const server = expectedOf(corpus).server[0] as string;
+    const protocol = corpus === 'a2a-js' ? 'a2a' : 'mcp';
+
+    it('classifies a JSON access log, detected: every line an event, the undeclared paths refused', async () => {
+      const args = ['--discovery', discoveryFile(corpus), '--server', server, '--protocol', protocol];
+      const { code, stdout, stderr } = await lens(['classify', ...args, corpusPath(corpus, JSON_LOG)]);
+      expect(stderr).toBe('');
+      expect(code).toBe(0);
+      const events = stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line));
+      expect(events).toHaveLength(lineCount(corpus, JSON_LOG));
+      expect(events.every((e) => e.id.startsWith('px:'))).toBe(true);
+      // A 404 on a path the server's discovery document does not declare needs no body to be a refusal.
+      const undeclared = Object.values(expectedOf(corpus).events).filter((e) => e.kind === 'not_declared');
+      expect(events.filter((e) => e.kind === 'not_declared')).toHaveLength(undeclared.length);
+    });
+
+    it.each([JSON_LOG, COMBINED_LOG])('reports the client log with %s as the client log alone', async (log) => {
+      const discovery = ['--discovery', discoveryFile(corpus)];
+      const alone = await lens(['report', ...discovery, corpusPath(corpus, 'client.ndjson')]);
+      const both = await lens([
+        'report',
+        ...discovery,
+        '--server',
+        server,
+        '--protocol',
+        protocol,
+        corpusPath(corpus, 'client.ndjson'),
+        corpusPath(corpus, log),
+      ]);
+      expect(both.stderr).toBe('');
+      expect(both.code).toBe(0);
+      // Each request counted once, with the client's view: the numbers are the client log's.
+      const { events, buckets, avoidable } = JSON.parse(both.stdout);
+      const expected = JSON.parse(alone.stdout);
+      expect({ events, buckets, byServer: avoidable.byServer }).toEqual({
+        events: expected.events,
+        buckets: expected.buckets,
+        byServer: expected.avoidable.byServer,
+      });
+    });
+  });
+
+  describe('ingest against a running server', () => {
+    let server: RunningServer;
+    beforeAll(async () => {
+      server = await startServer({ host: '127.0.0.1', port: 0, dataDir: join(dir, 'data') });
+    });
+    afterAll(async () => server.close());
+
+    async function total() {
+      const range = 'from=2026-12-01T00:00:00Z&to=2026-12-03T00:00:00Z';
+      return (await (await fetch(`${server.url}/api/v1/summary?${range}`)).json()).overall.total as number;
+    }
+
+    it('ships a rotated, gzipped access log, detected, and ships nothing twice on the next run', async () => {
+      const log = join(dir, 'access.log.2.gz');
+      writeFileSync(log, gzipSync(readFileSync(corpusPath('mcp-python', JSON_LOG))));
+      const state = join(dir, 'state.json');
+      const args = ['ingest', log, '--url', server.url, '--server', 'release-desk', '--state', state];
+      const first = await lens([...args, '--batch-lines', '50']);
+      expect(first.stderr).toMatch(/120 accepted, 0 duplicate, 0 rejected/);
+      expect(first.code).toBe(0);
+      expect(await total()).toBe(lineCount('mcp-python', JSON_LOG));
+      const second = await lens(args);
+      expect(second.code).toBe(0);
+      expect(second.stderr).toMatch(/0 accepted, 0 duplicate, 0 rejected/);
+      const again = await lens([...args, '--restart']);
+      expect(again.stderr).toMatch(/0 accepted, 120 duplicate, 0 rejected/);
+      expect(await total()).toBe(lineCount('mcp-python', JSON_LOG));
+    });
+
+    it('refuses a format it has no reader for, before sending anything', async () => {
+      const { code, stderr } = await lens([
+        'ingest',
+        corpusPath('mcp-python', JSON_LOG),
+        '--url',
+        server.url,
+        '--format',
+        'apache',
+      ]);
+      expect(code).toBe(2);
+      expect(stderr).toContain('--format must be auto or one of native, nginx-json');
+    });
+  });
+});
