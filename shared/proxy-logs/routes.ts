@@ -3,7 +3,7 @@ import type { ProxyProtocol, ServerOf } from './common.ts';
 
 /**
  * Which server an access-log line belongs to (DOMAIN.md section 9): the operator's routes first (host and/or path
- * prefix → server, the longest matching prefix winning), else the one server whose discovery document declares the
+ * prefix → server; a route naming the host wins, then the longest matching prefix), else the one server whose discovery document declares the
  * line's path. Every nginx.conf names its servers its own way, so the routes are the operator's, in a small file:
  *
  *     {"routes": [{"host": "desk.example", "server": "release-desk"},
@@ -88,10 +88,17 @@ function bestRoute(routes: readonly ProxyRoute[], host: string | undefined, path
   return best;
 }
 
-/** A longer prefix is more specific; a host narrows further. */
+/**
+ * As nginx picks: a route naming the host and port, then the host, before any that does not; then the longest
+ * prefix.
+ */
 function specificity(route: ProxyRoute): number {
-  return (route.pathPrefix?.length ?? 0) * 2 + (route.host === undefined ? 0 : 1);
+  const host = route.host === undefined ? 0 : route.host.includes(':') ? 2 : 1;
+  return host * HOST_FIRST + (route.pathPrefix?.length ?? 0);
 }
+
+/** Longer than any path a line can carry (shared/event.ts takes 4096 characters). */
+const HOST_FIRST = 1_000_000;
 
 /** `desk.example` matches `desk.example:8443`; a route naming a port matches only that port. */
 function hostMatches(wanted: string, host: string): boolean {
