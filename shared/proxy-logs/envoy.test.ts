@@ -259,3 +259,32 @@ describe("Envoy's JSON access log", () => {
     expect(envoyJsonLineToEvent('', SERVER)).toMatchObject({ ok: false, error: { code: 'empty_line' } });
   });
 });
+
+describe('the json_format the README gives', () => {
+  it('reads the session, the traceparent and Retry-After under their README keys', () => {
+    const line = JSON.stringify({
+      start_time: '2026-12-02T02:42:42.361Z',
+      method: 'POST',
+      path: '/mcp',
+      response_code: 429,
+      duration: 3,
+      x_request_id: 'r-1',
+      authority: 'desk.example',
+      user_agent: 'ops-console/4.2',
+      mcp_session_id: 's-1',
+      traceparent: '00-530bd4991f469a45b3221bc03ba34cd1-b245e89d2e63a5fc-01',
+      retry_after: '2',
+    });
+    const read = envoyJsonLineToEvent(line, { server: 'release-desk' });
+    expect(read.ok && read.value).toMatchObject({
+      session: 's-1',
+      client: 'ops-console/4.2',
+      http: {
+        status: 429,
+        retryAfter: '2',
+        requestId: 'r-1',
+        traceparent: '00-530bd4991f469a45b3221bc03ba34cd1-b245e89d2e63a5fc-01',
+      },
+    });
+  });
+});

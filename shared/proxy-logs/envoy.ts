@@ -44,8 +44,9 @@ import {
  * numbers or `null` under `typed_json_format`; both are read. Unset values are `"-"`, `null`, or missing
  * (`omit_empty_values`).
  *
- * None of the documented formats logs `Mcp-Session-Id`, `traceparent` or `Retry-After`; they are read only where
- * `fields` names their keys (`'REQ(MCP-SESSION-ID)'`, `'REQ(TRACEPARENT)'`, `'RESP(RETRY-AFTER)'`).
+ * None of the documented formats logs `Mcp-Session-Id`, `traceparent` or `Retry-After`; they are read under the
+ * keys the README's `json_format` gives them (`mcp_session_id`, `traceparent`, `retry_after`), or where `fields`
+ * names others (`'REQ(MCP-SESSION-ID)'`, `'REQ(TRACEPARENT)'`, `'RESP(RETRY-AFTER)'`).
  *
  * Both forms: `ts` is `%START_TIME%` (the request's start, with milliseconds), `latencyMs` is `%DURATION%`
  * (milliseconds, start to last byte out). `%RESPONSE_CODE%` 0 means no response was begun (the downstream client
@@ -94,9 +95,10 @@ export const ENVOY_JSON_DEFAULT_KEYS: Readonly<Record<EnvoyOperator, readonly st
   'REQ(:AUTHORITY)': ['authority', ':authority'],
   UPSTREAM_HOST: ['upstream_host'],
   DOWNSTREAM_REMOTE_ADDRESS: ['downstream_remote_address'],
-  'REQ(MCP-SESSION-ID)': [],
-  'REQ(TRACEPARENT)': [],
-  'RESP(RETRY-AFTER)': [],
+  // No documented format logs these; the keys are the ones the README's json_format gives them.
+  'REQ(MCP-SESSION-ID)': ['mcp_session_id'],
+  'REQ(TRACEPARENT)': ['traceparent'],
+  'RESP(RETRY-AFTER)': ['retry_after'],
 };
 
 export interface EnvoyJsonOptions extends ProxyLineOptions {
