@@ -49,7 +49,11 @@ function lineCount(text: string): number {
   return count;
 }
 
-function inflate(raw: Uint8Array, encoding: string | undefined, maxBytes: number): Uint8Array {
+/**
+ * The body as its Content-Encoding says (identity or gzip), at most `maxBytes` once decompressed: a small gzip
+ * bomb is refused as 413 before it is inflated whole. OTLP/HTTP bodies come through here too.
+ */
+export function inflate(raw: Uint8Array, encoding: string | undefined, maxBytes: number): Uint8Array {
   const name = encoding?.trim().toLowerCase() ?? 'identity';
   if (name === 'identity' || name === '') return raw;
   if (name !== 'gzip' && name !== 'x-gzip') {

@@ -1,8 +1,9 @@
 /**
  * `npm run fuzz [-- INPUTS] [SEED]`: the long run of the fuzz suite (tests/fuzz). Feeds INPUTS (default 1M) fuzzed
  * real lines through the parser, classifier, identity and gate, a fifth as many mutated nginx lines (JSON and
- * combined) through the access-log readers, then 100k event lines through the ingest route on a
- * fresh embedded store, and prints what broke: crashes, 5xx answers, good lines lost. Exits 1 on any.
+ * combined) through the access-log readers, a twentieth as many mutated OTLP bodies (protobuf and JSON) through
+ * the OTLP decoders and span mapping, then 100k event lines through the ingest route on a fresh embedded store,
+ * and prints what broke: crashes, 5xx answers, good lines lost. Exits 1 on any.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,6 +20,7 @@ import { parseEventLine, validateEvent } from '../shared/event.ts';
 import { requestIdentity } from '../shared/identity.ts';
 import { proxyLineToEvent } from '../shared/proxy-logs/index.ts';
 import { fuzzBatch, fuzzLine, mutateText, seeded } from '../tests/fuzz/mutate.ts';
+import { decodeAndMap, fuzzOtlpBody } from '../tests/otlp/fuzz-bodies.ts';
 
 const inputs = Number(process.argv[2] ?? 1_000_000);
 const seed = Number(process.argv[3] ?? 20261202);
@@ -85,6 +87,22 @@ for (const [format, file] of [
 }
 crashes += proxyCrashes;
 console.log(`${2 * PROXY_INPUTS} access-log lines: ${proxyKept} kept as events, ${proxyCrashes} crashes`);
+
+// OTLP/HTTP trace bodies: the recorded ones mutated, through both decoders and the span mapping.
+const OTLP_INPUTS = Math.ceil(inputs / 20);
+let otlpCrashes = 0;
+let otlpEvents = 0;
+for (let i = 0; i < OTLP_INPUTS; i++) {
+  const { body, encoding } = fuzzOtlpBody(r);
+  try {
+    otlpEvents += decodeAndMap(body, encoding);
+  } catch (error) {
+    otlpCrashes++;
+    if (otlpCrashes <= 5) console.error(`OTLP ${encoding} crash on body ${i} (seed ${seed}):`, error);
+  }
+}
+crashes += otlpCrashes;
+console.log(`${OTLP_INPUTS} OTLP bodies: ${otlpEvents} events made, ${otlpCrashes} crashes`);
 
 const dir = mkdtempSync(join(tmpdir(), 'lens-fuzz-'));
 const store = await openStore({ dataDir: dir });

@@ -1,0 +1,115 @@
+import { timingSafeEqual } from 'node:crypto';
+import { Hono } from 'hono';
+import { createMiddleware } from 'hono/factory';
+import { classifyDbError } from '../../db/errors.ts';
+import type { Store } from '../../db/runner.ts';
+import {
+  decodeTraces,
+  type EventItem,
+  encodeJsonResponse,
+  encodeProtoResponse,
+  type OtlpEncoding,
+  partialSuccessOf,
+  tracesToEvents,
+} from '../../shared/otlp/index.ts';
+import type { Env } from '../env.ts';
+import { ApiError } from '../errors.ts';
+import { inflate, MAX_BATCH_LINES } from '../ingest-body.ts';
+import { ingestQuery } from '../ingest-formats.ts';
+import { limitBody } from '../middleware/body-limit.ts';
+import { auth } from '../middleware/guard.ts';
+import { ingestBatch } from '../services/ingest.ts';
+import { validate } from '../validate.ts';
+
+/**
+ * OTLP/HTTP traces (https://opentelemetry.io/docs/specs/otlp/#otlphttp) at the standard path, beside the API:
+ * spans become native events and go through the same ingest as POST /api/v1/ingest. Failures answer with our JSON
+ * error body, not a google.rpc.Status: exporters act on the status code and Retry-After alone, and the codes follow
+ * OTLP's rules (400 for a body that does not decode, never retried; 429 and 503 with Retry-After, retried).
+ */
+
+const MEDIA_TYPES: Record<string, OtlpEncoding> = {
+  'application/x-protobuf': 'protobuf',
+  'application/json': 'json',
+};
+/** `?server=NAME` on the exporter's URL, read as an upload's is: the server these spans are traffic of. */
+const otlpQuery = ingestQuery.pick({ server: true });
+
+export const otlpRoutes = new Hono<Env>().post(
+  '/v1/traces',
+  limitBody(
+    (c) => c.var.deps.config.maxBodyBytes,
+    "Export smaller batches (the BatchSpanProcessor's maxExportBatchSize) or raise --max-body.",
+  ),
+  validate('query', otlpQuery),
+  async (c) => {
+    const { store, config } = c.var.deps;
+    const encoding = encodingOf(c.req.header('content-type'));
+    const { server } = c.req.valid('query');
+    const raw = inflate(
+      new Uint8Array(await c.req.arrayBuffer()),
+      c.req.header('content-encoding'),
+      config.maxBodyBytes,
+    );
+    const decoded = decodeTraces(raw, encoding, MAX_BATCH_LINES);
+    if (!decoded.ok) {
+      if (decoded.tooManySpans) {
+        throw new ApiError('payload_too_large', `the body holds more than ${MAX_BATCH_LINES} spans`, {
+          fix: "Export smaller batches (the BatchSpanProcessor's maxExportBatchSize).",
+        });
+      }
+      throw new ApiError('invalid_request', `the body is no ExportTraceServiceRequest: ${decoded.reason}`, {
+        fix: 'Send what an OTLP/HTTP trace exporter sends, with its Content-Type.',
+      });
+    }
+    const { items, rejected } = tracesToEvents(decoded.resources, { server });
+    const report = await ingest(store, items, c.var.deps.config.inlineReplayMax);
+    const partial = partialSuccessOf(rejected, items, report);
+    // OTLP/HTTP answers in the request's encoding.
+    if (encoding === 'json') return c.body(encodeJsonResponse(partial), 200, { 'content-type': 'application/json' });
+    return c.body(encodeProtoResponse(partial), 200, { 'content-type': 'application/x-protobuf' });
+  },
+);
+
+function encodingOf(contentType: string | undefined): OtlpEncoding {
+  const encoding = MEDIA_TYPES[contentType?.split(';')[0]?.trim().toLowerCase() ?? ''];
+  if (encoding !== undefined) return encoding;
+  throw new ApiError('unsupported_media_type', 'that content type is not accepted', {
+    fix: 'Send OTLP as "Content-Type: application/x-protobuf" or "application/json".',
+  });
+}
+
+/**
+ * The ingest, with one translation: a full store is our 507, which OTLP clients never retry (only 429, 502, 503,
+ * 504), so the batch would be dropped. Here it is a 503 with the same Retry-After, and the exporter tries again.
+ */
+async function ingest(store: Store, items: readonly EventItem[], inlineReplayMax: number) {
+  try {
+    return await ingestBatch(store, items, inlineReplayMax);
+  } catch (error) {
+    if (classifyDbError(error) !== 'full') throw error;
+    throw new ApiError('unavailable', 'the store has no disk space left; nothing of this request was stored', {
+      fix: "Free disk space on the store's volume (or grow it); the exporter's retry is then taken.",
+      retryAfterSeconds: 60,
+    });
+  }
+}
+
+/**
+ * `auth`, but the ingest token may send here too: `auth` lets it through on POST /api/v1/ingest only, and an OTLP
+ * exporter is a log shipper like any other. (A path list in guard.ts would make this wrapper unnecessary.)
+ */
+export const shipperAuth = createMiddleware<Env>(async (c, next) => {
+  const { token, ingestToken } = c.var.deps.config;
+  if (token !== null && ingestToken !== null && sameSecret(c.req.header('authorization'), `Bearer ${ingestToken}`)) {
+    return next();
+  }
+  return auth(c, next);
+});
+
+/** Constant-time, as guard.ts compares: response timing must not tell how much of a guessed token was right. */
+function sameSecret(given: string | undefined, expected: string): boolean {
+  const a = Buffer.from(given ?? '');
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
