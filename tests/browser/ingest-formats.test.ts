@@ -78,7 +78,9 @@ describe.skipIf(chromiumMissing)('the Ingest screen with reverse-proxy access lo
   });
 
   it('decompresses a rotated, gzip-compressed log in the browser, for detection and for sending', async () => {
-    const text = readFileSync(join(CORPUS, 'nginx-access.json.log'), 'utf8');
+    // The A2A corpus's log: other requests than the plain copy's (a line's id is its text, so the same lines under
+    // another server would be duplicates, as re-shipping a log must be).
+    const text = readFileSync(join(CORPUS, '../a2a-js/nginx-access.json.log'), 'utf8');
     const lines = lineCount(text);
     const file = join(dir, 'access.log.2.gz');
     writeFileSync(file, gzipSync(text));
@@ -91,12 +93,11 @@ describe.skipIf(chromiumMissing)('the Ingest screen with reverse-proxy access lo
     await expect.poll(() => held.getByTestId('detected-format').textContent()).toBe('Detected: nginx JSON access log');
     expect(await held.locator('.upload-head').textContent()).toContain('gzip');
 
-    // The same requests as the plain copy's: under another server they are other events, not duplicates.
-    await held.getByLabel('Server (optional)').fill('release-desk-rotated');
-    await held.getByLabel('Protocol (optional)').selectOption('mcp');
+    await held.getByLabel('Server (optional)').fill('relay-agent');
+    await held.getByLabel('Protocol (optional)').selectOption('a2a');
     await held.getByRole('button', { name: 'Send' }).click();
     await page.locator('.upload-done').waitFor();
-    expect(queries).toEqual(['?format=nginx-json&server=release-desk-rotated&protocol=mcp']);
+    expect(queries).toEqual(['?format=nginx-json&server=relay-agent&protocol=a2a']);
     expect(await page.locator('.upload-done').textContent()).toContain(`${lines} of ${lines} lines`);
     expect(readCount(await page.getByTestId('ingest-rejected').textContent())).toBe(0);
     expect(readCount(await page.getByTestId('ingest-accepted').textContent())).toBe(lines);

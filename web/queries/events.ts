@@ -2,7 +2,7 @@ import { infiniteQueryOptions, queryOptions } from '@tanstack/react-query';
 import type { InferResponseType } from 'hono/client';
 import type { Bucket } from '../../shared/classify/types.ts';
 import { api } from '../api.ts';
-import { ApiFailure, unwrap } from '../query-client.ts';
+import { unwrap } from '../query-client.ts';
 import { resolveRange, type TimeRange } from '../time-range.ts';
 
 export type EventView = InferResponseType<typeof api.events.$get, 200>['events'][number];
@@ -18,7 +18,7 @@ export interface EventFilters {
 export const eventKeys = {
   all: ['events'] as const,
   list: (filters: EventFilters) => [...eventKeys.all, 'list', filters] as const,
-  detail: (id: string, at: number) => [...eventKeys.all, 'detail', id, at] as const,
+  detail: (id: string) => [...eventKeys.all, 'detail', id] as const,
 };
 
 /** The first page fixes the window; later pages keep it, so "older" never shifts under the reader. */
@@ -54,21 +54,13 @@ export function eventsQuery(filters: EventFilters, pageSize = 50) {
 }
 
 /**
- * One event, found by its id and time: the API has no GET /events/:id, so this asks for the millisecond it was
- * logged at and picks it out. Links to an event therefore carry both.
+ * One event by its id (GET /events/:id): the open one, and the other record of its request. One key for both, so
+ * jumping from a record to its partner shows what is already loaded.
  */
-export function eventQuery(id: string, at: number) {
+export function eventQuery(id: string) {
   return queryOptions({
-    queryKey: eventKeys.detail(id, at),
-    queryFn: async () => {
-      const page = await unwrap(
-        await api.events.$get({ query: { from: String(at), to: String(at + 1), limit: '1000' } }),
-      );
-      const event = page.events.find((e) => e.id === id);
-      if (event === undefined) {
-        throw new ApiFailure('no event with that id at that time', 'not_found', false, 'Open it again from a list.');
-      }
-      return event;
-    },
+    queryKey: eventKeys.detail(id),
+    // Ids come from logs: a `/`, `?` or `#` in one must stay inside the path segment.
+    queryFn: async () => unwrap(await api.events[':id'].$get({ param: { id: encodeURIComponent(id) } })),
   });
 }

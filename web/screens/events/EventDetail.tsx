@@ -5,21 +5,35 @@ import { Json } from '../../components/Json.tsx';
 import { Link } from '../../components/Link.tsx';
 import { formatDateTime } from '../../format.ts';
 import { explainEvent, gateText } from '../../prepare/explain-event.ts';
+import { type JoinedRecord, notCountedHint, recordLabel } from '../../prepare/joined-records.ts';
 import { answerLabel } from '../../prepare/timeline.ts';
 import { eventQuery } from '../../queries/events.ts';
 import { routePath } from '../../router.ts';
+import { applyPatch, hrefOf } from '../../url-state.ts';
 import { useUrl } from '../../use-url.ts';
 import { requestLabel } from './EventTable.tsx';
 import type { EventSelection } from './filters.ts';
+import { JoinedRecords } from './JoinedRecords.tsx';
+import { ProxyFacts } from './ProxyFacts.tsx';
 
 function missingFrame(source: string): string {
   return source === 'proxy' ? 'not logged (a proxy access log carries no JSON-RPC body)' : 'not in the log';
 }
 
-/** One event: why it landed in its bucket, what the client should have done, and its frames as logged. */
-export function EventDetail({ selection, onClose }: { selection: EventSelection; onClose: () => void }) {
-  const { link } = useUrl();
-  const query = useQuery(eventQuery(selection.id, selection.at));
+interface EventDetailProps {
+  selection: EventSelection;
+  onClose: () => void;
+  /** Called when the reader follows the link to the other record of the request. */
+  onFollow: () => void;
+}
+
+/**
+ * One event: which observer logged it, why it landed in its bucket, what the client should have done, and its frames
+ * as logged; with the other record of the same request beside it once the two are joined.
+ */
+export function EventDetail({ selection, onClose, onFollow }: EventDetailProps) {
+  const { link, pathname, params } = useUrl();
+  const query = useQuery(eventQuery(selection.id));
   const event = query.data;
   const close = (
     <button type="button" className="quiet close" onClick={onClose} aria-label="Close the event">
@@ -39,9 +53,17 @@ export function EventDetail({ selection, onClose }: { selection: EventSelection;
     );
   }
   const text = explainEvent(event);
+  const hint = notCountedHint(event);
+  const { partner } = event;
+  const open = (record: JoinedRecord) =>
+    hrefOf(pathname, applyPatch(params, { event: record.id, at: Date.parse(record.ts) }));
   return (
     <aside className="panel event-detail" id="event-detail" data-testid="event-detail" aria-label="Event">
       {close}
+      <p className="record-of" data-testid="record-of">
+        {recordLabel(event.source)}
+        {hint === null ? null : <span className="muted"> · {hint}</span>}
+      </p>
       <h2>
         <BucketBadge bucket={event.bucket} kind={event.kind} /> <AvoidableMark avoidable={event.avoidable} />
       </h2>
@@ -51,8 +73,7 @@ export function EventDetail({ selection, onClose }: { selection: EventSelection;
         <dt>Who</dt>
         <dd>
           {event.client ?? 'no client'} →{' '}
-          <Link href={link(routePath({ name: 'server', server: event.server }))}>{event.server}</Link> ({event.source}
-          {event.counted ? '' : ', shadowed by the client record: not counted'})
+          <Link href={link(routePath({ name: 'server', server: event.server }))}>{event.server}</Link>
         </dd>
         <dt>Request</dt>
         <dd>{requestLabel(event)}</dd>
@@ -62,6 +83,11 @@ export function EventDetail({ selection, onClose }: { selection: EventSelection;
           {event.latencyMs === null ? '' : ` in ${event.latencyMs} ms`}
         </dd>
       </dl>
+      {partner === null ? (
+        <ProxyFacts record={event} />
+      ) : (
+        <JoinedRecords open={{ ...event, partner }} hrefOf={open} onFollow={onFollow} />
+      )}
       <h3>Why this bucket</h3>
       <p>{text.why}</p>
       <p className="muted small">

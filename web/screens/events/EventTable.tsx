@@ -2,6 +2,7 @@ import type { InfiniteData, UseInfiniteQueryResult } from '@tanstack/react-query
 import { BucketBadge } from '../../components/BucketBadge.tsx';
 import { Panel } from '../../components/Panel.tsx';
 import { formatCount, formatDay, formatTimeMs } from '../../format.ts';
+import { notCountedHint } from '../../prepare/joined-records.ts';
 import { answerLabel } from '../../prepare/timeline.ts';
 import type { EventView } from '../../queries/events.ts';
 
@@ -21,9 +22,15 @@ export function requestLabel(event: Pick<EventView, 'method' | 'http'>): string 
 
 function EventRow({ event, selected, onOpen }: { event: EventView; selected: boolean; onOpen: () => void }) {
   const ts = Date.parse(event.ts);
+  const hint = notCountedHint(event);
   return (
     <li>
-      <button type="button" className="event-row" aria-pressed={selected} onClick={onOpen}>
+      <button
+        type="button"
+        className={hint === null ? 'event-row' : 'event-row not-counted'}
+        aria-pressed={selected}
+        onClick={onOpen}
+      >
         <span className="ev-time">
           <span className="muted">{formatDay(ts)}</span> {formatTimeMs(ts)}
         </span>
@@ -35,6 +42,7 @@ function EventRow({ event, selected, onOpen }: { event: EventView; selected: boo
         <span className="ev-bucket">
           <BucketBadge bucket={event.bucket} kind={event.kind} />
           {event.avoidable ? <span className="mark-avoidable"> avoidable</span> : null}
+          {hint === null ? null : <span className="ev-note">{hint}</span>}
         </span>
       </button>
     </li>

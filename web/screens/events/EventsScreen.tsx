@@ -23,7 +23,15 @@ export function EventsScreen() {
       <h1 className="screen-title">Events</h1>
       <EventFiltersBar filters={filters} onChange={(patch) => setParams({ ...patch, event: null, at: null })} />
       <div className={`split ${selection ? 'with-detail' : ''}`}>
-        {selection ? <EventDetail selection={selection} onClose={() => setParams({ event: null, at: null })} /> : null}
+        {selection ? (
+          // Keyed by the event: opening the other record of a request starts its detail at the top.
+          <EventDetail
+            key={selection.id}
+            selection={selection}
+            onClose={() => setParams({ event: null, at: null })}
+            onFollow={revealDetail}
+          />
+        ) : null}
         <EventTable
           query={events}
           selected={selection?.id ?? null}
