@@ -8,6 +8,31 @@ export function* syntheticLines(
   startTs = Date.parse('2026-11-02T00:00:00Z'),
   spacingMs = 7,
 ): Generator<string> {
+  for (const event of syntheticEvents(count, seed, startTs, spacingMs)) yield JSON.stringify(event);
+}
+
+/** One synthetic native event, as `syntheticEvents` makes it (the members the access-log lines are derived from). */
+export interface SyntheticEvent {
+  id: string;
+  ts: number;
+  source: 'client' | 'proxy';
+  client: string;
+  server: string;
+  session: string;
+  protocol: 'mcp';
+  http: { method: string; path: string; status: number; retryAfter?: number };
+  request?: object;
+  response?: object;
+  latencyMs: number;
+}
+
+/** The same traffic as `syntheticLines`, as the objects before they are written. */
+export function* syntheticEvents(
+  count: number,
+  seed = 1,
+  startTs = Date.parse('2026-11-02T00:00:00Z'),
+  spacingMs = 7,
+): Generator<SyntheticEvent> {
   let state = seed >>> 0;
   const next = () => {
     state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
@@ -28,15 +53,15 @@ export function* syntheticLines(
     const base = {
       id: `bench-${seed}-${i}`,
       ts,
-      source: 'client',
+      source: 'client' as const,
       client,
       server,
       session: `s-${client}`,
-      protocol: 'mcp',
+      protocol: 'mcp' as const,
     };
-    let line: object;
+    let event: SyntheticEvent;
     if (roll < 0.7) {
-      line = {
+      event = {
         ...base,
         http: { method: 'POST', path: '/mcp', status: 200 },
         request,
@@ -44,7 +69,7 @@ export function* syntheticLines(
         latencyMs: 20,
       };
     } else if (roll < 0.8) {
-      line = {
+      event = {
         ...base,
         http: { method: 'POST', path: '/mcp', status: 200 },
         request,
@@ -52,11 +77,16 @@ export function* syntheticLines(
         latencyMs: 4,
       };
     } else if (roll < 0.86) {
-      line = { ...base, source: 'proxy', http: { method: 'GET', path: '/mcp/sse', status: 404 }, latencyMs: 1 };
+      event = {
+        ...base,
+        source: 'proxy' as const,
+        http: { method: 'GET', path: '/mcp/sse', status: 404 },
+        latencyMs: 1,
+      };
     } else if (roll < 0.9) {
-      line = { ...base, http: { method: 'POST', path: '/mcp', status: 429, retryAfter: 30 }, request, latencyMs: 1 };
+      event = { ...base, http: { method: 'POST', path: '/mcp', status: 429, retryAfter: 30 }, request, latencyMs: 1 };
     } else if (roll < 0.95) {
-      line = { ...base, http: { method: 'POST', path: '/mcp', status: 503 }, request, latencyMs: 900 };
+      event = { ...base, http: { method: 'POST', path: '/mcp', status: 503 }, request, latencyMs: 900 };
     } else {
       const sampling = {
         jsonrpc: '2.0',
@@ -74,7 +104,7 @@ export function* syntheticLines(
         message: 'Sampling denied',
         data: { reason: 'policy.budget_exhausted', retryable: false },
       };
-      line = {
+      event = {
         ...base,
         http: { method: 'POST', path: '/mcp', status: 200 },
         request: sampling,
@@ -82,6 +112,6 @@ export function* syntheticLines(
         latencyMs: 3,
       };
     }
-    yield JSON.stringify(line);
+    yield event;
   }
 }

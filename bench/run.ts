@@ -2,20 +2,23 @@
  * `npm run bench`: measures, in one run on the same generated rows, the store's bare prepared-insert ceiling and
  * end-to-end ingest through real HTTP (parse, validate, classify, identity, commit). Reports medians and the ratio.
  * BENCH_EVENTS sets the size (default 200k); BENCH_PG=1 (or DATABASE_URL) adds PostgreSQL.
+ * Then parse throughput per input format (formats.ts) and the ingest of a client + proxy day (proxy-day.ts), reads,
+ * the UI and the soak. Each part can be left out with BENCH_<PART>=0 (INGEST, FORMATS, PROXY_DAY,
+ * READS, UI, SOAK).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import pg from 'pg';
 import { buildEvent } from '../api/services/event-row.ts';
 import { type EventRow, packRows } from '../db/event-row.ts';
 import { openStore, type StoreConfig } from '../db/store.ts';
 import { NO_POLICY } from '../shared/classify/types.ts';
 import { parseEventLine } from '../shared/event.ts';
+import { benchFormats } from './formats.ts';
 import { syntheticLines } from './generate.ts';
+import { benchProxyDay } from './proxy-day.ts';
 import { benchReads } from './reads.ts';
 import { spawnServer } from './server-process.ts';
 import { benchSoak } from './soak.ts';
+import { fmt, median, withSqlite } from './support.ts';
 import { benchUi } from './ui.ts';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 200_000);
@@ -89,15 +92,6 @@ async function endToEnd(config: StoreConfig, { lines }: Fixture): Promise<{ rate
   return { rate: lines.length / seconds, peakRss };
 }
 
-export async function withSqlite<T>(work: (config: StoreConfig) => Promise<T>): Promise<T> {
-  const dir = mkdtempSync(join(tmpdir(), 'lens-bench-'));
-  try {
-    return await work({ dataDir: dir });
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
 async function withPostgres<T>(work: (config: StoreConfig) => Promise<T>): Promise<T> {
   const adminUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   const name = `lens_bench_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
@@ -112,12 +106,6 @@ async function withPostgres<T>(work: (config: StoreConfig) => Promise<T>): Promi
     await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     await admin.end();
   }
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
 async function measure(label: string, withStore: typeof withSqlite, fixture: Fixture) {
@@ -140,10 +128,6 @@ async function measure(label: string, withStore: typeof withSqlite, fixture: Fix
   return { label, ceiling: c, endToEnd: e, ratio: e / c };
 }
 
-function fmt(rate: number): string {
-  return Math.round(rate).toLocaleString('en-US');
-}
-
 async function benchIngest(): Promise<void> {
   const fixture = makeFixture();
   const bytes = fixture.lines.reduce((n, l) => n + Buffer.byteLength(l) + 1, 0);
@@ -155,7 +139,9 @@ async function benchIngest(): Promise<void> {
 }
 
 // The fixture is garbage once this returns: the reads below are not timed (nor their RSS read) beside it.
-await benchIngest();
+if (process.env.BENCH_INGEST !== '0') await benchIngest();
+if (process.env.BENCH_FORMATS !== '0') await benchFormats();
+if (process.env.BENCH_PROXY_DAY !== '0') await benchProxyDay(withSqlite);
 if (process.env.BENCH_READS !== '0') {
   const keptDir = process.env.BENCH_READS_DIR;
   if (keptDir) await benchReads(keptDir);

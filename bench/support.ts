@@ -1,0 +1,37 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { StoreConfig } from '../db/store.ts';
+
+/** Helpers the bench parts share. */
+
+/** Runs `work` on a fresh embedded store in a temporary directory, removed afterwards. */
+export async function withSqlite<T>(work: (config: StoreConfig) => Promise<T>): Promise<T> {
+  const dir = mkdtempSync(join(tmpdir(), 'lens-bench-'));
+  try {
+    return await work({ dataDir: dir });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+/** A rate or a count, rounded, with thousands separators. */
+export function fmt(rate: number): string {
+  return Math.round(rate).toLocaleString('en-US');
+}
+
+/** Columns padded to their widest cell; text left, numbers right. */
+export function printTable(header: readonly string[], rows: readonly (readonly string[])[]): void {
+  const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => (r[c] ?? '').length)));
+  const numeric = header.map((_, c) => rows.every((r) => /^[\d,.]+x?$/.test(r[c] ?? '')));
+  const line = (cells: readonly string[]) =>
+    `  ${cells.map((cell, c) => (numeric[c] ? cell.padStart(widths[c] as number) : cell.padEnd(widths[c] as number))).join('  ')}`.trimEnd();
+  console.log(line(header));
+  for (const row of rows) console.log(line(row));
+}
