@@ -1,6 +1,7 @@
 import type { Store } from '../db/runner.ts';
 import type { ProxyRoute } from '../shared/proxy-logs/routes.ts';
 import type { RateLimit } from './middleware/rate-limit.ts';
+import { INLINE_REPLAY_MAX } from './services/gate-maintenance.ts';
 
 export interface AppConfig {
   /** Largest accepted request body in bytes, before and after gzip decoding. */
@@ -28,6 +29,11 @@ export interface AppConfig {
   rateLimits: { ingest: RateLimit; reads: RateLimit };
   /** Which server an access-log line belongs to, by host and path prefix (`--proxy-map FILE`). */
   proxyRoutes: readonly ProxyRoute[];
+  /**
+   * A gate replay of more stored events than this runs behind the batch's commit instead of inside it
+   * (api/services/gate-maintenance.ts INLINE_REPLAY_MAX; tests lower it).
+   */
+  inlineReplayMax: number;
 }
 
 export interface AppDeps {
@@ -53,4 +59,5 @@ export const DEFAULT_CONFIG: AppConfig = {
   // A shipper sends a batch of thousands of lines at a time; a dashboard page asks ~10 questions per refresh.
   rateLimits: { ingest: { burst: 120, perSecond: 60 }, reads: { burst: 600, perSecond: 200 } },
   proxyRoutes: [],
+  inlineReplayMax: INLINE_REPLAY_MAX,
 };

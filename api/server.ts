@@ -12,6 +12,7 @@ import { DELIVERY_DEFAULTS } from './services/alerts/deliver.ts';
 import { startAlertEngine } from './services/alerts/engine.ts';
 import { seedDefaultRules } from './services/alerts/rules.ts';
 import { buildMissingStorms } from './services/gate-maintenance.ts';
+import { startReplayLoop } from './services/replay-loop.ts';
 import { rederiveStoredFacts } from './services/stored-facts.ts';
 
 export interface ServerOptions extends StoreConfig {
@@ -40,6 +41,9 @@ export interface RunningServer {
   url: string;
   close(): Promise<void>;
 }
+
+/** How often the gate replays due behind the commit are looked for when none was just written. */
+const REPLAY_IDLE_MS = 1_000;
 
 /** How often the alert engine looks for due rules; rules themselves run every 10 s at the most. */
 const ALERT_TICK_MS = 2_000;
@@ -117,6 +121,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     tickMs: ALERT_TICK_MS,
     log: console.error,
   });
+  const replays = startReplayLoop(store, { idleMs: REPLAY_IDLE_MS, log: console.error });
   let closing = false;
   const backfill = buildMissingStorms(store, () => closing).catch((error: unknown) => {
     console.error('building the storms of earlier events failed; they are built on the next start', error);
@@ -129,6 +134,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       closing = true;
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await backfill;
+      await replays.stop();
       await alerts.stop();
       await store.close();
     },

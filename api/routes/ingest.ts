@@ -27,6 +27,6 @@ export const ingestRoutes = new Hono<Env>().post(
       config.maxBodyBytes,
       format === 'native' ? undefined : (lines) => proxyBatchItems(lines, format, names, serverOf),
     );
-    return c.json(await ingestBatch(store, items));
+    return c.json(await ingestBatch(store, items, config.inlineReplayMax));
   },
 );

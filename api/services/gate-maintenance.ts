@@ -12,6 +12,7 @@ import {
   loadGateKeys,
   loadGatePartitions,
   loadGateRuns,
+  type PartitionRow,
   partitionEvents,
   partitionsWithStorms,
   saveGateKeys,
@@ -19,6 +20,13 @@ import {
   saveGateRuns,
   setVerdicts,
 } from '../../db/queries/gate.ts';
+import {
+  duePending,
+  markPending,
+  partitionSize,
+  pendingPartitions,
+  takePending,
+} from '../../db/queries/gate-pending.ts';
 import { LOCK_CLASS, lockKeys } from '../../db/queries/locks.ts';
 import { getSetting, setSettingOnce } from '../../db/queries/settings.ts';
 import { clearStorms, saveStorms } from '../../db/queries/storms.ts';
@@ -85,12 +93,18 @@ interface Continuation {
  * changed (a proxy record shadowed, a reclassification) is replayed from its first event. Either way the verdicts
  * equal those of one replay over all events in time order. The partition's retry loops and probe storms are kept
  * alongside, by the same steps.
+ *
+ * A replay reads the partition's every event: for a partition of more than `inlineReplayMax` events it would hold
+ * the batch's transaction (and, on SQLite, every other writer) for seconds to minutes. Such a replay is made due
+ * instead (gate_pending, in this transaction) and runs behind the commit (`replayDuePartitions`); until it has,
+ * the partition takes no gate steps and its fresh events stand as needed, and the API reports the lag.
  */
 export async function advanceGate(
   tx: TxRunner,
   fresh: readonly AnalysisEvent[],
   rollups: RollupChanges,
   mustReplay: ReadonlySet<string> = new Set(),
+  inlineReplayMax: number = INLINE_REPLAY_MAX,
 ): Promise<void> {
   const groups = new Map<string, AnalysisEvent[]>();
   for (const event of fresh) {
@@ -103,8 +117,64 @@ export async function advanceGate(
   for (const pk of mustReplay) if (!groups.has(pk)) groups.set(pk, []);
   // Two batches for one partition would otherwise both continue from the same saved state.
   await lockKeys(tx, LOCK_CLASS.gatePartition, [...groups.keys()]);
-  const saved = new Map((await loadGatePartitions(tx, [...groups.keys()])).map((row) => [row.partition, row]));
-  const writes: Writes = {
+  const [savedRows, pending] = await Promise.all([
+    loadGatePartitions(tx, [...groups.keys()]),
+    pendingPartitions(tx, [...groups.keys()]),
+  ]);
+  const saved = new Map(savedRows.map((row) => [row.partition, row]));
+  const writes = emptyWrites(rollups);
+  const continuing: Continuation[] = [];
+  const deferred: string[] = [];
+  for (const [pk, events] of groups) {
+    events.sort(byTimeOrder);
+    const row = saved.get(pk);
+    const first = events[0];
+    if (pending.has(pk)) {
+      // Its replay is due already; this change makes the one in progress stale.
+      deferred.push(pk);
+    } else if (
+      row === undefined ||
+      row.storms === null ||
+      first === undefined ||
+      mustReplay.has(pk) ||
+      !after(first, row)
+    ) {
+      if (await replayWouldHold(tx, pk, events.length, inlineReplayMax)) deferred.push(pk);
+      else finishReplay(await replayPartition(tx, pk, writes), writes);
+    } else {
+      continuing.push({ pk, saved: { ...row, storms: row.storms }, events, digests: keyDigests(events) });
+    }
+  }
+  await markPending(
+    tx,
+    deferred.map((pk) => ({ partition: pk, reset: mustReplay.has(pk) })),
+    Date.now(),
+  );
+  const wanted = continuing.flatMap(({ pk, digests }) => [...digests.values()].map((key) => ({ partition: pk, key })));
+  // Digests are of whole request keys, which name the client and the server: unique across partitions.
+  const [keys, runs] = await Promise.all([loadGateKeys(tx, wanted), loadGateRuns(tx, wanted)]);
+  const stored: Stored = {
+    keys: new Map(keys.map((row) => [row.key, row.state])),
+    runs: new Map(runs.map((row) => [row.key, row.run])),
+  };
+  for (const continuation of continuing) continuePartition(continuation, stored, writes);
+  await writeAll(tx, writes);
+}
+
+/**
+ * Partitions replayed inside a batch's transaction at most this large: ~1 s of replay on this machine (a replay
+ * steps ~20k events a second with its reads); a larger one runs behind the commit.
+ */
+export const INLINE_REPLAY_MAX = 20_000;
+
+/** Whether replaying the partition would step more than `inlineReplayMax` events stored before this batch. */
+async function replayWouldHold(tx: SqlRunner, pk: string, fresh: number, inlineReplayMax: number): Promise<boolean> {
+  const [client, server] = JSON.parse(pk) as [string, string];
+  return (await partitionSize(tx, client, server, fresh + inlineReplayMax + 1)) - fresh > inlineReplayMax;
+}
+
+function emptyWrites(rollups: RollupChanges): Writes {
+  return {
     verdicts: [],
     partitions: [],
     keys: [],
@@ -116,26 +186,10 @@ export async function advanceGate(
     storms: new Map(),
     rollups,
   };
-  const continuing: Continuation[] = [];
-  for (const [pk, events] of groups) {
-    events.sort(byTimeOrder);
-    const row = saved.get(pk);
-    const first = events[0];
-    if (row === undefined || row.storms === null || first === undefined || mustReplay.has(pk) || !after(first, row)) {
-      await replayPartition(tx, pk, writes);
-    } else {
-      continuing.push({ pk, saved: { ...row, storms: row.storms }, events, digests: keyDigests(events) });
-    }
-  }
-  const wanted = continuing.flatMap(({ pk, digests }) => [...digests.values()].map((key) => ({ partition: pk, key })));
-  // Digests are of whole request keys, which name the client and the server: unique across partitions.
-  const [keys, runs] = await Promise.all([loadGateKeys(tx, wanted), loadGateRuns(tx, wanted)]);
-  const stored: Stored = {
-    keys: new Map(keys.map((row) => [row.key, row.state])),
-    runs: new Map(runs.map((row) => [row.key, row.run])),
-  };
-  for (const continuation of continuing) continuePartition(continuation, stored, writes);
-  // Sent together, not one answer at a time: the writer runs them back to back.
+}
+
+/** Everything one pass changes; sent together, not one answer at a time: the writer runs them back to back. */
+async function writeAll(tx: TxRunner, writes: Writes): Promise<void> {
   await Promise.all([
     setVerdicts(tx, writes.verdicts),
     rewriteGate(tx, writes),
@@ -143,6 +197,41 @@ export async function advanceGate(
     rewriteStorms(tx, writes),
   ]);
 }
+
+/**
+ * Runs the replays due (the oldest first, at most `limit`): each is computed from the partition's events outside
+ * any transaction, then written in a short one. Events stored meanwhile that all come after the replay's last are
+ * stepped on from its state inside that transaction (a busy partition's own traffic never makes the replay stale);
+ * an earlier event, a shadowed record or a reclassification meanwhile leave it due, to be computed again. Returns
+ * how many were written.
+ */
+export async function replayDuePartitions(store: Store, limit = DUE_PER_ROUND): Promise<number> {
+  let written = 0;
+  for (const due of await duePending(store, limit)) {
+    const writes = emptyWrites(new RollupChanges());
+    const replay = await replayPartition(store, due.partition, writes);
+    const applied = await store.transaction(async (tx) => {
+      await lockKeys(tx, LOCK_CLASS.gatePartition, [due.partition]);
+      if (!(await takePending(tx, due))) return false;
+      const [client, server] = JSON.parse(due.partition) as [string, string];
+      const since = await partitionEvents(tx, client, server, replay.maxSeq);
+      const last = replay.last;
+      if (last !== undefined && since.some((row) => !after(toAnalysisEvent(row), frontierOf(last)))) {
+        await markPending(tx, [{ partition: due.partition, reset: true }], due.since);
+        return false;
+      }
+      stepRows(replay, since, writes);
+      finishReplay(replay, writes);
+      await writeAll(tx, writes);
+      await writes.rollups.write(tx);
+      return true;
+    });
+    if (applied) written++;
+  }
+  return written;
+}
+
+const DUE_PER_ROUND = 8;
 
 /** A replayed partition's keys and runs are cleared before they are written again; the other writes touch other rows. */
 async function rewriteGate(tx: TxRunner, writes: Writes): Promise<void> {
@@ -256,23 +345,45 @@ function runRow(pk: string, digest: string, run: LoopRun | undefined, last: Anal
   return { partition: pk, key: digest, lastTs: run.lastTs, run: JSON.stringify(run) };
 }
 
+/** A replay under way: the gate and storm state so far, and the last event stepped. */
+interface Replay {
+  pk: string;
+  state: ReturnType<typeof createGateState>;
+  storms: PartitionStormState;
+  last: AnalysisEvent | undefined;
+  /** The highest `seq` read: events stored after it were not in the replay. */
+  maxSeq: number;
+}
+
 /** Replays a partition from its first stored event; what it writes joins the rest of the pass. */
-async function replayPartition(tx: TxRunner, pk: string, writes: Writes): Promise<void> {
+async function replayPartition(db: SqlRunner, pk: string, writes: Writes): Promise<Replay> {
   const [client, server] = JSON.parse(pk) as [string, string];
-  // Ordered here, not by SQL: PostgreSQL would sort ids by its collation, the frontier compares them as JS does.
-  const rows = (await partitionEvents(tx, client, server)).sort(
-    (a, b) => a.ts - b.ts || (a.eventId < b.eventId ? -1 : a.eventId > b.eventId ? 1 : 0),
-  );
-  const events = rows.map(toAnalysisEvent);
-  // One pass in (ts, id) order gives the verdicts, the storms and the state the partition continues from.
-  const state = createGateState();
-  const storms = createStormState(client, server);
+  const replay: Replay = {
+    pk,
+    state: createGateState(),
+    storms: createStormState(client, server),
+    last: undefined,
+    maxSeq: 0,
+  };
   writes.replayed.push({ pk, client, server });
-  for (const [index, row] of rows.entries()) {
-    const event = events[index] as AnalysisEvent;
-    const { key, avoidable, reason, blockedBy } = gateStep(state, event);
+  stepRows(replay, await partitionEvents(db, client, server), writes);
+  return replay;
+}
+
+/**
+ * One pass over rows in (ts, id) order gives the verdicts, the storms and the state the partition continues from;
+ * a verdict is written where it differs from the stored one.
+ */
+function stepRows(replay: Replay, rows: PartitionRow[], writes: Writes): void {
+  // Ordered here, not by SQL: PostgreSQL would sort ids by its collation, the frontier compares them as JS does.
+  rows.sort((a, b) => a.ts - b.ts || (a.eventId < b.eventId ? -1 : a.eventId > b.eventId ? 1 : 0));
+  for (const row of rows) {
+    const event = toAnalysisEvent(row);
+    replay.maxSeq = Math.max(replay.maxSeq, row.seq);
+    replay.last = event;
+    const { key, avoidable, reason, blockedBy } = gateStep(replay.state, event);
     if (isJudged(event)) {
-      for (const storm of stormStep(storms, event, key, avoidable)) writes.storms.set(storm.id, storm);
+      for (const storm of stormStep(replay.storms, event, key, avoidable)) writes.storms.set(storm.id, storm);
     }
     if ((row.avoidable === 1) === avoidable && row.gateReason === reason && row.blockedBy === blockedBy) continue;
     writes.verdicts.push({ eventId: row.eventId, avoidable, reason, blockedBy });
@@ -283,8 +394,11 @@ async function replayPartition(tx: TxRunner, pk: string, writes: Writes): Promis
       writes.rollups.add(event, 0, avoidable ? 1 : 0, reason);
     }
   }
+}
+
+/** The state a replay ends in, filed for the partition to continue from. */
+function finishReplay({ pk, state, storms, last }: Replay, writes: Writes): void {
   const partition = state.partitions[pk];
-  const last = events[events.length - 1];
   for (const [key, held] of Object.entries(partition?.keys ?? {})) {
     writes.keys.push({ partition: pk, key: keyDigest(key), state: JSON.stringify(held) });
   }
@@ -329,6 +443,10 @@ function keyDigests(events: readonly AnalysisEvent[]): Map<string, string> {
  */
 function keyDigest(key: string): string {
   return createHash('sha256').update(key).digest('base64url').slice(0, 22);
+}
+
+function frontierOf(event: AnalysisEvent): { frontierTs: number; frontierId: string } {
+  return { frontierTs: event.ts, frontierId: event.id };
 }
 
 function after(event: AnalysisEvent, frontier: { frontierTs: number; frontierId: string }): boolean {

@@ -12,7 +12,7 @@ import {
   validateEvent,
 } from '../../shared/event.ts';
 import { type BuiltEvent, buildEvent } from './event-row.ts';
-import { advanceGate } from './gate-maintenance.ts';
+import { advanceGate, INLINE_REPLAY_MAX } from './gate-maintenance.ts';
 import { policyOf } from './policy.ts';
 import { joinFreshRecords } from './request-join.ts';
 import { RollupChanges } from './rollups.ts';
@@ -63,7 +63,11 @@ const YIELD_EVERY = 500;
  * the configuration as last committed, so that it overlaps with another batch's commit; inside the transaction the
  * configuration is read again under lock and, in the rare case it changed meanwhile, the batch is classified again.
  */
-export async function ingestBatch(store: Store, items: readonly BatchItem[]): Promise<IngestReport> {
+export async function ingestBatch(
+  store: Store,
+  items: readonly BatchItem[],
+  inlineReplayMax = INLINE_REPLAY_MAX,
+): Promise<IngestReport> {
   const { valid, notes } = await validateItems(items);
   if (valid.length === 0) return { accepted: 0, duplicates: 0, ...notes };
 
@@ -74,7 +78,7 @@ export async function ingestBatch(store: Store, items: readonly BatchItem[]): Pr
     await ensureServers(tx, names);
     const current = await loadServerConfigs(tx, names);
     if (configChanged(seen, current)) chunks = await buildChunks(valid, current);
-    return insertAll(tx, chunks);
+    return insertAll(tx, chunks, inlineReplayMax);
   });
   return { accepted, duplicates: valid.length - accepted, ...notes };
 }
@@ -150,7 +154,7 @@ function configChanged(before: readonly ServerConfigRow[], after: readonly Serve
  * Sends every chunk without waiting for the one before, joins client and proxy records of one request, then brings
  * the gate verdicts of the touched (client, server) partitions up to date.
  */
-async function insertAll(tx: TxRunner, chunks: readonly Chunk[]): Promise<number> {
+async function insertAll(tx: TxRunner, chunks: readonly Chunk[], inlineReplayMax: number): Promise<number> {
   // A client record and its proxy record in two concurrent batches would each miss the other's uncommitted row.
   const rows = chunks.flatMap(({ built }) => built.map(({ row }) => row));
   const servers = [...new Set(rows.map((row) => row.server))];
@@ -189,6 +193,7 @@ async function insertAll(tx: TxRunner, chunks: readonly Chunk[]): Promise<number
     fresh.map((b) => b.analysis),
     rollups,
     replay,
+    inlineReplayMax,
   );
   await rollups.write(tx);
   return inserted.size;

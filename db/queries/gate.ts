@@ -159,9 +159,20 @@ function keyTable(db: SqlRunner, keys: readonly KeyRef[]) {
  * Every event of one (client, server), shadowed proxy records included (their verdicts must be cleared), in no
  * particular order: the caller orders them as the gate does.
  */
-export async function partitionEvents(db: SqlRunner, client: string, server: string): Promise<AnalysisRow[]> {
-  return db.all<AnalysisRow>(sql`SELECT ${ANALYSIS_COLUMNS} FROM events
-    WHERE client = ${client} AND ${serverBesideClient(server)}`);
+/** A stored event as the gate replays it, with its arrival order. */
+export interface PartitionRow extends AnalysisRow {
+  seq: number;
+}
+
+/** Every event of one (client, server), or those stored after `afterSeq`, in no order. */
+export async function partitionEvents(
+  db: SqlRunner,
+  client: string,
+  server: string,
+  afterSeq = 0,
+): Promise<PartitionRow[]> {
+  return db.all<PartitionRow>(sql`SELECT seq, ${ANALYSIS_COLUMNS} FROM events
+    WHERE client = ${client} AND ${serverBesideClient(server)} AND seq > ${afterSeq}`);
 }
 
 export async function clientsOfServer(db: SqlRunner, server: string): Promise<string[]> {

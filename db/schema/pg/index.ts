@@ -12,6 +12,7 @@ export { eventBodies } from './event-bodies.ts';
 export { events } from './events.ts';
 export { gateKeys } from './gate-keys.ts';
 export { gatePartitions } from './gate-partitions.ts';
+export { gatePending } from './gate-pending.ts';
 export { gateRuns } from './gate-runs.ts';
 export { identityHour } from './identity-hours.ts';
 export {

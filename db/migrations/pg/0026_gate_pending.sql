@@ -1,0 +1,5 @@
+CREATE TABLE "gate_pending" (
+	"partition" text PRIMARY KEY NOT NULL,
+	"token" text NOT NULL,
+	"since" bigint NOT NULL
+);
