@@ -13,7 +13,7 @@ import { analysisRoutes } from './routes/analysis.ts';
 import { eventsRoutes } from './routes/events.ts';
 import { healthRoutes } from './routes/health.ts';
 import { ingestRoutes } from './routes/ingest.ts';
-import { otlpRoutes, shipperAuth } from './routes/otlp.ts';
+import { otlpRoutes } from './routes/otlp.ts';
 import { serverRoutes } from './routes/servers.ts';
 
 const api = new Hono<Env>()
@@ -64,7 +64,7 @@ export function createApp(deps: AppDeps) {
   app.use('/api/v1/*', async (c, next) => (c.req.path === '/api/v1/health' ? next() : auth(c, next)));
   app.route('/api/v1', api);
   // OTLP/HTTP's standard path, beside the API: the guard, the ingest bucket and the tokens POST /api/v1/ingest has.
-  app.use('/v1/traces', guard, limitIngest, shipperAuth);
+  app.use('/v1/traces', guard, limitIngest, auth);
   app.route('/', otlpRoutes);
   app.notFound((c) => {
     const error = new ApiError('not_found', 'no such endpoint', { fix: 'See the README for the API routes.' });

@@ -43,13 +43,14 @@ export const auth = createMiddleware<Env>(async (c, next) => {
       fix: 'Send "Authorization: Bearer <token>" with the token the server was started with (LENS_TOKEN).',
     });
   }
-  if (c.req.method === 'POST' && c.req.path === INGEST_PATH) return next();
-  throw new ApiError('forbidden', 'the ingest token may only send logs (POST /api/v1/ingest)', {
+  if (c.req.method === 'POST' && SHIPPER_PATHS.includes(c.req.path)) return next();
+  throw new ApiError('forbidden', 'the ingest token may only send logs (POST /api/v1/ingest or /v1/traces)', {
     fix: 'Send the admin token (LENS_TOKEN) for this route; the ingest token (LENS_INGEST_TOKEN) is for log shippers.',
   });
 });
 
-const INGEST_PATH = '/api/v1/ingest';
+/** Where a log shipper sends: our own ingest and OTLP/HTTP's standard traces path. */
+const SHIPPER_PATHS = ['/api/v1/ingest', '/v1/traces'];
 
 /** Constant-time comparison, so response timing does not reveal how much of a guessed token was right. */
 function sameSecret(given: string | undefined, expected: string): boolean {

@@ -1,6 +1,4 @@
-import { timingSafeEqual } from 'node:crypto';
 import { Hono } from 'hono';
-import { createMiddleware } from 'hono/factory';
 import { classifyDbError } from '../../db/errors.ts';
 import type { Store } from '../../db/runner.ts';
 import {
@@ -17,7 +15,6 @@ import { ApiError } from '../errors.ts';
 import { inflate, MAX_BATCH_LINES } from '../ingest-body.ts';
 import { ingestQuery } from '../ingest-formats.ts';
 import { limitBody } from '../middleware/body-limit.ts';
-import { auth } from '../middleware/guard.ts';
 import { ingestBatch } from '../services/ingest.ts';
 import { validate } from '../validate.ts';
 
@@ -93,23 +90,4 @@ async function ingest(store: Store, items: readonly EventItem[], inlineReplayMax
       retryAfterSeconds: 60,
     });
   }
-}
-
-/**
- * `auth`, but the ingest token may send here too: `auth` lets it through on POST /api/v1/ingest only, and an OTLP
- * exporter is a log shipper like any other. (A path list in guard.ts would make this wrapper unnecessary.)
- */
-export const shipperAuth = createMiddleware<Env>(async (c, next) => {
-  const { token, ingestToken } = c.var.deps.config;
-  if (token !== null && ingestToken !== null && sameSecret(c.req.header('authorization'), `Bearer ${ingestToken}`)) {
-    return next();
-  }
-  return auth(c, next);
-});
-
-/** Constant-time, as guard.ts compares: response timing must not tell how much of a guessed token was right. */
-function sameSecret(given: string | undefined, expected: string): boolean {
-  const a = Buffer.from(given ?? '');
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
 }

@@ -134,7 +134,27 @@ function pairSpans(reads: readonly Read[], ancestor: (r: Read, wanted: (p: Read)
       );
     }
   }
+  for (const r of reads) {
+    if (r.mcp?.sent === true && r.mcp.byServer) offer(answerOf(r, reads, pairs), r);
+  }
   return pairs;
+}
+
+/**
+ * The HTTP server span that brought the answer to a request the server sent (`ping`, `sampling/createMessage`):
+ * the client posts its answer as a request of its own, which no MCP span handles, so only time ties the two. It is
+ * the first POST this process served, with no MCP span of its own, that started while the request was waiting.
+ * Without it, the server's record of the request and its record of the answer's POST would count one exchange twice.
+ */
+function answerOf(sent: Read, reads: readonly Read[], pairs: ReadonlyMap<Read, Read>): Read | undefined {
+  const { startNs, endNs } = sent.span;
+  let best: Read | undefined;
+  for (const r of reads) {
+    if (r.http?.side !== 'server' || r.http.method !== 'POST' || r.resource !== sent.resource || pairs.has(r)) continue;
+    if (r.span.startNs < startNs || r.span.startNs > endNs) continue;
+    if (best === undefined || r.span.startNs < best.span.startNs) best = r;
+  }
+  return best;
 }
 
 /**

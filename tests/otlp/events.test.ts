@@ -120,21 +120,29 @@ describe('the server body', () => {
   const { items, rejected } = fixtureEvents('server');
   const events = byRequestId(items);
 
-  it("is the server's record of each of the 13 requests, and of the ping it sent", () => {
-    expect(items).toHaveLength(TABLE_REQUESTS + 1);
+  it("is the server's record of each of the 13 requests, the ping it sent among them", () => {
+    expect(items).toHaveLength(TABLE_REQUESTS);
     expect(events.size).toBe(TABLE_REQUESTS);
+    expect(items.reduce((sum, item) => sum + item.spans, 0)).toBe(14);
     expect(rejected).toEqual([]);
     for (const event of events.values()) {
       expect(event).toMatchObject({ source: 'proxy', server: 'fixture-mcp-server', protocol: 'mcp' });
-      expect(event.request).toBeUndefined();
     }
   });
 
-  it('reads ping.mcp (SERVER kind) as the request the server sent, not as part of the tools/call it rode on', () => {
-    const ping = items.find((i) => (i.value.request as { method?: string } | undefined)?.method === 'ping')?.value;
-    expect(ping).toMatchObject({ source: 'proxy', server: 'fixture-mcp-server', request: { method: 'ping' } });
-    expect(ping?.http).toBeUndefined();
+  it('reads ping.mcp (SERVER kind) as the request the server sent, with the POST that brought its answer', () => {
+    // ping.mcp is a child of the tools/call it rode on (req-0009), and no MCP span handles the client's answer
+    // (req-0010): only its start, while the ping was waiting, ties that POST to the ping.
+    const ping = items.filter((i) => (i.value.request as { method?: string } | undefined)?.method === 'ping');
+    expect(ping.map((i) => i.spans)).toEqual([2]);
+    expect(ping[0]?.value).toMatchObject({
+      source: 'proxy',
+      server: 'fixture-mcp-server',
+      request: { method: 'ping' },
+      http: { method: 'POST', status: 202, requestId: 'req-0010' },
+    });
     expect(events.get('req-0009')?.request).toBeUndefined();
+    for (const [id, event] of events) if (id !== 'req-0010') expect(event.request, id).toBeUndefined();
   });
 
   it('carries the traceparent and request id that join each record to the client record of the same request', () => {
