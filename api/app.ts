@@ -6,6 +6,7 @@ import { secureHeaders } from 'hono/secure-headers';
 import { classifyDbError, type DbFailure } from '../db/errors.ts';
 import type { AppDeps, Env } from './env.ts';
 import { ApiError, type ErrorCode } from './errors.ts';
+import { refuseWhenBehind } from './middleware/analysis-lag.ts';
 import { auth, guard } from './middleware/guard.ts';
 import { rateLimit, TokenBuckets } from './middleware/rate-limit.ts';
 import { alertRoutes } from './routes/alerts.ts';
@@ -62,9 +63,11 @@ export function createApp(deps: AppDeps) {
   const limitReads = rateLimit(new TokenBuckets(rateLimits.reads), 'API');
   app.use('/api/v1/*', (c, next) => (c.req.path === '/api/v1/ingest' ? limitIngest(c, next) : limitReads(c, next)));
   app.use('/api/v1/*', async (c, next) => (c.req.path === '/api/v1/health' ? next() : auth(c, next)));
+  app.post('/api/v1/ingest', refuseWhenBehind);
   app.route('/api/v1', api);
   // OTLP/HTTP's standard path, beside the API: the guard, the ingest bucket and the tokens POST /api/v1/ingest has.
   app.use('/v1/traces', guard, limitIngest, auth);
+  app.post('/v1/traces', refuseWhenBehind);
   app.route('/', otlpRoutes);
   app.notFound((c) => {
     const error = new ApiError('not_found', 'no such endpoint', { fix: 'See the README for the API routes.' });

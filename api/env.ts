@@ -34,6 +34,8 @@ export interface AppConfig {
    * (api/services/gate-maintenance.ts INLINE_REPLAY_MAX; tests lower it).
    */
   inlineReplayMax: number;
+  /** Past this analysis lag, ingest answers 503 with Retry-After (`--max-analysis-lag`, api/middleware/analysis-lag.ts). */
+  maxAnalysisLagMs: number;
 }
 
 export interface AppDeps {
@@ -60,4 +62,5 @@ export const DEFAULT_CONFIG: AppConfig = {
   rateLimits: { ingest: { burst: 120, perSecond: 60 }, reads: { burst: 600, perSecond: 200 } },
   proxyRoutes: [],
   inlineReplayMax: INLINE_REPLAY_MAX,
+  maxAnalysisLagMs: 300_000,
 };

@@ -18,6 +18,8 @@ export const ERRORS = {
   /** A fault of this server: the same request fails the same way. */
   internal: { status: 500, retryable: false },
   unavailable: { status: 503, retryable: true },
+  /** The analysis trails the stored events past --max-analysis-lag: ingest waits until it catches up. */
+  analysis_behind: { status: 503, retryable: true },
   /** The database connection was lost or refused (restart, failover): it comes back by itself. */
   store_unavailable: { status: 503, retryable: true },
   /** A concurrent write got in the way (serialization failure, deadlock, busy): at once again can succeed. */

@@ -29,6 +29,8 @@ export interface ServerOptions extends StoreConfig {
   maxBodyBytes?: number;
   /** Which server an access-log line belongs to, by host and path prefix (AppConfig.proxyRoutes). */
   proxyRoutes?: readonly ProxyRoute[];
+  /** AppConfig.maxAnalysisLagMs. */
+  maxAnalysisLagMs?: number;
   /** Load the generated demo federation before listening. */
   demo?: boolean;
   /** How long a caller may take to send its headers (default 10 s). */
@@ -98,6 +100,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_CONFIG.maxBodyBytes,
     allowedHosts: allowedHosts(options),
     proxyRoutes: options.proxyRoutes ?? [],
+    maxAnalysisLagMs: options.maxAnalysisLagMs ?? DEFAULT_CONFIG.maxAnalysisLagMs,
   };
   const app = createApp({ store, clock: Date.now, config });
   if (existsSync(WEB_ROOT)) {

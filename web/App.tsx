@@ -8,6 +8,7 @@ import { Overview } from './screens/overview/Overview.tsx';
 import { ServerScreen } from './screens/server/ServerScreen.tsx';
 import { ServersScreen } from './screens/servers/ServersScreen.tsx';
 import { StormScreen } from './screens/storm/StormScreen.tsx';
+import { AnalysisLag } from './shell/AnalysisLag.tsx';
 import { Header } from './shell/Header.tsx';
 import { useUrl } from './use-url.ts';
 
@@ -75,6 +76,7 @@ export function App() {
     <>
       <Header />
       <main>
+        <AnalysisLag />
         <Suspense fallback={<div className="skeleton" style={{ height: 480 }} />}>
           <Screen />
         </Suspense>

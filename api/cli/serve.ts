@@ -26,6 +26,7 @@ export async function serveCommand(args: string[]): Promise<number> {
       'allow-target': { type: 'string', multiple: true, default: [] },
       'max-body': { type: 'string' },
       'proxy-map': { type: 'string' },
+      'max-analysis-lag': { type: 'string' },
       demo: { type: 'boolean', default: false },
     },
   });
@@ -34,6 +35,8 @@ export async function serveCommand(args: string[]): Promise<number> {
     throw new CliError(`--port must be 0-65535, got "${values.port}"`, 2);
   const maxBody = values['max-body'] === undefined ? undefined : Number(values['max-body']);
   if (maxBody !== undefined && !(maxBody > 0)) throw new CliError('--max-body must be a number of bytes', 2);
+  const maxLag = values['max-analysis-lag'] === undefined ? undefined : Number(values['max-analysis-lag']);
+  if (maxLag !== undefined && !(maxLag > 0)) throw new CliError('--max-analysis-lag must be a number of seconds', 2);
   const token = process.env.LENS_TOKEN || null;
   const ingestToken = process.env.LENS_INGEST_TOKEN || null;
   if (ingestToken !== null && token === null) {
@@ -65,6 +68,7 @@ export async function serveCommand(args: string[]): Promise<number> {
       allowedHosts: values['allow-host'],
       maxBodyBytes: maxBody,
       proxyRoutes,
+      maxAnalysisLagMs: maxLag === undefined ? undefined : maxLag * 1000,
       demo: values.demo,
     });
   } catch (error) {

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { replayDuePartitions } from '../../api/services/gate-maintenance.ts';
 import { duePending, markPending, takePending } from '../../db/queries/gate-pending.ts';
@@ -43,7 +44,8 @@ describe.each(STORE_KINDS)('late events on $name', (kind) => {
     afterEach(async () => db.dispose());
 
     async function health() {
-      return (await (await get(app, '/api/v1/health')).json()).analysis as { pendingPartitions: number; lagMs: number };
+      const { pendingPartitions, lagMs } = (await (await get(app, '/api/v1/health')).json()).analysis;
+      return { pendingPartitions, lagMs } as { pendingPartitions: number; lagMs: number };
     }
 
     async function avoidable(target: TestApp) {
@@ -114,6 +116,32 @@ describe.each(STORE_KINDS)('late events on $name', (kind) => {
       expect(again?.since).toBe(due?.since);
       expect(await take(again)).toBe(true);
       expect(await duePending(db.store, 10)).toEqual([]);
+    });
+
+    it('refuses ingest with 503 and Retry-After while the analysis trails past --max-analysis-lag, then takes it', async () => {
+      const bounded = createTestApp(db.store, { inlineReplayMax: INLINE_MAX, maxAnalysisLagMs: 30_000 });
+      expect((await postNdjson(bounded, HISTORY)).status).toBe(200);
+      const partition = JSON.stringify(['agent-7', 'release-notes']);
+      await markPending(db.store, [{ partition, reset: true }], Date.now() - 20_000);
+      // Behind, but within the bound: taken.
+      expect((await postNdjson(bounded, [call(300, 'tool-1')])).status).toBe(200);
+
+      await db.store.run(sql`UPDATE gate_pending SET since = ${Date.now() - 60_000}`);
+      const refused = await postNdjson(bounded, [call(301, 'tool-2')]);
+      expect(refused.status).toBe(503);
+      expect(refused.headers.get('retry-after')).toBe('10');
+      const { error } = await refused.json();
+      expect(error).toMatchObject({ code: 'analysis_behind', retryable: true, retryAfterSeconds: 10 });
+      expect(error.message).toMatch(/^the analysis is 6\d s behind/);
+      const health = (await (await get(bounded, '/api/v1/health')).json()).analysis;
+      expect(health).toMatchObject({ pendingPartitions: 1, maxLagMs: 30_000 });
+      expect(health.lagMs).toBeGreaterThan(30_000);
+      // Reads go on; nothing of the refused batch was stored.
+      const page = await (await get(bounded, '/api/v1/events?limit=1000&client=agent-7')).json();
+      expect(page.events.map((e: { id: string }) => e.id)).not.toContain('late-tool-2-301');
+
+      expect(await replayDuePartitions(db.store)).toBe(1);
+      expect((await postNdjson(bounded, [call(301, 'tool-2')])).status).toBe(200);
     });
   });
 });

@@ -424,4 +424,28 @@ describe.skipIf(chromiumMissing)('alert rules in a browser', () => {
     expect(errors).toEqual([]);
     await page.close();
   });
+
+  it('says nothing of the analysis lag while it is current, and how far behind it is when /health reports it', async () => {
+    const { page, errors } = await openPage(browser);
+    await page.goto(`${demo.url}/`);
+    await page.getByTestId('total-requests').filter({ hasNotText: '–' }).waitFor();
+    expect((await demo.api<{ analysis: { lagMs: number } }>('/api/v1/health')).analysis.lagMs).toBe(0);
+    expect(await page.getByTestId('analysis-lag').count()).toBe(0);
+
+    // A lag of minutes needs a store that cannot keep up; the real answer is taken and only its lag is changed.
+    await page.route('**/api/v1/health', async (route) => {
+      const real = await (await route.fetch()).json();
+      const analysis = { ...real.analysis, pendingPartitions: 3, lagMs: 450_000 };
+      await route.fulfill({ json: { ...real, analysis } });
+    });
+    await page.reload();
+    const banner = page.getByTestId('analysis-lag');
+    await banner.waitFor();
+    expect(await banner.textContent()).toMatch(
+      /^Analysis 7 min 30 s behind\..* 3 client–server pairs are still being replayed/,
+    );
+    expect(await banner.textContent()).toContain('Ingest is refusing new batches');
+    expect(errors).toEqual([]);
+    await page.close();
+  });
 });
