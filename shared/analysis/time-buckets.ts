@@ -9,6 +9,20 @@ export const DAY_MS = 24 * HOUR_MS;
 /** The steps a chart may use, finest first. */
 export const STEPS_MS = [MINUTE_MS, 5 * MINUTE_MS, 15 * MINUTE_MS, HOUR_MS, 6 * HOUR_MS, DAY_MS] as const;
 
+/** The steps by the names `/timeseries?step=` takes. */
+export const STEP_NAMES = {
+  '1m': MINUTE_MS,
+  '5m': 5 * MINUTE_MS,
+  '15m': 15 * MINUTE_MS,
+  '1h': HOUR_MS,
+  '6h': 6 * HOUR_MS,
+  '1d': DAY_MS,
+} as const satisfies Record<string, (typeof STEPS_MS)[number]>;
+export type StepName = keyof typeof STEP_NAMES;
+
+/** The most buckets a chosen step may make: a week of minutes (~1 MB of JSON). */
+export const MAX_CHOSEN_BUCKETS = 7 * 1440;
+
 /** Above this many buckets a chart stops being readable and its payload stops being small. */
 const MAX_BUCKETS = 300;
 

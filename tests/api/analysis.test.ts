@@ -160,6 +160,36 @@ describe.each(STORE_KINDS)('traffic analysis over the demo day on $name', (kind)
       );
     });
 
+    it('gives the step asked for: a minute series of a day in one call, each point the sum of the finer ones', async () => {
+      const day = `from=${NOW - 86_400_000}&to=${NOW}`;
+      const minutes = await json(`/api/v1/timeseries?${day}&step=1m`);
+      expect(minutes.step).toBe(60_000);
+      expect(minutes.points).toHaveLength(1440);
+      const fitted = await json(`/api/v1/timeseries?${day}`);
+      expect(fitted.step).toBe(300_000);
+      // Every 5-minute point is its five minutes; the traffic of the last hour is in both.
+      const sums = new Map<number, number>();
+      for (const p of minutes.points) {
+        const start = p.start - (p.start % 300_000);
+        sums.set(start, (sums.get(start) ?? 0) + p.requests);
+      }
+      for (const p of fitted.points) expect(sums.get(p.start) ?? 0, String(p.start)).toBe(p.requests);
+      expect(fitted.points.reduce((n: number, p: { requests: number }) => n + p.requests, 0)).toBeGreaterThan(0);
+      const server = await json(`/api/v1/timeseries?${day}&step=1h&server=docs`);
+      expect(server.step).toBe(3_600_000);
+      expect(server.points).toHaveLength(24);
+    });
+
+    it('refuses a step it does not know, or one that makes more than a week of minutes', async () => {
+      const unknown = await get(app, `/api/v1/timeseries?step=90s`);
+      expect(unknown.status).toBe(400);
+      expect((await unknown.json()).error.field).toBe('step');
+      const tooFine = await get(app, `/api/v1/timeseries?from=${NOW - 8 * 86_400_000}&to=${NOW}&step=1m`);
+      expect(tooFine.status).toBe(400);
+      expect((await tooFine.json()).error).toMatchObject({ field: 'step', retryable: false });
+      expect((await get(app, `/api/v1/timeseries?from=${NOW - 7 * 86_400_000}&to=${NOW}&step=1m`)).status).toBe(200);
+    });
+
     it('refuses an inverted range', async () => {
       const res = await get(app, `/api/v1/storms?from=${NOW}&to=${NOW - 1000}`);
       expect(res.status).toBe(400);

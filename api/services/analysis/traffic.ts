@@ -112,8 +112,9 @@ export async function serversIn(db: SqlRunner, scope: Scope) {
 }
 
 /** Counted requests per time bucket and classification bucket; every step of the range is present. */
-export async function timeseriesIn(db: SqlRunner, scope: Scope) {
-  const step = stepFor(scope.to - scope.from);
+/** Counts per bucket per step: the step asked for, else the one that fits the range (shared/analysis/time-buckets.ts). */
+export async function timeseriesIn(db: SqlRunner, scope: Scope, chosenStep?: number) {
+  const step = chosenStep ?? stepFor(scope.to - scope.from);
   const rows = await countRows(db, scope, step, []);
   const byStart = new Map(emptySeries(scope.from, scope.to, step).map((start) => [start, emptyCounts()]));
   for (const row of rows) {
