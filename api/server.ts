@@ -11,8 +11,9 @@ import { type AppConfig, DEFAULT_CONFIG } from './env.ts';
 import { DELIVERY_DEFAULTS } from './services/alerts/deliver.ts';
 import { startAlertEngine } from './services/alerts/engine.ts';
 import { seedDefaultRules } from './services/alerts/rules.ts';
-import { buildMissingStorms } from './services/gate-maintenance.ts';
-import { startReplayLoop } from './services/replay-loop.ts';
+import { startBackgroundLoop } from './services/background-loop.ts';
+import { buildMissingStorms, replayDuePartitions } from './services/gate-maintenance.ts';
+import { applyRetention, DEFAULT_HORIZONS, type Horizons } from './services/retention.ts';
 import { rederiveStoredFacts } from './services/stored-facts.ts';
 
 export interface ServerOptions extends StoreConfig {
@@ -29,6 +30,8 @@ export interface ServerOptions extends StoreConfig {
   maxBodyBytes?: number;
   /** Which server an access-log line belongs to, by host and path prefix (AppConfig.proxyRoutes). */
   proxyRoutes?: readonly ProxyRoute[];
+  /** How long raw events and hour counts are kept (`--retain-events`, `--retain-counts`). */
+  horizons?: Horizons;
   /** AppConfig.maxAnalysisLagMs. */
   maxAnalysisLagMs?: number;
   /** Load the generated demo federation before listening. */
@@ -46,6 +49,9 @@ export interface RunningServer {
 
 /** How often the gate replays due behind the commit are looked for when none was just written. */
 const REPLAY_IDLE_MS = 1_000;
+
+/** How often retention deletes what passed its horizons; the first pass runs this long after start-up. */
+const RETENTION_EVERY_MS = 10 * 60_000;
 
 /** How often the alert engine looks for due rules; rules themselves run every 10 s at the most. */
 const ALERT_TICK_MS = 2_000;
@@ -124,8 +130,20 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     tickMs: ALERT_TICK_MS,
     log: console.error,
   });
-  const replays = startReplayLoop(store, { idleMs: REPLAY_IDLE_MS, log: console.error });
   let closing = false;
+  const replays = startBackgroundLoop(async () => (await replayDuePartitions(store)) > 0, {
+    idleMs: REPLAY_IDLE_MS,
+    what: 'replaying the gate behind the commit',
+    log: console.error,
+  });
+  const horizons = options.horizons ?? DEFAULT_HORIZONS;
+  const retention = startBackgroundLoop(
+    async () => {
+      await applyRetention(store, horizons, Date.now(), () => !closing);
+      return false;
+    },
+    { idleMs: RETENTION_EVERY_MS, what: 'deleting events and counts past retention', log: console.error },
+  );
   const backfill = buildMissingStorms(store, () => closing).catch((error: unknown) => {
     console.error('building the storms of earlier events failed; they are built on the next start', error);
   });
@@ -138,6 +156,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await backfill;
       await replays.stop();
+      await retention.stop();
       await alerts.stop();
       await store.close();
     },

@@ -18,7 +18,12 @@ export interface ServerProcess {
 export async function spawnServer(config: StoreConfig): Promise<ServerProcess> {
   const child = spawn(
     process.execPath,
-    [...SERVER_NODE_FLAGS, '--import', 'tsx', 'api/cli/main.ts', 'serve', '--port', '0', '--data-dir', config.dataDir],
+    [
+      ...SERVER_NODE_FLAGS,
+      ...['--import', 'tsx', 'api/cli/main.ts', 'serve', '--port', '0', '--data-dir', config.dataDir],
+      // The generated traffic lies on fixed past days (bench/generate.ts): retention must not delete it mid-run.
+      ...['--retain-events', '3650d', '--retain-counts', '3650d'],
+    ],
     { env: { ...process.env, DATABASE_URL: config.databaseUrl ?? '' }, stdio: ['ignore', 'pipe', 'inherit'] },
   );
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

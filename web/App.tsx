@@ -10,6 +10,7 @@ import { ServersScreen } from './screens/servers/ServersScreen.tsx';
 import { StormScreen } from './screens/storm/StormScreen.tsx';
 import { AnalysisLag } from './shell/AnalysisLag.tsx';
 import { Header } from './shell/Header.tsx';
+import { RetentionNote } from './shell/RetentionNote.tsx';
 import { useUrl } from './use-url.ts';
 
 /** Alerts are a screen of their own, rarely the first one opened: they load when visited. */
@@ -77,6 +78,7 @@ export function App() {
       <Header />
       <main>
         <AnalysisLag />
+        <RetentionNote />
         <Suspense fallback={<div className="skeleton" style={{ height: 480 }} />}>
           <Screen />
         </Suspense>

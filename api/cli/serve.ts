@@ -3,6 +3,7 @@ import { setFlagsFromString } from 'node:v8';
 import { parseAllowList } from '../../shared/alerts/address-policy.ts';
 import { startServer } from '../server.ts';
 import { CliError } from './cli-error.ts';
+import { parseHorizon } from './duration.ts';
 import { loadProxyMap } from './proxy-map-file.ts';
 
 /**
@@ -27,6 +28,8 @@ export async function serveCommand(args: string[]): Promise<number> {
       'max-body': { type: 'string' },
       'proxy-map': { type: 'string' },
       'max-analysis-lag': { type: 'string' },
+      'retain-events': { type: 'string', default: '30d' },
+      'retain-counts': { type: 'string', default: '400d' },
       demo: { type: 'boolean', default: false },
     },
   });
@@ -37,6 +40,13 @@ export async function serveCommand(args: string[]): Promise<number> {
   if (maxBody !== undefined && !(maxBody > 0)) throw new CliError('--max-body must be a number of bytes', 2);
   const maxLag = values['max-analysis-lag'] === undefined ? undefined : Number(values['max-analysis-lag']);
   if (maxLag !== undefined && !(maxLag > 0)) throw new CliError('--max-analysis-lag must be a number of seconds', 2);
+  const horizons = {
+    eventsMs: parseHorizon('--retain-events', values['retain-events']),
+    countsMs: parseHorizon('--retain-counts', values['retain-counts']),
+  };
+  if (horizons.countsMs < horizons.eventsMs) {
+    throw new CliError('--retain-counts must be at least --retain-events: counts are what is left of events', 2);
+  }
   const token = process.env.LENS_TOKEN || null;
   const ingestToken = process.env.LENS_INGEST_TOKEN || null;
   if (ingestToken !== null && token === null) {
@@ -68,6 +78,7 @@ export async function serveCommand(args: string[]): Promise<number> {
       allowedHosts: values['allow-host'],
       maxBodyBytes: maxBody,
       proxyRoutes,
+      horizons,
       maxAnalysisLagMs: maxLag === undefined ? undefined : maxLag * 1000,
       demo: values.demo,
     });

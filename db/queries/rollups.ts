@@ -190,6 +190,11 @@ export interface RangeFilter {
   to?: number;
   server?: string;
   client?: string;
+  /**
+   * Where raw events and the counts finer than an hour begin (api/services/retention.ts), an hour's start: before
+   * it only the hour counts are kept, and a range's older part is read from them in whole hours.
+   */
+  eventsFrom?: number | null;
 }
 
 export interface CountRow {
@@ -373,6 +378,16 @@ export function segments(
   // Event times are validated to lie in [0, 8.64e15]: an open end is that bound.
   const from = filter.from ?? 0;
   const to = filter.to ?? MAX_TS;
+  const kept = filter.eventsFrom ?? null;
+  if (kept !== null && from < kept) {
+    // Past retention: whole hours from the hour level (none when the step is finer than an hour).
+    const hours = levels.find((level) => level.size === HOUR_MS);
+    const older: [string, number, number][] =
+      hours === undefined ? [] : [[hours.table, from - (from % HOUR_MS), ceilTo(Math.min(to, kept), HOUR_MS)]];
+    if (to <= kept) return { rollups: older, raw: [] };
+    const newer = segments({ ...filter, from: kept, eventsFrom: null }, levels);
+    return { rollups: [...older, ...newer.rollups], raw: newer.raw };
+  }
   const finest = levels[levels.length - 1]?.size ?? MINUTE_MS;
   const m1 = ceilTo(from, finest);
   const m2 = to - (to % finest);

@@ -448,4 +448,28 @@ describe.skipIf(chromiumMissing)('alert rules in a browser', () => {
     expect(errors).toEqual([]);
     await page.close();
   });
+
+  it('says when the range reaches past retention, and not when it does not', async () => {
+    const { page, errors } = await openPage(browser);
+    await page.goto(`${demo.url}/?range=24h`);
+    await page.getByTestId('total-requests').filter({ hasNotText: '–' }).waitFor();
+    expect(await page.getByTestId('retention-note').count()).toBe(0);
+
+    // Retention's horizons are days; the real answer is taken and only where the kept events begin is changed.
+    const eventsFrom = Date.now() - 2 * 3_600_000;
+    await page.route('**/api/v1/health', async (route) => {
+      const real = await (await route.fetch()).json();
+      await route.fulfill({ json: { ...real, kept: { eventsFrom, countsFrom: eventsFrom - 86_400_000 } } });
+    });
+    await page.reload();
+    const note = page.getByTestId('retention-note');
+    await note.waitFor();
+    expect(await note.textContent()).toMatch(/^Part of this range is past retention\. Events are kept from /);
+    expect(await note.textContent()).not.toContain('Nothing is kept before');
+    await page.goto(`${demo.url}/?range=1h`);
+    await page.getByTestId('total-requests').filter({ hasNotText: '–' }).waitFor();
+    expect(await page.getByTestId('retention-note').count()).toBe(0);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
 });

@@ -2,6 +2,7 @@ import { storedExtent } from '../../../db/queries/events.ts';
 import type { SqlRunner } from '../../../db/runner.ts';
 import { DAY_MS } from '../../../shared/analysis/time-buckets.ts';
 import { ApiError } from '../../errors.ts';
+import { keptData } from '../retention.ts';
 
 /** The longest window an analysis reads: as far back as counts are kept, and about 400 points of a daily chart. */
 export const MAX_WINDOW_MS = 400 * DAY_MS;
@@ -17,7 +18,7 @@ export interface WindowQuery {
  * The window an analysis reads: the 24 hours before now unless told otherwise. A window longer than MAX_WINDOW_MS
  * is first narrowed to the days that hold events (`from=0` means "everything"); one that is still longer is refused
  * with how to narrow it. Every read's cost is bounded by it: a series never has more than a few hundred points, and
- * no read walks hours that hold nothing.
+ * no read walks hours that hold nothing. It carries where the raw events kept begin.
  */
 export async function analysisWindow(db: SqlRunner, query: WindowQuery, now: number) {
   let to = query.to ?? now;
@@ -41,7 +42,9 @@ export async function analysisWindow(db: SqlRunner, query: WindowQuery, now: num
       });
     }
   }
-  return { from, to, server: query.server, client: query.client };
+  // Reads take a range's part before retention's horizon from the hour counts (db/queries/rollups.ts segments).
+  const { eventsFrom } = await keptData(db);
+  return { from, to, server: query.server, client: query.client, eventsFrom };
 }
 
 function iso(ms: number): string {

@@ -1,0 +1,11 @@
+import { CliError } from './cli-error.ts';
+
+const UNITS_MS = { h: 3_600_000, d: 86_400_000 } as const;
+
+/** `30d`, `400d`, `12h`: a retention horizon. Nothing finer than an hour: counts are kept in whole hours. */
+export function parseHorizon(flag: string, text: string): number {
+  const match = /^([1-9]\d{0,5})([hd])$/.exec(text);
+  if (match === null)
+    throw new CliError(`${flag} takes a number of hours or days, such as 30d or 12h; got "${text}"`, 2);
+  return Number(match[1]) * UNITS_MS[match[2] as keyof typeof UNITS_MS];
+}

@@ -1,0 +1,62 @@
+import { deleteCountsBefore, deleteEventsBefore, EVENTS_PER_DELETE } from '../../db/queries/retention.ts';
+import { getSetting, putSetting } from '../../db/queries/settings.ts';
+import type { SqlRunner, Store } from '../../db/runner.ts';
+import { HOUR_MS } from '../../shared/analysis/time-buckets.ts';
+
+/** How long raw events and counts are kept (`--retain-events`, `--retain-counts`). */
+export interface Horizons {
+  eventsMs: number;
+  countsMs: number;
+}
+
+export const DEFAULT_HORIZONS: Horizons = { eventsMs: 30 * 86_400_000, countsMs: 400 * 86_400_000 };
+
+/** Where the store's kept data begins: raw events (and counts finer than an hour) from, hour counts from. */
+export interface Kept {
+  eventsFrom: number | null;
+  countsFrom: number | null;
+}
+
+const EVENTS_KEY = 'retention_events_from';
+const COUNTS_KEY = 'retention_counts_from';
+
+/** What the store keeps, as the last retention pass declared it (null: nothing was ever deleted). */
+export async function keptData(db: SqlRunner): Promise<Kept> {
+  const [events, counts] = await Promise.all([getSetting(db, EVENTS_KEY), getSetting(db, COUNTS_KEY)]);
+  return { eventsFrom: events === null ? null : Number(events), countsFrom: counts === null ? null : Number(counts) };
+}
+
+/**
+ * One retention pass: everything before the horizons (rounded down to the hour, so that whole hours of counts stay)
+ * is deleted, in short transactions. The new horizons are recorded first: from then on reads take the older part of
+ * a range from the hour counts alone, so a range never shows a half-deleted hour. A pass that stops half way (a
+ * crash) leaves only what is past the horizon to delete again. Answers how many events and count rows went.
+ */
+export async function applyRetention(
+  store: Store,
+  horizons: Horizons,
+  now: number,
+  keepGoing: () => boolean = () => true,
+): Promise<{ events: number; counts: number }> {
+  const kept = await keptData(store);
+  const eventsFrom = Math.max(floorHour(now - horizons.eventsMs), kept.eventsFrom ?? 0);
+  const countsFrom = Math.max(floorHour(now - horizons.countsMs), kept.countsFrom ?? 0);
+  await store.transaction(async (tx) => {
+    await putSetting(tx, EVENTS_KEY, String(eventsFrom));
+    await putSetting(tx, COUNTS_KEY, String(countsFrom));
+  });
+  let events = 0;
+  for (;;) {
+    if (!keepGoing()) return { events, counts: 0 };
+    const deleted = await store.transaction((tx) => deleteEventsBefore(tx, eventsFrom, EVENTS_PER_DELETE));
+    events += deleted;
+    if (deleted < EVENTS_PER_DELETE) break;
+    // Between transactions, so that ingest batches get the writer in turn.
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return { events, counts: await deleteCountsBefore(store, eventsFrom, countsFrom) };
+}
+
+function floorHour(ms: number): number {
+  return Math.max(0, ms - (ms % HOUR_MS));
+}

@@ -1,0 +1,101 @@
+import { sql } from 'drizzle-orm';
+import type { SqlRunner, Store } from '../runner.ts';
+
+/**
+ * What retention deletes, table by table (docs/adr/0009-retention.md). Raw events and every count finer than an
+ * hour go at the events horizon; the hour counts, identity hours and storms, which the dashboard reads for older
+ * ranges, at the counts horizon. Gate state (gate_keys, gate_runs, gate_partitions) is kept: a refusal's block
+ * outlives the events that taught it.
+ */
+const FINE_COUNTS = [
+  'rollup_server_minute',
+  'rollup_server_5min',
+  'rollup_client_minute',
+  'rollup_client_5min',
+  'rollup_avoidable_minute',
+  'rollup_avoidable_5min',
+  'rollup_fleet_minute',
+  'rollup_fleet_5min',
+  'rollup_5min',
+  'code_minute',
+  'context_minute',
+  'context_server_5min',
+] as const;
+
+const HOUR_COUNTS = [
+  'rollup_hour',
+  'rollup_server_hour',
+  'rollup_client_hour',
+  'rollup_avoidable_hour',
+  'rollup_fleet_hour',
+  'code_hour',
+  'context_server_hour',
+  'identity_hour',
+] as const;
+
+/** Rows a delete takes at a time: a short transaction, so that ingest never waits on retention for long. */
+export const EVENTS_PER_DELETE = 5_000;
+
+/**
+ * Deletes up to `limit` of the oldest events before `before`, with the line blocks no other event still reads;
+ * answers how many events went. A block holds up to 32 consecutive lines of one insert (ADR 5), so its other events
+ * lie within 32 seqs of any of its own: that window, on the primary key, says whether it is still read.
+ */
+export async function deleteEventsBefore(db: SqlRunner, before: number, limit: number): Promise<number> {
+  const doomed = await db.all<{ seq: number; block: number }>(sql`SELECT seq, body_block AS block FROM events
+    WHERE ts < ${before} ORDER BY ts LIMIT ${limit}`);
+  if (doomed.length === 0) return 0;
+  const seqs = doomed.map((row) => Number(row.seq));
+  await db.run(sql`DELETE FROM events WHERE seq IN ${numberList(db, seqs)}`);
+  const blocks = new Map<number, { lo: number; hi: number }>();
+  for (const { seq, block } of doomed) {
+    const span = blocks.get(Number(block));
+    const s = Number(seq);
+    if (span === undefined) blocks.set(Number(block), { lo: s, hi: s });
+    else blocks.set(Number(block), { lo: Math.min(span.lo, s), hi: Math.max(span.hi, s) });
+  }
+  const stillRead = new Set<number>();
+  for (const [block, { lo, hi }] of blocks) {
+    const rows = await db.all<{ n: number }>(sql`SELECT 1 AS n FROM events
+      WHERE seq BETWEEN ${lo - BLOCK_LINES} AND ${hi + BLOCK_LINES} AND body_block = ${block} LIMIT 1`);
+    if (rows.length > 0) stillRead.add(block);
+  }
+  const gone = [...blocks.keys()].filter((block) => !stillRead.has(block));
+  if (gone.length > 0) await db.run(sql`DELETE FROM event_bodies WHERE id IN ${numberList(db, gone)}`);
+  return doomed.length;
+}
+
+/** db/body-codec.ts: the most lines a block holds. */
+const BLOCK_LINES = 32;
+
+/** Deletes the counts finer than an hour before `eventsBefore`, and the hour counts and storms before `countsBefore`. */
+export async function deleteCountsBefore(store: Store, eventsBefore: number, countsBefore: number): Promise<number> {
+  let deleted = 0;
+  for (const table of FINE_COUNTS) deleted += await deleteSlices(store, table, 'start', eventsBefore);
+  for (const table of HOUR_COUNTS) deleted += await deleteSlices(store, table, 'start', countsBefore);
+  deleted += await deleteSlices(store, 'storms', 'last_ts', countsBefore);
+  return deleted;
+}
+
+/** A day of a table per transaction: a day of minute rollups at 10M events a day is some ten thousand rows. */
+const SLICE_MS = 86_400_000;
+
+async function deleteSlices(store: Store, table: string, column: string, before: number): Promise<number> {
+  const name = sql.raw(table);
+  const time = sql.raw(column);
+  const rows = await store.all<{ first: number | string | null }>(sql`SELECT MIN(${time}) AS first FROM ${name}`);
+  const first = rows[0]?.first;
+  if (first == null) return 0;
+  let deleted = 0;
+  for (let from = Number(first); from < before; from += SLICE_MS) {
+    const to = Math.min(before, from + SLICE_MS);
+    deleted += await store.transaction((tx) => tx.run(sql`DELETE FROM ${name} WHERE ${time} < ${to}`));
+  }
+  return deleted;
+}
+
+function numberList(db: SqlRunner, values: readonly number[]) {
+  return db.dialect === 'sqlite'
+    ? sql`(SELECT value FROM json_each(${JSON.stringify(values)}))`
+    : sql`(SELECT unnest(${sql.param(values)}::bigint[]))`;
+}

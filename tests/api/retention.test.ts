@@ -1,0 +1,160 @@
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'drizzle-orm';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { applyRetention } from '../../api/services/retention.ts';
+import { openStore } from '../../db/store.ts';
+import { HOUR_MS } from '../../shared/analysis/time-buckets.ts';
+import { createTestApp, get, postNdjson, type TestApp } from '../support/app.ts';
+import { clientEvent, rpcError } from '../support/events.ts';
+import { STORE_KINDS, type TestStore } from '../support/stores.ts';
+
+/**
+ * Retention (issue 19, item 4): raw events are kept for one horizon and hour counts for a longer one. Past the
+ * first, the events are gone and a range's older part still reads its hour counts; past the second, those go too.
+ */
+
+const DAY_MS = 24 * HOUR_MS;
+const DAY0 = Date.parse('2026-10-01T00:00:00Z');
+const SERVERS = ['docs', 'files', 'search'];
+
+/** `perHour` requests an hour for `days` days from `start`: every fifth refused, a few servers and clients. */
+function traffic(start: number, days: number, perHour: number, tag: string) {
+  const events: Record<string, unknown>[] = [];
+  for (let hour = 0; hour < days * 24; hour++) {
+    for (let k = 0; k < perHour; k++) {
+      const n = hour * perHour + k;
+      events.push(
+        clientEvent({
+          id: `${tag}-${n}`,
+          ts: new Date(start + hour * HOUR_MS + k * (HOUR_MS / perHour) + 7_000).toISOString(),
+          client: `agent-${n % 4}`,
+          server: SERVERS[n % SERVERS.length],
+          request: { jsonrpc: '2.0', id: n, method: 'tools/call', params: { name: `tool-${n % 9}`, arguments: {} } },
+          ...(n % 5 === 0 && { response: rpcError(-32601, 'Method not found') }),
+        }),
+      );
+    }
+  }
+  return events;
+}
+
+async function ingest(app: TestApp, events: readonly Record<string, unknown>[]) {
+  for (let i = 0; i < events.length; i += 2000) {
+    expect((await postNdjson(app, events.slice(i, i + 2000))).status).toBe(200);
+  }
+}
+
+async function json(app: TestApp, path: string) {
+  const res = await get(app, path);
+  expect(res.status, path).toBe(200);
+  return res.json();
+}
+
+const range = (from: number, to: number) => `from=${new Date(from).toISOString()}&to=${new Date(to).toISOString()}`;
+
+describe.each(STORE_KINDS)('retention on $name', (kind) => {
+  describe.skipIf(kind.unavailable !== null)('', () => {
+    let db: TestStore;
+    let app: TestApp;
+    beforeEach(async () => {
+      db = await kind.open();
+      app = createTestApp(db.store);
+    });
+    afterEach(async () => db.dispose());
+
+    it('deletes events past the horizon and keeps reading their hour counts, until the counts horizon', async () => {
+      await ingest(app, traffic(DAY0, 4, 6, 'r'));
+      const now = DAY0 + 4 * DAY_MS;
+      const whole = range(DAY0, now);
+      const hoursBefore = (await json(app, `/api/v1/timeseries?${whole}&step=1h`)).points;
+      const serversBefore = (await json(app, `/api/v1/servers?${range(DAY0 + DAY_MS, now)}`)).servers;
+      const blocksBefore = await count(db, 'event_bodies');
+
+      // Events kept 2.5 days (from day 1 12:00), counts 3.5 days (from day 0 12:00).
+      const done = await applyRetention(db.store, { eventsMs: 2.5 * DAY_MS, countsMs: 3.5 * DAY_MS }, now);
+      const eventsFrom = DAY0 + 1.5 * DAY_MS;
+      const countsFrom = DAY0 + 0.5 * DAY_MS;
+      expect(done.events).toBe(1.5 * 24 * 6);
+      expect(done.counts).toBeGreaterThan(0);
+
+      // The raw events before the horizon are gone, with every line block only they read; the rest are whole.
+      const old = await json(app, `/api/v1/events?${range(DAY0, eventsFrom)}&limit=100`);
+      expect(old.events).toEqual([]);
+      const kept = await json(app, `/api/v1/events?${range(eventsFrom, now)}&limit=1000`);
+      expect(kept.events).toHaveLength(2.5 * 24 * 6);
+      expect(await count(db, 'event_bodies')).toBeLessThan(blocksBefore);
+      const orphans = await db.store.all<{ n: number }>(sql`SELECT COUNT(*) AS n FROM event_bodies b
+        WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.body_block = b.id)`);
+      expect(Number(orphans[0]?.n)).toBe(0);
+      // The oldest kept event shares line blocks with deleted ones' neighbours: its line still reads.
+      const oldest = kept.events.at(-1);
+      const one = await json(app, `/api/v1/events/${encodeURIComponent(oldest.id)}`);
+      expect(one.request).toMatchObject({ method: 'tools/call' });
+
+      // Hour counts: exactly what they were from the counts horizon on, nothing before it.
+      const hoursAfter = (await json(app, `/api/v1/timeseries?${whole}&step=1h`)).points;
+      expect(hoursAfter).toHaveLength(hoursBefore.length);
+      for (const [i, point] of hoursAfter.entries()) {
+        const expected = point.start < countsFrom ? 0 : hoursBefore[i].requests;
+        expect(point.requests, new Date(point.start).toISOString()).toBe(expected);
+      }
+      // A range that starts before the events horizon reads its older hours from the counts: the same servers'
+      // totals and avoidable requests as before retention.
+      expect((await json(app, `/api/v1/servers?${range(DAY0 + DAY_MS, now)}`)).servers).toEqual(serversBefore);
+      // Before the horizon a range is read in whole hours: one that starts half way into an hour counts all of it.
+      const halfHour = (await json(app, `/api/v1/servers?${range(DAY0 + DAY_MS + HOUR_MS / 2, now)}`)).servers;
+      expect(halfHour).toEqual(serversBefore);
+      // A minute series has no counts before the horizon: zeros there, exact after it.
+      const minutes = (
+        await json(app, `/api/v1/timeseries?${range(eventsFrom - HOUR_MS, eventsFrom + HOUR_MS)}&step=1m`)
+      ).points;
+      const sum = (from: number, to: number) =>
+        minutes
+          .filter((p: { start: number }) => p.start >= from && p.start < to)
+          .reduce((n: number, p: { requests: number }) => n + p.requests, 0);
+      expect(sum(eventsFrom - HOUR_MS, eventsFrom)).toBe(0);
+      expect(sum(eventsFrom, eventsFrom + HOUR_MS)).toBe(6);
+
+      // A second pass at the same time has nothing left to delete.
+      expect(await applyRetention(db.store, { eventsMs: 2.5 * DAY_MS, countsMs: 3.5 * DAY_MS }, now)).toEqual({
+        events: 0,
+        counts: 0,
+      });
+    });
+  });
+});
+
+describe('retention on a rolling window (sqlite file)', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'lens-retention-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('keeps the file at a steady size: the pages of deleted days are used again', async () => {
+    const store = await openStore({ dataDir: dir });
+    try {
+      const app = createTestApp(store);
+      const sizes: number[] = [];
+      for (let day = 0; day < 10; day++) {
+        await ingest(app, traffic(DAY0 + day * DAY_MS, 1, 120, `roll-${day}`));
+        await applyRetention(store, { eventsMs: 2 * DAY_MS, countsMs: 3 * DAY_MS }, DAY0 + (day + 1) * DAY_MS);
+        await store.run(sql`PRAGMA wal_checkpoint(TRUNCATE)`);
+        sizes.push(statSync(join(dir, 'lens.sqlite')).size);
+      }
+      // Two days of events and three of counts are held from day 3 on: the file stops growing there.
+      const steady = sizes[3] as number;
+      for (const size of sizes.slice(4)) expect(size).toBeLessThanOrEqual(steady * 1.1);
+      expect(sizes[2]).toBeGreaterThan((sizes[0] as number) * 1.5);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+async function count(db: TestStore, table: 'event_bodies' | 'events'): Promise<number> {
+  const rows = await db.store.all<{ n: number }>(sql`SELECT COUNT(*) AS n FROM ${sql.raw(table)}`);
+  return Number(rows[0]?.n);
+}
