@@ -1,6 +1,7 @@
+import { DAY_MS, HOUR_MS } from '../../shared/analysis/time-buckets.ts';
 import { CliError } from './cli-error.ts';
 
-const UNITS_MS = { h: 3_600_000, d: 86_400_000 } as const;
+const UNITS_MS = { h: HOUR_MS, d: DAY_MS } as const;
 
 /** `30d`, `400d`, `12h`: a retention horizon. Nothing finer than an hour: counts are kept in whole hours. */
 export function parseHorizon(flag: string, text: string): number {

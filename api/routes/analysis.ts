@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { STORM_ORDERS } from '../../shared/analysis/storms.ts';
-import { MAX_CHOSEN_BUCKETS, STEP_NAMES, type StepName } from '../../shared/analysis/time-buckets.ts';
+import { STEP_NAMES, type StepName } from '../../shared/analysis/time-buckets.ts';
 import type { Env } from '../env.ts';
 import { ApiError } from '../errors.ts';
 import { rangeQuery } from '../params.ts';
@@ -109,16 +109,5 @@ export const analysisRoutes = new Hono<Env>()
   .get('/timeseries', validate('query', timeseriesQuery), async (c) => {
     const query = c.req.valid('query');
     const scope = await analysisWindow(c.var.deps.store, query, c.var.deps.clock());
-    const step = query.step === undefined ? undefined : STEP_NAMES[query.step];
-    if (step !== undefined && (scope.to - scope.from) / step > MAX_CHOSEN_BUCKETS) {
-      throw new ApiError(
-        'invalid_request',
-        `step ${query.step} makes more than ${MAX_CHOSEN_BUCKETS} buckets of this range`,
-        {
-          field: 'step',
-          fix: 'Choose a coarser step or a shorter range (from, to); without step the API picks one that fits.',
-        },
-      );
-    }
-    return c.json(await timeseriesIn(c.var.deps.store, scope, step));
+    return c.json(await timeseriesIn(c.var.deps.store, scope, query.step));
   });

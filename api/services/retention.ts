@@ -1,7 +1,7 @@
 import { deleteCountsBefore, deleteEventsBefore, EVENTS_PER_DELETE } from '../../db/queries/retention.ts';
 import { getSetting, putSetting } from '../../db/queries/settings.ts';
 import type { SqlRunner, Store } from '../../db/runner.ts';
-import { HOUR_MS } from '../../shared/analysis/time-buckets.ts';
+import { bucketStart, DAY_MS, HOUR_MS } from '../../shared/analysis/time-buckets.ts';
 
 /** How long raw events and counts are kept (`--retain-events`, `--retain-counts`). */
 export interface Horizons {
@@ -9,7 +9,7 @@ export interface Horizons {
   countsMs: number;
 }
 
-export const DEFAULT_HORIZONS: Horizons = { eventsMs: 30 * 86_400_000, countsMs: 400 * 86_400_000 };
+export const DEFAULT_HORIZONS: Horizons = { eventsMs: 30 * DAY_MS, countsMs: 400 * DAY_MS };
 
 /** Where the store's kept data begins: raw events (and counts finer than an hour) from, hour counts from. */
 export interface Kept {
@@ -58,5 +58,5 @@ export async function applyRetention(
 }
 
 function floorHour(ms: number): number {
-  return Math.max(0, ms - (ms % HOUR_MS));
+  return Math.max(0, bucketStart(ms, HOUR_MS));
 }

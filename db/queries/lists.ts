@@ -6,10 +6,10 @@ import type { SqlRunner } from '../runner.ts';
  * SQLite, a text[] unnested on PostgreSQL. Rendering thousands of separate parameters costs more than the query
  * they feed, and one parameter keeps the statement text, and so its prepared plan, the same for every list.
  */
-export function listTable(db: SqlRunner, values: readonly string[]): SQL {
-  return db.dialect === 'sqlite'
-    ? sql`(SELECT value FROM json_each(${JSON.stringify(values)}))`
-    : sql`(SELECT unnest(${sql.param(values)}::text[]) AS value)`;
+export function listTable(db: SqlRunner, values: readonly string[] | readonly number[]): SQL {
+  if (db.dialect === 'sqlite') return sql`(SELECT value FROM json_each(${JSON.stringify(values)}))`;
+  const type = sql.raw(typeof values[0] === 'number' ? 'bigint[]' : 'text[]');
+  return sql`(SELECT unnest(${sql.param(values)}::${type}) AS value)`;
 }
 
 /** SQLite takes at most 500 terms in a compound SELECT (SQLITE_MAX_COMPOUND_SELECT); a part stays well under. */

@@ -1,5 +1,7 @@
 import { sql } from 'drizzle-orm';
+import { DAY_MS } from '../../shared/analysis/time-buckets.ts';
 import type { SqlRunner, Store } from '../runner.ts';
+import { listTable } from './lists.ts';
 
 /**
  * What retention deletes, table by table (docs/adr/0009-retention.md). Raw events and every count finer than an
@@ -46,7 +48,7 @@ export async function deleteEventsBefore(db: SqlRunner, before: number, limit: n
     WHERE ts < ${before} ORDER BY ts LIMIT ${limit}`);
   if (doomed.length === 0) return 0;
   const seqs = doomed.map((row) => Number(row.seq));
-  await db.run(sql`DELETE FROM events WHERE seq IN ${numberList(db, seqs)}`);
+  await db.run(sql`DELETE FROM events WHERE seq IN ${listTable(db, seqs)}`);
   const blocks = new Map<number, { lo: number; hi: number }>();
   for (const { seq, block } of doomed) {
     const span = blocks.get(Number(block));
@@ -61,7 +63,7 @@ export async function deleteEventsBefore(db: SqlRunner, before: number, limit: n
     if (rows.length > 0) stillRead.add(block);
   }
   const gone = [...blocks.keys()].filter((block) => !stillRead.has(block));
-  if (gone.length > 0) await db.run(sql`DELETE FROM event_bodies WHERE id IN ${numberList(db, gone)}`);
+  if (gone.length > 0) await db.run(sql`DELETE FROM event_bodies WHERE id IN ${listTable(db, gone)}`);
   return doomed.length;
 }
 
@@ -78,7 +80,7 @@ export async function deleteCountsBefore(store: Store, eventsBefore: number, cou
 }
 
 /** A day of a table per transaction: a day of minute rollups at 10M events a day is some ten thousand rows. */
-const SLICE_MS = 86_400_000;
+const SLICE_MS = DAY_MS;
 
 async function deleteSlices(store: Store, table: string, column: string, before: number): Promise<number> {
   const name = sql.raw(table);
@@ -92,10 +94,4 @@ async function deleteSlices(store: Store, table: string, column: string, before:
     deleted += await store.transaction((tx) => tx.run(sql`DELETE FROM ${name} WHERE ${time} < ${to}`));
   }
   return deleted;
-}
-
-function numberList(db: SqlRunner, values: readonly number[]) {
-  return db.dialect === 'sqlite'
-    ? sql`(SELECT value FROM json_each(${JSON.stringify(values)}))`
-    : sql`(SELECT unnest(${sql.param(values)}::bigint[]))`;
 }

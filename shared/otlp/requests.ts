@@ -134,27 +134,69 @@ function pairSpans(reads: readonly Read[], ancestor: (r: Read, wanted: (p: Read)
       );
     }
   }
+  const answers = answerCandidates(reads, pairs);
   for (const r of reads) {
-    if (r.mcp?.sent === true && r.mcp.byServer) offer(answerOf(r, reads, pairs), r);
+    if (r.mcp?.sent === true && r.mcp.byServer) offer(takeAnswer(r, answers), r);
   }
   return pairs;
 }
 
+/** The POSTs of one process that no MCP span handled, by start, and which of them are taken. */
+interface Answers {
+  posts: Read[];
+  /** Index → the first index at or after it not yet taken (a disjoint-set forest with path halving). */
+  next: number[];
+}
+
 /**
- * The HTTP server span that brought the answer to a request the server sent (`ping`, `sampling/createMessage`):
- * the client posts its answer as a request of its own, which no MCP span handles, so only time ties the two. It is
- * the first POST this process served, with no MCP span of its own, that started while the request was waiting.
- * Without it, the server's record of the request and its record of the answer's POST would count one exchange twice.
+ * Where the answers to requests a server sent (`ping`, `sampling/createMessage`) came in, per process: the client
+ * posts its answer as a request of its own, which no MCP span handles, so only time ties the two.
  */
-function answerOf(sent: Read, reads: readonly Read[], pairs: ReadonlyMap<Read, Read>): Read | undefined {
-  const { startNs, endNs } = sent.span;
-  let best: Read | undefined;
+function answerCandidates(reads: readonly Read[], pairs: ReadonlyMap<Read, Read>): Map<Attributes, Answers> {
+  const byProcess = new Map<Attributes, Answers>();
   for (const r of reads) {
-    if (r.http?.side !== 'server' || r.http.method !== 'POST' || r.resource !== sent.resource || pairs.has(r)) continue;
-    if (r.span.startNs < startNs || r.span.startNs > endNs) continue;
-    if (best === undefined || r.span.startNs < best.span.startNs) best = r;
+    if (r.http?.side !== 'server' || r.http.method !== 'POST' || pairs.has(r)) continue;
+    const answers = byProcess.get(r.resource) ?? { posts: [], next: [] };
+    answers.posts.push(r);
+    byProcess.set(r.resource, answers);
   }
-  return best;
+  for (const answers of byProcess.values()) {
+    answers.posts.sort((a, b) => (a.span.startNs < b.span.startNs ? -1 : a.span.startNs > b.span.startNs ? 1 : 0));
+    answers.next = Array.from({ length: answers.posts.length + 1 }, (_, k) => k);
+  }
+  return byProcess;
+}
+
+/**
+ * Takes the answer to a request the server sent: the first untaken POST of its process that started while the
+ * request waited. Without it, the server's record of the request and its record of the answer's POST would count
+ * one exchange twice. A binary search and a skip over taken POSTs, so that a body of many keeps near-linear.
+ */
+function takeAnswer(sent: Read, byProcess: Map<Attributes, Answers>): Read | undefined {
+  const answers = byProcess.get(sent.resource);
+  if (answers === undefined) return undefined;
+  const { posts, next } = answers;
+  let lo = 0;
+  let hi = posts.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((posts[mid] as Read).span.startNs < sent.span.startNs) lo = mid + 1;
+    else hi = mid;
+  }
+  const free = untaken(next, lo);
+  const candidate = posts[free];
+  if (candidate === undefined || candidate.span.startNs > sent.span.endNs) return undefined;
+  next[free] = free + 1;
+  return candidate;
+}
+
+function untaken(next: number[], index: number): number {
+  let k = index;
+  while (next[k] !== k) {
+    next[k] = next[next[k] as number] as number;
+    k = next[k] as number;
+  }
+  return k;
 }
 
 /**

@@ -13,9 +13,16 @@ import {
   gapSummary,
 } from '../../../shared/analysis/context-gap.ts';
 import { byStormOrder, STORM_ACTIVE_MS, type StormOrder, type StormSummary } from '../../../shared/analysis/storms.ts';
-import { emptySeries, stepFor } from '../../../shared/analysis/time-buckets.ts';
+import {
+  emptySeries,
+  MAX_CHOSEN_BUCKETS,
+  STEP_NAMES,
+  type StepName,
+  stepFor,
+} from '../../../shared/analysis/time-buckets.ts';
 import type { ContextScope } from '../../../shared/analysis/types.ts';
 import { BUCKETS, type Bucket } from '../../../shared/classify/types.ts';
+import { ApiError } from '../../errors.ts';
 import { stormsComplete } from '../gate-maintenance.ts';
 import type { Window } from './load.ts';
 import { stormSummary } from './storm-ids.ts';
@@ -113,8 +120,18 @@ export async function serversIn(db: SqlRunner, scope: Scope) {
 
 /** Counted requests per time bucket and classification bucket; every step of the range is present. */
 /** Counts per bucket per step: the step asked for, else the one that fits the range (shared/analysis/time-buckets.ts). */
-export async function timeseriesIn(db: SqlRunner, scope: Scope, chosenStep?: number) {
-  const step = chosenStep ?? stepFor(scope.to - scope.from);
+export async function timeseriesIn(db: SqlRunner, scope: Scope, chosen?: StepName) {
+  const step = chosen === undefined ? stepFor(scope.to - scope.from) : STEP_NAMES[chosen];
+  if ((scope.to - scope.from) / step > MAX_CHOSEN_BUCKETS) {
+    throw new ApiError(
+      'invalid_request',
+      `step ${chosen} makes more than ${MAX_CHOSEN_BUCKETS} buckets of this range`,
+      {
+        field: 'step',
+        fix: 'Choose a coarser step or a shorter range (from, to); without step the API picks one that fits.',
+      },
+    );
+  }
   const rows = await countRows(db, scope, step, []);
   const byStart = new Map(emptySeries(scope.from, scope.to, step).map((start) => [start, emptyCounts()]));
   for (const row of rows) {
