@@ -6,7 +6,7 @@ import { secureHeaders } from 'hono/secure-headers';
 import { classifyDbError, type DbFailure } from '../db/errors.ts';
 import type { AppDeps, Env } from './env.ts';
 import { ApiError, type ErrorCode } from './errors.ts';
-import { refuseWhenBehind } from './middleware/analysis-lag.ts';
+import { refuseWhenBehind, reportLag } from './middleware/analysis-lag.ts';
 import { auth, guard } from './middleware/guard.ts';
 import { rateLimit, TokenBuckets } from './middleware/rate-limit.ts';
 import { alertRoutes } from './routes/alerts.ts';
@@ -16,6 +16,7 @@ import { healthRoutes } from './routes/health.ts';
 import { ingestRoutes } from './routes/ingest.ts';
 import { otlpRoutes } from './routes/otlp.ts';
 import { serverRoutes } from './routes/servers.ts';
+import { Folder } from './services/fold.ts';
 
 const api = new Hono<Env>()
   .route('/', healthRoutes)
@@ -46,8 +47,13 @@ const SECURE_HEADERS = {
 };
 const CORS_HEADERS = ['Authorization', 'Content-Type', 'Content-Encoding'];
 
-/** Builds the whole application around its dependencies; the server entry point and every test call this. */
-export function createApp(deps: AppDeps) {
+/**
+ * Builds the whole application around its dependencies; the server entry point and every test call this. Without a
+ * folder of its own it folds what it ingests with one made here.
+ */
+export function createApp(given: Omit<AppDeps, 'folder'> & { folder?: Folder }) {
+  const folder = given.folder ?? new Folder(given.store, { inlineReplayMax: given.config.inlineReplayMax });
+  const deps: AppDeps = { ...given, folder };
   const app = new Hono<Env>();
   app.use('*', requestId(), secureHeaders(SECURE_HEADERS), async (c, next) => {
     c.set('deps', deps);
@@ -64,6 +70,9 @@ export function createApp(deps: AppDeps) {
   app.use('/api/v1/*', (c, next) => (c.req.path === '/api/v1/ingest' ? limitIngest(c, next) : limitReads(c, next)));
   app.use('/api/v1/*', async (c, next) => (c.req.path === '/api/v1/health' ? next() : auth(c, next)));
   app.post('/api/v1/ingest', refuseWhenBehind);
+  app.use('/api/v1/*', (c, next) =>
+    c.req.method === 'GET' && c.req.path !== '/api/v1/health' ? reportLag(c, next) : next(),
+  );
   app.route('/api/v1', api);
   // OTLP/HTTP's standard path, beside the API: the guard, the ingest bucket and the tokens POST /api/v1/ingest has.
   app.use('/v1/traces', guard, limitIngest, auth);

@@ -1,6 +1,7 @@
 import type { Store } from '../db/runner.ts';
 import type { ProxyRoute } from '../shared/proxy-logs/routes.ts';
 import type { RateLimit } from './middleware/rate-limit.ts';
+import type { Folder } from './services/fold.ts';
 import { INLINE_REPLAY_MAX } from './services/gate-maintenance.ts';
 
 export interface AppConfig {
@@ -42,6 +43,8 @@ export interface AppDeps {
   store: Store;
   clock: () => number;
   config: AppConfig;
+  /** Folds what ingest stored into the counts, behind the commit (api/services/fold.ts). */
+  folder: Folder;
 }
 
 export type Env = {

@@ -12,6 +12,7 @@ import { DELIVERY_DEFAULTS } from './services/alerts/deliver.ts';
 import { startAlertEngine } from './services/alerts/engine.ts';
 import { seedDefaultRules } from './services/alerts/rules.ts';
 import { startBackgroundLoop } from './services/background-loop.ts';
+import { Folder } from './services/fold.ts';
 import { buildMissingStorms, replayDuePartitions } from './services/gate-maintenance.ts';
 import { applyRetention, DEFAULT_HORIZONS, type Horizons } from './services/retention.ts';
 import { rederiveStoredFacts } from './services/stored-facts.ts';
@@ -46,6 +47,9 @@ export interface RunningServer {
   url: string;
   close(): Promise<void>;
 }
+
+/** How often the fold queue is looked at besides ingest's kicks: for what another process, or a crash, left. */
+const FOLD_IDLE_MS = 1_000;
 
 /** How often the gate replays due behind the commit are looked for when none was just written. */
 const REPLAY_IDLE_MS = 1_000;
@@ -108,7 +112,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     proxyRoutes: options.proxyRoutes ?? [],
     maxAnalysisLagMs: options.maxAnalysisLagMs ?? DEFAULT_CONFIG.maxAnalysisLagMs,
   };
-  const app = createApp({ store, clock: Date.now, config });
+  const folder = new Folder(store, { inlineReplayMax: config.inlineReplayMax, log: console.error });
+  const app = createApp({ store, clock: Date.now, config, folder });
   if (existsSync(WEB_ROOT)) {
     app.use('/*', serveStatic({ root: WEB_ROOT }));
     // Every other non-API path is a screen of the single-page app; unknown API paths keep their JSON 404.
@@ -131,6 +136,15 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     log: console.error,
   });
   let closing = false;
+  // Ingest kicks the folder after each commit; this picks up what another process, or a crash, left queued.
+  const folds = startBackgroundLoop(
+    async () => {
+      folder.kick();
+      await folder.settled();
+      return false;
+    },
+    { idleMs: FOLD_IDLE_MS, what: 'folding stored events into the counts', log: console.error },
+  );
   const replays = startBackgroundLoop(async () => (await replayDuePartitions(store)) > 0, {
     idleMs: REPLAY_IDLE_MS,
     what: 'replaying the gate behind the commit',
@@ -155,6 +169,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       closing = true;
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await backfill;
+      await folds.stop();
+      await folder.stop();
       await replays.stop();
       await retention.stop();
       await alerts.stop();

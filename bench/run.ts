@@ -16,7 +16,7 @@ import { benchFormats } from './formats.ts';
 import { syntheticLines } from './generate.ts';
 import { benchProxyDay } from './proxy-day.ts';
 import { benchReads } from './reads.ts';
-import { spawnServer } from './server-process.ts';
+import { analysisHealth, spawnServer, untilAnalysed } from './server-process.ts';
 import { benchSoak } from './soak.ts';
 import { fmt, median, withSqlite } from './support.ts';
 import { benchUi } from './ui.ts';
@@ -64,15 +64,25 @@ async function bareInsert(config: StoreConfig, { rows }: Fixture): Promise<numbe
 
 /**
  * Ships the lines as NDJSON batches with IN_FLIGHT requests outstanding, as a log shipper would, to a server in its
- * own process (started as `npm run lens -- serve` starts it), so that the client's work is not billed to it.
+ * own process (started as `npm run lens -- serve` starts it), so that the client's work is not billed to it. The
+ * rate is up to the moment the fold behind the commit has counted every event, not up to the last commit; the
+ * analysis lag /health reports is sampled meanwhile.
  */
-async function endToEnd(config: StoreConfig, { lines }: Fixture): Promise<{ rate: number; peakRss: number }> {
+async function endToEnd(config: StoreConfig, { lines }: Fixture): Promise<IngestRun> {
   const server = await spawnServer(config);
   const bodies: { body: string; count: number }[] = [];
   for (let i = 0; i < lines.length; i += BATCH) {
     const batch = lines.slice(i, i + BATCH);
     bodies.push({ body: `${batch.join('\n')}\n`, count: batch.length });
   }
+  const lags: number[] = [];
+  let sampling = true;
+  const sampler = (async () => {
+    while (sampling) {
+      lags.push((await analysisHealth(server.url)).lagMs);
+      await new Promise((resolve) => setTimeout(resolve, LAG_SAMPLE_MS));
+    }
+  })();
   const start = performance.now();
   const ship = async () => {
     for (let next = bodies.shift(); next !== undefined; next = bodies.shift()) {
@@ -86,10 +96,37 @@ async function endToEnd(config: StoreConfig, { lines }: Fixture): Promise<{ rate
     }
   };
   await Promise.all(Array.from({ length: IN_FLIGHT }, ship));
-  const seconds = (performance.now() - start) / 1000;
+  const committed = (performance.now() - start) / 1000;
+  await untilAnalysed(server.url);
+  const analysed = (performance.now() - start) / 1000;
+  sampling = false;
+  await sampler;
   const peakRss = server.peakRss();
   await server.stop();
-  return { rate: lines.length / seconds, peakRss };
+  lags.sort((a, b) => a - b);
+  return {
+    rate: lines.length / analysed,
+    commitRate: lines.length / committed,
+    lagP50: percentile(lags, 0.5),
+    lagP99: percentile(lags, 0.99),
+    peakRss,
+  };
+}
+
+interface IngestRun {
+  /** Events per second until every one was counted. */
+  rate: number;
+  /** Events per second until the last was acknowledged (stored, not yet counted). */
+  commitRate: number;
+  lagP50: number;
+  lagP99: number;
+  peakRss: number;
+}
+
+const LAG_SAMPLE_MS = 100;
+
+function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0;
 }
 
 async function withPostgres<T>(work: (config: StoreConfig) => Promise<T>): Promise<T> {
@@ -110,20 +147,24 @@ async function withPostgres<T>(work: (config: StoreConfig) => Promise<T>): Promi
 
 async function measure(label: string, withStore: typeof withSqlite, fixture: Fixture) {
   const ceiling: number[] = [];
-  const e2e: number[] = [];
-  let peakRss = 0;
+  const runs: IngestRun[] = [];
   for (let r = 0; r < REPEATS; r++) {
     ceiling.push(await withStore((config) => bareInsert(config, fixture)));
-    const run = await withStore((config) => endToEnd(config, fixture));
-    e2e.push(run.rate);
-    peakRss = Math.max(peakRss, run.peakRss);
+    runs.push(await withStore((config) => endToEnd(config, fixture)));
   }
   const c = median(ceiling);
-  const e = median(e2e);
+  const e = median(runs.map((run) => run.rate));
+  const committed = median(runs.map((run) => run.commitRate));
   console.log(
-    `${label.padEnd(10)} bare insert ${fmt(c)} ev/s | end-to-end HTTP ${fmt(e)} ev/s | ratio ${(e / c).toFixed(2)}`,
+    `${label.padEnd(10)} bare insert ${fmt(c)} ev/s | end-to-end HTTP, counted ${fmt(e)} ev/s | ratio ${(e / c).toFixed(2)} | acknowledged ${fmt(committed)} ev/s (${(committed / c).toFixed(2)})`,
   );
-  console.log(`${''.padEnd(10)} runs: ceiling [${ceiling.map(fmt).join(', ')}] e2e [${e2e.map(fmt).join(', ')}]`);
+  console.log(
+    `${''.padEnd(10)} runs: ceiling [${ceiling.map(fmt).join(', ')}] e2e [${runs.map((run) => fmt(run.rate)).join(', ')}]`,
+  );
+  console.log(
+    `${''.padEnd(10)} analysis lag while ingesting: p50 ${median(runs.map((run) => run.lagP50))} ms, p99 ${median(runs.map((run) => run.lagP99))} ms`,
+  );
+  const peakRss = Math.max(...runs.map((run) => run.peakRss));
   console.log(`${''.padEnd(10)} server peak RSS while ingesting ${(peakRss / 2 ** 20).toFixed(0)} MB`);
   return { label, ceiling: c, endToEnd: e, ratio: e / c };
 }

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { StoreConfig } from '../db/store.ts';
 
 /** The flags `npm run lens` gives the server process. */
@@ -12,6 +13,8 @@ export interface ServerProcess {
   /** Its resident set now (VmRSS, bytes). */
   rss(): number;
   stop(): Promise<void>;
+  /** Ends it as a crash does (SIGKILL: no handler runs, nothing is flushed or rolled back by it). */
+  crash(): Promise<void>;
 }
 
 /** `npm run lens -- serve` in its own process, so that the client's work is not billed to it. */
@@ -44,10 +47,40 @@ export async function spawnServer(config: StoreConfig): Promise<ServerProcess> {
       child.kill('SIGTERM');
       await exited;
     },
+    async crash() {
+      child.kill('SIGKILL');
+      await exited;
+    },
   };
 }
 
 function statusBytes(pid: number | undefined, field: string): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? Number.NaN) * 1024;
+}
+
+/** What GET /api/v1/health says of the analysis (api/services/analysis-lag.ts). */
+export interface AnalysisHealth {
+  pendingEvents: number;
+  pendingPartitions: number;
+  lagMs: number;
+}
+
+export async function analysisHealth(baseUrl: string): Promise<AnalysisHealth> {
+  const response = await fetch(`${baseUrl}/api/v1/health`);
+  return ((await response.json()) as { analysis: AnalysisHealth }).analysis;
+}
+
+/**
+ * Waits until a running server has folded and replayed everything it stored (its /health says nothing is pending):
+ * counts read then are settled, as an operator reads them a moment later.
+ */
+export async function untilAnalysed(baseUrl: string, timeoutMs = 600_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const analysis = await analysisHealth(baseUrl);
+    if (analysis.pendingEvents === 0 && analysis.pendingPartitions === 0) return;
+    if (Date.now() > deadline) throw new Error(`still analysing after ${timeoutMs} ms: ${JSON.stringify(analysis)}`);
+    await sleep(20);
+  }
 }

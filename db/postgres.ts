@@ -31,7 +31,7 @@ const PG_ARRAY_TYPES: Record<string, string> = {
 const COLUMNS = [...EVENT_COLUMNS.map(([, column]) => column), 'body_block', 'body_line'];
 const INSERT_EVENTS = `INSERT INTO events (${COLUMNS.join(', ')})
   SELECT * FROM unnest(${COLUMNS.map((c, i) => `$${i + 1}::${PG_ARRAY_TYPES[c] ?? 'text'}[]`).join(', ')})
-  ON CONFLICT (event_id) DO NOTHING RETURNING event_id`;
+  ON CONFLICT (event_id) DO NOTHING RETURNING event_id, seq`;
 
 const BLOCK_IDS = `SELECT nextval(pg_get_serial_sequence('event_bodies', 'id')) AS id FROM generate_series(1, $1::integer)`;
 const INSERT_BLOCKS = 'INSERT INTO event_bodies (id, data) SELECT * FROM unnest($1::bigint[], $2::bytea[])';
@@ -131,12 +131,12 @@ function txRunnerOver(client: pg.PoolClient): TxRunner & { abandon(): Promise<vo
           rows.map((_, index) => blockOf(index)),
           rows.map((_, index) => index % BLOCK_LINES),
         ];
-        const result = await client.query<{ event_id: string }>({
+        const result = await client.query<{ event_id: string; seq: string | number }>({
           name: 'insert_events',
           text: INSERT_EVENTS,
           values: columns,
         });
-        const fresh = new Set(result.rows.map((row) => row.event_id));
+        const fresh = new Map(result.rows.map((row) => [row.event_id, Number(row.seq)]));
         // A block whose rows were all duplicates (a batch sent again) holds nothing anyone will read.
         const used = new Set(rows.flatMap((row, index) => (fresh.has(row.eventId) ? [blockOf(index)] : [])));
         const unused = ids.filter((id) => !used.has(id));

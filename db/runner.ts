@@ -20,8 +20,8 @@ export interface SqlRunner {
 
 /** A runner inside a transaction; it also owns the hot ingest path. */
 export interface TxRunner extends SqlRunner {
-  /** Inserts rows with a prepared, batched statement; answers the event ids that were new (not duplicates). */
-  insertEvents(packed: PackedRows): Promise<Set<string>>;
+  /** Inserts rows with a prepared, batched statement; answers the seq of each event id that was new (not a duplicate). */
+  insertEvents(packed: PackedRows): Promise<Map<string, number>>;
 }
 
 export interface Store extends SqlRunner {

@@ -68,27 +68,28 @@ function statement(sql) {
 }
 
 /**
- * Stores the blocks of lines, then the rows laid out flat, `width` values each, pointing at them; answers which rows
- * were new (1) or duplicates (0). A block whose rows were all duplicates (a batch sent again) is dropped.
+ * Stores the blocks of lines, then the rows laid out flat, `width` values each, pointing at them; answers each row's
+ * seq, or 0 for a duplicate. A block whose rows were all duplicates (a batch sent again) is dropped.
  */
 function insertFlat(values, blocks) {
   const ids = blocks.map((block) => insertBlock.run(block).lastInsertRowid);
   const used = new Uint8Array(blocks.length);
   const count = values.length / width;
-  const fresh = new Uint8Array(count);
+  const seqs = new Float64Array(count);
   for (let row = 0; row < count; row++) {
     const rowValues = values.slice(row * width, (row + 1) * width);
     const block = rowValues[blockColumn];
     rowValues[blockColumn] = ids[block];
-    if (insert.run(rowValues).changes > 0) {
-      fresh[row] = 1;
+    const result = insert.run(rowValues);
+    if (result.changes > 0) {
+      seqs[row] = Number(result.lastInsertRowid);
       used[block] = 1;
     }
   }
   ids.forEach((id, block) => {
     if (used[block] === 0) dropBlock.run(id);
   });
-  return fresh;
+  return seqs;
 }
 
 /**

@@ -62,10 +62,11 @@ export function openSqliteStore(dataDir: string): Store {
         values[i++] = Math.floor(index / BLOCK_LINES);
         values[i++] = index % BLOCK_LINES;
       });
-      const fresh = await writer.call<Uint8Array>({ op: 'insert', values: JSON.stringify(values), blocks });
-      const inserted = new Set<string>();
+      const seqs = await writer.call<Float64Array>({ op: 'insert', values: JSON.stringify(values), blocks });
+      const inserted = new Map<string, number>();
       rows.forEach((row, index) => {
-        if (fresh[index] === 1) inserted.add(row.eventId);
+        const seq = seqs[index] ?? 0;
+        if (seq > 0) inserted.set(row.eventId, seq);
       });
       return inserted;
     },

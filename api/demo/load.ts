@@ -1,5 +1,6 @@
 import type { Store } from '../../db/runner.ts';
 import { parseDiscovery } from '../../shared/discovery.ts';
+import { foldAll } from '../services/fold.ts';
 import { type IngestReport, ingestBatch } from '../services/ingest.ts';
 import { setDiscovery } from '../services/server-config.ts';
 import { DEMO_DISCOVERY, demoEvents } from './generate.ts';
@@ -31,5 +32,7 @@ export async function loadDemo(store: Store, now: number): Promise<IngestReport 
     total.warningsTotal += report.warningsTotal;
     total.warnings.push(...report.warnings);
   }
+  // The demo opens with its numbers in place, not with an analysis catching up.
+  await foldAll(store);
   return total;
 }

@@ -10,11 +10,11 @@ import { analysisLag } from '../services/analysis-lag.ts';
  */
 export const refuseWhenBehind = createMiddleware<Env>(async (c, next) => {
   const { store, config } = c.var.deps;
-  const { lagMs, pendingPartitions } = await analysisLag(store);
+  const { lagMs, pendingEvents, pendingPartitions } = await analysisLag(store);
   if (lagMs > config.maxAnalysisLagMs) {
     throw new ApiError(
       'analysis_behind',
-      `the analysis is ${Math.round(lagMs / 1000)} s behind the stored events (${pendingPartitions} partitions to replay); nothing of this request was stored`,
+      `the analysis is ${Math.round(lagMs / 1000)} s behind the stored events (${pendingEvents} events to fold, ${pendingPartitions} partitions to replay); nothing of this request was stored`,
       {
         fix: 'Send the same batch again after Retry-After; GET /api/v1/health reports the lag. If it stays high, raise --max-analysis-lag or give the store more capacity.',
         retryAfterSeconds: RETRY_AFTER_SECONDS,
@@ -24,5 +24,16 @@ export const refuseWhenBehind = createMiddleware<Env>(async (c, next) => {
   await next();
 });
 
-/** A replay round runs every second when idle; a few rounds usually bring the oldest partition back in. */
+/** A fold takes ~0.5 s and a replay round runs every second when idle: a few rounds usually bring the oldest back in. */
 const RETRY_AFTER_SECONDS = 10;
+
+/**
+ * Every read says how far the analysis it answers from trails the stored events, in two headers, so a client can
+ * tell a number that may still rise from a settled one: `Lens-Analysed-Through` (ISO time) and `Lens-Analysis-Lag-Ms`.
+ */
+export const reportLag = createMiddleware<Env>(async (c, next) => {
+  const lag = await analysisLag(c.var.deps.store);
+  await next();
+  c.header('Lens-Analysed-Through', lag.analysedThrough);
+  c.header('Lens-Analysis-Lag-Ms', String(lag.lagMs));
+});

@@ -15,7 +15,7 @@ export const ingestRoutes = new Hono<Env>().post(
   ),
   validate('query', ingestQuery),
   async (c) => {
-    const { store, config } = c.var.deps;
+    const { store, config, folder } = c.var.deps;
     const { format, ...names } = c.req.valid('query');
     const serverOf =
       format === 'native' || names.server !== undefined ? undefined : await proxyServerOf(store, config.proxyRoutes);
@@ -27,6 +27,8 @@ export const ingestRoutes = new Hono<Env>().post(
       config.maxBodyBytes,
       format === 'native' ? undefined : (lines) => proxyBatchItems(lines, format, names, serverOf),
     );
-    return c.json(await ingestBatch(store, items, config.inlineReplayMax));
+    const report = await ingestBatch(store, items);
+    folder.kick();
+    return c.json(report);
   },
 );

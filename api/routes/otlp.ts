@@ -60,7 +60,8 @@ export const otlpRoutes = new Hono<Env>().post(
       });
     }
     const { items, rejected } = tracesToEvents(decoded.resources, { server });
-    const report = await ingest(store, items, c.var.deps.config.inlineReplayMax);
+    const report = await ingest(store, items);
+    c.var.deps.folder.kick();
     const partial = partialSuccessOf(rejected, items, report);
     // OTLP/HTTP answers in the request's encoding.
     if (encoding === 'json') return c.body(encodeJsonResponse(partial), 200, { 'content-type': 'application/json' });
@@ -80,9 +81,9 @@ function encodingOf(contentType: string | undefined): OtlpEncoding {
  * The ingest, with one translation: a full store is our 507, which OTLP clients never retry (only 429, 502, 503,
  * 504), so the batch would be dropped. Here it is a 503 with the same Retry-After, and the exporter tries again.
  */
-async function ingest(store: Store, items: readonly EventItem[], inlineReplayMax: number) {
+async function ingest(store: Store, items: readonly EventItem[]) {
   try {
-    return await ingestBatch(store, items, inlineReplayMax);
+    return await ingestBatch(store, items);
   } catch (error) {
     if (classifyDbError(error) !== 'full') throw error;
     throw new ApiError('unavailable', 'the store has no disk space left; nothing of this request was stored', {

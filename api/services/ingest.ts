@@ -1,5 +1,5 @@
 import { type PackedRows, packRows } from '../../db/event-row.ts';
-import { LOCK_CLASS, lockKeys } from '../../db/queries/locks.ts';
+import { queueForFold } from '../../db/queries/fold-queue.ts';
 import { ensureServers, loadServerConfigs, type ServerConfigRow } from '../../db/queries/servers.ts';
 import type { Store, TxRunner } from '../../db/runner.ts';
 import type { BatchLine } from '../../shared/batch.ts';
@@ -12,10 +12,7 @@ import {
   validateEvent,
 } from '../../shared/event.ts';
 import { type BuiltEvent, buildEvent } from './event-row.ts';
-import { advanceGate, INLINE_REPLAY_MAX } from './gate-maintenance.ts';
 import { policyOf } from './policy.ts';
-import { joinFreshRecords } from './request-join.ts';
-import { RollupChanges } from './rollups.ts';
 
 export interface RejectedLine extends LineError {
   line: number;
@@ -57,17 +54,14 @@ const YIELD_EVERY = 500;
 
 /**
  * Validates, classifies and stores one batch. The good items commit together in one transaction before the
- * report is returned; each bad item is reported with its line number and never half-applied.
+ * report is returned, queued for the fold that counts them (api/services/fold.ts, behind the commit); each bad
+ * item is reported with its line number and never half-applied.
  *
  * The CPU work (decode, validate, classify, identity, packing the lines) happens before the transaction, against
  * the configuration as last committed, so that it overlaps with another batch's commit; inside the transaction the
  * configuration is read again under lock and, in the rare case it changed meanwhile, the batch is classified again.
  */
-export async function ingestBatch(
-  store: Store,
-  items: readonly BatchItem[],
-  inlineReplayMax = INLINE_REPLAY_MAX,
-): Promise<IngestReport> {
+export async function ingestBatch(store: Store, items: readonly BatchItem[]): Promise<IngestReport> {
   const { valid, notes } = await validateItems(items);
   if (valid.length === 0) return { accepted: 0, duplicates: 0, ...notes };
 
@@ -78,7 +72,7 @@ export async function ingestBatch(
     await ensureServers(tx, names);
     const current = await loadServerConfigs(tx, names);
     if (configChanged(seen, current)) chunks = await buildChunks(valid, current);
-    return insertAll(tx, chunks, inlineReplayMax);
+    return insertAll(tx, chunks);
   });
   return { accepted, duplicates: valid.length - accepted, ...notes };
 }
@@ -150,51 +144,11 @@ function configChanged(before: readonly ServerConfigRow[], after: readonly Serve
   return after.some((row) => (stamps.get(row.name) ?? 0) !== row.updatedAt);
 }
 
-/**
- * Sends every chunk without waiting for the one before, joins client and proxy records of one request, then brings
- * the gate verdicts of the touched (client, server) partitions up to date.
- */
-async function insertAll(tx: TxRunner, chunks: readonly Chunk[], inlineReplayMax: number): Promise<number> {
-  // A client record and its proxy record in two concurrent batches would each miss the other's uncommitted row.
-  const rows = chunks.flatMap(({ built }) => built.map(({ row }) => row));
-  const servers = [...new Set(rows.map((row) => row.server))];
-  await lockKeys(tx, LOCK_CLASS.join, servers, rows.some((row) => row.source === 'proxy') ? 'exclusive' : 'shared');
+/** Sends every chunk without waiting for the one before, then queues the events that were new for the fold. */
+async function insertAll(tx: TxRunner, chunks: readonly Chunk[]): Promise<number> {
   const results = await Promise.all(chunks.map((chunk) => tx.insertEvents(chunk.packed)));
-  const inserted = new Set<string>();
-  const fresh: BuiltEvent[] = [];
-  results.forEach((ids, index) => {
-    for (const item of chunks[index]?.built ?? []) {
-      // A second copy of an id inside the batch was not stored: the first one was.
-      if (!ids.has(item.row.eventId) || inserted.has(item.row.eventId)) continue;
-      inserted.add(item.row.eventId);
-      fresh.push(item);
-    }
-  });
-  const rollups = new RollupChanges();
-  for (const { row } of fresh) {
-    rollups.add(row, 1, 0);
-    rollups.addSampled(row, 1);
-    rollups.addSend(row, 1);
-    rollups.addFailure(row, 1);
-  }
-  const shadowed = await joinFreshRecords(
-    tx,
-    fresh.map(({ row }) => row),
-  );
-  for (const row of shadowed) {
-    rollups.add(row, -1, -row.avoidable, row.gateReason);
-    rollups.addSampled(row, -1);
-    rollups.addSend(row, -1);
-    rollups.addFailure(row, -1);
-  }
-  const replay = new Set(shadowed.filter((s) => s.client !== null).map((s) => JSON.stringify([s.client, s.server])));
-  await advanceGate(
-    tx,
-    fresh.map((b) => b.analysis),
-    rollups,
-    replay,
-    inlineReplayMax,
-  );
-  await rollups.write(tx);
-  return inserted.size;
+  // A second copy of an id inside the batch was not stored: the first one was, under one seq.
+  const seqs = new Set(results.flatMap((fresh) => [...fresh.values()]));
+  await queueForFold(tx, [...seqs], Date.now());
+  return seqs.size;
 }

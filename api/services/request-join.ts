@@ -1,35 +1,35 @@
-import type { EventRow } from '../../db/event-row.ts';
 import type { ShadowedRow } from '../../db/queries/classification.ts';
+import { type FoldRow, inRuns, queuedRuns } from '../../db/queries/fold-queue.ts';
 import { type TimeWindow, unjoinedRecords, writePairs } from '../../db/queries/request-join.ts';
 import type { TxRunner } from '../../db/runner.ts';
 import { clientWindow, type JoinFacts, pairRecords, proxyWindow } from '../../shared/request-join.ts';
 
 /**
- * Joins a batch's fresh records to the other side's records of the same requests (DOMAIN.md section 2: one
- * request seen by a client and a proxy is one request). Runs inside the batch's transaction, after its insert, so
- * the fresh records of both sides are visible; on PostgreSQL the caller holds the server locks that keep a
- * concurrent batch of the other side out (db/queries/locks.ts). Returns the proxy records it stopped counting.
+ * Joins a fold's records to the other side's records of the same requests (DOMAIN.md section 2: one request seen
+ * by a client and a proxy is one request). Runs in the fold's transaction, under the fold lock: the records folded
+ * before are all committed, and a record still queued is left out, to be joined when its own fold comes (the later
+ * of two partners finds the earlier). Returns the proxy records it stopped counting.
  */
-export async function joinFreshRecords(tx: TxRunner, fresh: readonly EventRow[]): Promise<ShadowedRow[]> {
-  // Fresh records came after every stored one, in batch order.
-  const facts = fresh.map((row, index) => joinFactsOf(row, FRESH_ORDER + index));
+export async function joinFreshRecords(tx: TxRunner, fresh: readonly FoldRow[]): Promise<ShadowedRow[]> {
+  const facts = fresh.map(joinFactsOf);
   const clients = facts.filter((f) => f.source === 'client');
   const proxies = facts.filter((f) => f.source === 'proxy');
+  if (clients.length === 0 && proxies.length === 0) return [];
   const [storedProxies, storedClients] = await Promise.all([
     clients.length === 0 ? [] : unjoinedRecords(tx, 'proxy', probesOf(clients, proxyWindow)),
     proxies.length === 0 ? [] : unjoinedRecords(tx, 'client', probesOf(proxies, clientWindow)),
   ]);
+  // Read after the candidates: a record committed before their query has its queue row visible by now.
+  const queued = await queuedRuns(tx);
+  const folded = (record: JoinFacts) => !inRuns(queued, record.order);
   // The fresh records of each side are stored already, so the queries returned them too.
-  const pairs = pairRecords(union(clients, storedClients), union(proxies, storedProxies));
+  const pairs = pairRecords(union(clients, storedClients.filter(folded)), union(proxies, storedProxies.filter(folded)));
   return writePairs(tx, pairs);
 }
 
-/** Above every stored `seq`: the order of a record not yet read back. */
-const FRESH_ORDER = 2 ** 52;
-
-function joinFactsOf(row: EventRow, order: number): JoinFacts {
+function joinFactsOf(row: FoldRow): JoinFacts {
   return {
-    order,
+    order: row.seq,
     eventId: row.eventId,
     source: row.source === 'proxy' ? 'proxy' : 'client',
     server: row.server,

@@ -41,8 +41,8 @@ export interface Coded {
 }
 
 /**
- * The changes one transaction makes to the rollups, collected where they happen (insert, shadowing, gate verdicts,
- * reclassification) and written once at its end, in the same transaction as the events.
+ * The changes one transaction makes to the rollups, collected where they happen (a fold, shadowing, gate verdicts,
+ * reclassification) and written once at its end, in the same transaction as the changes to the events.
  */
 export class RollupChanges {
   private readonly deltas: RollupDelta[] = [];
@@ -107,7 +107,7 @@ export class RollupChanges {
    * a reclassification (out under the old bucket and kind, in under the new).
    */
   addFailure(event: Coded, requests: number): void {
-    if (event.bucket === 'ok') return;
+    if (event.bucket === 'ok' || requests === 0) return;
     const { server, bucket, kind, rpcCode, httpStatus } = event;
     this.failures.push({
       minute: event.ts - (event.ts % MINUTE_MS),

@@ -1,4 +1,6 @@
 import { failedEventsPage, updateClassification } from '../../db/queries/classification.ts';
+import { inRuns, queuedRuns } from '../../db/queries/fold-queue.ts';
+import { waitForFoldLock } from '../../db/queries/locks.ts';
 import { getServerConfig, lockServerConfig, type ServerConfigRow, saveServerConfig } from '../../db/queries/servers.ts';
 import type { SqlRunner, Store, TxRunner } from '../../db/runner.ts';
 import { waitUntilFor } from '../../shared/analysis/from-event.ts';
@@ -56,6 +58,8 @@ async function changeConfig(
     const base = current ?? { name: server, discovery: null, discoveryRaw: null, overrides: '[]', updatedAt: 0 };
     const next = { ...edit(base), updatedAt: now };
     await saveServerConfig(tx, next);
+    // A fold beside this would count a record under the bucket it read; the queue stays as it is meanwhile.
+    await waitForFoldLock(tx);
     const rollups = new RollupChanges();
     const reclassified = await reclassifyFailures(tx, server, policyOf(next), rollups);
     if (reclassified > 0) await replayServer(tx, server, rollups);
@@ -76,6 +80,7 @@ async function reclassifyFailures(
 ): Promise<number> {
   let changed = 0;
   let afterSeq = 0;
+  const queued = await queuedRuns(tx);
   for (;;) {
     const page = await failedEventsPage(tx, server, afterSeq, 2000);
     if (page.length === 0) return changed;
@@ -86,11 +91,14 @@ async function reclassifyFailures(
       if (next.bucket !== row.bucket || next.kind !== row.kind || next.rule !== row.rule) {
         await updateClassification(tx, { seq: row.seq, ...next, waitUntil: waitUntilFor(parsed.event, next) });
         if (row.counted === 1) {
+          // A record still queued for its fold is in the avoidable counts only (a replay may have judged it) and
+          // goes into the others, under the bucket it has by then, when it is folded.
+          const requests = inRuns(queued, row.seq) ? 0 : 1;
           const reclassified = { ...row, bucket: next.bucket, kind: next.kind };
-          rollups.add(row, -1, -row.avoidable, row.gateReason);
-          rollups.add(reclassified, 1, row.avoidable, row.gateReason);
-          rollups.addFailure(row, -1);
-          rollups.addFailure(reclassified, 1);
+          rollups.add(row, -requests, -row.avoidable, row.gateReason);
+          rollups.add(reclassified, requests, row.avoidable, row.gateReason);
+          rollups.addFailure(row, -requests);
+          rollups.addFailure(reclassified, requests);
         }
         changed++;
       }

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadAnalysis } from '../../api/services/analysis/load.ts';
-import { ingestBatch } from '../../api/services/ingest.ts';
 import { topIdentityRows } from '../../db/queries/analysis.ts';
 import { shuffled } from '../../shared/analysis/fixtures.ts';
 import { representationAlarms, timelineSeries, topIdentities } from '../../shared/analysis/identities.ts';
 import { stepFor } from '../../shared/analysis/time-buckets.ts';
 import { createTestApp, get, type TestApp } from '../support/app.ts';
 import { BASE_TS, clientEvent, proxyEvent, rpcError } from '../support/events.ts';
+import { ingestFolded } from '../support/ingest.ts';
 import { STORE_KINDS, type TestStore } from '../support/stores.ts';
 
 const H = 3_600_000;
@@ -62,7 +62,7 @@ describe.each(STORE_KINDS)('identities on $name', (kind) => {
       db = await kind.open();
       const events = shuffled(traffic(), 5);
       for (let i = 0; i < events.length; i += 97) {
-        await ingestBatch(
+        await ingestFolded(
           db.store,
           events.slice(i, i + 97).map((value, n) => ({ line: n + 1, value })),
         );

@@ -1,12 +1,12 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rankIdentities } from '../../api/services/analysis/identity-ranking.ts';
-import { ingestBatch } from '../../api/services/ingest.ts';
 import { topIdentityRows } from '../../db/queries/analysis.ts';
 import { applyIdentityDeltas, hourListCuts, listContenders } from '../../db/queries/identities.ts';
 import { hourCaps, splitHours } from '../../shared/analysis/identity-ranking.ts';
 import { HOUR_MS } from '../../shared/analysis/time-buckets.ts';
 import { BASE_TS, clientEvent } from '../support/events.ts';
+import { ingestFolded } from '../support/ingest.ts';
 import { STORE_KINDS, type TestStore } from '../support/stores.ts';
 
 const H = HOUR_MS;
@@ -113,7 +113,7 @@ describe.each(STORE_KINDS)('a server ranked from the hour lists on $name', (kind
         send('small', 's2', 2, hour);
         send('small', 's3', 2, hour);
       }
-      await ingestBatch(
+      await ingestFolded(
         db.store,
         events.map((value, n) => ({ line: n + 1, value })),
       );

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AppConfig } from '../../api/env.ts';
-import { createTestApp, get, postNdjson, putJson, type TestApp } from '../support/app.ts';
+import { analysed, createTestApp, get, postNdjson, putJson, type TestApp } from '../support/app.ts';
 import { corpusText } from '../support/corpus.ts';
 import { STORE_KINDS, type TestStore } from '../support/stores.ts';
 
@@ -32,12 +32,14 @@ describe.each(STORE_KINDS)('access logs through ingest on $name', (kind) => {
     });
     afterEach(async () => db.dispose());
 
-    function postLog(query: string, lines: readonly string[], target = app, type = 'text/plain') {
-      return target.request(`/api/v1/ingest?${query}`, {
+    async function postLog(query: string, lines: readonly string[], target = app, type = 'text/plain') {
+      const response = await target.request(`/api/v1/ingest?${query}`, {
         method: 'POST',
         headers: { 'content-type': type, host: '127.0.0.1:7700' },
         body: lines.join('\n'),
       });
+      await analysed(target);
+      return response;
     }
 
     async function events(query = '') {

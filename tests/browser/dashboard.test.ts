@@ -435,14 +435,14 @@ describe.skipIf(chromiumMissing)('alert rules in a browser', () => {
     // A lag of minutes needs a store that cannot keep up; the real answer is taken and only its lag is changed.
     await page.route('**/api/v1/health', async (route) => {
       const real = await (await route.fetch()).json();
-      const analysis = { ...real.analysis, pendingPartitions: 3, lagMs: 450_000 };
+      const analysis = { ...real.analysis, pendingEvents: 12_400, pendingPartitions: 3, lagMs: 450_000 };
       await route.fulfill({ json: { ...real, analysis } });
     });
     await page.reload();
     const banner = page.getByTestId('analysis-lag');
     await banner.waitFor();
     expect(await banner.textContent()).toMatch(
-      /^Analysis 7 min 30 s behind\..* 3 client–server pairs are still being replayed/,
+      /^Analysis 7 min 30 s behind\. 12,400 stored events are not yet counted; avoidable .* 3 client–server pairs are still being replayed/,
     );
     expect(await banner.textContent()).toContain('Ingest is refusing new batches');
     expect(errors).toEqual([]);

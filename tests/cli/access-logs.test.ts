@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../../api/server.ts';
+import { untilAnalysed } from '../../bench/server-process.ts';
 import { lens } from '../support/cli.ts';
 import { CORPORA, type CorpusName, corpusPath, corpusText, expectedOf } from '../support/corpus.ts';
 
@@ -88,6 +89,7 @@ describe('access logs on the command line', () => {
 
     async function total() {
       const range = 'from=2026-12-01T00:00:00Z&to=2026-12-03T00:00:00Z';
+      await untilAnalysed(server.url);
       return (await (await fetch(`${server.url}/api/v1/summary?${range}`)).json()).overall.total as number;
     }
 

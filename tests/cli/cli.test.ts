@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OfflineRun } from '../../api/cli/offline.ts';
 import { type RunningServer, startServer } from '../../api/server.ts';
 import { syntheticLines } from '../../bench/generate.ts';
+import { untilAnalysed } from '../../bench/server-process.ts';
 import { clientConduct } from '../../shared/analysis/conduct.ts';
 import { contextGapByServer, gapSummary } from '../../shared/analysis/context-gap.ts';
 import { replayGate } from '../../shared/analysis/gate.ts';
@@ -338,6 +339,7 @@ describe('the command line', () => {
     afterAll(async () => server.close());
 
     async function total() {
+      await untilAnalysed(server.url);
       return (await (await fetch(`${server.url}/api/v1/summary`)).json()).overall.total as number;
     }
 

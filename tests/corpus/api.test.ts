@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTestApp, get, putJson, type TestApp } from '../support/app.ts';
+import { analysed, createTestApp, get, putJson, type TestApp } from '../support/app.ts';
 import { CORPORA, corpusText, expectedOf, firmView, identityGroups } from '../support/corpus.ts';
 import { STORE_KINDS, type TestStore } from '../support/stores.ts';
 
@@ -39,6 +39,7 @@ describe.each(STORE_KINDS)('the recorded corpus through the API on $name', (kind
         body,
       });
       expect(res.status).toBe(200);
+      await analysed(app);
       return res.json();
     }
 

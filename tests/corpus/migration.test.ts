@@ -6,7 +6,7 @@ import { rederiveStoredFacts } from '../../api/services/stored-facts.ts';
 import { validateEvent } from '../../shared/event.ts';
 import { isSentByServer } from '../../shared/frames.ts';
 import { requestIdentity } from '../../shared/identity.ts';
-import { createTestApp, get, putJson, type TestApp } from '../support/app.ts';
+import { analysed, createTestApp, get, putJson, type TestApp } from '../support/app.ts';
 import { CORPORA, corpusText, expectedOf } from '../support/corpus.ts';
 import { replayMigration } from '../support/migrations.ts';
 import { STORE_KINDS, type TestStore } from '../support/stores.ts';
@@ -30,6 +30,7 @@ describe.each(STORE_KINDS.flatMap((kind) => CORPORA.map((corpus) => ({ ...kind, 
           headers: { 'content-type': 'application/x-ndjson', host: '127.0.0.1:7700' },
           body: corpusText(CORPUS, 'client.ndjson'),
         });
+        await analysed(app);
       });
       afterEach(async () => db.dispose());
 

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTestApp, get, putJson, type TestApp } from '../support/app.ts';
+import { analysed, createTestApp, get, putJson, type TestApp } from '../support/app.ts';
 import { CORPORA, type CorpusName, corpusText, expectedOf, ruleNumber } from '../support/corpus.ts';
 import { STORE_KINDS, type TestStore } from '../support/stores.ts';
 
@@ -68,6 +68,7 @@ describe.each(STORE_KINDS)('client and proxy records of the corpus on $name', (k
         body: `${body.join('\n')}\n`,
       });
       expect(res.status).toBe(200);
+      await analysed(app);
       const report = await res.json();
       expect(report).toMatchObject({ rejectedTotal: 0 });
       return report as { accepted: number; duplicates: number; warningsTotal: number };
@@ -142,6 +143,7 @@ describe.each(STORE_KINDS)('client and proxy records of the corpus on $name', (k
             headers: { 'content-type': 'application/x-ndjson', host: '127.0.0.1:7700' },
             body: corpusText(corpus, 'client.ndjson'),
           });
+          await analysed(other);
           expect(mixed).toEqual((await (await get(other, `/api/v1/summary?${RANGE}`)).json()).overall);
         } finally {
           await alone.dispose();

@@ -2,7 +2,7 @@ import { gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Store } from '../../db/runner.ts';
 import { ProtoReader } from '../../shared/otlp/proto-reader.ts';
-import { createTestApp, get, postNdjson, type TestApp } from '../support/app.ts';
+import { analysed, createTestApp, get, postNdjson, type TestApp } from '../support/app.ts';
 import { clientEvent } from '../support/events.ts';
 import { openTempSqlite, STORE_KINDS, type TestStore } from '../support/stores.ts';
 import { fixtureBytes, fixtureJson, jsonBytes } from './support.ts';
@@ -10,12 +10,15 @@ import { fixtureBytes, fixtureJson, jsonBytes } from './support.ts';
 const PROTOBUF = 'application/x-protobuf';
 const JSON_TYPE = 'application/json';
 
-function send(app: TestApp, body: Uint8Array, type: string, headers: Record<string, string> = {}, query = '') {
-  return app.request(`/v1/traces${query}`, {
+/** Answers once the fold behind the commit has counted what was stored, as the reads after it expect. */
+async function send(app: TestApp, body: Uint8Array, type: string, headers: Record<string, string> = {}, query = '') {
+  const response = await app.request(`/v1/traces${query}`, {
     method: 'POST',
     headers: { 'content-type': type, host: '127.0.0.1:7700', ...headers },
     body: new Uint8Array(body),
   });
+  await analysed(app);
+  return response;
 }
 
 async function storedIds(app: TestApp): Promise<string[]> {

@@ -1,18 +1,47 @@
 import { createApp } from '../../api/app.ts';
 import { type AppConfig, DEFAULT_CONFIG } from '../../api/env.ts';
+import { Folder } from '../../api/services/fold.ts';
 import type { Store } from '../../db/runner.ts';
 
 export const TEST_NOW = Date.parse('2026-11-02T12:00:00Z');
 
 /** The real application over a real store, with a fixed clock; requests go through `app.request()`. */
 export function createTestApp(store: Store, config: Partial<AppConfig> = {}) {
-  return createApp({ store, clock: () => TEST_NOW, config: { ...DEFAULT_CONFIG, ...config } });
+  const full = { ...DEFAULT_CONFIG, ...config };
+  const folder = new Folder(store, { inlineReplayMax: full.inlineReplayMax });
+  const app = createApp({ store, clock: () => TEST_NOW, config: full, folder });
+  folders.set(app, folder);
+  return app;
 }
 
 export type TestApp = ReturnType<typeof createTestApp>;
 
-/** POSTs an NDJSON body built from objects (or raw lines, for malformed input). */
-export function postNdjson(app: TestApp, lines: readonly (object | string)[], headers: Record<string, string> = {}) {
+const folders = new WeakMap<TestApp, Folder>();
+
+/** Once the folds the app's ingests asked for have run: the counts then cover every event it stored. */
+export async function analysed(app: TestApp): Promise<void> {
+  await folders.get(app)?.settled();
+}
+
+/**
+ * POSTs an NDJSON body built from objects (or raw lines, for malformed input) and answers once the fold behind the
+ * commit has counted it, as reads in a test expect; `postNdjsonUnfolded` answers as the server does, at the commit.
+ */
+export async function postNdjson(
+  app: TestApp,
+  lines: readonly (object | string)[],
+  headers: Record<string, string> = {},
+) {
+  const response = await postNdjsonUnfolded(app, lines, headers);
+  await analysed(app);
+  return response;
+}
+
+export function postNdjsonUnfolded(
+  app: TestApp,
+  lines: readonly (object | string)[],
+  headers: Record<string, string> = {},
+) {
   const body = lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n');
   return app.request('/api/v1/ingest', {
     method: 'POST',

@@ -3,13 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import type { Store } from '../../db/runner.ts';
-import { openStore } from '../../db/store.ts';
+import { openStore, type StoreConfig } from '../../db/store.ts';
 
 /** The server the Postgres suites run against; `.ci/run` makes sure one is up. */
 export const POSTGRES_ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 export interface TestStore {
   store: Store;
+  /** Where it is, for a server process of its own (`lens serve`) to open it too. */
+  config: StoreConfig;
   dispose(): Promise<void>;
 }
 
@@ -23,9 +25,11 @@ export interface StoreKind {
 /** A fresh embedded store in its own temporary data directory. */
 export async function openTempSqlite(): Promise<TestStore> {
   const dir = mkdtempSync(join(tmpdir(), 'lens-test-'));
-  const store = await openStore({ dataDir: dir });
+  const config = { dataDir: dir };
+  const store = await openStore(config);
   return {
     store,
+    config,
     async dispose() {
       await store.close();
       rmSync(dir, { recursive: true, force: true });
@@ -42,9 +46,11 @@ export async function openTempPostgres(): Promise<TestStore> {
   await admin.end();
   const url = new URL(POSTGRES_ADMIN_URL);
   url.pathname = `/${name}`;
-  const store = await openStore({ databaseUrl: url.toString(), dataDir: '' });
+  const config = { databaseUrl: url.toString(), dataDir: tmpdir() };
+  const store = await openStore(config);
   return {
     store,
+    config,
     async dispose() {
       await store.close();
       const cleanup = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });

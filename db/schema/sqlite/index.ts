@@ -10,6 +10,7 @@ export { codeHour, codeMinute } from './code-rollups.ts';
 export { contextMinute, contextServer5Min, contextServerHour } from './context-rollup.ts';
 export { eventBodies } from './event-bodies.ts';
 export { events } from './events.ts';
+export { foldQueue } from './fold-queue.ts';
 export { gateKeys } from './gate-keys.ts';
 export { gatePartitions } from './gate-partitions.ts';
 export { gatePending } from './gate-pending.ts';

@@ -1,0 +1,115 @@
+import type { ShadowedRow } from '../../db/queries/classification.ts';
+import { foldRows, takeQueued } from '../../db/queries/fold-queue.ts';
+import { tryFoldLock } from '../../db/queries/locks.ts';
+import type { Store } from '../../db/runner.ts';
+import { toAnalysisEvent } from './analysis/load.ts';
+import { advanceGate, INLINE_REPLAY_MAX } from './gate-maintenance.ts';
+import { joinFreshRecords } from './request-join.ts';
+import { RollupChanges } from './rollups.ts';
+
+/**
+ * The fold behind the commit. Ingest stores events and queues them (db/queries/fold-queue.ts); a fold takes the
+ * oldest queued events and, in one transaction with the taking, joins them to the other side's records, counts them
+ * into the rollups, identity and code counts, and steps their gate verdicts and storms. A crash rolls back the
+ * taking with the counting, so every event is counted once however the process ends. One fold runs at a time
+ * across processes (the fold lock): each sees every earlier fold committed.
+ *
+ * Folding thousands of events at once is what makes it cheap: a minute's rollup row is written once per fold, not
+ * once per batch, and the gate loads each key once.
+ */
+export async function foldQueued(
+  store: Store,
+  maxEvents: number = FOLD_EVENTS,
+  inlineReplayMax: number = INLINE_REPLAY_MAX,
+): Promise<number> {
+  return store.transaction(async (tx) => {
+    if (!(await tryFoldLock(tx))) return 0;
+    const runs = await takeQueued(tx, maxEvents);
+    if (runs.length === 0) return 0;
+    // A record shadowed or reclassified since it was stored was already changed in place: only counted ones count.
+    const fresh = (await foldRows(tx, runs)).filter((row) => row.counted === 1);
+    const rollups = new RollupChanges();
+    for (const row of fresh) countIn(rollups, row, 1);
+    const shadowed = await joinFreshRecords(tx, fresh);
+    for (const row of shadowed) countIn(rollups, row, -1);
+    const replay = new Set(shadowed.filter((s) => s.client !== null).map((s) => JSON.stringify([s.client, s.server])));
+    await advanceGate(tx, fresh.map(toAnalysisEvent), rollups, replay, inlineReplayMax);
+    await rollups.write(tx);
+    return runs.reduce((sum, run) => sum + run.lastSeq - run.firstSeq + 1, 0);
+  });
+}
+
+/** Events per fold: ~0.5 s of work here, few enough that ingest on SQLite (one writer) waits no longer. */
+export const FOLD_EVENTS = 20_000;
+
+/**
+ * A record counted in (+1) or out (-1) of every count family. Going in it brings no avoidable count: its verdict's
+ * count is the gate's to add (a replay that read it before its fold added it already). Going out it takes it along.
+ */
+function countIn(rollups: RollupChanges, row: ShadowedRow, sign: 1 | -1): void {
+  rollups.add(row, sign, sign === 1 ? 0 : -row.avoidable, row.gateReason);
+  rollups.addSampled(row, sign);
+  rollups.addSend(row, sign);
+  rollups.addFailure(row, sign);
+}
+
+/** Folds until the queue is empty (or another process holds the fold). */
+export async function foldAll(store: Store, inlineReplayMax: number = INLINE_REPLAY_MAX): Promise<number> {
+  let folded = 0;
+  for (;;) {
+    const round = await foldQueued(store, FOLD_EVENTS, inlineReplayMax);
+    if (round === 0) return folded;
+    folded += round;
+  }
+}
+
+/**
+ * Runs folds in this process when asked (`kick`, after every ingest commit) and keeps going while there is work;
+ * one fold at a time. `settled` resolves once the folds asked for so far have run.
+ */
+export class Folder {
+  private running: Promise<void> | null = null;
+  private again = false;
+  private stopped = false;
+
+  constructor(
+    private readonly store: Store,
+    private readonly options: { inlineReplayMax?: number; log?: (message: string) => void } = {},
+  ) {}
+
+  kick(): void {
+    if (this.stopped) return;
+    if (this.running !== null) {
+      this.again = true;
+      return;
+    }
+    this.running = this.run().finally(() => {
+      this.running = null;
+    });
+  }
+
+  async settled(): Promise<void> {
+    while (this.running !== null) await this.running;
+  }
+
+  /** No fold starts after this; the one under way finishes. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.settled();
+  }
+
+  private async run(): Promise<void> {
+    do {
+      this.again = false;
+      try {
+        while (!this.stopped && (await foldQueued(this.store, FOLD_EVENTS, this.options.inlineReplayMax)) > 0) {
+          // more queued: fold on
+        }
+      } catch (error) {
+        // The queue is intact (the fold rolled back): the next kick, or the server's periodic one, folds it.
+        this.options.log?.(`fold failed, will retry: ${(error as Error).message}`);
+        return;
+      }
+    } while (this.again && !this.stopped);
+  }
+}

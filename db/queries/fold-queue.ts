@@ -1,0 +1,131 @@
+import { sql } from 'drizzle-orm';
+import type { SqlRunner } from '../runner.ts';
+import { ANALYSIS_COLUMNS, type AnalysisRow } from './analysis.ts';
+import { listTable, type RowsColumn, rowsTable } from './lists.ts';
+
+/** The events stored and not yet folded (db/schema/*\/fold-queue.ts), as runs of seqs. */
+
+export interface SeqRun {
+  firstSeq: number;
+  lastSeq: number;
+}
+
+/**
+ * Queues freshly stored events, in the transaction that stored them. Their seqs are cut into runs of consecutive
+ * values: on SQLite one transaction's seqs are one run; on PostgreSQL concurrent inserts may interleave theirs.
+ */
+export async function queueForFold(db: SqlRunner, seqs: readonly number[], committedAt: number): Promise<void> {
+  if (seqs.length === 0) return;
+  const rows = runsOf(seqs).map((run) => [run.firstSeq, run.lastSeq, committedAt]);
+  await db.run(sql`INSERT INTO fold_queue (first_seq, last_seq, committed_at)
+    SELECT * FROM ${rowsTable(db, QUEUE_COLUMNS, rows)} AS rows WHERE true`);
+}
+
+const QUEUE_COLUMNS: readonly RowsColumn[] = [
+  ['first_seq', 'bigint'],
+  ['last_seq', 'bigint'],
+  ['committed_at', 'bigint'],
+];
+
+export function runsOf(seqs: readonly number[]): SeqRun[] {
+  const sorted = [...seqs].sort((a, b) => a - b);
+  const runs: SeqRun[] = [];
+  for (const seq of sorted) {
+    const last = runs[runs.length - 1];
+    if (last !== undefined && seq === last.lastSeq + 1) last.lastSeq = seq;
+    else runs.push({ firstSeq: seq, lastSeq: seq });
+  }
+  return runs;
+}
+
+/**
+ * Takes the oldest queued events off the queue, `maxEvents` at most (a run longer than that is cut, its rest left
+ * queued): the caller folds them in the same transaction, holding the fold lock, so the read and the delete see the
+ * same queue.
+ */
+export async function takeQueued(db: SqlRunner, maxEvents: number): Promise<SeqRun[]> {
+  const queued = await db.all<{ firstSeq: number | string; lastSeq: number | string }>(sql`SELECT
+      first_seq AS "firstSeq", last_seq AS "lastSeq" FROM fold_queue ORDER BY first_seq LIMIT ${TAKE_RUNS}`);
+  const taken: SeqRun[] = [];
+  let room = maxEvents;
+  let cut: SeqRun | null = null;
+  for (const row of queued) {
+    const run = { firstSeq: Number(row.firstSeq), lastSeq: Number(row.lastSeq) };
+    const size = run.lastSeq - run.firstSeq + 1;
+    if (size > room) {
+      if (room > 0) cut = { firstSeq: run.firstSeq, lastSeq: run.firstSeq + room - 1 };
+      break;
+    }
+    taken.push(run);
+    room -= size;
+  }
+  if (taken.length > 0) {
+    const firsts = taken.map((run) => run.firstSeq);
+    await db.run(sql`DELETE FROM fold_queue WHERE first_seq IN ${listTable(db, firsts)}`);
+  }
+  if (cut !== null) {
+    await db.run(sql`UPDATE fold_queue SET first_seq = ${cut.lastSeq + 1} WHERE first_seq = ${cut.firstSeq}`);
+    taken.push(cut);
+  }
+  return taken;
+}
+
+/** Runs read per take: on PostgreSQL interleaved inserts may leave many short ones. */
+const TAKE_RUNS = 20_000;
+
+/** Every run still queued, in seq order. */
+export async function queuedRuns(db: SqlRunner): Promise<SeqRun[]> {
+  const rows = await db.all<{ firstSeq: number | string; lastSeq: number | string }>(sql`SELECT
+      first_seq AS "firstSeq", last_seq AS "lastSeq" FROM fold_queue ORDER BY first_seq`);
+  return rows.map((row) => ({ firstSeq: Number(row.firstSeq), lastSeq: Number(row.lastSeq) }));
+}
+
+/** Whether `seq` lies in one of `runs` (in seq order). */
+export function inRuns(runs: readonly SeqRun[], seq: number): boolean {
+  let low = 0;
+  let high = runs.length - 1;
+  while (low <= high) {
+    const middle = (low + high) >> 1;
+    const run = runs[middle] as SeqRun;
+    if (seq < run.firstSeq) high = middle - 1;
+    else if (seq > run.lastSeq) low = middle + 1;
+    else return true;
+  }
+  return false;
+}
+
+/** How many events wait to be folded, and since when the oldest of them has (null when none). */
+export async function queueLag(db: SqlRunner): Promise<{ events: number; since: number | null }> {
+  const rows = await db.all<{ events: number | string | null; since: number | string | null }>(
+    sql`SELECT SUM(last_seq - first_seq + 1) AS events, MIN(committed_at) AS since FROM fold_queue`,
+  );
+  const row = rows[0];
+  return { events: Number(row?.events ?? 0), since: row?.since == null ? null : Number(row.since) };
+}
+
+/** A stored event as the fold reads it: its analysis columns and what joins it to the other side's record. */
+export interface FoldRow extends AnalysisRow {
+  seq: number;
+  timeout: number;
+  correlation: string | null;
+  requestId: string | null;
+}
+
+/** The events of the runs taken, in seq order. */
+export async function foldRows(db: SqlRunner, runs: readonly SeqRun[]): Promise<FoldRow[]> {
+  if (runs.length === 0) return [];
+  const bounds = rowsTable(
+    db,
+    [
+      ['first_seq', 'bigint'],
+      ['last_seq', 'bigint'],
+    ],
+    runs.map((run) => [run.firstSeq, run.lastSeq]),
+  );
+  const rows = await db.all<FoldRow & { seq: number | string }>(sql`SELECT seq, timeout, correlation,
+      request_id AS "requestId", ${ANALYSIS_COLUMNS}
+    FROM ${bounds} AS runs JOIN events ON events.seq BETWEEN runs.first_seq AND runs.last_seq
+    ORDER BY seq`);
+  for (const row of rows) row.seq = Number(row.seq);
+  return rows;
+}

@@ -1,0 +1,14 @@
+import { bigint, pgTable } from 'drizzle-orm/pg-core';
+
+/**
+ * The stored events not yet folded into the maintained numbers (api/services/fold.ts): a run of event seqs per row,
+ * written in the transaction that stored the events and deleted in the one that folded them, so a crash at any
+ * point leaves each event either counted or still queued. Mirrors db/schema/sqlite/fold-queue.ts.
+ */
+export const foldQueue = pgTable('fold_queue', {
+  /** The run is the events with seq from first_seq to last_seq, all stored by one transaction. */
+  firstSeq: bigint('first_seq', { mode: 'number' }).primaryKey(),
+  lastSeq: bigint('last_seq', { mode: 'number' }).notNull(),
+  /** Epoch ms of the transaction that stored them: how far the analysis trails (api/services/analysis-lag.ts). */
+  committedAt: bigint('committed_at', { mode: 'number' }).notNull(),
+});
