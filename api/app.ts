@@ -16,7 +16,7 @@ import { healthRoutes } from './routes/health.ts';
 import { ingestRoutes } from './routes/ingest.ts';
 import { otlpRoutes } from './routes/otlp.ts';
 import { serverRoutes } from './routes/servers.ts';
-import { Folder } from './services/fold.ts';
+import { Folder, type Folding } from './services/fold.ts';
 
 const api = new Hono<Env>()
   .route('/', healthRoutes)
@@ -51,7 +51,7 @@ const CORS_HEADERS = ['Authorization', 'Content-Type', 'Content-Encoding'];
  * Builds the whole application around its dependencies; the server entry point and every test call this. Without a
  * folder of its own it folds what it ingests with one made here.
  */
-export function createApp(given: Omit<AppDeps, 'folder'> & { folder?: Folder }) {
+export function createApp(given: Omit<AppDeps, 'folder'> & { folder?: Folding }) {
   const folder = given.folder ?? new Folder(given.store, { inlineReplayMax: given.config.inlineReplayMax });
   const deps: AppDeps = { ...given, folder };
   const app = new Hono<Env>();

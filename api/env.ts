@@ -1,7 +1,7 @@
 import type { Store } from '../db/runner.ts';
 import type { ProxyRoute } from '../shared/proxy-logs/routes.ts';
 import type { RateLimit } from './middleware/rate-limit.ts';
-import type { Folder } from './services/fold.ts';
+import type { Folding } from './services/fold.ts';
 import { INLINE_REPLAY_MAX } from './services/gate-maintenance.ts';
 
 export interface AppConfig {
@@ -44,7 +44,7 @@ export interface AppDeps {
   clock: () => number;
   config: AppConfig;
   /** Folds what ingest stored into the counts, behind the commit (api/services/fold.ts). */
-  folder: Folder;
+  folder: Folding;
 }
 
 export type Env = {

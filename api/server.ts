@@ -12,7 +12,7 @@ import { DELIVERY_DEFAULTS } from './services/alerts/deliver.ts';
 import { startAlertEngine } from './services/alerts/engine.ts';
 import { seedDefaultRules } from './services/alerts/rules.ts';
 import { startBackgroundLoop } from './services/background-loop.ts';
-import { Folder } from './services/fold.ts';
+import { FoldThread } from './services/fold-thread.ts';
 import { buildMissingStorms, replayDuePartitions } from './services/gate-maintenance.ts';
 import { applyRetention, DEFAULT_HORIZONS, type Horizons } from './services/retention.ts';
 import { rederiveStoredFacts } from './services/stored-facts.ts';
@@ -112,7 +112,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     proxyRoutes: options.proxyRoutes ?? [],
     maxAnalysisLagMs: options.maxAnalysisLagMs ?? DEFAULT_CONFIG.maxAnalysisLagMs,
   };
-  const folder = new Folder(store, { inlineReplayMax: config.inlineReplayMax, log: console.error });
+  const folder = new FoldThread(options, { inlineReplayMax: config.inlineReplayMax, log: console.error });
   const app = createApp({ store, clock: Date.now, config, folder });
   if (existsSync(WEB_ROOT)) {
     app.use('/*', serveStatic({ root: WEB_ROOT }));

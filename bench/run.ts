@@ -83,10 +83,30 @@ async function endToEnd(config: StoreConfig, { lines }: Fixture): Promise<Ingest
       await new Promise((resolve) => setTimeout(resolve, LAG_SAMPLE_MS));
     }
   })();
+  try {
+    const { committed, analysed } = await shipAll(server.url, bodies);
+    sampling = false;
+    await sampler;
+    lags.sort((a, b) => a - b);
+    return {
+      rate: lines.length / analysed,
+      commitRate: lines.length / committed,
+      lagP50: percentile(lags, 0.5),
+      lagP99: percentile(lags, 0.99),
+      peakRss: server.peakRss(),
+    };
+  } finally {
+    sampling = false;
+    await server.stop();
+  }
+}
+
+/** Seconds until the last batch was acknowledged, and until every event of them was counted. */
+async function shipAll(url: string, bodies: { body: string; count: number }[]) {
   const start = performance.now();
   const ship = async () => {
     for (let next = bodies.shift(); next !== undefined; next = bodies.shift()) {
-      const response = await fetch(`${server.url}/api/v1/ingest`, {
+      const response = await fetch(`${url}/api/v1/ingest`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-ndjson' },
         body: next.body,
@@ -97,20 +117,8 @@ async function endToEnd(config: StoreConfig, { lines }: Fixture): Promise<Ingest
   };
   await Promise.all(Array.from({ length: IN_FLIGHT }, ship));
   const committed = (performance.now() - start) / 1000;
-  await untilAnalysed(server.url);
-  const analysed = (performance.now() - start) / 1000;
-  sampling = false;
-  await sampler;
-  const peakRss = server.peakRss();
-  await server.stop();
-  lags.sort((a, b) => a - b);
-  return {
-    rate: lines.length / analysed,
-    commitRate: lines.length / committed,
-    lagP50: percentile(lags, 0.5),
-    lagP99: percentile(lags, 0.99),
-    peakRss,
-  };
+  await untilAnalysed(url);
+  return { committed, analysed: (performance.now() - start) / 1000 };
 }
 
 interface IngestRun {

@@ -1,11 +1,10 @@
-import type { ShadowedRow } from '../../db/queries/classification.ts';
+import { CountChanges } from '../../db/counters/changes.ts';
+import { analysisEventOfRow } from '../../db/queries/analysis.ts';
 import { foldRows, takeQueued } from '../../db/queries/fold-queue.ts';
 import { tryFoldLock } from '../../db/queries/locks.ts';
 import type { Store } from '../../db/runner.ts';
-import { toAnalysisEvent } from './analysis/load.ts';
 import { advanceGate, INLINE_REPLAY_MAX } from './gate-maintenance.ts';
 import { joinFreshRecords } from './request-join.ts';
-import { RollupChanges } from './rollups.ts';
 
 /**
  * The fold behind the commit. Ingest stores events and queues them (db/queries/fold-queue.ts); a fold takes the
@@ -28,30 +27,19 @@ export async function foldQueued(
     if (runs.length === 0) return 0;
     // A record shadowed or reclassified since it was stored was already changed in place: only counted ones count.
     const fresh = (await foldRows(tx, runs)).filter((row) => row.counted === 1);
-    const rollups = new RollupChanges();
-    for (const row of fresh) countIn(rollups, row, 1);
+    const changes = new CountChanges();
+    for (const row of fresh) changes.stored(row);
     const shadowed = await joinFreshRecords(tx, fresh);
-    for (const row of shadowed) countIn(rollups, row, -1);
+    for (const row of shadowed) changes.shadowed(row);
     const replay = new Set(shadowed.filter((s) => s.client !== null).map((s) => JSON.stringify([s.client, s.server])));
-    await advanceGate(tx, fresh.map(toAnalysisEvent), rollups, replay, inlineReplayMax);
-    await rollups.write(tx);
+    await advanceGate(tx, fresh.map(analysisEventOfRow), changes, replay, inlineReplayMax);
+    await changes.write(tx);
     return runs.reduce((sum, run) => sum + run.lastSeq - run.firstSeq + 1, 0);
   });
 }
 
 /** Events per fold: ~0.5 s of work here, few enough that ingest on SQLite (one writer) waits no longer. */
 export const FOLD_EVENTS = 20_000;
-
-/**
- * A record counted in (+1) or out (-1) of every count family. Going in it brings no avoidable count: its verdict's
- * count is the gate's to add (a replay that read it before its fold added it already). Going out it takes it along.
- */
-function countIn(rollups: RollupChanges, row: ShadowedRow, sign: 1 | -1): void {
-  rollups.add(row, sign, sign === 1 ? 0 : -row.avoidable, row.gateReason);
-  rollups.addSampled(row, sign);
-  rollups.addSend(row, sign);
-  rollups.addFailure(row, sign);
-}
 
 /** Folds until the queue is empty (or another process holds the fold). */
 export async function foldAll(store: Store, inlineReplayMax: number = INLINE_REPLAY_MAX): Promise<number> {
@@ -63,11 +51,20 @@ export async function foldAll(store: Store, inlineReplayMax: number = INLINE_REP
   }
 }
 
+/** What ingest and the server need of whoever folds: asked after each commit, waited for, stopped. */
+export interface Folding {
+  kick(): void;
+  /** Resolves once the folds asked for so far have run. */
+  settled(): Promise<void>;
+  /** No fold starts after this; the one under way finishes. */
+  stop(): Promise<void>;
+}
+
 /**
  * Runs folds in this process when asked (`kick`, after every ingest commit) and keeps going while there is work;
  * one fold at a time. `settled` resolves once the folds asked for so far have run.
  */
-export class Folder {
+export class Folder implements Folding {
   private running: Promise<void> | null = null;
   private again = false;
   private stopped = false;

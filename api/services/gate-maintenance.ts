@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { CountChanges, type VerdictCount } from '../../db/counters/changes.ts';
+import { analysisEventOfRow } from '../../db/queries/analysis.ts';
 import {
   clearPartitionGates,
   clientsOfServer,
@@ -28,8 +30,7 @@ import {
   takePending,
 } from '../../db/queries/gate-pending.ts';
 import { LOCK_CLASS, lockKeys } from '../../db/queries/locks.ts';
-import { getSetting, setSettingOnce } from '../../db/queries/settings.ts';
-import { clearStorms, saveStorms } from '../../db/queries/storms.ts';
+import { clearStorms, markStormsBuilt, saveStorms, stormsComplete } from '../../db/queries/storms.ts';
 import type { SqlRunner, Store, TxRunner } from '../../db/runner.ts';
 import {
   byTimeOrder,
@@ -51,8 +52,6 @@ import {
 } from '../../shared/analysis/storm-tracker.ts';
 import type { StormSummary } from '../../shared/analysis/storms.ts';
 import type { AnalysisEvent } from '../../shared/analysis/types.ts';
-import { toAnalysisEvent } from './analysis/load.ts';
-import { RollupChanges } from './rollups.ts';
 
 interface Verdict {
   eventId: string;
@@ -75,7 +74,7 @@ interface Writes {
   /** Partitions replayed, whose keys, runs and storms are written afresh, and the storms steps created or changed. */
   replayed: { pk: string; client: string; server: string }[];
   storms: Map<string, StormSummary>;
-  rollups: RollupChanges;
+  rollups: CountChanges;
 }
 
 /** A partition whose new events all come after its frontier, and the digests of the request keys they use. */
@@ -102,7 +101,7 @@ interface Continuation {
 export async function advanceGate(
   tx: TxRunner,
   fresh: readonly AnalysisEvent[],
-  rollups: RollupChanges,
+  rollups: CountChanges,
   mustReplay: ReadonlySet<string> = new Set(),
   inlineReplayMax: number = INLINE_REPLAY_MAX,
 ): Promise<void> {
@@ -173,7 +172,7 @@ async function replayWouldHold(tx: SqlRunner, pk: string, fresh: number, inlineR
   return (await partitionSize(tx, client, server, fresh + inlineReplayMax + 1)) - fresh > inlineReplayMax;
 }
 
-function emptyWrites(rollups: RollupChanges): Writes {
+function emptyWrites(rollups: CountChanges): Writes {
   return {
     verdicts: [],
     partitions: [],
@@ -208,7 +207,7 @@ async function writeAll(tx: TxRunner, writes: Writes): Promise<void> {
 export async function replayDuePartitions(store: Store, limit = DUE_PER_ROUND): Promise<number> {
   let written = 0;
   for (const due of await duePending(store, limit)) {
-    const writes = emptyWrites(new RollupChanges());
+    const writes = emptyWrites(new CountChanges());
     const replay = await replayPartition(store, due.partition, writes);
     const applied = await store.transaction(async (tx) => {
       await lockKeys(tx, LOCK_CLASS.gatePartition, [due.partition]);
@@ -216,7 +215,7 @@ export async function replayDuePartitions(store: Store, limit = DUE_PER_ROUND): 
       const [client, server] = JSON.parse(due.partition) as [string, string];
       const since = await partitionEvents(tx, client, server, replay.maxSeq);
       const last = replay.last;
-      if (last !== undefined && since.some((row) => !after(toAnalysisEvent(row), frontierOf(last)))) {
+      if (last !== undefined && since.some((row) => !after(analysisEventOfRow(row), frontierOf(last)))) {
         await markPending(tx, [{ partition: due.partition, reset: true }], due.since);
         return false;
       }
@@ -257,18 +256,12 @@ async function rewriteStorms(tx: TxRunner, writes: Writes): Promise<void> {
 }
 
 /** After a server's buckets changed, every client's verdicts against it are replayed. */
-export async function replayServer(tx: TxRunner, server: string, rollups: RollupChanges): Promise<void> {
+export async function replayServer(tx: TxRunner, server: string, rollups: CountChanges): Promise<void> {
   const clients = await clientsOfServer(tx, server);
   await advanceGate(tx, [], rollups, new Set(clients.map((client) => JSON.stringify([client, server]))));
 }
 
-const STORMS_BUILT = 'storms_built';
 const BUILD_CHUNK = 20;
-
-/** Whether every stored event's storms are kept: false while a store from before storms were kept is being built. */
-export async function stormsComplete(db: SqlRunner): Promise<boolean> {
-  return (await getSetting(db, STORMS_BUILT)) !== null;
-}
 
 /**
  * Storms are kept from the migration that added them on; a partition whose events were stored before has no storm
@@ -283,12 +276,12 @@ export async function buildMissingStorms(store: Store, stopping: () => boolean =
     if (stopping()) return start;
     const chunk = new Set(missing.slice(start, start + BUILD_CHUNK));
     await store.transaction(async (tx) => {
-      const rollups = new RollupChanges();
+      const rollups = new CountChanges();
       await advanceGate(tx, [], rollups, chunk);
       await rollups.write(tx);
     });
   }
-  await setSettingOnce(store, STORMS_BUILT, new Date().toISOString());
+  await markStormsBuilt(store);
   return missing.length;
 }
 
@@ -297,6 +290,8 @@ interface Stored {
   keys: ReadonlyMap<string, string>;
   runs: ReadonlyMap<string, string>;
 }
+
+const NEEDED: VerdictCount = { avoidable: 0, reason: null };
 
 /** New events after the frontier: fresh rows are stored needed, so only the avoidable ones are written. */
 function continuePartition({ pk, saved, events, digests }: Continuation, stored: Stored, writes: Writes): void {
@@ -318,7 +313,7 @@ function continuePartition({ pk, saved, events, digests }: Continuation, stored:
     for (const storm of stormStep(storms, event, verdict.key, verdict.avoidable)) writes.storms.set(storm.id, storm);
     if (!verdict.avoidable) continue;
     writes.verdicts.push({ eventId: event.id, avoidable: true, reason: verdict.reason, blockedBy: verdict.blockedBy });
-    writes.rollups.add(event, 0, 1, verdict.reason);
+    writes.rollups.verdict(event, NEEDED, { avoidable: 1, reason: verdict.reason });
   }
   const last = events[events.length - 1] as AnalysisEvent;
   for (const [key, digest] of digests) {
@@ -378,7 +373,7 @@ function stepRows(replay: Replay, rows: PartitionRow[], writes: Writes): void {
   // Ordered here, not by SQL: PostgreSQL would sort ids by its collation, the frontier compares them as JS does.
   rows.sort((a, b) => a.ts - b.ts || (a.eventId < b.eventId ? -1 : a.eventId > b.eventId ? 1 : 0));
   for (const row of rows) {
-    const event = toAnalysisEvent(row);
+    const event = analysisEventOfRow(row);
     replay.maxSeq = Math.max(replay.maxSeq, row.seq);
     replay.last = event;
     const { key, avoidable, reason, blockedBy } = gateStep(replay.state, event);
@@ -390,8 +385,11 @@ function stepRows(replay: Replay, rows: PartitionRow[], writes: Writes): void {
     // Only counted records are in the rollups; a shadowed one's counts came off when it was shadowed. The old
     // verdict comes off under its reason and the new one goes on under its own.
     if (row.counted === 1) {
-      writes.rollups.add(event, 0, -row.avoidable, row.gateReason);
-      writes.rollups.add(event, 0, avoidable ? 1 : 0, reason);
+      writes.rollups.verdict(
+        event,
+        { avoidable: row.avoidable, reason: row.gateReason },
+        { avoidable: avoidable ? 1 : 0, reason },
+      );
     }
   }
 }

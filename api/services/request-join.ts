@@ -1,4 +1,4 @@
-import type { ShadowedRow } from '../../db/queries/classification.ts';
+import type { CountedRecord } from '../../db/counters/changes.ts';
 import { type FoldRow, inRuns, queuedRuns } from '../../db/queries/fold-queue.ts';
 import { type TimeWindow, unjoinedRecords, writePairs } from '../../db/queries/request-join.ts';
 import type { TxRunner } from '../../db/runner.ts';
@@ -10,7 +10,7 @@ import { clientWindow, type JoinFacts, pairRecords, proxyWindow } from '../../sh
  * before are all committed, and a record still queued is left out, to be joined when its own fold comes (the later
  * of two partners finds the earlier). Returns the proxy records it stopped counting.
  */
-export async function joinFreshRecords(tx: TxRunner, fresh: readonly FoldRow[]): Promise<ShadowedRow[]> {
+export async function joinFreshRecords(tx: TxRunner, fresh: readonly FoldRow[]): Promise<CountedRecord[]> {
   const facts = fresh.map(joinFactsOf);
   const clients = facts.filter((f) => f.source === 'client');
   const proxies = facts.filter((f) => f.source === 'proxy');

@@ -1,3 +1,4 @@
+import { CountChanges } from '../../db/counters/changes.ts';
 import { failedEventsPage, updateClassification } from '../../db/queries/classification.ts';
 import { inRuns, queuedRuns } from '../../db/queries/fold-queue.ts';
 import { waitForFoldLock } from '../../db/queries/locks.ts';
@@ -10,7 +11,6 @@ import type { DiscoveryDocument } from '../../shared/discovery.ts';
 import { validateEvent } from '../../shared/event.ts';
 import { replayServer } from './gate-maintenance.ts';
 import { policyOf } from './policy.ts';
-import { RollupChanges } from './rollups.ts';
 
 export interface ServerConfigView {
   server: string;
@@ -60,7 +60,7 @@ async function changeConfig(
     await saveServerConfig(tx, next);
     // A fold beside this would count a record under the bucket it read; the queue stays as it is meanwhile.
     await waitForFoldLock(tx);
-    const rollups = new RollupChanges();
+    const rollups = new CountChanges();
     const reclassified = await reclassifyFailures(tx, server, policyOf(next), rollups);
     if (reclassified > 0) await replayServer(tx, server, rollups);
     await rollups.write(tx);
@@ -76,7 +76,7 @@ async function reclassifyFailures(
   tx: TxRunner,
   server: string,
   policy: ServerPolicy,
-  rollups: RollupChanges,
+  rollups: CountChanges,
 ): Promise<number> {
   let changed = 0;
   let afterSeq = 0;
@@ -90,16 +90,7 @@ async function reclassifyFailures(
       const next = classify(parsed.event, policy);
       if (next.bucket !== row.bucket || next.kind !== row.kind || next.rule !== row.rule) {
         await updateClassification(tx, { seq: row.seq, ...next, waitUntil: waitUntilFor(parsed.event, next) });
-        if (row.counted === 1) {
-          // A record still queued for its fold is in the avoidable counts only (a replay may have judged it) and
-          // goes into the others, under the bucket it has by then, when it is folded.
-          const requests = inRuns(queued, row.seq) ? 0 : 1;
-          const reclassified = { ...row, bucket: next.bucket, kind: next.kind };
-          rollups.add(row, -requests, -row.avoidable, row.gateReason);
-          rollups.add(reclassified, requests, row.avoidable, row.gateReason);
-          rollups.addFailure(row, -requests);
-          rollups.addFailure(reclassified, requests);
-        }
+        if (row.counted === 1) rollups.reclassified(row, next, !inRuns(queued, row.seq));
         changed++;
       }
     }

@@ -1,3 +1,4 @@
+import { CountChanges } from '../../db/counters/changes.ts';
 import { type FactsRow, factsPage, updateFacts } from '../../db/queries/classification.ts';
 import { getSetting, putSetting, setSettingOnce } from '../../db/queries/settings.ts';
 import type { Store, TxRunner } from '../../db/runner.ts';
@@ -6,7 +7,6 @@ import type { Bucket } from '../../shared/classify/types.ts';
 import { validateEvent } from '../../shared/event.ts';
 import { isSentByServer, SERVER_TO_CLIENT_METHODS } from '../../shared/frames.ts';
 import { A2A_MESSAGE_METHODS, requestIdentity } from '../../shared/identity.ts';
-import { RollupChanges } from './rollups.ts';
 
 /**
  * Set once this release's facts hold for every stored event (migration 0025 / pg 0024 sets it for a store with no
@@ -33,7 +33,7 @@ export async function rederiveStoredFacts(store: Store): Promise<number> {
     const last = page.at(-1);
     if (last === undefined) break;
     changed += await store.transaction(async (tx) => {
-      const rollups = new RollupChanges();
+      const rollups = new CountChanges();
       let n = 0;
       for (const row of page) if (await refile(tx, row, rollups)) n++;
       await rollups.write(tx);
@@ -46,7 +46,7 @@ export async function rederiveStoredFacts(store: Store): Promise<number> {
   return changed;
 }
 
-async function refile(tx: TxRunner, row: FactsRow, rollups: RollupChanges): Promise<boolean> {
+async function refile(tx: TxRunner, row: FactsRow, rollups: CountChanges): Promise<boolean> {
   const parsed = validateEvent(JSON.parse(row.body));
   // Stored rows were valid when accepted; one that cannot be read again keeps its facts.
   if (!parsed.ok) return false;

@@ -1,5 +1,5 @@
+import { type CountRow, countRows } from '../../db/counters/rollups.ts';
 import type { EventFilter } from '../../db/queries/events.ts';
-import { type CountRow, countRows } from '../../db/queries/rollups.ts';
 import type { SqlRunner } from '../../db/runner.ts';
 import { BUCKETS, type Bucket } from '../../shared/classify/types.ts';
 import { nameRecord } from '../../shared/name-record.ts';

@@ -1,4 +1,6 @@
 import { sql } from 'drizzle-orm';
+import type { AnalysisEvent, ContextScope } from '../../shared/analysis/types.ts';
+import type { Bucket } from '../../shared/classify/types.ts';
 import type { SqlRunner } from '../runner.ts';
 import { type EventFilter, filterConditions, whereClause } from './events.ts';
 import { listTable } from './lists.ts';
@@ -30,6 +32,40 @@ export interface AnalysisRow {
   avoidable: number;
   gateReason: string | null;
   blockedBy: string | null;
+}
+
+/** A stored row as the pure analyses read it: the one mapping from the events table to shared/analysis/types.ts. */
+export function analysisEventOfRow(row: AnalysisRow): AnalysisEvent {
+  return {
+    id: row.eventId,
+    ts: row.ts,
+    seq: 0,
+    source: row.source === 'proxy' ? 'proxy' : 'client',
+    client: row.client,
+    server: row.server,
+    session: row.session,
+    httpMethod: row.httpMethod,
+    httpPath: row.httpPath,
+    httpStatus: row.httpStatus,
+    rpcMethod: row.rpcMethod,
+    rpcCode: row.rpcCode,
+    latencyMs: row.latencyMs,
+    identity: row.identity,
+    bucket: row.bucket as Bucket,
+    kind: row.kind,
+    rule: row.rule,
+    waitUntil: row.waitUntil,
+    discoveryRead: row.discoveryRead === null ? null : row.discoveryRead === 1,
+    counted: row.counted === 1,
+    context:
+      row.ctxRequested === null
+        ? null
+        : {
+            requested: row.ctxRequested as ContextScope,
+            applied: row.ctxApplied as ContextScope | null,
+            reason: row.ctxReason,
+          },
+  };
 }
 
 export const ANALYSIS_COLUMNS = sql`event_id AS "eventId", ts, source, client, server, session, http_method AS "httpMethod",

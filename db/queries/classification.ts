@@ -53,29 +53,10 @@ export async function updateClassification(db: SqlRunner, row: Reclassified): Pr
     evidence = ${row.evidence}, wait_until = ${row.waitUntil} WHERE seq = ${row.seq}`);
 }
 
-/** What a shadowed proxy record's counts came from (db/queries/request-join.ts writePairs returns them). */
+/** What a shadowed proxy record's counts came from (db/queries/request-join.ts writePairs returns them): db/counters/changes.ts CountedRecord. */
 export const SHADOWED_COLUMNS = sql`ts, client, server, rpc_method AS "rpcMethod", identity, bucket, kind, avoidable, gate_reason AS "gateReason",
   discovery_read AS "discoveryRead", ctx_requested AS "ctxRequested", ctx_applied AS "ctxApplied",
   ctx_reason AS "ctxReason", rpc_code AS "rpcCode", http_status AS "httpStatus"`;
-
-/** A proxy record no longer counted: its (client, server) gate is replayed without it, its counts come off. */
-export interface ShadowedRow {
-  ts: number;
-  client: string | null;
-  server: string;
-  rpcMethod: string | null;
-  identity: string | null;
-  bucket: string;
-  kind: string;
-  avoidable: number;
-  gateReason: string | null;
-  discoveryRead: number | null;
-  ctxRequested: string | null;
-  ctxApplied: string | null;
-  ctxReason: string | null;
-  rpcCode: number | null;
-  httpStatus: number | null;
-}
 
 /** What a stored event's identity and lapse were derived from, as `factsPage` reads it. */
 export interface FactsRow {

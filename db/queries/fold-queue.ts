@@ -111,21 +111,22 @@ export interface FoldRow extends AnalysisRow {
   requestId: string | null;
 }
 
-/** The events of the runs taken, in seq order. */
+/**
+ * The events of the runs taken (in seq order, as `takeQueued` answers them), in seq order. One range scan of the
+ * primary key from the first seq to the last: a join of the runs to the events made PostgreSQL scan the table once
+ * per run (7 s a fold at 200k events). Events between the runs (another transaction's, queued or folded) are left out.
+ */
 export async function foldRows(db: SqlRunner, runs: readonly SeqRun[]): Promise<FoldRow[]> {
-  if (runs.length === 0) return [];
-  const bounds = rowsTable(
-    db,
-    [
-      ['first_seq', 'bigint'],
-      ['last_seq', 'bigint'],
-    ],
-    runs.map((run) => [run.firstSeq, run.lastSeq]),
-  );
+  const first = runs[0];
+  const last = runs[runs.length - 1];
+  if (first === undefined || last === undefined) return [];
   const rows = await db.all<FoldRow & { seq: number | string }>(sql`SELECT seq, timeout, correlation,
       request_id AS "requestId", ${ANALYSIS_COLUMNS}
-    FROM ${bounds} AS runs JOIN events ON events.seq BETWEEN runs.first_seq AND runs.last_seq
-    ORDER BY seq`);
-  for (const row of rows) row.seq = Number(row.seq);
-  return rows;
+    FROM events WHERE seq >= ${first.firstSeq} AND seq <= ${last.lastSeq} ORDER BY seq`);
+  const taken: FoldRow[] = [];
+  for (const row of rows) {
+    row.seq = Number(row.seq);
+    if (inRuns(runs, row.seq)) taken.push(row);
+  }
+  return taken;
 }

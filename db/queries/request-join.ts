@@ -1,7 +1,8 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { JoinedPair, JoinFacts } from '../../shared/request-join.ts';
+import type { CountedRecord } from '../counters/changes.ts';
 import type { SqlRunner } from '../runner.ts';
-import { SHADOWED_COLUMNS, type ShadowedRow } from './classification.ts';
+import { SHADOWED_COLUMNS } from './classification.ts';
 import { listTable, rowsTable } from './lists.ts';
 
 /**
@@ -73,9 +74,9 @@ export async function unjoinedRecords(
  * batches at once on PostgreSQL) is left to that one: `partner IS NULL` is checked again under the row lock.
  * Returns the proxy records no longer counted, for their counts to come off.
  */
-export async function writePairs(db: SqlRunner, pairs: readonly JoinedPair[]): Promise<ShadowedRow[]> {
+export async function writePairs(db: SqlRunner, pairs: readonly JoinedPair[]): Promise<CountedRecord[]> {
   if (pairs.length === 0) return [];
-  const shadowed = await db.all<ShadowedRow & { eventId: string; partner: string }>(sql`UPDATE events
+  const shadowed = await db.all<CountedRecord & { eventId: string; partner: string }>(sql`UPDATE events
     SET partner = pairs.partner, counted = 0
     FROM ${pairTable(
       db,

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
-import { DAY_MS } from '../../shared/analysis/time-buckets.ts';
+import { DAY_MS, HOUR_MS } from '../../shared/analysis/time-buckets.ts';
+import { COUNTER_TABLES } from '../counters/levels.ts';
 import type { SqlRunner, Store } from '../runner.ts';
 import { listTable } from './lists.ts';
 
@@ -9,31 +10,8 @@ import { listTable } from './lists.ts';
  * ranges, at the counts horizon. Gate state (gate_keys, gate_runs, gate_partitions) is kept: a refusal's block
  * outlives the events that taught it.
  */
-const FINE_COUNTS = [
-  'rollup_server_minute',
-  'rollup_server_5min',
-  'rollup_client_minute',
-  'rollup_client_5min',
-  'rollup_avoidable_minute',
-  'rollup_avoidable_5min',
-  'rollup_fleet_minute',
-  'rollup_fleet_5min',
-  'rollup_5min',
-  'code_minute',
-  'context_minute',
-  'context_server_5min',
-] as const;
-
-const HOUR_COUNTS = [
-  'rollup_hour',
-  'rollup_server_hour',
-  'rollup_client_hour',
-  'rollup_avoidable_hour',
-  'rollup_fleet_hour',
-  'code_hour',
-  'context_server_hour',
-  'identity_hour',
-] as const;
+const FINE_COUNTS = COUNTER_TABLES.filter((level) => level.size < HOUR_MS).map((level) => level.table);
+const HOUR_COUNTS = COUNTER_TABLES.filter((level) => level.size >= HOUR_MS).map((level) => level.table);
 
 /** Rows a delete takes at a time: a short transaction, so that ingest never waits on retention for long. */
 export const EVENTS_PER_DELETE = 5_000;

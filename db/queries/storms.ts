@@ -4,6 +4,7 @@ import type { Bucket } from '../../shared/classify/types.ts';
 import type { SqlRunner } from '../runner.ts';
 import { whereClause } from './events.ts';
 import { rowsTable, type Upsert, upsertRows } from './lists.ts';
+import { getSetting, setSettingOnce } from './settings.ts';
 
 const SAVE_STORMS: Upsert = {
   table: 'storms',
@@ -158,4 +159,16 @@ async function selectStorms(db: SqlRunner, conditions: SQL[], tail = sql``): Pro
     paths: JSON.parse(paths) as string[],
     firstFailure: { bucket: firstBucket, kind: firstKind },
   }));
+}
+
+const STORMS_BUILT = 'storms_built';
+
+/** Whether every stored event's storms are kept: false while a store from before storms were kept is being built. */
+export async function stormsComplete(db: SqlRunner): Promise<boolean> {
+  return (await getSetting(db, STORMS_BUILT)) !== null;
+}
+
+/** Every partition's storms are built (api/services/gate-maintenance.ts buildMissingStorms). */
+export async function markStormsBuilt(db: SqlRunner): Promise<void> {
+  await setSettingOnce(db, STORMS_BUILT, new Date().toISOString());
 }

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
+import { SENDER } from '../counters/rollups.ts';
 import type { SqlRunner } from '../runner.ts';
 import { type EventFilter, filterConditions, whereClause } from './events.ts';
-import { SENDER } from './rollups.ts';
 
 export interface BucketCountRow {
   server: string;

@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rankIdentities } from '../../api/services/analysis/identity-ranking.ts';
+import { applyIdentityDeltas, hourListCuts, listContenders } from '../../db/counters/identities.ts';
 import { topIdentityRows } from '../../db/queries/analysis.ts';
-import { applyIdentityDeltas, hourListCuts, listContenders } from '../../db/queries/identities.ts';
 import { hourCaps, splitHours } from '../../shared/analysis/identity-ranking.ts';
 import { HOUR_MS } from '../../shared/analysis/time-buckets.ts';
 import { BASE_TS, clientEvent } from '../support/events.ts';

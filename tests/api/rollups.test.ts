@@ -5,10 +5,11 @@ import { loadAnalysis } from '../../api/services/analysis/load.ts';
 import { clientsIn, contextGapIn } from '../../api/services/analysis/traffic.ts';
 import { setDiscovery, setOverrides } from '../../api/services/server-config.ts';
 import { summarise } from '../../api/services/summary.ts';
+import { codeCounts, rawCodeCounts } from '../../db/counters/codes.ts';
+import { COUNTER_TABLES } from '../../db/counters/levels.ts';
+import { CONDUCT_COLUMNS, conductRows, countRows } from '../../db/counters/rollups.ts';
 import { analysisRows, topIdentityRows } from '../../db/queries/analysis.ts';
-import { codeCounts, rawCodeCounts } from '../../db/queries/codes.ts';
 import { partitionEvents } from '../../db/queries/gate.ts';
-import { CONDUCT_COLUMNS, conductRows, countRows } from '../../db/queries/rollups.ts';
 import { rawBucketCounts } from '../../db/queries/summary.ts';
 import type { SqlRunner } from '../../db/runner.ts';
 import { clientConduct } from '../../shared/analysis/conduct.ts';
@@ -474,6 +475,12 @@ describe('keyed tables on SQLite', () => {
 
   const keyed = sql`SELECT name, sql FROM sqlite_master
     WHERE type = 'table' AND (name LIKE 'rollup%' OR name IN ('gate_keys', 'gate_runs', 'context_minute')) ORDER BY name`;
+
+  it('are the counter tables of db/counters/levels.ts, no more and no fewer', async () => {
+    const stored = await db.store.all<{ name: string }>(sql`SELECT name FROM sqlite_master WHERE type = 'table'
+      AND (name LIKE 'rollup%' OR name LIKE 'code%' OR name LIKE 'context%' OR name LIKE 'identity%') ORDER BY name`);
+    expect(stored.map((table) => table.name)).toEqual(COUNTER_TABLES.map((level) => level.table).sort());
+  });
 
   it('are stored WITHOUT ROWID, with no second B-tree for their key', async () => {
     const tables = await db.store.all<{ name: string; sql: string }>(keyed);

@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildMissingStorms } from '../../api/services/gate-maintenance.ts';
-import { RollupChanges } from '../../api/services/rollups.ts';
 import { rederiveStoredFacts } from '../../api/services/stored-facts.ts';
+import { CountChanges } from '../../db/counters/changes.ts';
 import { validateEvent } from '../../shared/event.ts';
 import { isSentByServer } from '../../shared/frames.ts';
 import { requestIdentity } from '../../shared/identity.ts';
@@ -47,7 +47,7 @@ describe.each(STORE_KINDS.flatMap((kind) => CORPORA.map((corpus) => ({ ...kind, 
        * requests filed under the client, and no record that the facts were filed anew.
        */
       async function writeAsBefore() {
-        const rollups = new RollupChanges();
+        const rollups = new CountChanges();
         const rows = await db.store.all<{ eventId: string; avoidable: number; gateReason: string | null }>(
           sql`SELECT event_id AS "eventId", avoidable, gate_reason AS "gateReason" FROM events`,
         );

@@ -1,13 +1,13 @@
-import { type IdentityRow, serverInfo, topIdentityRows } from '../../../db/queries/analysis.ts';
-import { contextRows } from '../../../db/queries/context.ts';
+import { contextRows } from '../../../db/counters/context.ts';
 import {
   type CountRow,
   conductRows,
   countRows,
   type Dimension,
   type RangeFilter,
-} from '../../../db/queries/rollups.ts';
-import { type StormScope, stormRows } from '../../../db/queries/storms.ts';
+} from '../../../db/counters/rollups.ts';
+import { type IdentityRow, serverInfo, topIdentityRows } from '../../../db/queries/analysis.ts';
+import { type StormScope, stormRows, stormsComplete } from '../../../db/queries/storms.ts';
 import type { SqlRunner } from '../../../db/runner.ts';
 import type { GroupBy, Metric } from '../../../shared/alerts/metrics.ts';
 import type { RuleInput } from '../../../shared/alerts/rule.ts';
@@ -23,7 +23,6 @@ import {
 } from '../../../shared/alerts/values.ts';
 import type { StormSummary } from '../../../shared/analysis/storms.ts';
 import { ApiError } from '../../errors.ts';
-import { stormsComplete } from '../gate-maintenance.ts';
 
 export type Reading = Pick<RuleInput, 'metric' | 'scope' | 'groupBy' | 'windowSeconds'>;
 

@@ -1,4 +1,4 @@
-import { busySlotHours } from '../../../db/queries/identities.ts';
+import { busySlotHours } from '../../../db/counters/identities.ts';
 import type { SqlRunner } from '../../../db/runner.ts';
 import { alarmCandidateIds, halfSends } from '../../../shared/analysis/alarm-candidates.ts';
 import { splitHours } from '../../../shared/analysis/identity-ranking.ts';

@@ -1,7 +1,12 @@
+import {
+  hourListCuts,
+  identityEventSends,
+  identityHourSends,
+  listContenders,
+} from '../../../db/counters/identities.ts';
+import { countedHours, countRows } from '../../../db/counters/rollups.ts';
 import { topIdentityRows } from '../../../db/queries/analysis.ts';
 import type { EventFilter } from '../../../db/queries/events.ts';
-import { hourListCuts, identityEventSends, identityHourSends, listContenders } from '../../../db/queries/identities.ts';
-import { countedHours, countRows } from '../../../db/queries/rollups.ts';
 import type { SqlRunner } from '../../../db/runner.ts';
 import {
   type HourSplit,

@@ -1,5 +1,5 @@
+import { type LatestSendRow, sendsAt, sendTimes } from '../../../db/counters/identities.ts';
 import type { EventFilter } from '../../../db/queries/events.ts';
-import { type LatestSendRow, sendsAt, sendTimes } from '../../../db/queries/identities.ts';
 import type { SqlRunner } from '../../../db/runner.ts';
 import {
   byAlarm,

@@ -1,9 +1,8 @@
-import { type AnalysisFilter, type AnalysisRow, analysisRows } from '../../../db/queries/analysis.ts';
+import { type AnalysisFilter, analysisEventOfRow, analysisRows } from '../../../db/queries/analysis.ts';
 import type { SqlRunner } from '../../../db/runner.ts';
 import type { GateBlock, GateReason, GateVerdict } from '../../../shared/analysis/gate-types.ts';
 import { requestKey } from '../../../shared/analysis/request-key.ts';
-import type { AnalysisEvent, ContextScope } from '../../../shared/analysis/types.ts';
-import type { Bucket } from '../../../shared/classify/types.ts';
+import type { AnalysisEvent } from '../../../shared/analysis/types.ts';
 
 export interface Window {
   from: number;
@@ -22,7 +21,7 @@ export interface Loaded {
  */
 export async function loadAnalysis(db: SqlRunner, filter: AnalysisFilter): Promise<Loaded> {
   const rows = await analysisRows(db, filter);
-  const events = rows.map(toAnalysisEvent);
+  const events = rows.map(analysisEventOfRow);
   const verdicts = new Map<string, GateVerdict>();
   rows.forEach((row, index) => {
     const event = events[index] as AnalysisEvent;
@@ -35,37 +34,4 @@ export async function loadAnalysis(db: SqlRunner, filter: AnalysisFilter): Promi
     });
   });
   return { events, verdicts };
-}
-
-export function toAnalysisEvent(row: AnalysisRow): AnalysisEvent {
-  return {
-    id: row.eventId,
-    ts: row.ts,
-    seq: 0,
-    source: row.source === 'proxy' ? 'proxy' : 'client',
-    client: row.client,
-    server: row.server,
-    session: row.session,
-    httpMethod: row.httpMethod,
-    httpPath: row.httpPath,
-    httpStatus: row.httpStatus,
-    rpcMethod: row.rpcMethod,
-    rpcCode: row.rpcCode,
-    latencyMs: row.latencyMs,
-    identity: row.identity,
-    bucket: row.bucket as Bucket,
-    kind: row.kind,
-    rule: row.rule,
-    waitUntil: row.waitUntil,
-    discoveryRead: row.discoveryRead === null ? null : row.discoveryRead === 1,
-    counted: row.counted === 1,
-    context:
-      row.ctxRequested === null
-        ? null
-        : {
-            requested: row.ctxRequested as ContextScope,
-            applied: row.ctxApplied as ContextScope | null,
-            reason: row.ctxReason,
-          },
-  };
 }

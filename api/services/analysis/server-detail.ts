@@ -1,5 +1,5 @@
-import { codeCounts } from '../../../db/queries/codes.ts';
-import { countRows } from '../../../db/queries/rollups.ts';
+import { codeCounts } from '../../../db/counters/codes.ts';
+import { countRows } from '../../../db/counters/rollups.ts';
 import type { SqlRunner } from '../../../db/runner.ts';
 import { readServerConfig } from '../server-config.ts';
 import { summarise } from '../summary.ts';

@@ -1,8 +1,8 @@
+import { contextRows } from '../../../db/counters/context.ts';
+import { avoidablePairRows, conductRows, countRows } from '../../../db/counters/rollups.ts';
 import { serverInfo } from '../../../db/queries/analysis.ts';
-import { contextRows } from '../../../db/queries/context.ts';
 import type { EventFilter } from '../../../db/queries/events.ts';
-import { avoidablePairRows, conductRows, countRows } from '../../../db/queries/rollups.ts';
-import { orderedStormRows, stormCounts } from '../../../db/queries/storms.ts';
+import { orderedStormRows, stormCounts, stormsComplete } from '../../../db/queries/storms.ts';
 import type { SqlRunner } from '../../../db/runner.ts';
 import { addClientCounts, addServerCost, conductReport, emptyConduct } from '../../../shared/analysis/conduct.ts';
 import {
@@ -23,7 +23,6 @@ import {
 import type { ContextScope } from '../../../shared/analysis/types.ts';
 import { BUCKETS, type Bucket } from '../../../shared/classify/types.ts';
 import { ApiError } from '../../errors.ts';
-import { stormsComplete } from '../gate-maintenance.ts';
 import type { Window } from './load.ts';
 import { stormSummary } from './storm-ids.ts';
 

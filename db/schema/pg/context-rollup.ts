@@ -2,7 +2,7 @@ import { bigint, integer, pgTable, primaryKey, text } from 'drizzle-orm/pg-core'
 
 /**
  * Counted sampling requests per minute, server, client, requested scope, applied scope and reason, kept at ingest
- * (api/services/rollups.ts), so that the context gap (DOMAIN.md section 7) reads counts, not the window's events.
+ * (db/counters/changes.ts), so that the context gap (DOMAIN.md section 7) reads counts, not the window's events.
  * Mirrors db/schema/sqlite/context-rollup.ts.
  */
 export const contextMinute = pgTable(

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { bigint, index, integer, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
 
 /**
- * Counted sends per request identity and hour, kept at ingest (api/services/rollups.ts), so that the identity
+ * Counted sends per request identity and hour, kept at ingest (db/counters/changes.ts), so that the identity
  * ranking reads each hour's most re-sent identities instead of grouping a window's events (ADR 7).
  * Mirrors db/schema/sqlite/identity-hours.ts.
  */

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 
 /**
- * Counted sends per request identity and hour, kept at ingest (api/services/rollups.ts), so that the identity
+ * Counted sends per request identity and hour, kept at ingest (db/counters/changes.ts), so that the identity
  * ranking reads each hour's most re-sent identities instead of grouping a window's events (ADR 7). The table is
  * WITHOUT ROWID (added by hand in its migration; drizzle cannot say it): the key is the row, stored once.
  * Mirrors db/schema/pg/identity-hours.ts.

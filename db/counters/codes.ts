@@ -1,7 +1,7 @@
 import { type SQL, sql } from 'drizzle-orm';
-import { HOUR_MS, MINUTE_MS } from '../../shared/analysis/time-buckets.ts';
+import { addCounts, type RowsColumn } from '../queries/lists.ts';
 import type { SqlRunner } from '../runner.ts';
-import { addCounts, type RowsColumn } from './lists.ts';
+import { COUNTER_FAMILIES } from './levels.ts';
 import { segments } from './rollups.ts';
 
 export interface CodeCountRow {
@@ -25,10 +25,7 @@ export interface CodeDelta {
   requests: number;
 }
 
-const CODE_LEVELS = [
-  { table: 'code_hour', size: HOUR_MS },
-  { table: 'code_minute', size: MINUTE_MS },
-];
+const CODE_LEVELS = COUNTER_FAMILIES.codes;
 
 const CODE_KEYS: readonly RowsColumn[] = [
   ['server', 'text'],

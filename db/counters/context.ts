@@ -1,7 +1,8 @@
 import { type SQL, sql } from 'drizzle-orm';
+import { addCounts, type RowsColumn } from '../queries/lists.ts';
 import type { SqlRunner } from '../runner.ts';
-import { addCounts, type RowsColumn } from './lists.ts';
-import { HOUR_MS, MINUTE_MS, type RangeFilter, scopeConditions, segments } from './rollups.ts';
+import { COUNTER_FAMILIES } from './levels.ts';
+import { MINUTE_MS, type RangeFilter, scopeConditions, segments } from './rollups.ts';
 
 /** A change to the count of one minute's sampling requests of one kind. */
 export interface ContextDelta {
@@ -24,13 +25,9 @@ export interface ContextRow {
   requests: number;
 }
 
-const MINUTES = { table: 'context_minute', size: MINUTE_MS };
+const [MINUTES] = COUNTER_FAMILIES.context;
 /** Without a client filter: the coarse levels leave the client out, the minutes at the edges come from MINUTES. */
-const SERVER_LEVELS = [
-  { table: 'context_server_hour', size: HOUR_MS },
-  { table: 'context_server_5min', size: 5 * MINUTE_MS },
-  MINUTES,
-];
+const SERVER_LEVELS = [...COUNTER_FAMILIES.contextServer, MINUTES];
 
 const SCOPE_KEYS: readonly RowsColumn[] = [
   ['requested', 'text'],

@@ -1,15 +1,16 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { HOUR_MS, MINUTE_MS } from '../../shared/analysis/time-buckets.ts';
 import { SERVER_TO_CLIENT_METHODS } from '../../shared/frames.ts';
+import { addingUpsert, type RowsColumn, upsertRows } from '../queries/lists.ts';
 import type { SqlRunner } from '../runner.ts';
-import { addingUpsert, type RowsColumn, upsertRows } from './lists.ts';
+import { COUNTER_FAMILIES, type Level } from './levels.ts';
 
 export { HOUR_MS, MINUTE_MS };
 
 const MAX_TS = 8.64e15 + 1;
 
 /**
- * The client a raw event's counts are filed under, as the rollups file them (api/services/rollups.ts): its sender's.
+ * The client a raw event's counts are filed under, as the rollups file them (db/counters/changes.ts): its sender's.
  * A request the server sent to the client counts under (server, no client).
  */
 export const SENDER = sql`CASE WHEN rpc_method IN (${sql.join(
@@ -44,41 +45,13 @@ export interface RollupDelta {
   conduct: readonly number[];
 }
 
-/** A rollup table and the width of its time buckets; families are listed coarse to fine. */
-interface Level {
-  table: string;
-  size: number;
-}
-
-// No minute level: it held about one row per event at 10M events a day. Edges finer than 5 minutes of a read that
-// needs both dimensions come from the events, and such a read is narrowed to a server or a client (or is a server's
-// conduct, which the server family keeps).
-const PAIR_LEVELS: readonly Level[] = [
-  { table: 'rollup_hour', size: HOUR_MS },
-  { table: 'rollup_5min', size: 5 * MINUTE_MS },
-];
-const SERVER_LEVELS: readonly Level[] = [
-  { table: 'rollup_server_hour', size: HOUR_MS },
-  { table: 'rollup_server_5min', size: 5 * MINUTE_MS },
-  { table: 'rollup_server_minute', size: MINUTE_MS },
-];
-const CLIENT_LEVELS: readonly Level[] = [
-  { table: 'rollup_client_hour', size: HOUR_MS },
-  { table: 'rollup_client_5min', size: 5 * MINUTE_MS },
-  { table: 'rollup_client_minute', size: MINUTE_MS },
-];
-const AVOIDABLE_LEVELS: readonly Level[] = [
-  { table: 'rollup_avoidable_hour', size: HOUR_MS },
-  { table: 'rollup_avoidable_5min', size: 5 * MINUTE_MS },
-  { table: 'rollup_avoidable_minute', size: MINUTE_MS },
-];
-
-// The whole federation's counts: a day's chart of all servers reads ~25x fewer rows than from the family per server.
-const FLEET_LEVELS: readonly Level[] = [
-  { table: 'rollup_fleet_hour', size: HOUR_MS },
-  { table: 'rollup_fleet_5min', size: 5 * MINUTE_MS },
-  { table: 'rollup_fleet_minute', size: MINUTE_MS },
-];
+// No minute level in the pair family: edges finer than 5 minutes of a read that needs both dimensions come from the
+// events, and such a read is narrowed to a server or a client (or is a server's conduct, which the server family keeps).
+const PAIR_LEVELS = COUNTER_FAMILIES.pair;
+const SERVER_LEVELS = COUNTER_FAMILIES.server;
+const CLIENT_LEVELS = COUNTER_FAMILIES.client;
+const AVOIDABLE_LEVELS = COUNTER_FAMILIES.avoidable;
+const FLEET_LEVELS = COUNTER_FAMILIES.fleet;
 
 /** What a rollup row is keyed by besides its time bucket. */
 type RowDimension = 'server' | 'client' | 'bucket' | 'kind';

@@ -2,8 +2,8 @@ import { type SQL, sql } from 'drizzle-orm';
 import { SLOTS_PER_HOUR, type SlotHour, slotOf } from '../../shared/analysis/alarm-candidates.ts';
 import type { HourCap, HourSends, IdentitySends, ListDepth } from '../../shared/analysis/identity-ranking.ts';
 import { HOUR_MS } from '../../shared/analysis/time-buckets.ts';
+import { addCounts, allOfUnion, listTable, rowsTable } from '../queries/lists.ts';
 import type { SqlRunner } from '../runner.ts';
-import { addCounts, allOfUnion, listTable, rowsTable } from './lists.ts';
 
 /** A change to the counted sends of one identity in the hour that holds `ts`. */
 export interface IdentityDelta {

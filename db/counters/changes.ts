@@ -1,9 +1,9 @@
-import { applyCodeDeltas, type CodeDelta } from '../../db/queries/codes.ts';
-import { applyContextDeltas, type ContextDelta } from '../../db/queries/context.ts';
-import { applyIdentityDeltas, type IdentityDelta } from '../../db/queries/identities.ts';
-import { applyRollupDeltas, CONDUCT_COLUMNS, MINUTE_MS, type RollupDelta } from '../../db/queries/rollups.ts';
-import type { SqlRunner } from '../../db/runner.ts';
 import { isSentByServer } from '../../shared/frames.ts';
+import type { SqlRunner } from '../runner.ts';
+import { applyCodeDeltas, type CodeDelta } from './codes.ts';
+import { applyContextDeltas, type ContextDelta } from './context.ts';
+import { applyIdentityDeltas, type IdentityDelta } from './identities.ts';
+import { applyRollupDeltas, CONDUCT_COLUMNS, MINUTE_MS, type RollupDelta } from './rollups.ts';
 
 /** What a rollup row is keyed by, as any stored event knows it, and whether its client had read discovery. */
 export interface Counted {
@@ -40,19 +40,74 @@ export interface Coded {
   httpStatus: number | null;
 }
 
+/** Everything a stored record's counts are filed by, in every family: what a fold, a join or a replay changes. */
+export interface CountedRecord extends Counted, Sampled, Coded {
+  identity: string | null;
+  avoidable: number;
+  gateReason: string | null;
+}
+
+/** A gate verdict as the counts file it: avoidable (0/1) and why. */
+export interface VerdictCount {
+  avoidable: number;
+  reason: string | null;
+}
+
 /**
- * The changes one transaction makes to the rollups, collected where they happen (a fold, shadowing, gate verdicts,
- * reclassification) and written once at its end, in the same transaction as the changes to the events.
+ * The changes one transaction makes to the maintained counts (rollups, context, identity and code counts), recorded
+ * where they happen by what happened (`stored`, `shadowed`, `reclassified`, `verdict`) and written once at its end.
+ * The invariant (ADR 10): a record's requests and its other counts are in once it is folded; its avoidable count
+ * whenever its stored verdict says avoidable.
  */
-export class RollupChanges {
+export class CountChanges {
   private readonly deltas: RollupDelta[] = [];
   private readonly context: ContextDelta[] = [];
   private readonly sends: IdentityDelta[] = [];
   private readonly failures: CodeDelta[] = [];
 
+  /** A record folded: in every family. Its avoidable count is its verdict's (a replay before its fold added it). */
+  stored(record: CountedRecord): void {
+    this.add(record, 1, 0);
+    this.addSampled(record, 1);
+    this.addSend(record, 1);
+    this.addFailure(record, 1);
+  }
+
+  /** A proxy record joined to its client's: out of every family, its avoidable count with it. */
+  shadowed(record: CountedRecord): void {
+    this.add(record, -1, -record.avoidable, record.gateReason);
+    this.addSampled(record, -1);
+    this.addSend(record, -1);
+    this.addFailure(record, -1);
+  }
+
+  /**
+   * A counted record moved to another bucket and kind. One still queued for its fold is in the avoidable counts only;
+   * its fold counts the rest under the bucket it has by then. Sampling and identity counts do not follow the bucket.
+   */
+  reclassified(
+    record: Counted & Coded & Pick<CountedRecord, 'avoidable' | 'gateReason'>,
+    next: { bucket: string; kind: string },
+    folded: boolean,
+  ): void {
+    const requests = folded ? 1 : 0;
+    const moved = { ...record, ...next };
+    this.add(record, -requests, -record.avoidable, record.gateReason);
+    this.add(moved, requests, record.avoidable, record.gateReason);
+    this.addFailure(record, -requests);
+    this.addFailure(moved, requests);
+  }
+
+  /** A counted record's gate verdict changed: its avoidable count moves from the old reason to the new. */
+  verdict(record: Counted, before: VerdictCount, after: VerdictCount): void {
+    this.add(record, 0, -before.avoidable, before.reason);
+    this.add(record, 0, after.avoidable, after.reason);
+  }
+
   /**
    * Counts `requests` more (or fewer) requests of the event's kind and `avoidable` more (or fewer) avoidable ones,
-   * the latter for the gate reason `reason`.
+   * the latter for the gate reason `reason`. The verbs above say why; a one-off re-filing (api/services/stored-facts.ts)
+   * moves counts with it directly.
    */
   add(event: Counted, requests: number, avoidable: number, reason: string | null = null): void {
     if (requests === 0 && avoidable === 0) return;
@@ -76,11 +131,8 @@ export class RollupChanges {
     });
   }
 
-  /**
-   * Counts a sampling request in (+1) or out (-1) of the context counts. Only storing and shadowing change them:
-   * a reclassification moves a request between buckets, not between scopes.
-   */
-  addSampled(event: Sampled, requests: number): void {
+  /** Counts a sampling request in (+1) or out (-1) of the context counts. */
+  private addSampled(event: Sampled, requests: number): void {
     if (event.ctxRequested === null) return;
     this.context.push({
       minute: event.ts - (event.ts % MINUTE_MS),
@@ -93,20 +145,14 @@ export class RollupChanges {
     });
   }
 
-  /**
-   * Counts a send of the event's request identity in (+1) or out (-1) of its hour. Like the context counts, only
-   * storing and shadowing change them.
-   */
+  /** Counts a send of the event's request identity in (+1) or out (-1) of its hour. */
   addSend(event: { ts: number; identity: string | null }, sends: number): void {
     if (event.identity === null) return;
     this.sends.push({ ts: event.ts, identity: event.identity, sends });
   }
 
-  /**
-   * Counts a counted failure in (+1) or out (-1) of the counts per code pair: storing and shadowing change them, and
-   * a reclassification (out under the old bucket and kind, in under the new).
-   */
-  addFailure(event: Coded, requests: number): void {
+  /** Counts a counted failure in (+1) or out (-1) of the counts per code pair. */
+  private addFailure(event: Coded, requests: number): void {
     if (event.bucket === 'ok' || requests === 0) return;
     const { server, bucket, kind, rpcCode, httpStatus } = event;
     this.failures.push({
