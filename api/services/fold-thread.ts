@@ -8,23 +8,16 @@ import type { Folding } from './fold.ts';
  * between its batches. On SQLite the two write connections take turns through the file's lock.
  */
 export class FoldThread implements Folding {
-  private readonly worker: Worker;
+  private worker: Worker;
   private readonly waiting = new Map<number, () => void>();
   private next = 0;
   private stopped = false;
 
-  constructor(store: StoreConfig, options: { inlineReplayMax: number; log: (message: string) => void }) {
-    this.worker = new Worker(new URL('./fold-worker.mjs', import.meta.url), {
-      workerData: { store, inlineReplayMax: options.inlineReplayMax },
-    });
-    this.worker.on('message', (message: { done?: number; log?: string }) => {
-      if (message.log !== undefined) options.log(message.log);
-      if (message.done !== undefined) {
-        this.waiting.get(message.done)?.();
-        this.waiting.delete(message.done);
-      }
-    });
-    this.worker.on('error', (error) => options.log(`the fold thread failed: ${error.message}`));
+  constructor(
+    private readonly store: StoreConfig,
+    private readonly options: { inlineReplayMax: number; log: (message: string) => void },
+  ) {
+    this.worker = this.spawn();
   }
 
   kick(): void {
@@ -42,6 +35,34 @@ export class FoldThread implements Folding {
     await this.worker.terminate();
   }
 
+  private spawn(): Worker {
+    const worker = new Worker(new URL('./fold-worker.mjs', import.meta.url), {
+      workerData: { store: this.store, inlineReplayMax: this.options.inlineReplayMax },
+    });
+    worker.on('message', (message: { done?: number; log?: string }) => {
+      if (message.log !== undefined) this.options.log(message.log);
+      if (message.done !== undefined) this.answer(message.done);
+    });
+    worker.on('error', (error) => this.options.log(`the fold thread failed: ${error.message}`));
+    worker.on('exit', () => {
+      // Whoever waits on it is answered; what it was folding stays queued, for the thread started in its place.
+      for (const id of [...this.waiting.keys()]) this.answer(id);
+      if (this.stopped) return;
+      this.options.log('the fold thread ended; starting another');
+      setTimeout(() => {
+        if (this.stopped) return;
+        this.worker = this.spawn();
+        this.kick();
+      }, RESPAWN_MS).unref();
+    });
+    return worker;
+  }
+
+  private answer(id: number): void {
+    this.waiting.get(id)?.();
+    this.waiting.delete(id);
+  }
+
   private ask(op: 'settle' | 'stop'): Promise<void> {
     const id = this.next++;
     return new Promise((resolve) => {
@@ -50,3 +71,6 @@ export class FoldThread implements Folding {
     });
   }
 }
+
+/** A thread that keeps failing at start is not restarted in a tight loop. */
+const RESPAWN_MS = 1_000;

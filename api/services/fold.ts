@@ -38,8 +38,8 @@ export async function foldQueued(
   });
 }
 
-/** Events per fold: ~0.5 s of work here, few enough that ingest on SQLite (one writer) waits no longer. */
-export const FOLD_EVENTS = 20_000;
+/** Events per fold: about half a second of work here, and as long as ingest on SQLite waits for the file's lock. */
+export const FOLD_EVENTS = 10_000;
 
 /** Folds until the queue is empty (or another process holds the fold). */
 export async function foldAll(store: Store, inlineReplayMax: number = INLINE_REPLAY_MAX): Promise<number> {

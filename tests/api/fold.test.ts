@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createApp } from '../../api/app.ts';
 import { DEFAULT_CONFIG } from '../../api/env.ts';
 import { Folder, foldAll, foldQueued } from '../../api/services/fold.ts';
+import { FoldThread } from '../../api/services/fold-thread.ts';
 import { createTestApp, get, postNdjson, postNdjsonUnfolded, putJson, TEST_NOW, type TestApp } from '../support/app.ts';
 import { BASE_TS } from '../support/events.ts';
 import { readEverything } from '../support/readings.ts';
@@ -104,6 +105,20 @@ describe.each(STORE_KINDS)('the fold behind the commit on $name', (kind) => {
       await foldAll(db.store);
       expect((await (await postNdjsonUnfolded(app, events)).json()).duplicates).toBe(events.length);
       expect(await analysis()).toMatchObject({ pendingEvents: 0 });
+      expect(await readEverything(app, RANGE)).toEqual(await counted(events));
+    });
+
+    it('folds on a thread of its own, with a connection of its own, what this one stored', async () => {
+      const events = mixedTraffic(400, 13);
+      await postNdjsonUnfolded(app, events);
+      const thread = new FoldThread(db.config, { inlineReplayMax: DEFAULT_CONFIG.inlineReplayMax, log: () => {} });
+      try {
+        thread.kick();
+        await thread.settled();
+        expect(await analysis()).toMatchObject({ pendingEvents: 0 });
+      } finally {
+        await thread.stop();
+      }
       expect(await readEverything(app, RANGE)).toEqual(await counted(events));
     });
 
