@@ -12,6 +12,7 @@ import { DELIVERY_DEFAULTS } from './services/alerts/deliver.ts';
 import { startAlertEngine } from './services/alerts/engine.ts';
 import { seedDefaultRules } from './services/alerts/rules.ts';
 import { startBackgroundLoop } from './services/background-loop.ts';
+import { Folder } from './services/fold.ts';
 import { FoldThread } from './services/fold-thread.ts';
 import { buildMissingStorms, replayDuePartitions } from './services/gate-maintenance.ts';
 import { applyRetention, DEFAULT_HORIZONS, type Horizons } from './services/retention.ts';
@@ -112,7 +113,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     proxyRoutes: options.proxyRoutes ?? [],
     maxAnalysisLagMs: options.maxAnalysisLagMs ?? DEFAULT_CONFIG.maxAnalysisLagMs,
   };
-  const folder = new FoldThread(options, { inlineReplayMax: config.inlineReplayMax, log: console.error });
+  const folding = { inlineReplayMax: config.inlineReplayMax, log: console.error };
+  // PostgreSQL takes writers side by side, so the fold gets a thread and a connection of its own. SQLite has one
+  // writer: a second connection only waits on the file's lock (measured: the same ratio to the bare insert, 110 MB
+  // more resident), so there the fold runs here, queued with ingest's transactions.
+  const folder = options.databaseUrl ? new FoldThread(options, folding) : new Folder(store, folding);
   const app = createApp({ store, clock: Date.now, config, folder });
   if (existsSync(WEB_ROOT)) {
     app.use('/*', serveStatic({ root: WEB_ROOT }));

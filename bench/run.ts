@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: measures, in one run on the same generated rows, the store's bare prepared-insert ceiling and
  * end-to-end ingest through real HTTP (parse, validate, classify, identity, commit). Reports medians and the ratio.
- * BENCH_EVENTS sets the size (default 200k); BENCH_PG=1 (or DATABASE_URL) adds PostgreSQL.
+ * BENCH_EVENTS sets the size (default 200k); BENCH_PG=1 (or DATABASE_URL) adds PostgreSQL, BENCH_SQLITE=0 leaves SQLite out.
  * Then parse throughput per input format (formats.ts) and the ingest of a client + proxy day (proxy-day.ts), reads,
  * the UI and the soak. Each part can be left out with BENCH_<PART>=0 (INGEST, FORMATS, PROXY_DAY,
  * READS, UI, SOAK).
@@ -183,7 +183,7 @@ async function benchIngest(): Promise<void> {
   console.log(
     `ingest: ${EVENTS.toLocaleString('en-US')} events (${(bytes / EVENTS).toFixed(0)} B/line NDJSON), batches of ${BATCH}, ${IN_FLIGHT} in flight, median of ${REPEATS}`,
   );
-  await measure('sqlite', withSqlite, fixture);
+  if (process.env.BENCH_SQLITE !== '0') await measure('sqlite', withSqlite, fixture);
   if (process.env.BENCH_PG === '1' || process.env.DATABASE_URL) await measure('postgres', withPostgres, fixture);
 }
 

@@ -25,9 +25,7 @@ function open() {
 function configure(connection) {
   connection.pragma('journal_mode = WAL');
   connection.pragma('synchronous = FULL');
-  // Two write connections take turns on the file: ingest's and the fold thread's (api/services/fold-thread.ts), whose
-  // transaction of a fold holds the lock for up to a second or two. Past this a batch is refused as store_busy.
-  connection.pragma('busy_timeout = 30000');
+  connection.pragma('busy_timeout = 5000');
   // A checkpoint every ~40 MB of WAL (10,000 pages) instead of SQLite's default 1,000: an ingest transaction writes
   // more than 1,000 pages, so each commit ran a checkpoint too, writing back the same hot pages (rollups, index
   // interiors) every time. Measured at 200k events: commit time ~4.0 -> ~2.7 s, bare insert +12-38%, ingest over

@@ -148,7 +148,17 @@ function configChanged(before: readonly ServerConfigRow[], after: readonly Serve
 async function insertAll(tx: TxRunner, chunks: readonly Chunk[]): Promise<number> {
   const results = await Promise.all(chunks.map((chunk) => tx.insertEvents(chunk.packed)));
   // A second copy of an id inside the batch was not stored: the first one was, under one seq.
-  const seqs = new Set(results.flatMap((fresh) => [...fresh.values()]));
-  await queueForFold(tx, [...seqs], Date.now());
-  return seqs.size;
+  const stored = new Map<number, number>();
+  chunks.forEach((chunk, index) => {
+    for (const { row } of chunk.built) {
+      const seq = results[index]?.get(row.eventId);
+      if (seq !== undefined && !stored.has(seq)) stored.set(seq, row.ts);
+    }
+  });
+  await queueForFold(
+    tx,
+    [...stored].map(([seq, ts]) => ({ seq, ts })),
+    Date.now(),
+  );
+  return stored.size;
 }

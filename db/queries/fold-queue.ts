@@ -14,38 +14,46 @@ export interface SeqRun {
  * Queues freshly stored events, in the transaction that stored them. Their seqs are cut into runs of consecutive
  * values: on SQLite one transaction's seqs are one run; on PostgreSQL concurrent inserts may interleave theirs.
  */
-export async function queueForFold(db: SqlRunner, seqs: readonly number[], committedAt: number): Promise<void> {
-  if (seqs.length === 0) return;
-  const rows = runsOf(seqs).map((run) => [run.firstSeq, run.lastSeq, committedAt]);
-  await db.run(sql`INSERT INTO fold_queue (first_seq, last_seq, committed_at)
+export async function queueForFold(
+  db: SqlRunner,
+  stored: readonly { seq: number; ts: number }[],
+  committedAt: number,
+): Promise<void> {
+  if (stored.length === 0) return;
+  const rows = runsOf(stored).map((run) => [run.firstSeq, run.lastSeq, run.minTs, committedAt]);
+  await db.run(sql`INSERT INTO fold_queue (first_seq, last_seq, min_ts, committed_at)
     SELECT * FROM ${rowsTable(db, QUEUE_COLUMNS, rows)} AS rows WHERE true`);
 }
 
 const QUEUE_COLUMNS: readonly RowsColumn[] = [
   ['first_seq', 'bigint'],
   ['last_seq', 'bigint'],
+  ['min_ts', 'bigint'],
   ['committed_at', 'bigint'],
 ];
 
-export function runsOf(seqs: readonly number[]): SeqRun[] {
-  const sorted = [...seqs].sort((a, b) => a - b);
-  const runs: SeqRun[] = [];
-  for (const seq of sorted) {
+function runsOf(stored: readonly { seq: number; ts: number }[]): (SeqRun & { minTs: number })[] {
+  const sorted = [...stored].sort((a, b) => a.seq - b.seq);
+  const runs: (SeqRun & { minTs: number })[] = [];
+  for (const { seq, ts } of sorted) {
     const last = runs[runs.length - 1];
-    if (last !== undefined && seq === last.lastSeq + 1) last.lastSeq = seq;
-    else runs.push({ firstSeq: seq, lastSeq: seq });
+    if (last !== undefined && seq === last.lastSeq + 1) {
+      last.lastSeq = seq;
+      last.minTs = Math.min(last.minTs, ts);
+    } else runs.push({ firstSeq: seq, lastSeq: seq, minTs: ts });
   }
   return runs;
 }
 
 /**
- * Takes the oldest queued events off the queue, `maxEvents` at most (a run longer than that is cut, its rest left
- * queued): the caller folds them in the same transaction, holding the fold lock, so the read and the delete see the
- * same queue.
+ * Takes queued events off the queue, `maxEvents` at most (a run longer than that is cut, its rest left queued), the
+ * runs of the earliest events first: batches sent side by side commit out of order, and a fold that took a later
+ * batch before an earlier one would make the earlier one's partitions replay. The caller folds them in the same
+ * transaction, holding the fold lock, so the read and the delete see the same queue.
  */
 export async function takeQueued(db: SqlRunner, maxEvents: number): Promise<SeqRun[]> {
   const queued = await db.all<{ firstSeq: number | string; lastSeq: number | string }>(sql`SELECT
-      first_seq AS "firstSeq", last_seq AS "lastSeq" FROM fold_queue ORDER BY first_seq LIMIT ${TAKE_RUNS}`);
+      first_seq AS "firstSeq", last_seq AS "lastSeq" FROM fold_queue ORDER BY min_ts, first_seq LIMIT ${TAKE_RUNS}`);
   const taken: SeqRun[] = [];
   let room = maxEvents;
   let cut: SeqRun | null = null;
@@ -67,7 +75,7 @@ export async function takeQueued(db: SqlRunner, maxEvents: number): Promise<SeqR
     await db.run(sql`UPDATE fold_queue SET first_seq = ${cut.lastSeq + 1} WHERE first_seq = ${cut.firstSeq}`);
     taken.push(cut);
   }
-  return taken;
+  return taken.sort((a, b) => a.firstSeq - b.firstSeq);
 }
 
 /** Runs read per take: on PostgreSQL interleaved inserts may leave many short ones. */

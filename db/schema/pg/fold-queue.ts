@@ -9,6 +9,8 @@ export const foldQueue = pgTable('fold_queue', {
   /** The run is the events with seq from first_seq to last_seq, all stored by one transaction. */
   firstSeq: bigint('first_seq', { mode: 'number' }).primaryKey(),
   lastSeq: bigint('last_seq', { mode: 'number' }).notNull(),
+  /** The earliest event time of the run: folds take runs in event-time order, so that fewer replay a partition. */
+  minTs: bigint('min_ts', { mode: 'number' }).notNull(),
   /** Epoch ms of the transaction that stored them: how far the analysis trails (api/services/analysis-lag.ts). */
   committedAt: bigint('committed_at', { mode: 'number' }).notNull(),
 });

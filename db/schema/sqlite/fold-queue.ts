@@ -9,6 +9,8 @@ export const foldQueue = sqliteTable('fold_queue', {
   /** The run is the events with seq from first_seq to last_seq, all stored by one transaction. */
   firstSeq: integer('first_seq').primaryKey(),
   lastSeq: integer('last_seq').notNull(),
+  /** The earliest event time of the run: folds take runs in event-time order, so that fewer replay a partition. */
+  minTs: integer('min_ts').notNull(),
   /** Epoch ms of the transaction that stored them: how far the analysis trails (api/services/analysis-lag.ts). */
   committedAt: integer('committed_at').notNull(),
 });
