@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { CountChanges, type VerdictCount } from '../../db/counters/changes.ts';
 import { analysisEventOfRow } from '../../db/queries/analysis.ts';
+import { stillQueued } from '../../db/queries/fold-queue.ts';
 import {
   clearPartitionGates,
   clientsOfServer,
@@ -213,7 +214,13 @@ export async function replayDuePartitions(store: Store, limit = DUE_PER_ROUND): 
       await lockKeys(tx, LOCK_CLASS.gatePartition, [due.partition]);
       if (!(await takePending(tx, due))) return false;
       const [client, server] = JSON.parse(due.partition) as [string, string];
-      const since = await partitionEvents(tx, client, server, replay.maxSeq);
+      // Folded since the replay read: events stored after it, and events it read while they were still queued.
+      const stored = await partitionEvents(tx, client, server, replay.maxSeq);
+      const queued = await stillQueued(
+        tx,
+        replay.queued.map((row) => row.seq),
+      );
+      const since = [...replay.queued.filter((row) => !queued.has(row.seq)), ...stored.filter((row) => !row.queued)];
       const last = replay.last;
       if (last !== undefined && since.some((row) => !after(analysisEventOfRow(row), frontierOf(last)))) {
         await markPending(tx, [{ partition: due.partition, reset: true }], due.since);
@@ -348,20 +355,32 @@ interface Replay {
   last: AnalysisEvent | undefined;
   /** The highest `seq` read: events stored after it were not in the replay. */
   maxSeq: number;
+  /** Events read but still queued for their fold: left out, their fold steps them (ADR 10). */
+  queued: PartitionRow[];
 }
 
-/** Replays a partition from its first stored event; what it writes joins the rest of the pass. */
+/**
+ * Replays a partition from its first folded event; what it writes joins the rest of the pass. Events still queued
+ * for their fold are left out: judged now, they would move the partition's frontier past the events folded before
+ * them, and every fold after would replay the partition again (a backlog folded quadratically).
+ */
 async function replayPartition(db: SqlRunner, pk: string, writes: Writes): Promise<Replay> {
   const [client, server] = JSON.parse(pk) as [string, string];
+  const rows = await partitionEvents(db, client, server);
   const replay: Replay = {
     pk,
     state: createGateState(),
     storms: createStormState(client, server),
     last: undefined,
-    maxSeq: 0,
+    maxSeq: rows.reduce((max, row) => Math.max(max, row.seq), 0),
+    queued: rows.filter((row) => row.queued),
   };
   writes.replayed.push({ pk, client, server });
-  stepRows(replay, await partitionEvents(db, client, server), writes);
+  stepRows(
+    replay,
+    rows.filter((row) => !row.queued),
+    writes,
+  );
   return replay;
 }
 
@@ -374,7 +393,6 @@ function stepRows(replay: Replay, rows: PartitionRow[], writes: Writes): void {
   rows.sort((a, b) => a.ts - b.ts || (a.eventId < b.eventId ? -1 : a.eventId > b.eventId ? 1 : 0));
   for (const row of rows) {
     const event = analysisEventOfRow(row);
-    replay.maxSeq = Math.max(replay.maxSeq, row.seq);
     replay.last = event;
     const { key, avoidable, reason, blockedBy } = gateStep(replay.state, event);
     if (isJudged(event)) {

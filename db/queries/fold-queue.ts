@@ -81,6 +81,22 @@ export async function takeQueued(db: SqlRunner, maxEvents: number): Promise<SeqR
 /** Runs read per take: on PostgreSQL interleaved inserts may leave many short ones. */
 const TAKE_RUNS = 20_000;
 
+/**
+ * Whether the events row of the enclosing query is still queued: the run starting at or before its seq, found by the
+ * primary key, reaches it. Read in the same statement as the row, so from the same snapshot.
+ */
+export const QUEUED = sql`EXISTS (SELECT 1 FROM (SELECT last_seq FROM fold_queue
+    WHERE fold_queue.first_seq <= events.seq ORDER BY fold_queue.first_seq DESC LIMIT 1) AS run
+  WHERE run.last_seq >= events.seq)`;
+
+/** Which of these seqs are still queued. */
+export async function stillQueued(db: SqlRunner, seqs: readonly number[]): Promise<Set<number>> {
+  if (seqs.length === 0) return new Set();
+  const rows = await db.all<{ seq: number | string }>(sql`SELECT seq FROM events
+    WHERE seq IN ${listTable(db, seqs)} AND ${QUEUED}`);
+  return new Set(rows.map((row) => Number(row.seq)));
+}
+
 /** Every run still queued, in seq order. */
 export async function queuedRuns(db: SqlRunner): Promise<SeqRun[]> {
   const rows = await db.all<{ firstSeq: number | string; lastSeq: number | string }>(sql`SELECT

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { SqlRunner } from '../runner.ts';
 import { ANALYSIS_COLUMNS, type AnalysisRow } from './analysis.ts';
 import { serverBesideClient } from './events.ts';
+import { QUEUED } from './fold-queue.ts';
 import { listTable, type RowsColumn, rowsTable, type Upsert, upsertRows } from './lists.ts';
 
 export interface GatePartitionRow {
@@ -164,15 +165,21 @@ export interface PartitionRow extends AnalysisRow {
   seq: number;
 }
 
-/** Every event of one (client, server), or those stored after `afterSeq`, in no order. */
+/**
+ * Every event of one (client, server), or those stored after `afterSeq`, in no order; `queued` says which are still
+ * queued for their fold (db/queries/fold-queue.ts), read in the same statement, so from the same snapshot.
+ */
 export async function partitionEvents(
   db: SqlRunner,
   client: string,
   server: string,
   afterSeq = 0,
-): Promise<PartitionRow[]> {
-  return db.all<PartitionRow>(sql`SELECT seq, ${ANALYSIS_COLUMNS} FROM events
-    WHERE client = ${client} AND ${serverBesideClient(server)} AND seq > ${afterSeq}`);
+): Promise<(PartitionRow & { queued: boolean })[]> {
+  const rows = await db.all<PartitionRow & { queued: boolean | number }>(sql`SELECT seq, ${ANALYSIS_COLUMNS},
+      ${QUEUED} AS queued
+    FROM events WHERE client = ${client} AND ${serverBesideClient(server)} AND seq > ${afterSeq}`);
+  for (const row of rows) row.queued = row.queued === true || row.queued === 1;
+  return rows as (PartitionRow & { queued: boolean })[];
 }
 
 export async function clientsOfServer(db: SqlRunner, server: string): Promise<string[]> {
