@@ -65,7 +65,7 @@ export class CountChanges {
   private readonly sends: IdentityDelta[] = [];
   private readonly failures: CodeDelta[] = [];
 
-  /** A record folded: in every family. Its avoidable count is its verdict's (a replay before its fold added it). */
+  /** A record folded: in every family. Its avoidable count follows from the gate step of the same fold (verdict). */
   stored(record: CountedRecord): void {
     this.add(record, 1, 0);
     this.addSampled(record, 1);
@@ -82,8 +82,9 @@ export class CountChanges {
   }
 
   /**
-   * A counted record moved to another bucket and kind. One still queued for its fold is in the avoidable counts only;
-   * its fold counts the rest under the bucket it has by then. Sampling and identity counts do not follow the bucket.
+   * A counted record moved to another bucket and kind. One still queued for its fold is in no count but its verdict's
+   * (none: replays judge folded records only); its fold counts it under the bucket it has by then. Sampling and
+   * identity counts do not follow the bucket.
    */
   reclassified(
     record: Counted & Coded & Pick<CountedRecord, 'avoidable' | 'gateReason'>,
