@@ -34,7 +34,9 @@ const UNJOINED: Record<JoinFacts['source'], SQL> = {
 
 /**
  * Records of `side` without a partner that share a key with `fresh` or fall in one of the time windows (per server,
- * from `from` to `to`). The key probes use the request-id and correlation indexes; the windows the (server, ts) indexes
+ * from `from` to `to`). The key probes join the keys to the events, so that PostgreSQL hashes them: as
+ * `IN (SELECT unnest(…))` it compared 10k keys with each of 6k waiting proxy records, 20 s a fold, against 16 ms.
+ * The windows use the (server, ts) indexes
  * (on the proxy side the small index of unjoined proxy records, empty where no access log was ever sent).
  */
 export async function unjoinedRecords(
@@ -45,14 +47,14 @@ export async function unjoinedRecords(
   const queries: Promise<FactsRow[]>[] = [];
   if (fresh.requestIds.length > 0) {
     queries.push(
-      db.all<FactsRow>(sql`SELECT ${FACTS} FROM events
-      WHERE request_id IN ${listTable(db, fresh.requestIds)} AND ${UNJOINED[side]}`),
+      db.all<FactsRow>(sql`SELECT ${FACTS} FROM ${listTable(db, fresh.requestIds)} AS probe
+      JOIN events ON events.request_id = probe.value WHERE ${UNJOINED[side]}`),
     );
   }
   if (fresh.correlations.length > 0) {
     queries.push(
-      db.all<FactsRow>(sql`SELECT ${FACTS} FROM events
-      WHERE correlation IN ${listTable(db, fresh.correlations)} AND ${UNJOINED[side]}`),
+      db.all<FactsRow>(sql`SELECT ${FACTS} FROM ${listTable(db, fresh.correlations)} AS probe
+      JOIN events ON events.correlation = probe.value WHERE ${UNJOINED[side]}`),
     );
   }
   for (const { server, from, to } of fresh.windows) {
