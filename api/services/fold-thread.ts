@@ -3,9 +3,9 @@ import type { StoreConfig } from '../../db/store.ts';
 import type { Folding } from './fold.ts';
 
 /**
- * The server's folds on a thread of their own (api/services/fold-worker.ts), with their own store connection: the
+ * The server's folds on a thread of their own (api/services/fold-worker.ts), with their own store connections: the
  * fold's CPU work (reading the events back, the gate, the counts) then runs beside ingest's parsing instead of
- * between its batches. On SQLite the two write connections take turns through the file's lock.
+ * between its batches. PostgreSQL's alone (api/server.ts): SQLite's one writer gains nothing by a second connection.
  */
 export class FoldThread implements Folding {
   private worker: Worker;

@@ -220,7 +220,10 @@ export async function replayDuePartitions(store: Store, limit = DUE_PER_ROUND): 
         tx,
         replay.queued.map((row) => row.seq),
       );
-      const since = [...replay.queued.filter((row) => !queued.has(row.seq)), ...stored.filter((row) => !row.queued)];
+      const since = [
+        ...replay.queued.filter((row) => !queued.has(row.seq)),
+        ...stored.filter((row) => row.queued === 0),
+      ];
       const last = replay.last;
       if (last !== undefined && since.some((row) => !after(analysisEventOfRow(row), frontierOf(last)))) {
         await markPending(tx, [{ partition: due.partition, reset: true }], due.since);
@@ -373,12 +376,12 @@ async function replayPartition(db: SqlRunner, pk: string, writes: Writes): Promi
     storms: createStormState(client, server),
     last: undefined,
     maxSeq: rows.reduce((max, row) => Math.max(max, row.seq), 0),
-    queued: rows.filter((row) => row.queued),
+    queued: rows.filter((row) => row.queued === 1),
   };
   writes.replayed.push({ pk, client, server });
   stepRows(
     replay,
-    rows.filter((row) => !row.queued),
+    rows.filter((row) => row.queued === 0),
     writes,
   );
   return replay;

@@ -1,5 +1,5 @@
 import type { CountedRecord } from '../../db/counters/changes.ts';
-import { type FoldRow, inRuns, queuedRuns } from '../../db/queries/fold-queue.ts';
+import type { FoldRow } from '../../db/queries/fold-queue.ts';
 import { type TimeWindow, unjoinedRecords, writePairs } from '../../db/queries/request-join.ts';
 import type { TxRunner } from '../../db/runner.ts';
 import { clientWindow, type JoinFacts, pairRecords, proxyWindow } from '../../shared/request-join.ts';
@@ -19,11 +19,8 @@ export async function joinFreshRecords(tx: TxRunner, fresh: readonly FoldRow[]):
     clients.length === 0 ? [] : unjoinedRecords(tx, 'proxy', probesOf(clients, proxyWindow)),
     proxies.length === 0 ? [] : unjoinedRecords(tx, 'client', probesOf(proxies, clientWindow)),
   ]);
-  // Read after the candidates: a record committed before their query has its queue row visible by now.
-  const queued = await queuedRuns(tx);
-  const folded = (record: JoinFacts) => !inRuns(queued, record.order);
   // The fresh records of each side are stored already, so the queries returned them too.
-  const pairs = pairRecords(union(clients, storedClients.filter(folded)), union(proxies, storedProxies.filter(folded)));
+  const pairs = pairRecords(union(clients, storedClients), union(proxies, storedProxies));
   return writePairs(tx, pairs);
 }
 

@@ -1,6 +1,5 @@
 import { CountChanges } from '../../db/counters/changes.ts';
 import { failedEventsPage, updateClassification } from '../../db/queries/classification.ts';
-import { inRuns, queuedRuns } from '../../db/queries/fold-queue.ts';
 import { waitForFoldLock } from '../../db/queries/locks.ts';
 import { getServerConfig, lockServerConfig, type ServerConfigRow, saveServerConfig } from '../../db/queries/servers.ts';
 import type { SqlRunner, Store, TxRunner } from '../../db/runner.ts';
@@ -80,7 +79,6 @@ async function reclassifyFailures(
 ): Promise<number> {
   let changed = 0;
   let afterSeq = 0;
-  const queued = await queuedRuns(tx);
   for (;;) {
     const page = await failedEventsPage(tx, server, afterSeq, 2000);
     if (page.length === 0) return changed;
@@ -90,7 +88,7 @@ async function reclassifyFailures(
       const next = classify(parsed.event, policy);
       if (next.bucket !== row.bucket || next.kind !== row.kind || next.rule !== row.rule) {
         await updateClassification(tx, { seq: row.seq, ...next, waitUntil: waitUntilFor(parsed.event, next) });
-        if (row.counted === 1) rollups.reclassified(row, next, !inRuns(queued, row.seq));
+        if (row.counted === 1) rollups.reclassified(row, next, row.queued === 0);
         changed++;
       }
     }

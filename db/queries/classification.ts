@@ -1,10 +1,13 @@
 import { sql } from 'drizzle-orm';
 import type { SqlRunner } from '../runner.ts';
 import { BODY_COLUMNS, EVENTS_WITH_BODIES, type WithBlock, withBodies } from './bodies.ts';
+import { QUEUED } from './fold-queue.ts';
 import { listTable } from './lists.ts';
 
 export interface FailedEventRow {
   seq: number;
+  /** 1 while still queued for its fold (db/queries/fold-queue.ts QUEUED). */
+  queued: number;
   rpcMethod: string | null;
   ts: number;
   server: string;
@@ -32,7 +35,7 @@ export async function failedEventsPage(
   const rows = await db.all<WithBlock<FailedEventRow>>(sql`SELECT seq, ts, server, client, rpc_method AS "rpcMethod",
       counted, avoidable,
       gate_reason AS "gateReason", discovery_read AS "discoveryRead", rpc_code AS "rpcCode",
-      http_status AS "httpStatus", bucket, kind, rule, evidence, ${BODY_COLUMNS}
+      http_status AS "httpStatus", bucket, kind, rule, evidence, ${QUEUED} AS queued, ${BODY_COLUMNS}
     FROM ${EVENTS_WITH_BODIES}
     WHERE server = ${server} AND bucket <> 'ok' AND seq > ${afterSeq} ORDER BY seq LIMIT ${limit}`);
   return withBodies(rows);

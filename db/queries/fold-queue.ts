@@ -82,26 +82,20 @@ export async function takeQueued(db: SqlRunner, maxEvents: number): Promise<SeqR
 const TAKE_RUNS = 20_000;
 
 /**
- * Whether the events row of the enclosing query is still queued: the run starting at or before its seq, found by the
- * primary key, reaches it. Read in the same statement as the row, so from the same snapshot.
+ * 1 while the events row of the enclosing query is still queued for its fold, else 0 (an integer on both engines):
+ * the run starting at or before its seq, found by the primary key, reaches it. Read in the same statement as the
+ * row, so from the same snapshot: the replays, the join and reclassification all tell folded from queued by it.
  */
-export const QUEUED = sql`EXISTS (SELECT 1 FROM (SELECT last_seq FROM fold_queue
+export const QUEUED = sql`(CASE WHEN EXISTS (SELECT 1 FROM (SELECT last_seq FROM fold_queue
     WHERE fold_queue.first_seq <= events.seq ORDER BY fold_queue.first_seq DESC LIMIT 1) AS run
-  WHERE run.last_seq >= events.seq)`;
+  WHERE run.last_seq >= events.seq) THEN 1 ELSE 0 END)`;
 
 /** Which of these seqs are still queued. */
 export async function stillQueued(db: SqlRunner, seqs: readonly number[]): Promise<Set<number>> {
   if (seqs.length === 0) return new Set();
   const rows = await db.all<{ seq: number | string }>(sql`SELECT seq FROM events
-    WHERE seq IN ${listTable(db, seqs)} AND ${QUEUED}`);
+    WHERE seq IN ${listTable(db, seqs)} AND ${QUEUED} = 1`);
   return new Set(rows.map((row) => Number(row.seq)));
-}
-
-/** Every run still queued, in seq order. */
-export async function queuedRuns(db: SqlRunner): Promise<SeqRun[]> {
-  const rows = await db.all<{ firstSeq: number | string; lastSeq: number | string }>(sql`SELECT
-      first_seq AS "firstSeq", last_seq AS "lastSeq" FROM fold_queue ORDER BY first_seq`);
-  return rows.map((row) => ({ firstSeq: Number(row.firstSeq), lastSeq: Number(row.lastSeq) }));
 }
 
 /** Whether `seq` lies in one of `runs` (in seq order). */

@@ -174,12 +174,9 @@ export async function partitionEvents(
   client: string,
   server: string,
   afterSeq = 0,
-): Promise<(PartitionRow & { queued: boolean })[]> {
-  const rows = await db.all<PartitionRow & { queued: boolean | number }>(sql`SELECT seq, ${ANALYSIS_COLUMNS},
-      ${QUEUED} AS queued
+): Promise<(PartitionRow & { queued: number })[]> {
+  return db.all<PartitionRow & { queued: number }>(sql`SELECT seq, ${ANALYSIS_COLUMNS}, ${QUEUED} AS queued
     FROM events WHERE client = ${client} AND ${serverBesideClient(server)} AND seq > ${afterSeq}`);
-  for (const row of rows) row.queued = row.queued === true || row.queued === 1;
-  return rows as (PartitionRow & { queued: boolean })[];
 }
 
 export async function clientsOfServer(db: SqlRunner, server: string): Promise<string[]> {

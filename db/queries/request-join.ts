@@ -3,6 +3,7 @@ import type { JoinedPair, JoinFacts } from '../../shared/request-join.ts';
 import type { CountedRecord } from '../counters/changes.ts';
 import type { SqlRunner } from '../runner.ts';
 import { SHADOWED_COLUMNS } from './classification.ts';
+import { QUEUED } from './fold-queue.ts';
 import { listTable, rowsTable } from './lists.ts';
 
 /**
@@ -33,7 +34,7 @@ const UNJOINED: Record<JoinFacts['source'], SQL> = {
 };
 
 /**
- * Records of `side` without a partner that share a key with `fresh` or fall in one of the time windows (per server,
+ * Records of `side` without a partner, folded already (one still queued is joined when its own fold comes), that share a key with `fresh` or fall in one of the time windows (per server,
  * from `from` to `to`). The key probes join the keys to the events, so that PostgreSQL hashes them: as
  * `IN (SELECT unnest(…))` it compared 10k keys with each of 6k waiting proxy records, 20 s a fold, against 16 ms.
  * The windows use the (server, ts) indexes
@@ -48,19 +49,19 @@ export async function unjoinedRecords(
   if (fresh.requestIds.length > 0) {
     queries.push(
       db.all<FactsRow>(sql`SELECT ${FACTS} FROM ${listTable(db, fresh.requestIds)} AS probe
-      JOIN events ON events.request_id = probe.value WHERE ${UNJOINED[side]}`),
+      JOIN events ON events.request_id = probe.value WHERE ${UNJOINED[side]} AND ${QUEUED} = 0`),
     );
   }
   if (fresh.correlations.length > 0) {
     queries.push(
       db.all<FactsRow>(sql`SELECT ${FACTS} FROM ${listTable(db, fresh.correlations)} AS probe
-      JOIN events ON events.correlation = probe.value WHERE ${UNJOINED[side]}`),
+      JOIN events ON events.correlation = probe.value WHERE ${UNJOINED[side]} AND ${QUEUED} = 0`),
     );
   }
   for (const { server, from, to } of fresh.windows) {
     queries.push(
       db.all<FactsRow>(sql`SELECT ${FACTS} FROM events
-      WHERE server = ${server} AND ts >= ${from} AND ts <= ${to} AND ${UNJOINED[side]}`),
+      WHERE server = ${server} AND ts >= ${from} AND ts <= ${to} AND ${UNJOINED[side]} AND ${QUEUED} = 0`),
     );
   }
   const byId = new Map<string, JoinFacts>();
