@@ -1,14 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  type CandidateBound,
-  type HourSends,
-  hourCaps,
-  listedSends,
-  splitHours,
-  topSent,
-  unlistedHours,
-  withinSentHours,
-} from './identity-ranking.ts';
+import { hourCaps, splitHours, topSent, wholeHours, withinSentHours } from './identity-ranking.ts';
 import { HOUR_MS } from './time-buckets.ts';
 
 const H = HOUR_MS;
@@ -86,24 +77,11 @@ describe('hourCaps', () => {
   });
 });
 
-describe('listedSends', () => {
-  const row = (hour: number, identity: string, sends: number): HourSends => ({ start: T + hour * H, identity, sends });
-  const rows = [row(0, 'a', 9), row(0, 'b', 4), row(1, 'a', 7), row(2, 'b', 3)];
-
-  it("knows a candidate's sends in the whole hours whose lists it is on, and which hours those are", () => {
-    const split = splitHours(T, T + 3 * H);
-    const of = (identity: string) => listedSends(rows, split).find((c) => c.identity === identity);
-    expect(of('a')).toEqual({ identity: 'a', listed: 16, hours: [T, T + H] });
-    expect(of('b')).toEqual({ identity: 'b', listed: 7, hours: [T, T + 2 * H] });
-    expect(unlistedHours(of('a') as CandidateBound, split)).toEqual([T + 2 * H]);
-  });
-
-  it('counts nothing as known in a part-hour, where the list counts the whole hour', () => {
-    const split = splitHours(T + H / 2, T + 2 * H + H / 6);
-    const of = (identity: string) => listedSends(rows, split).find((c) => c.identity === identity);
-    expect(of('a')?.listed).toBe(7);
-    expect(of('b')?.listed).toBe(0);
-    expect(unlistedHours(of('b') as CandidateBound, split)).toEqual([T + H]);
+describe('wholeHours', () => {
+  it('lists the hours that lie whole inside the window, none of its part-hours', () => {
+    expect(wholeHours(splitHours(T, T + 3 * H))).toEqual([T, T + H, T + 2 * H]);
+    expect(wholeHours(splitHours(T + H / 2, T + 2 * H + H / 6))).toEqual([T + H]);
+    expect(wholeHours(splitHours(T + H / 4, T + H / 2))).toEqual([]);
   });
 });
 

@@ -85,37 +85,11 @@ export function hourCaps(cuts: ReadonlyMap<number, number>, split: HourSplit): {
   return { hours, unlisted };
 }
 
-/** What the hour lists tell of one identity on them. */
-export interface CandidateBound {
-  identity: string;
-  /** Its sends in the whole hours of the window whose lists it is on: it was sent at least that often. */
-  listed: number;
-  /** The hours on whose lists it is. */
-  hours: number[];
-}
-
-/** Each listed identity's sends in the whole hours whose lists it is on, and those hours. */
-export function listedSends(rows: readonly HourSends[], split: HourSplit): CandidateBound[] {
-  const byIdentity = new Map<string, CandidateBound>();
-  for (const { start, identity, sends } of rows) {
-    let candidate = byIdentity.get(identity);
-    if (candidate === undefined) {
-      candidate = { identity, listed: 0, hours: [] };
-      byIdentity.set(identity, candidate);
-    }
-    candidate.hours.push(start);
-    if (start >= split.innerFrom && start < split.innerTo) candidate.listed += sends;
-  }
-  return [...byIdentity.values()];
-}
-
-/** The whole hours of the window whose lists a candidate is not on: its sends there are still to be read. */
-export function unlistedHours(candidate: CandidateBound, split: HourSplit): number[] {
-  const listed = new Set(candidate.hours);
-  const missing: number[] = [];
-  for (let start = split.innerFrom; start < split.innerTo; start += HOUR_MS)
-    if (!listed.has(start)) missing.push(start);
-  return missing;
+/** The starts of the window's whole hours, where a candidate's sends are read from its hour counts. */
+export function wholeHours(split: HourSplit): number[] {
+  const starts: number[] = [];
+  for (let start = split.innerFrom; start < split.innerTo; start += HOUR_MS) starts.push(start);
+  return starts;
 }
 
 /**

@@ -12,10 +12,9 @@ import {
   type HourSplit,
   hourCaps,
   type ListDepth,
-  listedSends,
   splitHours,
   topSent,
-  unlistedHours,
+  wholeHours,
   withinSentHours,
 } from '../../../shared/analysis/identity-ranking.ts';
 import { HOUR_MS } from '../../../shared/analysis/time-buckets.ts';
@@ -120,18 +119,13 @@ async function rankFromLists(
   const depthOf = listDepths(split, limit, limits);
   const { hours, unlisted } = hourCaps(await hourListCuts(db, { ...split, server: listed }, depthOf), split);
   const rows = await listContenders(db, hours, { server: scope.server, n: limit, unlisted });
-  const counting = listedSends(rows, split);
-  const names = counting.map((candidate) => candidate.identity);
+  const names = [...new Set(rows.map((row) => row.identity))];
+  // Each contender counted exactly: its whole hours from the hour counts, its part-hours from the events.
   const parts = await Promise.all([
-    identityHourSends(
-      db,
-      counting.flatMap((candidate) =>
-        unlistedHours(candidate, split).map((start) => [candidate.identity, start] as const),
-      ),
-    ),
+    identityHourSends(db, names, wholeHours(split)),
     ...split.edges.map(([from, to]) => identityEventSends(db, names, { from, to })),
   ]);
-  const sends = new Map(counting.map((candidate) => [candidate.identity, candidate.listed]));
+  const sends = new Map(names.map((identity) => [identity, 0]));
   for (const row of parts.flat()) sends.set(row.identity, (sends.get(row.identity) ?? 0) + row.sends);
   const counted = [...sends].map(([identity, total]) => ({ identity, sends: total }));
   const { ranked, exact } = topSent(counted, limit, unlisted);

@@ -62,7 +62,8 @@ export async function contextGapIn(db: SqlRunner, scope: Scope) {
   for (const row of await contextRows(db, scope, step)) {
     let gap = byServer.get(row.server);
     if (gap === undefined) {
-      gap = emptyContextGap();
+      // Counted in the answer's own steps: a day's minute buckets were five times the keys for the trend to merge.
+      gap = emptyContextGap(step);
       byServer.set(row.server, gap);
     }
     const context = { requested: row.requested as ContextScope, applied: row.applied as ContextScope | null };
