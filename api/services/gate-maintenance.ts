@@ -15,21 +15,18 @@ import {
   loadGateKeys,
   loadGatePartitions,
   loadGateRuns,
+  type Partition,
   type PartitionRow,
   partitionEvents,
+  partitionSizes,
+  partitionsEvents,
   partitionsWithStorms,
   saveGateKeys,
   saveGatePartitions,
   saveGateRuns,
   setVerdicts,
 } from '../../db/queries/gate.ts';
-import {
-  duePending,
-  markPending,
-  partitionSize,
-  pendingPartitions,
-  takePending,
-} from '../../db/queries/gate-pending.ts';
+import { duePending, markPending, pendingPartitions, takePending } from '../../db/queries/gate-pending.ts';
 import { LOCK_CLASS, lockKeys } from '../../db/queries/locks.ts';
 import { clearStorms, markStormsBuilt, saveStorms, stormsComplete } from '../../db/queries/storms.ts';
 import type { SqlRunner, Store, TxRunner } from '../../db/runner.ts';
@@ -125,6 +122,7 @@ export async function advanceGate(
   const writes = emptyWrites(rollups);
   const continuing: Continuation[] = [];
   const deferred: string[] = [];
+  const replaying: string[] = [];
   for (const [pk, events] of groups) {
     events.sort(byTimeOrder);
     const row = saved.get(pk);
@@ -139,12 +137,12 @@ export async function advanceGate(
       mustReplay.has(pk) ||
       !after(first, row)
     ) {
-      if (await replayWouldHold(tx, pk, events.length, inlineReplayMax)) deferred.push(pk);
-      else finishReplay(await replayPartition(tx, pk, writes), writes);
+      replaying.push(pk);
     } else {
       continuing.push({ pk, saved: { ...row, storms: row.storms }, events, digests: keyDigests(events) });
     }
   }
+  deferred.push(...(await replayInline(tx, replaying, groups, writes, inlineReplayMax)));
   await markPending(
     tx,
     deferred.map((pk) => ({ partition: pk, reset: mustReplay.has(pk) })),
@@ -167,10 +165,50 @@ export async function advanceGate(
  */
 export const INLINE_REPLAY_MAX = 20_000;
 
-/** Whether replaying the partition would step more than `inlineReplayMax` events stored before this batch. */
-async function replayWouldHold(tx: SqlRunner, pk: string, fresh: number, inlineReplayMax: number): Promise<boolean> {
+/**
+ * Replays, in this pass, the partitions no larger than `inlineReplayMax` events besides the fresh ones, and answers
+ * the others, to be replayed behind the commit. Their sizes are counted in one statement and their events read a
+ * few partitions to a statement: a first fold opens a partition for each of a thousand pairs, and two round trips
+ * each cost seconds a fold on PostgreSQL.
+ */
+async function replayInline(
+  tx: TxRunner,
+  pks: readonly string[],
+  fresh: ReadonlyMap<string, readonly AnalysisEvent[]>,
+  writes: Writes,
+  inlineReplayMax: number,
+): Promise<string[]> {
+  const freshOf = (pk: string) => fresh.get(pk)?.length ?? 0;
+  const cap = Math.max(0, ...pks.map(freshOf)) + inlineReplayMax + 1;
+  const sizes = await partitionSizes(tx, pks.map(partitionOf), cap);
+  const deferred: string[] = [];
+  let chunk: string[] = [];
+  let rows = 0;
+  const replayChunk = async () => {
+    for (const replay of await replayPartitions(tx, chunk, writes)) finishReplay(replay, writes);
+    chunk = [];
+    rows = 0;
+  };
+  for (const [index, pk] of pks.entries()) {
+    const size = sizes[index] ?? 0;
+    if (size - freshOf(pk) > inlineReplayMax) {
+      deferred.push(pk);
+      continue;
+    }
+    if (chunk.length > 0 && rows + size > REPLAY_READ_ROWS) await replayChunk();
+    chunk.push(pk);
+    rows += size;
+  }
+  if (chunk.length > 0) await replayChunk();
+  return deferred;
+}
+
+/** The events one statement of inline replays reads at most (unless one partition alone holds more). */
+const REPLAY_READ_ROWS = 50_000;
+
+function partitionOf(pk: string): Partition {
   const [client, server] = JSON.parse(pk) as [string, string];
-  return (await partitionSize(tx, client, server, fresh + inlineReplayMax + 1)) - fresh > inlineReplayMax;
+  return { client, server };
 }
 
 function emptyWrites(rollups: CountChanges): Writes {
@@ -209,11 +247,12 @@ export async function replayDuePartitions(store: Store, limit = DUE_PER_ROUND): 
   let written = 0;
   for (const due of await duePending(store, limit)) {
     const writes = emptyWrites(new CountChanges());
-    const replay = await replayPartition(store, due.partition, writes);
+    const [replay] = await replayPartitions(store, [due.partition], writes);
+    if (replay === undefined) continue;
     const applied = await store.transaction(async (tx) => {
       await lockKeys(tx, LOCK_CLASS.gatePartition, [due.partition]);
       if (!(await takePending(tx, due))) return false;
-      const [client, server] = JSON.parse(due.partition) as [string, string];
+      const { client, server } = partitionOf(due.partition);
       // Folded since the replay read: events stored after it, and events it read while they were still queued.
       const stored = await partitionEvents(tx, client, server, replay.maxSeq);
       const queued = await stillQueued(
@@ -363,28 +402,32 @@ interface Replay {
 }
 
 /**
- * Replays a partition from its first folded event; what it writes joins the rest of the pass. Events still queued
- * for their fold are left out: judged now, they would move the partition's frontier past the events folded before
- * them, and every fold after would replay the partition again (a backlog folded quadratically).
+ * Replays partitions from their first folded events; what they write joins the rest of the pass. Events still
+ * queued for their fold are left out: judged now, they would move the partition's frontier past the events folded
+ * before them, and every fold after would replay the partition again (a backlog folded quadratically).
  */
-async function replayPartition(db: SqlRunner, pk: string, writes: Writes): Promise<Replay> {
-  const [client, server] = JSON.parse(pk) as [string, string];
-  const rows = await partitionEvents(db, client, server);
-  const replay: Replay = {
-    pk,
-    state: createGateState(),
-    storms: createStormState(client, server),
-    last: undefined,
-    maxSeq: rows.reduce((max, row) => Math.max(max, row.seq), 0),
-    queued: rows.filter((row) => row.queued === 1),
-  };
-  writes.replayed.push({ pk, client, server });
-  stepRows(
-    replay,
-    rows.filter((row) => row.queued === 0),
-    writes,
-  );
-  return replay;
+async function replayPartitions(db: SqlRunner, pks: readonly string[], writes: Writes): Promise<Replay[]> {
+  const partitions = pks.map(partitionOf);
+  const events = await partitionsEvents(db, partitions);
+  return partitions.map(({ client, server }, index) => {
+    const rows = events[index] ?? [];
+    const pk = pks[index] as string;
+    const replay: Replay = {
+      pk,
+      state: createGateState(),
+      storms: createStormState(client, server),
+      last: undefined,
+      maxSeq: rows.reduce((max, row) => Math.max(max, row.seq), 0),
+      queued: rows.filter((row) => row.queued === 1),
+    };
+    writes.replayed.push({ pk, client, server });
+    stepRows(
+      replay,
+      rows.filter((row) => row.queued === 0),
+      writes,
+    );
+    return replay;
+  });
 }
 
 /**

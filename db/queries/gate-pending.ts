@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import type { SqlRunner } from '../runner.ts';
-import { serverBesideClient } from './events.ts';
 import { listTable, type RowsColumn, rowsTable } from './lists.ts';
 
 /** The gate replays that run behind the commit (db/schema/*\/gate-pending.ts). */
@@ -75,11 +74,4 @@ export async function pendingLag(db: SqlRunner): Promise<{ partitions: number; s
   );
   const row = rows[0];
   return { partitions: Number(row?.partitions ?? 0), since: row?.since == null ? null : Number(row.since) };
-}
-
-/** The stored events of a (client, server), counted up to `cap` (the client index serves it, `cap` bounds it). */
-export async function partitionSize(db: SqlRunner, client: string, server: string, cap: number): Promise<number> {
-  const rows = await db.all<{ n: number | string }>(sql`SELECT COUNT(*) AS n FROM (SELECT 1 FROM events
-    WHERE client = ${client} AND ${serverBesideClient(server)} LIMIT ${cap}) AS capped`);
-  return Number(rows[0]?.n ?? 0);
 }

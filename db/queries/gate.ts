@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import type { SqlRunner } from '../runner.ts';
 import { ANALYSIS_COLUMNS, type AnalysisRow } from './analysis.ts';
 import { serverBesideClient } from './events.ts';
@@ -177,6 +177,58 @@ export async function partitionEvents(
 ): Promise<(PartitionRow & { queued: number })[]> {
   return db.all<PartitionRow & { queued: number }>(sql`SELECT seq, ${ANALYSIS_COLUMNS}, ${QUEUED} AS queued
     FROM events WHERE client = ${client} AND ${serverBesideClient(server)} AND seq > ${afterSeq}`);
+}
+
+/** Every event of each partition, in no order, as `partitionEvents` reads one: one statement for them all. */
+export async function partitionsEvents(
+  db: SqlRunner,
+  partitions: readonly Partition[],
+): Promise<(PartitionRow & { queued: number })[][]> {
+  const grouped = partitions.map((): (PartitionRow & { queued: number })[] => []);
+  if (partitions.length === 0) return grouped;
+  const rows = await db.all<PartitionRow & { queued: number; probe: number | string }>(sql`SELECT p.probe AS probe,
+      seq, ${ANALYSIS_COLUMNS}, ${QUEUED} AS queued
+    FROM ${partitionProbes(db, partitions)} AS p
+    JOIN events ON events.client = p.probe_client AND ${serverBesideClient(sql`p.probe_server`)}`);
+  for (const { probe, ...row } of rows) grouped[Number(probe)]?.push(row);
+  return grouped;
+}
+
+/**
+ * The stored events of each (client, server), counted up to `cap` (the client index serves it, `cap` bounds it), in
+ * one statement: a fold's first batches open a thousand partitions, and a round trip each was seconds on PostgreSQL.
+ */
+export async function partitionSizes(db: SqlRunner, partitions: readonly Partition[], cap: number): Promise<number[]> {
+  if (partitions.length === 0) return [];
+  const rows = await db.all<{ probe: number | string; n: number | string }>(sql`SELECT p.probe AS probe,
+      (SELECT COUNT(*) FROM (SELECT 1 FROM events WHERE client = p.probe_client
+        AND ${serverBesideClient(sql`p.probe_server`)} LIMIT ${cap}) AS capped) AS n
+    FROM ${partitionProbes(db, partitions)} AS p`);
+  const sizes = partitions.map(() => 0);
+  for (const row of rows) sizes[Number(row.probe)] = Number(row.n);
+  return sizes;
+}
+
+/** A (client, server) pair: one gate partition. */
+export interface Partition {
+  client: string;
+  server: string;
+}
+
+/**
+ * Partitions as a derived table (probe: their place in the list, probe_client, probe_server), named apart from the
+ * events' own columns so that a join to the events can select those unqualified.
+ */
+export function partitionProbes(db: SqlRunner, partitions: readonly Partition[]): SQL {
+  return rowsTable(
+    db,
+    [
+      ['probe', 'integer'],
+      ['probe_client', 'text'],
+      ['probe_server', 'text'],
+    ],
+    partitions.map(({ client, server }, index) => [index, client, server]),
+  );
 }
 
 export async function clientsOfServer(db: SqlRunner, server: string): Promise<string[]> {
