@@ -34,11 +34,10 @@ const UNJOINED: Record<JoinFacts['source'], SQL> = {
 };
 
 /**
- * Records of `side` without a partner, folded already (one still queued is joined when its own fold comes), that share a key with `fresh` or fall in one of the time windows (per server,
- * from `from` to `to`). The key probes join the keys to the events, so that PostgreSQL hashes them: as
- * `IN (SELECT unnest(…))` it compared 10k keys with each of 6k waiting proxy records, 20 s a fold, against 16 ms.
- * The windows use the (server, ts) indexes
- * (on the proxy side the small index of unjoined proxy records, empty where no access log was ever sent).
+ * Records of `side` without a partner, folded already (one still queued is joined when its own fold comes), that
+ * share a key with `fresh` or fall in one of its time windows (per server, from `from` to `to`). The key probes join
+ * the keys to the events, so that PostgreSQL hashes them: as `IN (SELECT unnest(…))` it compared 10k keys with
+ * each of 6k waiting proxy records, 20 s a fold, against 16 ms.
  */
 export async function unjoinedRecords(
   db: SqlRunner,
@@ -68,9 +67,11 @@ export async function unjoinedRecords(
 
 /**
  * Records of `side` without a partner in any of the windows, in one statement: a batch spread thinly over hours has
- * a thousand windows, a round trip each on PostgreSQL. Each window is a range of the (server, ts) indexes: SQLite
- * loops over the windows as the outer table by itself; PostgreSQL, joined to them plainly, hashed every waiting
- * proxy record of the store against them (1.3 s a fold at 100k events), so there each window is a LATERAL range (OFFSET 0 keeps the planner from flattening it into that join).
+ * a thousand windows, a round trip each on PostgreSQL. Each window is a range of the (server, ts) indexes (on the
+ * proxy side the small index of unjoined proxy records, empty where no access log was ever sent). SQLite loops
+ * over the windows as the outer table by itself. PostgreSQL, joined to them plainly, hashed every waiting proxy
+ * record of the store against them (1.3 s a fold at 100k events), so there each window is a LATERAL range, behind
+ * OFFSET 0, which keeps the planner from flattening it into that same join.
  */
 function inWindows(db: SqlRunner, side: JoinFacts['source'], windows: readonly TimeWindow[]): Promise<FactsRow[]> {
   const table = rowsTable(
