@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { hourCaps, splitHours, topSent, wholeHours, withinSentHours } from './identity-ranking.ts';
+import {
+  contenderBounds,
+  countLikeliest,
+  hourCaps,
+  placeToBeat,
+  splitHours,
+  topSent,
+  wholeHours,
+  withinSentHours,
+} from './identity-ranking.ts';
 import { HOUR_MS } from './time-buckets.ts';
 
 const H = HOUR_MS;
@@ -74,6 +83,85 @@ describe('hourCaps', () => {
       [T + H, true],
       [T + 2 * H, false],
     ]);
+  });
+});
+
+describe('contenderBounds', () => {
+  const hours = [
+    { start: T, cap: 3, whole: false },
+    { start: T + H, cap: 2, whole: true },
+    { start: T + 2 * H, cap: 1, whole: false },
+  ];
+
+  it("bounds each contender by its list sends where it is listed and each other hour's cap, most first", () => {
+    const rows = [
+      { start: T, identity: 'a', sends: 9 },
+      { start: T + H, identity: 'a', sends: 4 },
+      { start: T + H, identity: 'b', sends: 7 },
+      { start: T + 2 * H, identity: 'c', sends: 12 },
+    ];
+    expect(contenderBounds(rows, hours)).toEqual([
+      { identity: 'c', sends: 3 + 2 + 12 },
+      { identity: 'a', sends: 9 + 4 + 1 },
+      { identity: 'b', sends: 3 + 7 + 1 },
+    ]);
+  });
+
+  it('orders equal bounds by identity, and has none without list rows', () => {
+    const rows = [
+      { start: T + H, identity: 'y', sends: 5 },
+      { start: T + H, identity: 'x', sends: 5 },
+    ];
+    expect(contenderBounds(rows, hours).map((bound) => bound.identity)).toEqual(['x', 'y']);
+    expect(contenderBounds([], hours)).toEqual([]);
+  });
+});
+
+describe('placeToBeat', () => {
+  const counted = [
+    { identity: 'a', sends: 4 },
+    { identity: 'b', sends: 9 },
+    { identity: 'c', sends: 6 },
+  ];
+
+  it('is the n-th largest sends counted, or 0 while fewer than n are counted', () => {
+    expect(placeToBeat(counted, 1)).toBe(9);
+    expect(placeToBeat(counted, 2)).toBe(6);
+    expect(placeToBeat(counted, 3)).toBe(4);
+    expect(placeToBeat(counted, 4)).toBe(0);
+    expect(placeToBeat(counted, 0)).toBe(0);
+  });
+});
+
+describe('countLikeliest', () => {
+  const exact: Record<string, number> = { a: 10, b: 10, c: 4, d: 3 };
+  const bounds = [
+    { identity: 'b', sends: 12 },
+    { identity: 'a', sends: 10 },
+    { identity: 'c', sends: 9 },
+    { identity: 'd', sends: 3 },
+  ];
+  const counter = (asked: string[][]) => async (identities: string[]) => {
+    asked.push(identities);
+    return identities.map((identity) => ({ identity, sends: exact[identity] ?? 0 }));
+  };
+
+  it('stops once no contender left can reach the place to beat, and counts one that ties it', async () => {
+    const asked: string[][] = [];
+    const counted = await countLikeliest(bounds, 1, 1, counter(asked));
+    // After b (10), a can reach 10 and, a tie, wins by identity; c (at most 9) and d cannot.
+    expect(asked).toEqual([['b'], ['a']]);
+    expect(topSent(counted, 1, 0).ranked).toEqual([{ identity: 'a', sends: 10 }]);
+  });
+
+  it('counts every contender while fewer than n are counted, and a round whole', async () => {
+    const asked: string[][] = [];
+    await countLikeliest(bounds, 3, 2, counter(asked));
+    expect(asked).toEqual([
+      ['b', 'a'],
+      ['c', 'd'],
+    ]);
+    expect(await countLikeliest([], 2, 5, counter([]))).toEqual([]);
   });
 });
 

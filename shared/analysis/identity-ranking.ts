@@ -85,6 +85,49 @@ export function hourCaps(cuts: ReadonlyMap<number, number>, split: HourSplit): {
   return { hours, unlisted };
 }
 
+/**
+ * The most each listed identity can have been sent in the window: its list sends in the hours whose lists it is on,
+ * each other hour's cap in the rest. Most first (ties by identity), the order in which they are worth counting.
+ */
+export function contenderBounds(rows: readonly HourSends[], hours: readonly HourCap[]): IdentitySends[] {
+  const allCaps = hours.reduce((sum, hour) => sum + hour.cap, 0);
+  const capOf = new Map(hours.map((hour) => [hour.start, hour.cap]));
+  const most = new Map<string, number>();
+  for (const { identity, start, sends } of rows) {
+    most.set(identity, (most.get(identity) ?? allCaps) + sends - (capOf.get(start) ?? 0));
+  }
+  return [...most]
+    .map(([identity, sends]) => ({ identity, sends }))
+    .sort((a, b) => b.sends - a.sends || (a.identity < b.identity ? -1 : a.identity > b.identity ? 1 : 0));
+}
+
+/** The `n`-th largest sends among `counted`, or 0 when there are fewer: a contender that can send less cannot place. */
+export function placeToBeat(counted: readonly IdentitySends[], n: number): number {
+  if (n <= 0 || counted.length < n) return 0;
+  return counted.map((row) => row.sends).sort((a, b) => b - a)[n - 1] as number;
+}
+
+/**
+ * Counts contenders exactly (`count`), `perRound` at a time in the order of `bounds` (most first), until the next
+ * can send no more than it takes to reach the `n`-th place counted so far. One that reaches it exactly still
+ * counts: a tie goes by identity. A day's flat traffic leaves ~1,800 contenders, each a lookup in every whole hour.
+ */
+export async function countLikeliest(
+  bounds: readonly IdentitySends[],
+  n: number,
+  perRound: number,
+  count: (identities: string[]) => Promise<IdentitySends[]>,
+): Promise<IdentitySends[]> {
+  const counted: IdentitySends[] = [];
+  for (let start = 0; start < bounds.length; start += perRound) {
+    const beat = placeToBeat(counted, n);
+    const round = bounds.slice(start, start + perRound).filter((bound) => bound.sends >= beat);
+    if (round.length === 0) break;
+    counted.push(...(await count(round.map((bound) => bound.identity))));
+  }
+  return counted;
+}
+
 /** The starts of the window's whole hours, where a candidate's sends are read from its hour counts. */
 export function wholeHours(split: HourSplit): number[] {
   const starts: number[] = [];

@@ -9,8 +9,11 @@ import { topIdentityRows } from '../../../db/queries/analysis.ts';
 import type { EventFilter } from '../../../db/queries/events.ts';
 import type { SqlRunner } from '../../../db/runner.ts';
 import {
+  contenderBounds,
+  countLikeliest,
   type HourSplit,
   hourCaps,
+  type IdentitySends,
   type ListDepth,
   splitHours,
   topSent,
@@ -32,6 +35,8 @@ export interface RankingLimits {
   maxPerHour: number;
   /** Up to this many requests, grouping the window's events costs about what the hour lists do, and is exact. */
   groupUpTo: number;
+  /** Contenders counted per round, the likeliest first: rounds are sequential, and most rankings end after one. */
+  countPerRound: number;
 }
 
 export const RANKING_LIMITS: RankingLimits = {
@@ -39,6 +44,7 @@ export const RANKING_LIMITS: RankingLimits = {
   edgeRows: 1_000,
   maxPerHour: 2_000,
   groupUpTo: 50_000,
+  countPerRound: 250,
 };
 
 export interface IdentityRanking {
@@ -119,17 +125,22 @@ async function rankFromLists(
   const depthOf = listDepths(split, limit, limits);
   const { hours, unlisted } = hourCaps(await hourListCuts(db, { ...split, server: listed }, depthOf), split);
   const rows = await listContenders(db, hours, { server: scope.server, n: limit, unlisted });
-  const names = [...new Set(rows.map((row) => row.identity))];
-  // Each contender counted exactly: its whole hours from the hour counts, its part-hours from the events.
+  const counted = await countLikeliest(contenderBounds(rows, hours), limit, limits.countPerRound, (names) =>
+    exactSends(db, names, split),
+  );
+  const { ranked, exact } = topSent(counted, limit, unlisted);
+  return { identities: ranked.map((row) => row.identity), exact };
+}
+
+/** Each identity's counted sends in the window: its whole hours from the hour counts, its part-hours from the events. */
+async function exactSends(db: SqlRunner, names: readonly string[], split: HourSplit): Promise<IdentitySends[]> {
   const parts = await Promise.all([
     identityHourSends(db, names, wholeHours(split)),
     ...split.edges.map(([from, to]) => identityEventSends(db, names, { from, to })),
   ]);
   const sends = new Map(names.map((identity) => [identity, 0]));
   for (const row of parts.flat()) sends.set(row.identity, (sends.get(row.identity) ?? 0) + row.sends);
-  const counted = [...sends].map(([identity, total]) => ({ identity, sends: total }));
-  const { ranked, exact } = topSent(counted, limit, unlisted);
-  return { identities: ranked.map((row) => row.identity), exact };
+  return [...sends].map(([identity, total]) => ({ identity, sends: total }));
 }
 
 /** How long a list each hour reads: the whole hours share `wholeHourRows`, the part-hours `edgeRows`. */
