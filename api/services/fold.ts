@@ -8,8 +8,8 @@ import { joinFreshRecords } from './request-join.ts';
 
 /**
  * The fold behind the commit. Ingest stores events and queues them (db/queries/fold-queue.ts); a fold takes the
- * queued events of the earliest times and, in one transaction with the taking, joins them to the other side's records, counts them
- * into the rollups, identity and code counts, and steps their gate verdicts and storms. A crash rolls back the
+ * queued events of the earliest times and, in one transaction with the taking, joins them to the other side's
+ * records, counts them into the rollups, identity and code counts, and steps their gate verdicts and storms. A crash rolls back the
  * taking with the counting, so every event is counted once however the process ends. One fold runs at a time
  * across processes (the fold lock): each sees every earlier fold committed.
  *

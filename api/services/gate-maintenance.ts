@@ -17,7 +17,6 @@ import {
   loadGateRuns,
   type Partition,
   type PartitionRow,
-  partitionEvents,
   partitionSizes,
   partitionsEvents,
   partitionsWithStorms,
@@ -252,9 +251,8 @@ export async function replayDuePartitions(store: Store, limit = DUE_PER_ROUND): 
     const applied = await store.transaction(async (tx) => {
       await lockKeys(tx, LOCK_CLASS.gatePartition, [due.partition]);
       if (!(await takePending(tx, due))) return false;
-      const { client, server } = partitionOf(due.partition);
       // Folded since the replay read: events stored after it, and events it read while they were still queued.
-      const stored = await partitionEvents(tx, client, server, replay.maxSeq);
+      const [stored = []] = await partitionsEvents(tx, [partitionOf(due.partition)], replay.maxSeq);
       const queued = await stillQueued(
         tx,
         replay.queued.map((row) => row.seq),

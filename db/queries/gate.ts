@@ -156,40 +156,29 @@ function keyTable(db: SqlRunner, keys: readonly KeyRef[]) {
   );
 }
 
-/**
- * Every event of one (client, server), shadowed proxy records included (their verdicts must be cleared), in no
- * particular order: the caller orders them as the gate does.
- */
-/** A stored event as the gate replays it, with its arrival order. */
+/** A stored event as the gate replays it: its arrival order, and 1 in `queued` while still queued for its fold. */
 export interface PartitionRow extends AnalysisRow {
   seq: number;
+  queued: number;
 }
 
 /**
- * Every event of one (client, server), or those stored after `afterSeq`, in no order; `queued` says which are still
- * queued for their fold (db/queries/fold-queue.ts), read in the same statement, so from the same snapshot.
+ * Every event of each (client, server), or those stored after `afterSeq`, shadowed proxy records included (their
+ * verdicts must be cleared), in no order (the caller orders them as the gate does); one statement for them all.
+ * `queued` is read in the same statement (db/queries/fold-queue.ts), so from the same snapshot.
  */
-export async function partitionEvents(
-  db: SqlRunner,
-  client: string,
-  server: string,
-  afterSeq = 0,
-): Promise<(PartitionRow & { queued: number })[]> {
-  return db.all<PartitionRow & { queued: number }>(sql`SELECT seq, ${ANALYSIS_COLUMNS}, ${QUEUED} AS queued
-    FROM events WHERE client = ${client} AND ${serverBesideClient(server)} AND seq > ${afterSeq}`);
-}
-
-/** Every event of each partition, in no order, as `partitionEvents` reads one: one statement for them all. */
 export async function partitionsEvents(
   db: SqlRunner,
   partitions: readonly Partition[],
-): Promise<(PartitionRow & { queued: number })[][]> {
-  const grouped = partitions.map((): (PartitionRow & { queued: number })[] => []);
+  afterSeq = 0,
+): Promise<PartitionRow[][]> {
+  const grouped = partitions.map((): PartitionRow[] => []);
   if (partitions.length === 0) return grouped;
-  const rows = await db.all<PartitionRow & { queued: number; probe: number | string }>(sql`SELECT p.probe AS probe,
+  const rows = await db.all<PartitionRow & { probe: number | string }>(sql`SELECT p.probe AS probe,
       seq, ${ANALYSIS_COLUMNS}, ${QUEUED} AS queued
     FROM ${partitionProbes(db, partitions)} AS p
-    JOIN events ON events.client = p.probe_client AND ${serverBesideClient(sql`p.probe_server`)}`);
+    JOIN events ON events.client = p.probe_client AND ${serverBesideClient(sql`p.probe_server`)}
+    WHERE events.seq > ${afterSeq}`);
   for (const { probe, ...row } of rows) grouped[Number(probe)]?.push(row);
   return grouped;
 }
@@ -219,7 +208,7 @@ export interface Partition {
  * Partitions as a derived table (probe: their place in the list, probe_client, probe_server), named apart from the
  * events' own columns so that a join to the events can select those unqualified.
  */
-export function partitionProbes(db: SqlRunner, partitions: readonly Partition[]): SQL {
+function partitionProbes(db: SqlRunner, partitions: readonly Partition[]): SQL {
   return rowsTable(
     db,
     [

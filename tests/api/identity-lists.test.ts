@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rankIdentities } from '../../api/services/analysis/identity-ranking.ts';
 import { applyIdentityDeltas, hourListCuts, listContenders } from '../../db/counters/identities.ts';
 import { topIdentityRows } from '../../db/queries/analysis.ts';
+import type { Store } from '../../db/runner.ts';
 import { hourCaps, splitHours } from '../../shared/analysis/identity-ranking.ts';
 import { HOUR_MS } from '../../shared/analysis/time-buckets.ts';
 import { BASE_TS, clientEvent } from '../support/events.ts';
@@ -99,24 +100,16 @@ describe.each(STORE_KINDS)('a server ranked from the hour lists on $name', (kind
     beforeAll(async () => {
       db = await kind.open();
       // Three hours: "big" sends six identities 10 to 15 times an hour, "small" three 3, 2 and 2 times.
-      const events: Record<string, unknown>[] = [];
-      let id = 0;
-      const send = (server: string, name: string, times: number, hour: number) => {
-        for (let i = 0; i < times; i++) {
-          const request = { jsonrpc: '2.0', id: id++, method: 'tools/call', params: { name } };
-          events.push(clientEvent({ ts: BASE_TS + hour * H + i * 60_000, client: 'c', server, request }));
-        }
-      };
+      const sends: ToolCalls[] = [];
       for (let hour = 0; hour < 3; hour++) {
-        for (const [i, name] of ['b1', 'b2', 'b3', 'b4', 'b5', 'b6'].entries()) send('big', name, 10 + i, hour);
-        send('small', 's1', 3, hour);
-        send('small', 's2', 2, hour);
-        send('small', 's3', 2, hour);
+        for (const [i, name] of ['b1', 'b2', 'b3', 'b4', 'b5', 'b6'].entries()) {
+          sends.push({ server: 'big', name, times: 10 + i, hour });
+        }
+        sends.push({ server: 'small', name: 's1', times: 3, hour });
+        sends.push({ server: 'small', name: 's2', times: 2, hour });
+        sends.push({ server: 'small', name: 's3', times: 2, hour });
       }
-      await ingestFolded(
-        db.store,
-        events.map((value, n) => ({ line: n + 1, value })),
-      );
+      await ingestToolCalls(db.store, sends);
     });
     afterAll(async () => db?.dispose());
 
@@ -147,26 +140,18 @@ describe.each(STORE_KINDS)('contenders counted a few at a time on $name', (kind)
       db = await kind.open();
       // 30 identities over 4 hours, five sent 10-22 times an hour and the rest 0-6 (a fixed pseudo-random draw):
       // short lists leave loose bounds, so an identity counted later may beat one counted first.
-      const events: Record<string, unknown>[] = [];
-      let id = 0;
       let seed = 7;
       const draw = () => {
         seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
         return seed % 7;
       };
+      const sends: ToolCalls[] = [];
       for (let hour = 0; hour < 4; hour++) {
         for (let n = 0; n < 30; n++) {
-          const times = n < 5 ? 10 + 2 * draw() : draw();
-          for (let i = 0; i < times; i++) {
-            const request = { jsonrpc: '2.0', id: id++, method: 'tools/call', params: { name: `t${n}` } };
-            events.push(clientEvent({ ts: BASE_TS + hour * H + i * 60_000 + n, client: 'c', server: 's', request }));
-          }
+          sends.push({ server: 's', name: `t${n}`, times: n < 5 ? 10 + 2 * draw() : draw(), hour });
         }
       }
-      await ingestFolded(
-        db.store,
-        events.map((value, n) => ({ line: n + 1, value })),
-      );
+      await ingestToolCalls(db.store, sends);
     });
     afterAll(async () => db?.dispose());
 
@@ -190,3 +175,30 @@ describe.each(STORE_KINDS)('contenders counted a few at a time on $name', (kind)
     });
   });
 });
+
+/** `times` calls of tool `name` from client c to `server`, a minute apart from the start of `hour`. */
+interface ToolCalls {
+  server: string;
+  name: string;
+  times: number;
+  hour: number;
+}
+
+/** Stores and folds the calls; each call its own JSON-RPC id, one identity per (server, tool). */
+async function ingestToolCalls(store: Store, sends: readonly ToolCalls[]): Promise<void> {
+  const calls = sends.flatMap(({ server, name, times, hour }) =>
+    Array.from({ length: times }, (_, i) => ({ server, name, ts: BASE_TS + hour * H + i * 60_000 })),
+  );
+  await ingestFolded(
+    store,
+    calls.map(({ server, name, ts }, n) => ({
+      line: n + 1,
+      value: clientEvent({
+        ts,
+        client: 'c',
+        server,
+        request: { jsonrpc: '2.0', id: n, method: 'tools/call', params: { name } },
+      }),
+    })),
+  );
+}

@@ -9,7 +9,7 @@ import { codeCounts, rawCodeCounts } from '../../db/counters/codes.ts';
 import { COUNTER_TABLES } from '../../db/counters/levels.ts';
 import { CONDUCT_COLUMNS, conductRows, countRows } from '../../db/counters/rollups.ts';
 import { analysisRows, topIdentityRows } from '../../db/queries/analysis.ts';
-import { partitionEvents } from '../../db/queries/gate.ts';
+import { partitionsEvents } from '../../db/queries/gate.ts';
 import { rawBucketCounts } from '../../db/queries/summary.ts';
 import type { SqlRunner } from '../../db/runner.ts';
 import { clientConduct } from '../../shared/analysis/conduct.ts';
@@ -530,7 +530,7 @@ describe("one client's requests to one server on SQLite", () => {
     const window = { client: 'c1', server: 's1', from: BASE_TS, to: BASE_TS + 3_600_000 };
     for (const plan of [
       await planOf((runner) => analysisRows(runner, window)),
-      await planOf((runner) => partitionEvents(runner, 'c1', 's1')),
+      await planOf((runner) => partitionsEvents(runner, [{ client: 'c1', server: 's1' }])),
     ]) {
       expect(plan.map((step) => step.detail).join('\n')).toMatch(/USING INDEX events_client_ts_server_idx/);
     }
