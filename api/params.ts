@@ -11,7 +11,7 @@ export const instant = z.string().transform((value, ctx) => {
   return ms;
 });
 
-export const rangeQuery = z.object({
+export const rangeParams = z.object({
   from: instant.optional(),
   to: instant.optional(),
   server: z.string().min(1).max(200).optional(),

@@ -1,7 +1,13 @@
 import { packLines } from './body-codec.ts';
 
-/** One row of the events table, as the ingest path builds it (snake_case lives only in SQL). */
-export interface EventRow {
+/**
+ * The columns of the events table as TypeScript reads them (snake_case lives only in SQL): the one declaration of
+ * the stored row. Every narrower row a query reads is a `Pick` of it, and analysisEventOfRow (db/queries/analysis.ts)
+ * is the one mapping to the pure analyses' AnalysisEvent.
+ */
+export interface EventColumns {
+  /** Arrival order. */
+  seq: number;
   eventId: string;
   ts: number;
   source: string;
@@ -21,6 +27,8 @@ export interface EventRow {
   identity: string | null;
   correlation: string | null;
   requestId: string | null;
+  /** The event id of the other record of the same request, once joined (set by the fold, never at insert). */
+  partner: string | null;
   counted: number;
   bucket: string;
   kind: string;
@@ -32,6 +40,12 @@ export interface EventRow {
   ctxReason: string | null;
   avoidable: number;
   gateReason: string | null;
+  /** Which block made it avoidable (set by the gate, never at insert). */
+  blockedBy: string | null;
+}
+
+/** One row as the ingest path builds it: what insert writes, and the line it came from. */
+export interface EventRow extends Omit<EventColumns, 'seq' | 'partner' | 'blockedBy'> {
   /** The line as it arrived: the stores keep it in event_bodies (db/body-codec.ts). */
   body: string;
 }

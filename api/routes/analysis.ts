@@ -4,7 +4,7 @@ import { STORM_ORDERS } from '../../shared/analysis/storms.ts';
 import { STEP_NAMES, type StepName } from '../../shared/analysis/time-buckets.ts';
 import type { Env } from '../env.ts';
 import { ApiError } from '../errors.ts';
-import { rangeQuery } from '../params.ts';
+import { rangeParams } from '../params.ts';
 import { identitiesIn, identitiesOverAlarm, identityIn } from '../services/analysis/identity-views.ts';
 import { serverDetail } from '../services/analysis/server-detail.ts';
 import { stormById } from '../services/analysis/storm-ids.ts';
@@ -12,15 +12,15 @@ import { clientsIn, contextGapIn, serversIn, stormsIn, timeseriesIn } from '../s
 import { analysisWindow } from '../services/analysis/window.ts';
 import { validate } from '../validate.ts';
 
-const identityListQuery = rangeQuery.extend({
+const identityListQuery = rangeParams.extend({
   limit: z.coerce.number().int().min(1).max(50).default(20),
   /** `alarmed`: the identities over the re-presentation alarm, the densest first, instead of the most sent. */
   only: z.enum(['alarmed']).optional(),
 });
-const timeseriesQuery = rangeQuery.extend({
+const timeseriesQuery = rangeParams.extend({
   step: z.enum(Object.keys(STEP_NAMES) as [StepName, ...StepName[]]).optional(),
 });
-const stormListQuery = rangeQuery.extend({
+const stormListQuery = rangeParams.extend({
   limit: z.coerce.number().int().min(1).max(1000).default(200),
   sort: z.enum(STORM_ORDERS).default('first'),
 });
@@ -55,7 +55,7 @@ export const analysisRoutes = new Hono<Env>()
   .get(
     '/identities/:identity',
     validate('param', z.object({ identity: z.string().max(300) })),
-    validate('query', rangeQuery),
+    validate('query', rangeParams),
     async (c) => {
       const scope = await analysisWindow(c.var.deps.store, c.req.valid('query'), c.var.deps.clock());
       const identity = await identityIn(c.var.deps.store, scope, c.req.valid('param').identity);
@@ -67,21 +67,21 @@ export const analysisRoutes = new Hono<Env>()
       return c.json(identity);
     },
   )
-  .get('/context-gap', validate('query', rangeQuery), async (c) => {
+  .get('/context-gap', validate('query', rangeParams), async (c) => {
     const servers = await contextGapIn(
       c.var.deps.store,
       await analysisWindow(c.var.deps.store, c.req.valid('query'), c.var.deps.clock()),
     );
     return c.json({ servers });
   })
-  .get('/clients', validate('query', rangeQuery), async (c) => {
+  .get('/clients', validate('query', rangeParams), async (c) => {
     const clients = await clientsIn(
       c.var.deps.store,
       await analysisWindow(c.var.deps.store, c.req.valid('query'), c.var.deps.clock()),
     );
     return c.json({ clients });
   })
-  .get('/servers', validate('query', rangeQuery), async (c) => {
+  .get('/servers', validate('query', rangeParams), async (c) => {
     const servers = await serversIn(
       c.var.deps.store,
       await analysisWindow(c.var.deps.store, c.req.valid('query'), c.var.deps.clock()),
@@ -91,7 +91,7 @@ export const analysisRoutes = new Hono<Env>()
   .get(
     '/servers/:server',
     validate('param', z.object({ server: z.string().min(1).max(200) })),
-    validate('query', rangeQuery),
+    validate('query', rangeParams),
     async (c) => {
       const scope = {
         ...(await analysisWindow(c.var.deps.store, c.req.valid('query'), c.var.deps.clock())),

@@ -3,12 +3,12 @@ import { z } from 'zod';
 import { BUCKETS } from '../../shared/classify/types.ts';
 import type { Env } from '../env.ts';
 import { ApiError } from '../errors.ts';
-import { rangeQuery } from '../params.ts';
+import { rangeParams } from '../params.ts';
 import { decodeCursor, eventById, eventPage } from '../services/events.ts';
 import { summarise } from '../services/summary.ts';
 import { validate } from '../validate.ts';
 
-const eventsQuery = rangeQuery.extend({
+const eventsQuery = rangeParams.extend({
   bucket: z.enum(BUCKETS).optional(),
   kind: z.string().min(1).max(64).optional(),
   cursor: z.string().max(64).optional(),
@@ -35,6 +35,6 @@ export const eventsRoutes = new Hono<Env>()
     }
     return c.json(event);
   })
-  .get('/summary', validate('query', rangeQuery), async (c) => {
+  .get('/summary', validate('query', rangeParams), async (c) => {
     return c.json(await summarise(c.var.deps.store, c.req.valid('query')));
   });

@@ -1,4 +1,5 @@
 import { isSentByServer } from '../../shared/frames.ts';
+import type { EventColumns } from '../event-row.ts';
 import type { SqlRunner } from '../runner.ts';
 import { applyCodeDeltas, type CodeDelta } from './codes.ts';
 import { applyContextDeltas, type ContextDelta } from './context.ts';
@@ -6,46 +7,26 @@ import { applyIdentityDeltas, type IdentityDelta } from './identities.ts';
 import { applyRollupDeltas, CONDUCT_COLUMNS, MINUTE_MS, type RollupDelta } from './rollups.ts';
 
 /** What a rollup row is keyed by, as any stored event knows it, and whether its client had read discovery. */
-export interface Counted {
-  ts: number;
-  server: string;
-  client: string | null;
-  bucket: string;
-  kind: string;
-  /** Stored as 0/1 in rows, a boolean in analysis events; null when the event did not say. */
+export interface Counted extends Pick<EventColumns, 'ts' | 'server' | 'client' | 'bucket' | 'kind' | 'rpcMethod'> {
+  /** Stored as 0/1 in rows, a boolean in analysis events; null when the event did not say. Who sent the request
+   * follows from rpcMethod (shared/frames.ts isSentByServer). */
   discoveryRead: number | boolean | null;
-  /** Who sent the request follows from it (shared/frames.ts isSentByServer). */
-  rpcMethod: string | null;
 }
 
 const UNDISCOVERED = CONDUCT_COLUMNS.indexOf('undiscovered');
 
 /** A stored event's sampling context (DOMAIN.md section 7), as its row keeps it; null requested: not sampling. */
-export interface Sampled {
-  ts: number;
-  server: string;
-  client: string | null;
-  ctxRequested: string | null;
-  ctxApplied: string | null;
-  ctxReason: string | null;
-}
+export type Sampled = Pick<EventColumns, 'ts' | 'server' | 'client' | 'ctxRequested' | 'ctxApplied' | 'ctxReason'>;
 
 /** A stored event's classification and codes, as its row keeps them. */
-export interface Coded {
-  ts: number;
-  server: string;
-  bucket: string;
-  kind: string;
-  rpcCode: number | null;
-  httpStatus: number | null;
-}
+export type Coded = Pick<EventColumns, 'ts' | 'server' | 'bucket' | 'kind' | 'rpcCode' | 'httpStatus'>;
 
 /** Everything a stored record's counts are filed by, in every family: what a fold, a join or a replay changes. */
-export interface CountedRecord extends Counted, Sampled, Coded {
-  identity: string | null;
-  avoidable: number;
-  gateReason: string | null;
-}
+export interface CountedRecord
+  extends Counted,
+    Sampled,
+    Coded,
+    Pick<EventColumns, 'identity' | 'avoidable' | 'gateReason'> {}
 
 /** A gate verdict as the counts file it: avoidable (0/1) and why. */
 export interface VerdictCount {

@@ -14,7 +14,7 @@ const FIVE_MINUTES = 5 * MINUTE_MS;
  * migrations, which rebuild a new family from the stored events.
  */
 export const COUNTER_FAMILIES = {
-  /** Per (server, client): from 5 minutes, a minute level held about one row per event (migration 0022). */
+  /** Per (server, client): from 5 minutes, a minute level held about one row per event (migration pair_rollups_from_5min). */
   pair: [
     { table: 'rollup_hour', size: HOUR_MS },
     { table: 'rollup_5min', size: FIVE_MINUTES },

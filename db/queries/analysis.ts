@@ -1,38 +1,40 @@
 import { sql } from 'drizzle-orm';
 import type { AnalysisEvent, ContextScope } from '../../shared/analysis/types.ts';
 import type { Bucket } from '../../shared/classify/types.ts';
+import type { EventColumns } from '../event-row.ts';
 import type { SqlRunner } from '../runner.ts';
 import { type EventFilter, filterConditions, whereClause } from './events.ts';
 import { listTable } from './lists.ts';
 
 /** The columns every traffic analysis reads (shared/analysis/types.ts AnalysisEvent, plus the stored verdict). */
-export interface AnalysisRow {
-  eventId: string;
-  ts: number;
-  source: string;
-  client: string | null;
-  server: string;
-  session: string | null;
-  httpMethod: string | null;
-  httpPath: string | null;
-  httpStatus: number | null;
-  rpcMethod: string | null;
-  rpcCode: number | null;
-  latencyMs: number | null;
-  identity: string | null;
-  bucket: string;
-  kind: string;
-  rule: string;
-  waitUntil: number | null;
-  discoveryRead: number | null;
-  counted: number;
-  ctxRequested: string | null;
-  ctxApplied: string | null;
-  ctxReason: string | null;
-  avoidable: number;
-  gateReason: string | null;
-  blockedBy: string | null;
-}
+export type AnalysisRow = Pick<
+  EventColumns,
+  | 'eventId'
+  | 'ts'
+  | 'source'
+  | 'client'
+  | 'server'
+  | 'session'
+  | 'httpMethod'
+  | 'httpPath'
+  | 'httpStatus'
+  | 'rpcMethod'
+  | 'rpcCode'
+  | 'latencyMs'
+  | 'identity'
+  | 'bucket'
+  | 'kind'
+  | 'rule'
+  | 'waitUntil'
+  | 'discoveryRead'
+  | 'counted'
+  | 'ctxRequested'
+  | 'ctxApplied'
+  | 'ctxReason'
+  | 'avoidable'
+  | 'gateReason'
+  | 'blockedBy'
+>;
 
 /** A stored row as the pure analyses read it: the one mapping from the events table to shared/analysis/types.ts. */
 export function analysisEventOfRow(row: AnalysisRow): AnalysisEvent {

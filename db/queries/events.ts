@@ -1,4 +1,5 @@
 import { type SQL, sql } from 'drizzle-orm';
+import type { EventColumns } from '../event-row.ts';
 import type { SqlRunner } from '../runner.ts';
 import { BODY_COLUMNS, EVENTS_WITH_BODIES, type WithBlock, withBodies } from './bodies.ts';
 
@@ -19,32 +20,19 @@ export interface EventCursor {
   seq: number;
 }
 
-export interface StoredEventRow {
-  seq: number;
-  eventId: string;
-  ts: number;
-  source: string;
-  client: string | null;
-  server: string;
-  session: string | null;
-  protocol: string;
-  rpcMethod: string | null;
-  httpMethod: string | null;
-  httpPath: string | null;
-  httpStatus: number | null;
-  rpcCode: number | null;
-  latencyMs: number | null;
-  identity: string | null;
-  counted: number;
-  bucket: string;
-  kind: string;
-  rule: string;
-  evidence: string;
-  avoidable: number;
-  gateReason: string | null;
-  blockedBy: string | null;
-  requestId: string | null;
-  partner: string | null;
+/** An event as the events list and the event view read it: its columns and the line it came from. */
+export interface StoredEventRow
+  extends Omit<
+    EventColumns,
+    | 'timeout'
+    | 'discoveryRead'
+    | 'retryAfter'
+    | 'correlation'
+    | 'waitUntil'
+    | 'ctxRequested'
+    | 'ctxApplied'
+    | 'ctxReason'
+  > {
   body: string;
 }
 

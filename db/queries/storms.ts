@@ -86,7 +86,7 @@ export interface StormScope {
 }
 
 /** Storms that ran at some time in [from, to): whole, including attempts outside the window. */
-function scopeConditions(scope: StormScope): SQL[] {
+function stormConditions(scope: StormScope): SQL[] {
   return [sql`last_ts >= ${scope.from}`, sql`first_ts < ${scope.to}`, ...stormFilters(scope)];
 }
 
@@ -101,7 +101,7 @@ function stormFilters({ server, client, kind }: Omit<StormScope, 'from' | 'to'>)
 
 /** Every storm of the scope, in no particular order. */
 export async function stormRows(db: SqlRunner, scope: StormScope): Promise<StormSummary[]> {
-  return selectStorms(db, scopeConditions(scope));
+  return selectStorms(db, stormConditions(scope));
 }
 
 /** The first `limit` storms of the scope in `order`; `activeSince` is where active storms begin (for `rank`). */
@@ -119,7 +119,7 @@ export async function orderedStormRows(
   }[order];
   // The page is chosen from the window index alone, then read whole: ordered with all their columns, a day's ~200k
   // storms newest first were each read out to be sorted (~110 ms; the sort key alone fits in the index).
-  const page = sql`SELECT id FROM storms ${whereClause(scopeConditions(scope))} ORDER BY ${orderBy} LIMIT ${limit}`;
+  const page = sql`SELECT id FROM storms ${whereClause(stormConditions(scope))} ORDER BY ${orderBy} LIMIT ${limit}`;
   return selectStorms(db, [sql`id IN (${page})`], sql` ORDER BY ${orderBy}`);
 }
 
@@ -138,7 +138,7 @@ export async function stormCounts(
   const { from, to } = scope;
   const seen = whereClause([sql`last_ts >= ${from}`, ...stormFilters(scope)]);
   const later = whereClause([sql`last_ts >= ${to}`, sql`first_ts >= ${to}`, ...stormFilters(scope)]);
-  const active = whereClause(scopeConditions({ ...scope, from: Math.max(from, activeSince) }));
+  const active = whereClause(stormConditions({ ...scope, from: Math.max(from, activeSince) }));
   const [row] = await db.all<{ total: number; active: number }>(sql`SELECT
       (SELECT count(*) FROM storms ${seen}) - (SELECT count(*) FROM storms ${later}) AS total,
       (SELECT count(*) FROM storms ${active}) AS active`);

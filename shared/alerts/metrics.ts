@@ -1,7 +1,8 @@
 /**
- * What an alert rule can watch. Each metric is read through the function the dashboard shows it with: counts and
- * rates from the rollups (GET /timeseries, /servers), the rest from the pure analyses in shared/analysis over the
- * window's events (storms, identities, conduct, context gap).
+ * What an alert rule can watch. Each metric is read through the function the dashboard shows it with
+ * (api/services/alerts/readings.ts), from the counts the fold keeps (db/counters/): counts and rates from the
+ * rollups, conduct from their conduct columns, the context gap from its counts, storms from the kept storms (ADR 6)
+ * and re-presentations from the identity hours (ADR 7), each folded through the same function in shared/analysis.
  */
 export const METRICS = [
   'refusal_count',

@@ -1,9 +1,8 @@
 import type { Classification } from '../classify/types.ts';
 import type { LensEvent } from '../event.ts';
 import { columnText, rpcErrorCodeOf, rpcMethodOf } from '../frames.ts';
+import { SCOPES } from './context-gap.ts';
 import type { AnalysisEvent, ContextObservation, ContextScope } from './types.ts';
-
-const SCOPES: readonly ContextScope[] = ['none', 'thisServer', 'allServers'];
 
 export interface StoredFacts {
   id: string;

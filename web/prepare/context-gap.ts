@@ -1,12 +1,9 @@
+import { APPLIED_COLUMNS, isTrimmed, SCOPES } from '../../shared/analysis/context-gap.ts';
 import { shareOf } from '../format.ts';
 import type { ContextGap } from '../queries/context-gap.ts';
 
 type Scope = keyof ContextGap['matrix'];
 type Applied = keyof ContextGap['matrix'][Scope];
-
-export const SCOPES: readonly Scope[] = ['none', 'thisServer', 'allServers'];
-export const APPLIED: readonly Applied[] = ['none', 'thisServer', 'allServers', 'not_reported'];
-const RANK: Readonly<Record<Scope, number>> = { none: 0, thisServer: 1, allServers: 2 };
 
 /** granted: applied at least what was asked; trimmed: applied less; not_reported: the client did not say. */
 export type CellVerdict = 'granted' | 'trimmed' | 'not_reported';
@@ -25,13 +22,13 @@ export interface MatrixRow {
 
 function verdictOf(requested: Scope, applied: Applied): CellVerdict {
   if (applied === 'not_reported') return 'not_reported';
-  return RANK[applied] < RANK[requested] ? 'trimmed' : 'granted';
+  return isTrimmed(requested, applied) ? 'trimmed' : 'granted';
 }
 
 /** requested × applied, leaving out scopes nobody requested (all three when nothing was requested at all). */
 export function matrixRows(matrix: ContextGap['matrix']): MatrixRow[] {
   const rows = SCOPES.map((requested) => {
-    const cells = APPLIED.map((applied) => ({
+    const cells = APPLIED_COLUMNS.map((applied) => ({
       applied,
       count: matrix[requested][applied],
       verdict: verdictOf(requested, applied),

@@ -6,14 +6,14 @@ import { loadAnalysis } from './load.ts';
 /** A probe storm's start depends on the refusals of the probe window before it: its detail reads that far back. */
 const STORM_LOOKBACK_MS = STORM_DEFAULTS.probeWindowMs;
 
-/** Storm ids carry where to find the storm again (client, server, start), so that a link to one keeps working. */
-export function stormId(storm: Pick<Storm, 'id' | 'client' | 'server' | 'firstTs'>): string {
+/** Public storm ids (not the detector's digest, shared/analysis/storms.ts stormId) carry where to find the storm again (client, server, start), so that a link to one keeps working. */
+export function publicStormId(storm: Pick<Storm, 'id' | 'client' | 'server' | 'firstTs'>): string {
   return Buffer.from(JSON.stringify([storm.client, storm.server, storm.firstTs, storm.id])).toString('base64url');
 }
 
 /** A storm for a list, its id made findable. */
 export function stormSummary(storm: StormSummary): StormSummary {
-  return { ...storm, id: stormId(storm) };
+  return { ...storm, id: publicStormId(storm) };
 }
 
 /**
@@ -21,7 +21,7 @@ export function stormSummary(storm: StormSummary): StormSummary {
  * the probe window before it, which decides where it starts).
  */
 export async function stormById(db: SqlRunner, id: string): Promise<(Storm & { id: string }) | null> {
-  const detectorId = parseStormId(id)?.[3];
+  const detectorId = parsePublicStormId(id)?.[3];
   const row = detectorId === undefined ? null : await stormRow(db, detectorId);
   if (row === null) return null;
   const { client, server, firstTs, lastTs } = row;
@@ -32,10 +32,10 @@ export async function stormById(db: SqlRunner, id: string): Promise<(Storm & { i
     to: lastTs + 1,
   });
   const storm = detectStorms(events, verdicts).find((s) => s.id === row.id);
-  return storm === undefined ? null : { ...storm, id: stormId(storm) };
+  return storm === undefined ? null : { ...storm, id: publicStormId(storm) };
 }
 
-function parseStormId(id: string): [string, string, number, string] | null {
+function parsePublicStormId(id: string): [string, string, number, string] | null {
   try {
     const value = JSON.parse(Buffer.from(id, 'base64url').toString());
     const ok =

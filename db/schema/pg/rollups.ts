@@ -42,7 +42,7 @@ function clientRollupColumns() {
 
 // The family's finest level: a window's edges finer than 5 minutes come from the events, which a read narrowed to a
 // server or a client finds through its index. A minute level held about one row per event at 10M events a day
-// (43 bytes an event on disk) and cost a third of the rollup writes (migration 0022).
+// (43 bytes an event on disk) and cost a third of the rollup writes (migration pair_rollups_from_5min).
 export const rollup5Min = pgTable('rollup_5min', clientRollupColumns(), (t) => [
   primaryKey({ columns: [t.start, t.server, t.client, t.bucket, t.kind] }),
   index('rollup_5min_server_idx').on(t.server, t.start),

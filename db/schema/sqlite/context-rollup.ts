@@ -3,7 +3,7 @@ import { integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core'
 /**
  * Counted sampling requests per minute, server, client, requested scope, applied scope and reason, kept at ingest
  * (db/counters/changes.ts), so that the context gap (DOMAIN.md section 7) reads counts, not the window's events.
- * The table is WITHOUT ROWID (migration 0015; drizzle cannot say it). Mirrors db/schema/pg/context-rollup.ts.
+ * The table is WITHOUT ROWID (migration without_rowid_rollups; drizzle cannot say it). Mirrors db/schema/pg/context-rollup.ts.
  */
 export const contextMinute = sqliteTable(
   'context_minute',

@@ -3,7 +3,7 @@ import { primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 /**
  * What the gate holds about one request key of a partition (blocked, refused in some sessions, a transient run),
  * one row per key that holds anything: a batch reads and writes only the keys its events use, however many the
- * partition has gathered (a refusal never lapses). The table is WITHOUT ROWID (migration 0015; drizzle cannot say
+ * partition has gathered (a refusal never lapses). The table is WITHOUT ROWID (migration without_rowid_rollups; drizzle cannot say
  * it): the key is the row, stored once. Mirrors db/schema/pg/gate-keys.ts.
  */
 export const gateKeys = sqliteTable(

@@ -4,7 +4,7 @@ import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlit
  * The storm tracker's open retry runs, one per request key whose failed attempts may still become a retry loop.
  * A run is over once its partition has moved more than the loop gap past its last attempt, and is deleted then
  * (`last_ts` finds those): what a day of traffic leaves is the last minute's runs, not one per key ever failed.
- * WITHOUT ROWID (migration 0020; drizzle cannot say it). Mirrors db/schema/pg/gate-runs.ts.
+ * WITHOUT ROWID (migration gate_runs; drizzle cannot say it). Mirrors db/schema/pg/gate-runs.ts.
  */
 export const gateRuns = sqliteTable(
   'gate_runs',

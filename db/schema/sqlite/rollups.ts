@@ -8,7 +8,7 @@ import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlit
  * third leaves the server out (a client's counts and conduct over all servers: a day of a meshed federation is
  * thousands of (server, client) rows an hour, but tens of clients); a fourth keeps only avoidable requests per
  * (server, client); a fifth keeps neither (the whole federation's counts: its charts). Every table is WITHOUT
- * ROWID (migrations 0015 and 0024; drizzle cannot say it): the key is the row, stored once. Mirrors
+ * ROWID (migrations without_rowid_rollups and fleet_rollups; drizzle cannot say it): the key is the row, stored once. Mirrors
  * db/schema/pg/rollups.ts.
  */
 function rollupColumns() {
@@ -43,7 +43,7 @@ function clientRollupColumns() {
 
 // The family's finest level: a window's edges finer than 5 minutes come from the events, which a read narrowed to a
 // server or a client finds through its index. A minute level held about one row per event at 10M events a day
-// (43 bytes an event on disk) and cost a third of the rollup writes (migration 0022).
+// (43 bytes an event on disk) and cost a third of the rollup writes (migration pair_rollups_from_5min).
 export const rollup5Min = sqliteTable('rollup_5min', clientRollupColumns(), (t) => [
   primaryKey({ columns: [t.start, t.server, t.client, t.bucket, t.kind] }),
   index('rollup_5min_server_idx').on(t.server, t.start),

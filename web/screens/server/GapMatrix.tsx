@@ -1,5 +1,6 @@
+import { APPLIED_COLUMNS } from '../../../shared/analysis/context-gap.ts';
 import { formatCount } from '../../format.ts';
-import { APPLIED, matrixRows } from '../../prepare/context-gap.ts';
+import { matrixRows } from '../../prepare/context-gap.ts';
 import type { ContextGap } from '../../queries/context-gap.ts';
 
 const LABEL: Readonly<Record<string, string>> = {
@@ -18,7 +19,7 @@ export function GapMatrix({ matrix }: { matrix: ContextGap['matrix'] }) {
         <thead>
           <tr>
             <th scope="col">requested ↓ / applied →</th>
-            {APPLIED.map((applied) => (
+            {APPLIED_COLUMNS.map((applied) => (
               <th key={applied} scope="col" className="num">
                 {LABEL[applied]}
               </th>
