@@ -23,10 +23,7 @@ export function formatShare(value: number | null): string {
   return `${percent >= 10 || percent === 0 ? percent.toFixed(0) : percent.toFixed(1)} %`;
 }
 
-/** The share of `part` in `whole`, null when `whole` is 0. */
-export function shareOf(part: number, whole: number): number | null {
-  return whole === 0 ? null : part / whole;
-}
+export { shareOf } from '../shared/share.ts';
 
 function pad(value: number): string {
   return String(value).padStart(2, '0');

@@ -1,6 +1,8 @@
 import { addContextCount, type ContextGap, emptyContextGap, trimRate } from '../analysis/context-gap.ts';
+import { representations } from '../analysis/identities.ts';
 import type { ContextScope } from '../analysis/types.ts';
 import { BUCKETS } from '../classify/types.ts';
+import { shareOf } from '../share.ts';
 import { type GroupBy, isRatio, type Metric } from './metrics.ts';
 
 /**
@@ -64,7 +66,7 @@ export function valuesFromCounts(metric: Metric, rows: readonly CountLike[], gro
   return [...tallies].map(([group, tally]) => ({
     group,
     server: tally.server,
-    value: isRatio(metric) ? (tally.requests === 0 ? null : tally.matched / tally.requests) : tally.matched,
+    value: isRatio(metric) ? shareOf(tally.matched, tally.requests) : tally.matched,
   }));
 }
 
@@ -104,7 +106,7 @@ export function valuesFromSends(rows: readonly SendsLike[], groupBy: GroupBy): G
   if (groupBy === 'none') most.set('', { group: '', value: 0, server: null });
   for (const row of rows) {
     const group = groupBy === 'identity' ? row.identity : groupBy === 'server' ? row.server : '';
-    const value = row.sends - 1;
+    const value = representations(row.sends);
     const current = most.get(group);
     if (current === undefined || (current.value ?? 0) < value) {
       most.set(group, { group, value, server: groupBy === 'none' ? null : row.server });

@@ -1,4 +1,5 @@
 import { nameRecord } from '../name-record.ts';
+import { shareOf } from '../share.ts';
 import { bucketStart, emptySeries, MINUTE_MS } from './time-buckets.ts';
 import type { AnalysisEvent, ContextObservation, ContextScope } from './types.ts';
 
@@ -110,7 +111,7 @@ export function contextGapByServer(
 
 /** trimmed / reported; null when nothing reported, because 0 of 0 is "unknown", not "never trimmed". */
 export function trimRate(gap: Pick<ContextBucket, 'reported' | 'trimmed'>): number | null {
-  return gap.reported === 0 ? null : gap.trimmed / gap.reported;
+  return shareOf(gap.trimmed, gap.reported);
 }
 
 export interface ContextTrendPoint extends ContextBucket {

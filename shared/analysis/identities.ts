@@ -18,6 +18,14 @@ export interface LastOutcome {
   rule: string;
 }
 
+/**
+ * How often an identity was re-presented (DOMAIN.md section 5): its sends after the first, which is not a
+ * re-presentation. The one formula the identity list, its alarm metric and `lens report` read.
+ */
+export function representations(sends: number): number {
+  return Math.max(0, sends - 1);
+}
+
 export interface IdentityStats {
   identity: string;
   server: string;
@@ -74,7 +82,7 @@ export function timelineStats({ identity, server, times, last }: SendTimeline): 
     server,
     method,
     sends: times.length,
-    represented: times.length - 1,
+    represented: representations(times.length),
     firstSeen,
     lastSeen,
     last: outcome,

@@ -441,8 +441,8 @@ export interface AvoidableCount {
   /** Counted requests (a request seen by a client and a proxy is one). */
   requests: number;
   avoidable: number;
-  /** avoidable / requests. */
-  share: number;
+  /** avoidable / requests (shared/share.ts). */
+  share: number | null;
 }
 
 export interface AvoidableSummary {

@@ -1,4 +1,5 @@
 import { isSentByServer } from '../frames.ts';
+import { shareOf } from '../share.ts';
 import type { GateVerdict } from './gate-types.ts';
 import type { AvoidableCount, AvoidableSummary } from './storms.ts';
 import type { AnalysisEvent } from './types.ts';
@@ -43,11 +44,11 @@ export function addAvoidable(acc: AvoidableTallies, e: AnalysisEvent, verdict: G
 /** The rows: most avoidable first, then most requests, then by name (client, then server), a total order. */
 export function avoidableRows(acc: AvoidableTallies): AvoidableSummary {
   const byPair = [...acc.pairs].flatMap(([client, servers]) =>
-    [...servers].map(([server, t]) => ({ client, server, ...shareOf(t) })),
+    [...servers].map(([server, t]) => ({ client, server, ...withShare(t) })),
   );
   return {
-    byClient: ranked([...acc.clients].map(([client, t]) => ({ client, ...shareOf(t) }))),
-    byServer: ranked([...acc.servers].map(([server, t]) => ({ server, ...shareOf(t) }))),
+    byClient: ranked([...acc.clients].map(([client, t]) => ({ client, ...withShare(t) }))),
+    byServer: ranked([...acc.servers].map(([server, t]) => ({ server, ...withShare(t) }))),
     byPair: ranked(byPair),
   };
 }
@@ -61,8 +62,8 @@ function count(tallies: Map<string, Tally>, name: string, avoidable: number): vo
   }
 }
 
-function shareOf(t: Tally): AvoidableCount {
-  return { requests: t.requests, avoidable: t.avoidable, share: t.avoidable / t.requests };
+function withShare(t: Tally): AvoidableCount {
+  return { requests: t.requests, avoidable: t.avoidable, share: shareOf(t.avoidable, t.requests) };
 }
 
 function ranked<T extends AvoidableCount & { client?: string; server?: string }>(rows: T[]): T[] {

@@ -1,5 +1,5 @@
 import type { Bucket } from '../classify/types.ts';
-import { compareOrder, type IdentityStats, isIdentitySend } from './identities.ts';
+import { compareOrder, type IdentityStats, isIdentitySend, representations } from './identities.ts';
 import type { AnalysisEvent } from './types.ts';
 
 /**
@@ -76,7 +76,7 @@ export function topIdentitiesOf(acc: IdentityTallies, n: number): IdentityStats[
     server,
     method,
     sends,
-    represented: sends - 1,
+    represented: representations(sends),
     firstSeen,
     lastSeen,
     last: { ts, seq, id, bucket, kind, rule },

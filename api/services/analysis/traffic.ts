@@ -22,6 +22,7 @@ import {
 } from '../../../shared/analysis/time-buckets.ts';
 import type { ContextScope } from '../../../shared/analysis/types.ts';
 import { BUCKETS, type Bucket } from '../../../shared/classify/types.ts';
+import { shareOf } from '../../../shared/share.ts';
 import { ApiError } from '../../errors.ts';
 import type { Window } from './load.ts';
 import { stormSummary } from './storm-ids.ts';
@@ -90,7 +91,7 @@ export async function clientsIn(db: SqlRunner, scope: Scope) {
   for (const row of costs) addServerCost(acc, row.client, row.server, row.avoidable);
   return conductReport(acc).map((client) => ({
     ...client,
-    share: client.requests === 0 ? null : client.avoidable / client.requests,
+    share: shareOf(client.avoidable, client.requests),
   }));
 }
 
