@@ -1,4 +1,5 @@
 import { type SQL, sql } from 'drizzle-orm';
+import type { CountLike } from '../../shared/alerts/values.ts';
 import { HOUR_MS, MINUTE_MS } from '../../shared/analysis/time-buckets.ts';
 import { SERVER_TO_CLIENT_METHODS } from '../../shared/frames.ts';
 import { addingUpsert, type RowsColumn, upsertRows } from '../queries/lists.ts';
@@ -170,16 +171,10 @@ export interface RangeFilter {
   eventsFrom?: number | null;
 }
 
-export interface CountRow {
+/** A count row: what the alert metrics read of it (shared/alerts/values.ts CountLike) and where its bucket starts. */
+export interface CountRow extends CountLike {
   /** Start of the time bucket when grouped by a step; 0 otherwise. */
   start: number;
-  server: string;
-  /** '' when the requests named no client. */
-  client: string;
-  bucket: string;
-  kind: string;
-  requests: number;
-  avoidable: number;
 }
 
 /**

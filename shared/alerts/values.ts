@@ -16,9 +16,10 @@ export interface GroupValue {
   server: string | null;
 }
 
-/** The fields of a rollup count row (db/queries/rollups.ts CountRow) the metrics read. */
+/** The fields of a rollup count row (db/counters/rollups.ts CountRow) the metrics read. */
 export interface CountLike {
   server: string;
+  /** '' when the requests named no client. */
   client: string;
   bucket: string;
   kind: string;

@@ -1,5 +1,4 @@
-import type { Bucket } from '../classify/types.ts';
-import { compareOrder, type IdentityStats, isIdentitySend, representations } from './identities.ts';
+import { compareOrder, type IdentityStats, isIdentitySend, type LastOutcome, representations } from './identities.ts';
 import type { AnalysisEvent } from './types.ts';
 
 /**
@@ -18,19 +17,12 @@ export interface IdentityTallies extends Iterable<[string, IdentityTally]> {
  * Flat (the latest send's outcome inline, not an object of its own): there is one per identity. Changed in place
  * after `get`; a store that spills (api/cli/spill.ts) writes it out as it is when it leaves memory.
  */
-export interface IdentityTally {
+export interface IdentityTally extends LastOutcome {
   server: string;
   method: string | null;
   sends: number;
   firstSeen: number;
   lastSeen: number;
-  /** The latest send by (ts, seq, id), and its outcome. */
-  ts: number;
-  seq: number;
-  id: string;
-  bucket: Bucket;
-  kind: string;
-  rule: string;
 }
 
 export function createIdentityTallies(): IdentityTallies {
