@@ -250,7 +250,7 @@ describe('every route of the app, per concern', () => {
     } else {
       it('refuses no token, and a wrong one, with 401 unauthenticated', async () => {
         await expectError(await send({}), 401, 'unauthenticated');
-        for (const wrong of ['wrong', `${ADMIN}x`, ADMIN.slice(0, -1)]) {
+        for (const wrong of ['wrong', `${ADMIN}x`, ADMIN.slice(0, -1), `${INGEST}x`, INGEST.slice(0, -1)]) {
           await expectError(await send(bearer(wrong)), 401, 'unauthenticated', [wrong]);
         }
       });
@@ -259,6 +259,7 @@ describe('every route of the app, per concern', () => {
     if (entry.access === 'admin') {
       it('refuses the ingest token with 403 forbidden', async () => {
         const error = await expectError(await send(bearer(INGEST)), 403, 'forbidden', [INGEST]);
+        expect(error.message).toContain('ingest');
         expect(error.fix).toContain('LENS_TOKEN');
       });
     } else if (entry.access === 'shipper') {
