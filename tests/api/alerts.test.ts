@@ -80,6 +80,31 @@ describe.each(STORE_KINDS)('alert rules API on $name', (kind) => {
       expect((await gone.json()).error).toMatchObject({ code: 'not_found', retryable: false });
     });
 
+    it('answers 404 to replacing or deleting a rule that is gone, and brings none back', async () => {
+      const { rule } = await (await postJson(app, '/api/v1/alerts/rules', RULE)).json();
+      const remove = () => app.request(`/api/v1/alerts/rules/${rule.id}`, { method: 'DELETE', headers: HOST });
+      expect((await remove()).status).toBe(200);
+      for (const res of [await putJson(app, `/api/v1/alerts/rules/${rule.id}`, RULE), await remove()]) {
+        expect(res.status).toBe(404);
+        expect((await res.json()).error).toMatchObject({ code: 'not_found', retryable: false });
+      }
+      const list = await (await get(app, '/api/v1/alerts/rules')).json();
+      expect(list.rules.map((r: { id: string }) => r.id)).not.toContain(rule.id);
+    });
+
+    it.each([
+      ['/api/v1/alerts?resolved=yes', 'resolved'],
+      [`/api/v1/alerts?server=${'s'.repeat(201)}`, 'server'],
+      ['/api/v1/alerts/history?limit=0', 'limit'],
+      ['/api/v1/alerts/history?before=soon', 'before'],
+      ['/api/v1/alerts/deliveries?limit=201', 'limit'],
+      ['/api/v1/alerts/deliveries?rule=', 'rule'],
+    ])('refuses %s with a 400 naming the field', async (path, field) => {
+      const res = await get(app, path);
+      expect(res.status).toBe(400);
+      expect((await res.json()).error).toMatchObject({ code: 'invalid_request', field, retryable: false });
+    });
+
     it.each([
       [{ ...RULE, groupBy: 'identity' }, 'groupBy'],
       [{ ...RULE, warning: null, critical: null }, 'critical'],

@@ -190,10 +190,10 @@ describe.each(STORE_KINDS)('traffic analysis over the demo day on $name', (kind)
       expect((await get(app, `/api/v1/timeseries?from=${NOW - 7 * 86_400_000}&to=${NOW}&step=1m`)).status).toBe(200);
     });
 
-    it('refuses an inverted range', async () => {
-      const res = await get(app, `/api/v1/storms?from=${NOW}&to=${NOW - 1000}`);
+    it.each(['storms', 'context-gap', 'clients', 'servers'])('refuses an inverted range on /%s', async (route) => {
+      const res = await get(app, `/api/v1/${route}?from=${NOW}&to=${NOW - 1000}`);
       expect(res.status).toBe(400);
-      expect((await res.json()).error.field).toBe('from');
+      expect((await res.json()).error).toMatchObject({ code: 'invalid_request', field: 'from' });
     });
   });
 });

@@ -111,5 +111,17 @@ describe.each(STORE_KINDS)('reading events and summaries on $name', (kind) => {
         expect(error).toMatchObject({ code: 'invalid_request', field, retryable: false });
       }
     });
+
+    it('refuses a summary bound that is no date or out of range, or a server name too long, naming the field', async () => {
+      for (const [query, field] of [
+        ['from=yesterday', 'from'],
+        ['to=99999999999999999', 'to'],
+        [`server=${'s'.repeat(201)}`, 'server'],
+      ]) {
+        const res = await get(app, `/api/v1/summary?${query}`);
+        expect(res.status, query).toBe(400);
+        expect((await res.json()).error).toMatchObject({ code: 'invalid_request', field, retryable: false });
+      }
+    });
   });
 });

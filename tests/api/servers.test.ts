@@ -103,10 +103,13 @@ describe.each(STORE_KINDS)('server configuration on $name', (kind) => {
       expect((await res.json()).error).toMatchObject({ code: 'payload_too_large', retryable: false });
     });
 
-    it('answers 404 for the discovery document of a server nobody has seen', async () => {
-      const res = await get(app, '/api/v1/servers/nobody/discovery');
+    it.each(['discovery', 'overrides'])('answers 404 for the %s of a server nobody has seen', async (what) => {
+      const res = await get(app, `/api/v1/servers/nobody/${what}`);
       expect(res.status).toBe(404);
       expect((await res.json()).error).toMatchObject({ code: 'not_found', retryable: false });
+      // Once it is seen, the same read answers.
+      await postNdjson(app, [clientEvent({ server: 'nobody' })]);
+      expect((await get(app, `/api/v1/servers/nobody/${what}`)).status).toBe(200);
     });
 
     it('applies a per-server code override before the defaults, and reclassifies stored events', async () => {
