@@ -22,7 +22,7 @@ import {
 } from '../../../shared/analysis/time-buckets.ts';
 import type { ContextScope } from '../../../shared/analysis/types.ts';
 import { BUCKETS, type Bucket } from '../../../shared/classify/types.ts';
-import { ApiError } from '../../errors.ts';
+import { ServiceError } from '../service-error.ts';
 import type { Window } from './load.ts';
 import { stormSummary } from './storm-ids.ts';
 
@@ -123,7 +123,7 @@ export async function serversIn(db: SqlRunner, scope: Scope) {
 export async function timeseriesIn(db: SqlRunner, scope: Scope, chosen?: StepName) {
   const step = chosen === undefined ? stepFor(scope.to - scope.from) : STEP_NAMES[chosen];
   if ((scope.to - scope.from) / step > MAX_CHOSEN_BUCKETS) {
-    throw new ApiError(
+    throw new ServiceError(
       'invalid_request',
       `step ${chosen} makes more than ${MAX_CHOSEN_BUCKETS} buckets of this range`,
       {
