@@ -17,6 +17,7 @@ import { ingestRoutes } from './routes/ingest.ts';
 import { otlpRoutes } from './routes/otlp.ts';
 import { serverRoutes } from './routes/servers.ts';
 import { Folder, type Folding } from './services/fold.ts';
+import { ServiceError } from './services/service-error.ts';
 
 const api = new Hono<Env>()
   .route('/', healthRoutes)
@@ -85,7 +86,7 @@ export function createApp(given: Omit<AppDeps, 'folder'> & { folder?: Folding })
   app.onError((err, c) => {
     const error = toApiError(err);
     if (error.code === 'internal') console.error(`[${c.var.requestId}]`, err);
-    else if (!(err instanceof ApiError) && error.status >= 500) {
+    else if (!(err instanceof ServiceError) && error.status >= 500) {
       // The store failing is the operator's business: one line each, without the stack.
       console.error(`[${c.var.requestId}] ${error.code}: ${err.message}`);
     }
@@ -127,9 +128,13 @@ const STORE_FAILURES: Record<DbFailure, () => ApiError> = {
     }),
 };
 
-/** Our error for anything a handler threw: a refusal as it is, a failing store as it costs, anything else a bug. */
+/**
+ * Our error for anything a handler threw: a refusal as it is (the HTTP layer's own, or a service's ServiceError with
+ * the same code, fix, field and Retry-After), a failing store as it costs, anything else a bug. The one place a
+ * service's error becomes an HTTP answer.
+ */
 export function toApiError(err: Error): ApiError {
-  if (err instanceof ApiError) return err;
+  if (err instanceof ServiceError) return ApiError.from(err);
   if (err instanceof HTTPException) {
     const code = STATUS_CODES[err.status];
     if (code !== undefined) return new ApiError(code, err.message || 'the request was refused');

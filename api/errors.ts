@@ -1,36 +1,28 @@
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { type ErrorCode, ServiceError } from './services/service-error.ts';
 
-/**
- * The closed set of ways this API says no. Each names its status and whether the same request can succeed later:
- * the product's own rule, applied to itself.
- */
-export const ERRORS = {
-  invalid_request: { status: 400, retryable: false },
-  invalid_discovery: { status: 400, retryable: false },
-  invalid_encoding: { status: 400, retryable: false },
-  unauthenticated: { status: 401, retryable: false },
-  foreign_origin: { status: 403, retryable: false },
-  forbidden: { status: 403, retryable: false },
-  not_found: { status: 404, retryable: false },
-  payload_too_large: { status: 413, retryable: false },
-  unsupported_media_type: { status: 415, retryable: false },
-  rate_limited: { status: 429, retryable: true },
-  /** A fault of this server: the same request fails the same way. */
-  internal: { status: 500, retryable: false },
-  unavailable: { status: 503, retryable: true },
-  /** The analysis trails the stored events past --max-analysis-lag: ingest waits until it catches up. */
-  analysis_behind: { status: 503, retryable: true },
-  /** The database connection was lost or refused (restart, failover): it comes back by itself. */
-  store_unavailable: { status: 503, retryable: true },
-  /** A concurrent write got in the way (serialization failure, deadlock, busy): at once again can succeed. */
-  store_busy: { status: 503, retryable: true },
-  /** No disk space for the store: succeeds again once an operator frees some, hence a long Retry-After. */
-  store_full: { status: 507, retryable: true },
-  /** The store accepts no writes: succeeds again once an operator makes it writable, hence a long Retry-After. */
-  store_read_only: { status: 503, retryable: true },
-} as const satisfies Record<string, { status: ContentfulStatusCode; retryable: boolean }>;
+export type { ErrorCode } from './services/service-error.ts';
 
-export type ErrorCode = keyof typeof ERRORS;
+/** The HTTP status of each code of the closed set (api/services/service-error.ts says which are retryable). */
+const STATUS = {
+  invalid_request: 400,
+  invalid_discovery: 400,
+  invalid_encoding: 400,
+  unauthenticated: 401,
+  foreign_origin: 403,
+  forbidden: 403,
+  not_found: 404,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  internal: 500,
+  unavailable: 503,
+  analysis_behind: 503,
+  store_unavailable: 503,
+  store_busy: 503,
+  store_full: 507,
+  store_read_only: 503,
+} as const satisfies Record<ErrorCode, ContentfulStatusCode>;
 
 export interface ErrorBody {
   error: {
@@ -47,39 +39,43 @@ export interface ErrorBody {
   };
 }
 
-export class ApiError extends Error {
-  readonly code: ErrorCode;
-  readonly fix: string | undefined;
-  readonly field: string | undefined;
-  readonly retryAfterSeconds: number | undefined;
+/** The one mapping of a refusal to HTTP: its status and the JSON body every error answer has. */
+export function httpStatusOf(error: ServiceError): ContentfulStatusCode {
+  return STATUS[error.code];
+}
 
-  constructor(
-    code: ErrorCode,
-    message: string,
-    options: { fix?: string; field?: string; retryAfterSeconds?: number } = {},
-  ) {
-    super(message);
-    this.code = code;
-    this.fix = options.fix;
-    this.field = options.field;
-    this.retryAfterSeconds = options.retryAfterSeconds;
+export function errorBodyOf(error: ServiceError): ErrorBody {
+  return {
+    error: {
+      code: error.code,
+      message: error.message,
+      ...(error.fix !== undefined && { fix: error.fix }),
+      retryable: error.retryable,
+      ...(error.retryAfterSeconds !== undefined && { retryAfterSeconds: error.retryAfterSeconds }),
+      ...(error.field !== undefined && { field: error.field }),
+    },
+  };
+}
+
+/**
+ * A refusal of the HTTP layer itself (middleware, the validator, routes). Decision: it stays, as a ServiceError with
+ * the HTTP answer attached, rather than services throwing it: services (api/services/) are transport-free and throw
+ * ServiceError, which onError turns into an ApiError (toApiError in api/app.ts) and answers with the same status and
+ * body. One set of codes, one body shape, one mapping (httpStatusOf, errorBodyOf).
+ */
+export class ApiError extends ServiceError {
+  /** A service's refusal as the HTTP layer answers it: the same code, message, fix, field and Retry-After. */
+  static from(error: ServiceError): ApiError {
+    if (error instanceof ApiError) return error;
+    const { fix, field, retryAfterSeconds } = error;
+    return new ApiError(error.code, error.message, { fix, field, retryAfterSeconds, cause: error });
   }
 
   get status(): ContentfulStatusCode {
-    return ERRORS[this.code].status;
+    return httpStatusOf(this);
   }
 
   toBody(): ErrorBody {
-    const { retryable } = ERRORS[this.code];
-    return {
-      error: {
-        code: this.code,
-        message: this.message,
-        ...(this.fix !== undefined && { fix: this.fix }),
-        retryable,
-        ...(this.retryAfterSeconds !== undefined && { retryAfterSeconds: this.retryAfterSeconds }),
-        ...(this.field !== undefined && { field: this.field }),
-      },
-    };
+    return errorBodyOf(this);
   }
 }

@@ -101,7 +101,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   // Before the gate is replayed from them (buildMissingStorms below), and before any batch can replay a partition.
   await rederiveStoredFacts(store);
   if (options.demo) await loadDemo(store, Date.now());
-  await seedDefaultRules(store, Date.now());
+  await seedDefaultRules({ ctx: { db: store, now: Date.now() } });
   const config: AppConfig = {
     ...DEFAULT_CONFIG,
     token: options.token ?? null,

@@ -29,7 +29,7 @@ export async function benchAlerts(store: Store, now: number): Promise<void> {
       intervalSeconds: INTERVAL_S,
       ...(i % 7 === 0 ? { scope: { server: `server-${i % 10}` } } : {}),
     });
-    created.push((await createRule(store, rule, now)).id);
+    created.push((await createRule({ ctx: { db: store, now }, input: { rule } })).id);
   }
   const rounds: number[] = [];
   for (let round = 0; round < 3; round++) {
@@ -45,7 +45,7 @@ export async function benchAlerts(store: Store, now: number): Promise<void> {
   );
   await readsUnderLoad(store, now + 3 * INTERVAL_S * 1000);
   // A store kept for the next run (BENCH_READS_DIR) holds no rules of this one.
-  for (const id of created) await removeRule(store, id, now);
+  for (const id of created) await removeRule({ ctx: { db: store, now }, input: { id } });
 }
 
 /** Dashboard reads alone, then with evaluation rounds running back to back: the worst case of a 30 s schedule. */

@@ -1,3 +1,4 @@
+import { ServiceError } from '../services/service-error.ts';
 import { classifyCommand } from './classify.ts';
 import { CliError } from './cli-error.ts';
 import { demoCommand } from './demo.ts';
@@ -49,6 +50,12 @@ async function main(argv: string[]): Promise<number> {
     if (error instanceof CliError) {
       process.stderr.write(`lens ${name}: ${error.message}\n`);
       return error.exitCode;
+    }
+    if (error instanceof ServiceError) {
+      // A service's refusal (the CLI's one mapping of it): what went wrong and what to do, not a stack trace.
+      const fix = error.fix === undefined ? '' : ` ${error.fix}`;
+      process.stderr.write(`lens ${name}: ${error.message} (${error.code}).${fix}\n`);
+      return 1;
     }
     throw error;
   }

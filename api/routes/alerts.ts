@@ -31,7 +31,10 @@ export const alertRoutes = new Hono<Env>()
   .get('/alerts/rules', async (c) => c.json({ rules: await rulesWithState(c.var.deps.store) }))
   .post('/alerts/rules', smallBody, validate('json', ruleInputSchema), async (c) => {
     const { store, clock, config } = c.var.deps;
-    const rule = await createRule(store, c.req.valid('json'), clock(), config.allowedTargets);
+    const rule = await createRule({
+      ctx: { db: store, now: clock() },
+      input: { rule: c.req.valid('json'), allowedTargets: config.allowedTargets },
+    });
     return c.json({ rule: redactRule(rule) }, 201);
   })
   .post('/alerts/rules/preview', smallBody, validate('json', previewBody), async (c) => {
@@ -53,13 +56,16 @@ export const alertRoutes = new Hono<Env>()
   })
   .put('/alerts/rules/:id', smallBody, validate('param', idParam), validate('json', ruleInputSchema), async (c) => {
     const { store, clock, config } = c.var.deps;
-    const rule = await updateRule(store, c.req.valid('param').id, c.req.valid('json'), clock(), config.allowedTargets);
+    const rule = await updateRule({
+      ctx: { db: store, now: clock() },
+      input: { id: c.req.valid('param').id, rule: c.req.valid('json'), allowedTargets: config.allowedTargets },
+    });
     if (rule === null) throw ruleNotFound();
     return c.json({ rule: redactRule(rule) });
   })
   .delete('/alerts/rules/:id', validate('param', idParam), async (c) => {
     const { store, clock } = c.var.deps;
-    if (!(await removeRule(store, c.req.valid('param').id, clock()))) throw ruleNotFound();
+    if (!(await removeRule({ ctx: { db: store, now: clock() }, input: c.req.valid('param') }))) throw ruleNotFound();
     return c.json({ deleted: true });
   })
   .get(

@@ -191,7 +191,7 @@ describe.each(STORE_KINDS)('alert rules API on $name', (kind) => {
     it('ships the three default rules once; a deleted default stays deleted', async () => {
       const fresh = await kind.open();
       try {
-        await seedDefaultRules(fresh.store, TEST_NOW);
+        await seedDefaultRules({ ctx: { db: fresh.store, now: TEST_NOW } });
         const freshApp = createTestApp(fresh.store);
         const { rules } = await (await get(freshApp, '/api/v1/alerts/rules')).json();
         expect(rules.map((r: { metric: string }) => r.metric).sort()).toEqual([
@@ -202,7 +202,7 @@ describe.each(STORE_KINDS)('alert rules API on $name', (kind) => {
         const identity = rules.find((r: { metric: string }) => r.metric === 'identity_representations');
         expect(identity).toMatchObject({ critical: 40, windowSeconds: 600, groupBy: 'identity' });
         await freshApp.request(`/api/v1/alerts/rules/${identity.id}`, { method: 'DELETE', headers: HOST });
-        await seedDefaultRules(fresh.store, TEST_NOW + MIN);
+        await seedDefaultRules({ ctx: { db: fresh.store, now: TEST_NOW + MIN } });
         const after = await (await get(freshApp, '/api/v1/alerts/rules')).json();
         expect(after.rules).toHaveLength(2);
       } finally {

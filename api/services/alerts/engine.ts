@@ -1,8 +1,9 @@
 import { claimRound, dueRuleRows } from '../../../db/queries/alerts.ts';
 import type { Store } from '../../../db/runner.ts';
+import { ServiceError } from '../service-error.ts';
 import { type DeliveryOptions, deliverDue } from './deliver.ts';
 import { evaluateRule } from './evaluate.ts';
-import { roundReader, STORMS_NOT_READY } from './readings.ts';
+import { roundReader } from './readings.ts';
 import { toRule } from './rules.ts';
 
 /** Rules evaluated per tick at most; a backlog (after downtime) is worked off over the next ticks. */
@@ -42,7 +43,8 @@ export async function evaluateDue(store: Store, now: number, log: (message: stri
       }
       if (await evaluateRule(store, read, { rule, seenDueAt: row.nextEvalAt }, now)) evaluated += 1;
     } catch (error) {
-      if (error === STORMS_NOT_READY) continue;
+      // A reading that cannot be taken yet (the storms still being built) is no fault of the rule: no log line.
+      if (error instanceof ServiceError && error.code === 'unavailable') continue;
       log(`alert rule ${rule.id} (${rule.name}) failed to evaluate: ${error instanceof Error ? error.message : error}`);
     }
   }

@@ -22,15 +22,20 @@ import {
   valuesFromStorms,
 } from '../../../shared/alerts/values.ts';
 import type { StormSummary } from '../../../shared/analysis/storms.ts';
-import { ApiError } from '../../errors.ts';
+import { ServiceError } from '../service-error.ts';
 
 export type Reading = Pick<RuleInput, 'metric' | 'scope' | 'groupBy' | 'windowSeconds'>;
 
-/** A reading that cannot be taken yet; the rule's round waits (it stays due) rather than judge on partial data. */
-export const STORMS_NOT_READY = new ApiError('unavailable', 'the storms of earlier events are still being built', {
-  fix: 'Wait: the server builds them once after an upgrade, in the background.',
-  retryAfterSeconds: 30,
-});
+/**
+ * A reading that cannot be taken yet; the rule's round waits rather than judge on partial data. Its code,
+ * `unavailable`, is what the engine recognises (a preview answers it as 503 with Retry-After).
+ */
+function stormsNotReady(): ServiceError {
+  return new ServiceError('unavailable', 'the storms of earlier events are still being built', {
+    fix: 'Wait: the server builds them once after an upgrade, in the background.',
+    retryAfterSeconds: 30,
+  });
+}
 
 function rollupDimensions(metric: Metric, groupBy: GroupBy): Dimension[] {
   const dims: Dimension[] = groupBy === 'server' || groupBy === 'client' ? [groupBy] : [];
@@ -123,7 +128,7 @@ async function readGroups(db: SqlRunner, reads: RoundReads, rule: Reading, end: 
   }
   if (rule.metric === 'probe_storm_size') {
     // Judged on a partial list, a storm not yet built would read as over: wait for the build instead.
-    if (!(await stormsComplete(db))) throw STORMS_NOT_READY;
+    if (!(await stormsComplete(db))) throw stormsNotReady();
     return valuesFromStorms(await reads.storms({ ...scope, kind: 'probe_storm' }), rule.groupBy);
   }
   const rows = await reads.counts({ ...scope, dims: rollupDimensions(rule.metric, rule.groupBy) });

@@ -9,7 +9,7 @@ import {
   replaceRule,
 } from '../../../db/queries/alerts.ts';
 import { setSettingOnce } from '../../../db/queries/settings.ts';
-import type { SqlRunner, Store, TxRunner } from '../../../db/runner.ts';
+import type { SqlRunner, TxRunner } from '../../../db/runner.ts';
 import {
   DEFAULT_RULES,
   type RedactedTarget,
@@ -20,6 +20,7 @@ import {
   type StoredTarget,
 } from '../../../shared/alerts/rule.ts';
 import { type Severity, thresholdOf } from '../../../shared/alerts/state.ts';
+import { type ServiceContext, withTransaction } from '../context.ts';
 import { recordTransition } from './evaluate.ts';
 import { settleTargets } from './targets.ts';
 
@@ -64,57 +65,63 @@ export async function getRule(db: SqlRunner, id: string): Promise<StoredRule | n
   return row === null ? null : toRule(row);
 }
 
+/** A rule as sent, and the operator's allow-list (--allow-target) its targets are judged by. */
+export interface RuleChange {
+  rule: RuleInput;
+  allowedTargets?: readonly string[];
+}
+
 /**
  * A new rule is due at once, so that its first reading shows within one tick. Its targets are checked against the
- * address policy first (a refused one is our 400), with `allowedTargets` the operator's allow-list.
+ * address policy first (a refused one is a ServiceError 'invalid_request').
  */
-export async function createRule(
-  store: Store,
-  input: RuleInput,
-  now: number,
-  allowedTargets: readonly string[] = [],
-): Promise<StoredRule> {
-  const definition: RuleDefinition = { ...input, targets: await settleTargets(input.targets, [], allowedTargets) };
+export async function createRule({ ctx, input }: { ctx: ServiceContext; input: RuleChange }): Promise<StoredRule> {
+  const { rule, allowedTargets = [] } = input;
+  const definition: RuleDefinition = { ...rule, targets: await settleTargets(rule.targets, [], allowedTargets) };
   const id = randomUUID();
-  await insertRule(store, {
+  const { now } = ctx;
+  await insertRule(ctx.db, {
     id,
     definition: JSON.stringify(definition),
     nextEvalAt: now,
     createdAt: now,
     updatedAt: now,
   });
-  return (await getRule(store, id)) as StoredRule;
+  return (await getRule(ctx.db, id)) as StoredRule;
 }
 
 /**
  * Replaces a rule; its instances start over, and what was firing is resolved (and said so) under the old rule. A
- * target sent by id keeps the URL saved under it: the editor never had it to send back.
+ * target sent by id keeps the URL saved under it: the editor never had it to send back. The targets are resolved
+ * before the writes: a slow resolver must not hold the store's writer (unless the caller already holds it).
  */
-export async function updateRule(
-  store: Store,
-  id: string,
-  input: RuleInput,
-  now: number,
-  allowedTargets: readonly string[] = [],
-): Promise<StoredRule | null> {
-  const saved = await getRule(store, id);
+export async function updateRule({
+  ctx,
+  input,
+}: {
+  ctx: ServiceContext;
+  input: RuleChange & { id: string };
+}): Promise<StoredRule | null> {
+  const { id, rule, allowedTargets = [] } = input;
+  const saved = await getRule(ctx.db, id);
   if (saved === null) return null;
   const definition: RuleDefinition = {
-    ...input,
-    targets: await settleTargets(input.targets, saved.targets, allowedTargets),
+    ...rule,
+    targets: await settleTargets(rule.targets, saved.targets, allowedTargets),
   };
-  const replaced = await store.transaction(async (tx) => {
+  const { now } = ctx;
+  const replaced = await withTransaction(ctx, async (tx) => {
     await resolveFiring(tx, id, now);
     return replaceRule(tx, { id, definition: JSON.stringify(definition), nextEvalAt: now, updatedAt: now });
   });
-  return replaced ? getRule(store, id) : null;
+  return replaced ? getRule(ctx.db, id) : null;
 }
 
 /** Deletes a rule; what was firing is resolved first, so no receiver is left with an incident nothing will close. */
-export async function removeRule(store: Store, id: string, now: number): Promise<boolean> {
-  return store.transaction(async (tx) => {
-    await resolveFiring(tx, id, now);
-    return deleteRule(tx, id);
+export async function removeRule({ ctx, input }: { ctx: ServiceContext; input: { id: string } }): Promise<boolean> {
+  return withTransaction(ctx, async (tx) => {
+    await resolveFiring(tx, input.id, ctx.now);
+    return deleteRule(tx, input.id);
   });
 }
 
@@ -147,8 +154,9 @@ async function resolveFiring(tx: TxRunner, id: string, at: number): Promise<void
  * Ships the default rules once per store. The flag is set in the same transaction, so an operator who deletes a
  * default does not see it come back on the next start.
  */
-export async function seedDefaultRules(store: Store, now: number): Promise<void> {
-  await store.transaction(async (tx) => {
+export async function seedDefaultRules({ ctx }: { ctx: ServiceContext }): Promise<void> {
+  const { now } = ctx;
+  await withTransaction(ctx, async (tx) => {
     if (!(await setSettingOnce(tx, 'alerts.defaults', String(now)))) return;
     for (const input of DEFAULT_RULES) {
       await insertRule(tx, {

@@ -10,7 +10,7 @@ import {
   parseAllowList,
 } from '../../../shared/alerts/address-policy.ts';
 import type { RuleInput, StoredTarget } from '../../../shared/alerts/rule.ts';
-import { ApiError } from '../../errors.ts';
+import { ServiceError } from '../service-error.ts';
 
 /** What may be connected to for one target URL, judged on the addresses its host resolves to right now. */
 export type TargetCheck =
@@ -94,7 +94,7 @@ export async function settleTargets(
     if (url === undefined) {
       const kept = saved.find((s) => s.id === target.id);
       if (kept === undefined) {
-        throw new ApiError('invalid_request', `"${field}": required for a new target`, {
+        throw new ServiceError('invalid_request', `"${field}": required for a new target`, {
           field,
           fix: 'Give the target URL; an "id" without a "url" keeps the URL of a target this rule already has.',
         });
@@ -105,7 +105,7 @@ export async function settleTargets(
     if (!check.ok) throw refusedTarget(check, field);
     const id = target.id !== undefined && saved.some((s) => s.id === target.id) ? target.id : newTargetId();
     if (settled.some((s) => s.id === id)) {
-      throw new ApiError('invalid_request', `"targets.${index}.id": names a target already given`, {
+      throw new ServiceError('invalid_request', `"targets.${index}.id": names a target already given`, {
         field: `targets.${index}.id`,
         fix: 'Send each saved target once.',
       });
@@ -115,20 +115,20 @@ export async function settleTargets(
   return settled;
 }
 
-function refusedTarget(check: Exclude<TargetCheck, { ok: true }>, field: string): ApiError {
+function refusedTarget(check: Exclude<TargetCheck, { ok: true }>, field: string): ServiceError {
   if (check.reason === 'policy') {
-    return new ApiError('invalid_request', `"${field}": ${refusalText(check.category)}`, {
+    return new ServiceError('invalid_request', `"${field}": ${refusalText(check.category)}`, {
       field,
       fix: ALLOW_TARGET_FIX,
     });
   }
   if (check.reason === 'unresolved') {
-    return new ApiError('invalid_request', `"${field}": the target's host name does not resolve`, {
+    return new ServiceError('invalid_request', `"${field}": the target's host name does not resolve`, {
       field,
       fix: 'Check the host name of the URL.',
     });
   }
-  return new ApiError('invalid_request', `"${field}": must be an http:// or https:// URL`, {
+  return new ServiceError('invalid_request', `"${field}": must be an http:// or https:// URL`, {
     field,
     fix: 'Correct the body and send the request again.',
   });

@@ -23,7 +23,7 @@ import {
 import type { ContextScope } from '../../../shared/analysis/types.ts';
 import { BUCKETS, type Bucket } from '../../../shared/classify/types.ts';
 import { shareOf } from '../../../shared/share.ts';
-import { ApiError } from '../../errors.ts';
+import { ServiceError } from '../service-error.ts';
 import type { Window } from './load.ts';
 import { stormSummary } from './storm-ids.ts';
 
@@ -124,7 +124,7 @@ export async function serversIn(db: SqlRunner, scope: Scope) {
 export async function timeseriesIn(db: SqlRunner, scope: Scope, chosen?: StepName) {
   const step = chosen === undefined ? stepFor(scope.to - scope.from) : STEP_NAMES[chosen];
   if ((scope.to - scope.from) / step > MAX_CHOSEN_BUCKETS) {
-    throw new ApiError(
+    throw new ServiceError(
       'invalid_request',
       `step ${chosen} makes more than ${MAX_CHOSEN_BUCKETS} buckets of this range`,
       {

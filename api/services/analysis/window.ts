@@ -1,8 +1,8 @@
 import { storedExtent } from '../../../db/queries/events.ts';
 import type { SqlRunner } from '../../../db/runner.ts';
 import { DAY_MS } from '../../../shared/analysis/time-buckets.ts';
-import { ApiError } from '../../errors.ts';
 import { keptData } from '../retention.ts';
+import { ServiceError } from '../service-error.ts';
 
 /** The longest window an analysis reads: as far back as counts are kept, and about 400 points of a daily chart. */
 export const MAX_WINDOW_MS = 400 * DAY_MS;
@@ -24,7 +24,7 @@ export async function analysisWindow(db: SqlRunner, query: WindowQuery, now: num
   let to = query.to ?? now;
   let from = query.from ?? to - DAY_MS;
   if (from >= to) {
-    throw new ApiError('invalid_request', '"from" must be before "to"', {
+    throw new ServiceError('invalid_request', '"from" must be before "to"', {
       field: 'from',
       fix: 'Swap or widen the range.',
     });
@@ -36,7 +36,7 @@ export async function analysisWindow(db: SqlRunner, query: WindowQuery, now: num
     from = Math.max(from, first);
     to = Math.min(to, Math.max(last, from + 1));
     if (to - from > MAX_WINDOW_MS) {
-      throw new ApiError('invalid_request', 'the range is longer than 400 days of stored events', {
+      throw new ServiceError('invalid_request', 'the range is longer than 400 days of stored events', {
         field: 'from',
         fix: `Narrow "from" and "to" to at most 400 days; the store holds events from ${iso(first)} to ${iso(last)}.`,
       });
