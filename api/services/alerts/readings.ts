@@ -27,8 +27,9 @@ import { ServiceError } from '../service-error.ts';
 export type Reading = Pick<RuleInput, 'metric' | 'scope' | 'groupBy' | 'windowSeconds'>;
 
 /**
- * A reading that cannot be taken yet; the rule's round waits rather than judge on partial data. Its code,
- * `unavailable`, is what the engine recognises (a preview answers it as 503 with Retry-After).
+ * A reading that cannot be taken yet: rather than judge on partial data, the round changes no alert state, records
+ * this as the rule's last error and is tried again at the next interval. Its code, `unavailable`, is what the engine
+ * recognises to keep it out of the server log (a preview answers it as 503 with Retry-After).
  */
 function stormsNotReady(): ServiceError {
   return new ServiceError('unavailable', 'the storms of earlier events are still being built', {
