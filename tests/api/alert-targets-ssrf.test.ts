@@ -5,7 +5,7 @@ import type { AppConfig } from '../../api/env.ts';
 import { deliverDue } from '../../api/services/alerts/deliver.ts';
 import { evaluateDue } from '../../api/services/alerts/engine.ts';
 import { getRule } from '../../api/services/alerts/rules.ts';
-import { createTestApp, get, postNdjson, putJson, TEST_NOW, type TestApp } from '../support/app.ts';
+import { createTestApp, get, postJson, postNdjson, putJson, TEST_NOW, type TestApp } from '../support/app.ts';
 import { clientEvent, rpcError } from '../support/events.ts';
 import { openTempSqlite, type TestStore } from '../support/stores.ts';
 
@@ -14,16 +14,6 @@ import { openTempSqlite, type TestStore } from '../support/stores.ts';
  * service unless the operator allows it, neither when saved nor when sent. Every test here connects only to
  * receivers on 127.0.0.1 that it allows by name; every other address is refused before any socket is opened.
  */
-
-const HOST = { host: '127.0.0.1:7700' };
-
-function postJson(app: TestApp, path: string, body: unknown) {
-  return app.request(path, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...HOST },
-    body: JSON.stringify(body),
-  });
-}
 
 /** A rule that fires on the one refusal each test store holds. */
 function firingRule(name: string, targets: { type: string; url?: string; id?: string }[]) {

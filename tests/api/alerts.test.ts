@@ -4,20 +4,12 @@ import { readMetric, roundReader, storeReads } from '../../api/services/alerts/r
 import { seedDefaultRules } from '../../api/services/alerts/rules.ts';
 import type { SqlRunner } from '../../db/runner.ts';
 import { type GroupBy, METRIC_INFO, type Metric } from '../../shared/alerts/metrics.ts';
-import { createTestApp, get, postNdjson, putJson, TEST_NOW, type TestApp } from '../support/app.ts';
+import { createTestApp, get, postJson, postNdjson, putJson, TEST_NOW, type TestApp } from '../support/app.ts';
 import { clientEvent, rpcError } from '../support/events.ts';
 import { STORE_KINDS, type TestStore } from '../support/stores.ts';
 
 const MIN = 60_000;
 const HOST = { host: '127.0.0.1:7700' };
-
-function postJson(app: TestApp, path: string, body: unknown) {
-  return app.request(path, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...HOST },
-    body: JSON.stringify(body),
-  });
-}
 
 /** `n` refusals (-32602) from `client` to `server`, one every 10 s from `start`. */
 function refusals(n: number, start: number, server = 'alpha', client = 'agent-7') {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evaluateDue } from '../../api/services/alerts/engine.ts';
-import { createTestApp, get, postNdjson, putJson, TEST_NOW, type TestApp } from '../support/app.ts';
+import { createTestApp, get, postJson, postNdjson, putJson, TEST_NOW, type TestApp } from '../support/app.ts';
 import { clientEvent, proxyEvent, rpcError } from '../support/events.ts';
 import { STORE_KINDS, type TestStore } from '../support/stores.ts';
 
@@ -167,14 +167,6 @@ function discoveryOf(name: string) {
     methods: ['tools/call', name],
     [name]: { [name]: name },
   };
-}
-
-function postJson(app: TestApp, path: string, body: unknown) {
-  return app.request(path, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', host: '127.0.0.1:7700' },
-    body: JSON.stringify(body),
-  });
 }
 
 const q = encodeURIComponent;

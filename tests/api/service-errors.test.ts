@@ -6,19 +6,11 @@ import { evaluateDue } from '../../api/services/alerts/engine.ts';
 import { createRule } from '../../api/services/alerts/rules.ts';
 import { ServiceError } from '../../api/services/service-error.ts';
 import { ruleInputSchema } from '../../shared/alerts/rule.ts';
-import { createTestApp, get, TEST_NOW, type TestApp } from '../support/app.ts';
+import { createTestApp, get, postJson, TEST_NOW, type TestApp } from '../support/app.ts';
 import { openTempSqlite, type TestStore } from '../support/stores.ts';
 
 const HOST = { host: '127.0.0.1:7700' };
 const STORM_RULE = { name: 'probes', metric: 'probe_storm_size', groupBy: 'client', warning: 5 } as const;
-
-function postJson(app: TestApp, path: string, body: unknown) {
-  return app.request(path, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...HOST },
-    body: JSON.stringify(body),
-  });
-}
 
 /** Services throw a transport-free ServiceError; the app's onError is the one place it becomes an HTTP answer. */
 describe("a service's ServiceError over HTTP", () => {

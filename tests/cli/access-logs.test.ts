@@ -3,9 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningServer, startServer } from '../../api/server.ts';
-import { untilAnalysed } from '../../bench/server-process.ts';
-import { lens } from '../support/cli.ts';
+import { lens, serverForSuite } from '../support/cli.ts';
 import { CORPORA, type CorpusName, corpusPath, corpusText, expectedOf } from '../support/corpus.ts';
 
 /** The command line on the corpus's access logs: offline (`classify`, `report`) and shipped (`ingest`). */
@@ -81,23 +79,14 @@ describe('access logs on the command line', () => {
   });
 
   describe('ingest against a running server', () => {
-    let server: RunningServer;
-    beforeAll(async () => {
-      server = await startServer({ host: '127.0.0.1', port: 0, dataDir: join(dir, 'data') });
-    });
-    afterAll(async () => server.close());
-
-    async function total() {
-      const range = 'from=2026-12-01T00:00:00Z&to=2026-12-03T00:00:00Z';
-      await untilAnalysed(server.url);
-      return (await (await fetch(`${server.url}/api/v1/summary?${range}`)).json()).overall.total as number;
-    }
+    const server = serverForSuite(() => join(dir, 'data'));
+    const total = () => server.total('from=2026-12-01T00:00:00Z&to=2026-12-03T00:00:00Z');
 
     it('ships a rotated, gzipped access log, detected, and ships nothing twice on the next run', async () => {
       const log = join(dir, 'access.log.2.gz');
       writeFileSync(log, gzipSync(readFileSync(corpusPath('mcp-python', JSON_LOG))));
       const state = join(dir, 'state.json');
-      const args = ['ingest', log, '--url', server.url, '--server', 'release-desk', '--state', state];
+      const args = ['ingest', log, '--url', server.url(), '--server', 'release-desk', '--state', state];
       const first = await lens([...args, '--batch-lines', '50']);
       expect(first.stderr).toMatch(/120 accepted, 0 duplicate, 0 rejected/);
       expect(first.code).toBe(0);
@@ -115,7 +104,7 @@ describe('access logs on the command line', () => {
         'ingest',
         corpusPath('mcp-python', JSON_LOG),
         '--url',
-        server.url,
+        server.url(),
         '--format',
         'apache',
       ]);

@@ -3,9 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OfflineRun } from '../../api/cli/offline.ts';
-import { type RunningServer, startServer } from '../../api/server.ts';
+import { startServer } from '../../api/server.ts';
 import { syntheticLines } from '../../bench/generate.ts';
-import { untilAnalysed } from '../../bench/server-process.ts';
 import { clientConduct } from '../../shared/analysis/conduct.ts';
 import { contextGapByServer, gapSummary } from '../../shared/analysis/context-gap.ts';
 import { replayGate } from '../../shared/analysis/gate.ts';
@@ -15,7 +14,7 @@ import type { AnalysisEvent } from '../../shared/analysis/types.ts';
 import { BUCKETS } from '../../shared/classify/types.ts';
 import { isSentByServer } from '../../shared/frames.ts';
 import { type JoinFacts, pairRecords } from '../../shared/request-join.ts';
-import { lens } from '../support/cli.ts';
+import { lens, serverForSuite } from '../support/cli.ts';
 import { CORPORA, corpusPath, corpusText, type Expected, expectedOf } from '../support/corpus.ts';
 import { clientEvent, proxyEvent } from '../support/events.ts';
 
@@ -332,16 +331,8 @@ describe('the command line', () => {
   });
 
   describe('ingest against a running server', () => {
-    let server: RunningServer;
-    beforeAll(async () => {
-      server = await startServer({ host: '127.0.0.1', port: 0, dataDir: join(dir, 'data') });
-    });
-    afterAll(async () => server.close());
-
-    async function total() {
-      await untilAnalysed(server.url);
-      return (await (await fetch(`${server.url}/api/v1/summary`)).json()).overall.total as number;
-    }
+    const server = serverForSuite(() => join(dir, 'data'));
+    const total = () => server.total();
 
     it('ships files in batches, reports rejects with file line numbers, and resumes where it stopped', async () => {
       const events = Array.from({ length: 25 }, (_, i) => JSON.stringify(clientEvent({ id: `cli-${i}` })));
@@ -350,14 +341,14 @@ describe('the command line', () => {
         `${events.slice(0, 10).join('\n')}\n{broken\n${events.slice(10, 20).join('\n')}\n`,
       );
       const state = join(dir, 'state.json');
-      const first = await lens(['ingest', log, '--url', server.url, '--batch-lines', '4', '--state', state]);
+      const first = await lens(['ingest', log, '--url', server.url(), '--batch-lines', '4', '--state', state]);
       expect(first.code).toBe(1);
       expect(first.stderr).toContain(`${log.split('/').pop()}:11: invalid_json`);
       expect(await total()).toBe(20);
 
       // The log grows; a second run ships only the new lines.
       writeFileSync(log, `${events.slice(0, 10).join('\n')}\n{broken\n${events.slice(10).join('\n')}\n`);
-      const second = await lens(['ingest', log, '--url', server.url, '--batch-lines', '4', '--state', state]);
+      const second = await lens(['ingest', log, '--url', server.url(), '--batch-lines', '4', '--state', state]);
       expect(second.code).toBe(0);
       expect(second.stderr).toMatch(/5 accepted, 0 duplicate, 0 rejected/);
       expect(await total()).toBe(25);
@@ -376,12 +367,12 @@ describe('the command line', () => {
       );
       const before = await total();
       const state = join(dir, 'utf-state.json');
-      const stopped = await lens(['ingest', log, '--url', server.url, '--state', state]);
+      const stopped = await lens(['ingest', log, '--url', server.url(), '--state', state]);
       expect(stopped.code).toBe(1);
       expect(stopped.stderr).toContain('not-utf8.ndjson:4: not valid UTF-8');
       expect(stopped.stderr).toContain('--skip-bad-lines');
       expect(await total()).toBe(before + 3);
-      const skipped = await lens(['ingest', log, '--url', server.url, '--state', state, '--skip-bad-lines']);
+      const skipped = await lens(['ingest', log, '--url', server.url(), '--state', state, '--skip-bad-lines']);
       expect(skipped.stderr).toContain('not-utf8.ndjson:4: invalid_encoding');
       expect(await total()).toBe(before + 6);
       // classify reads every other line and says which one it could not.
@@ -395,18 +386,18 @@ describe('the command line', () => {
       const [a, b] = [clientEvent({ id: 'grow-a' }), clientEvent({ id: 'grow-b' })].map((e) => JSON.stringify(e));
       const log = write('growing.ndjson', `${a}\n${(b as string).slice(0, 40)}`);
       const state = join(dir, 'grow-state.json');
-      const first = await lens(['ingest', log, '--url', server.url, '--state', state]);
+      const first = await lens(['ingest', log, '--url', server.url(), '--state', state]);
       expect(first.code).toBe(0);
       expect(first.stderr).toMatch(/1 accepted, 0 duplicate, 0 rejected/);
       writeFileSync(log, `${a}\n${b}`); // the writer finished the line (no newline yet: it is whole JSON)
-      const second = await lens(['ingest', log, '--url', server.url, '--state', state]);
+      const second = await lens(['ingest', log, '--url', server.url(), '--state', state]);
       expect(second.code).toBe(0);
       expect(second.stderr).toMatch(/1 accepted, 0 duplicate, 0 rejected/);
     });
 
     it('stops at a refusal instead of retrying it, saying why', async () => {
       const log = write('ok.ndjson', `${JSON.stringify(clientEvent())}\n`);
-      const wrongUrl = await lens(['ingest', log, '--url', `${server.url}/nope`, '--state', join(dir, 's3.json')]);
+      const wrongUrl = await lens(['ingest', log, '--url', `${server.url()}/nope`, '--state', join(dir, 's3.json')]);
       expect(wrongUrl.code).toBe(1);
       expect(wrongUrl.stderr).toContain('404 not_found');
       const locked = await startServer({ host: '127.0.0.1', port: 0, dataDir: join(dir, 'locked'), token: 'tok-123' });

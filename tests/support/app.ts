@@ -55,8 +55,16 @@ export function get(app: TestApp, path: string, headers: Record<string, string> 
 }
 
 export function putJson(app: TestApp, path: string, body: unknown) {
+  return sendJson(app, 'PUT', path, body);
+}
+
+export function postJson(app: TestApp, path: string, body: unknown) {
+  return sendJson(app, 'POST', path, body);
+}
+
+function sendJson(app: TestApp, method: 'POST' | 'PUT', path: string, body: unknown) {
   return app.request(path, {
-    method: 'PUT',
+    method,
     headers: { 'content-type': 'application/json', host: '127.0.0.1:7700' },
     body: JSON.stringify(body),
   });

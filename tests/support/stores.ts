@@ -25,40 +25,40 @@ export interface StoreKind {
 /** A fresh embedded store in its own temporary data directory. */
 export async function openTempSqlite(): Promise<TestStore> {
   const dir = mkdtempSync(join(tmpdir(), 'lens-test-'));
-  const config = { dataDir: dir };
-  const store = await openStore(config);
-  return {
-    store,
-    config,
-    async dispose() {
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  return openDisposable({ dataDir: dir }, async () => rmSync(dir, { recursive: true, force: true }));
 }
 
 /** A fresh PostgreSQL database per call, dropped afterwards: no test shares rows with another. */
 export async function openTempPostgres(): Promise<TestStore> {
   const name = `lens_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
-  const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
+  await asAdmin(`CREATE DATABASE ${name}`);
   const url = new URL(POSTGRES_ADMIN_URL);
   url.pathname = `/${name}`;
-  const config = { databaseUrl: url.toString(), dataDir: tmpdir() };
+  return openDisposable({ databaseUrl: url.toString(), dataDir: tmpdir() }, () =>
+    asAdmin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
+  );
+}
+
+async function openDisposable(config: StoreConfig, cleanup: () => Promise<void>): Promise<TestStore> {
   const store = await openStore(config);
   return {
     store,
     config,
     async dispose() {
       await store.close();
-      const cleanup = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
-      await cleanup.connect();
-      await cleanup.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await cleanup.end();
+      await cleanup();
     },
   };
+}
+
+async function asAdmin(statement: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+  await admin.connect();
+  try {
+    await admin.query(statement);
+  } finally {
+    await admin.end();
+  }
 }
 
 async function postgresProblem(): Promise<string | null> {
