@@ -25,7 +25,7 @@ const NO_DATA_LABEL: Record<(typeof NO_DATA)[number], string> = {
   alerting: 'alert',
 };
 
-/** Create (`id` = 'new') or edit one rule, with a preview of what it would have done over the last day. */
+/** Create (`id` = 'new') or edit one rule, with a preview of what it would have done over the screen's range. */
 export function RuleEditorScreen({ id }: { id: string }) {
   const isNew = id === 'new';
   const rule = useQuery({ ...ruleQuery(id), enabled: !isNew });
@@ -68,14 +68,14 @@ function useDebounced(value: string, ms: number): string {
 function RuleEditor({ id, initial }: { id: string | null; initial: RuleForm }) {
   const [form, setForm] = useState(initial);
   const client = useQueryClient();
-  const { link } = useUrl();
+  const { link, range } = useUrl();
   // A preview needs no name: the rule is not saved, and a blank name is the first thing a new form has.
   // Debounced as text: a string compares by value, so an unchanged form settles once instead of on every render.
   // Nor targets: a half-typed URL must not stop the chart, and a preview notifies nobody.
   const previewed = { ...ruleFromForm(form), name: form.name.trim() || 'Preview', targets: [] };
   const settled = useDebounced(JSON.stringify(previewed), 400);
   const body = useMemo(() => JSON.parse(settled) as Record<string, unknown>, [settled]);
-  const preview = useQuery({ ...previewQuery(body), placeholderData: keepPreviousData });
+  const preview = useQuery({ ...previewQuery(body, range), placeholderData: keepPreviousData });
   const save = useMutation({
     mutationFn: () => saveRule(id, ruleFromForm(form)),
     onSuccess: async () => {
