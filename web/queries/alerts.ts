@@ -6,6 +6,7 @@ import { unwrap } from '../query-client.ts';
 import { resolveRange, type TimeRange } from '../time-range.ts';
 
 export type AlertRule = InferResponseType<typeof api.alerts.rules.$get, 200>['rules'][number];
+export type HistoryEntry = InferResponseType<typeof api.alerts.history.$get, 200>['history'][number];
 export type Delivery = InferResponseType<typeof api.alerts.deliveries.$get, 200>['deliveries'][number];
 export type Preview = InferResponseType<typeof api.alerts.rules.preview.$post, 200> & { from: number; to: number };
 
