@@ -19,14 +19,14 @@ const COLUMNS: Column<Identity>[] = [
   { label: 'Sends', num: true, cell: (row) => formatCount(row.sends) },
   { label: 'Re-presented', num: true, cell: (row) => formatCount(row.represented) },
   {
-    label: 'Peak / 10 min',
+    label: 'Peak/10 min',
     num: true,
     cell: (row) => {
       const peak = Math.max(0, ...row.alarms.map((alarm) => alarm.count));
       return peak > 0 ? <span className="pill pill-live">{formatCount(peak)} alarm</span> : '–';
     },
   },
-  { label: 'Last answer', cell: (row) => <BucketBadge bucket={row.last.bucket} kind={row.last.kind} stacked /> },
+  { label: 'Last', cell: (row) => <BucketBadge bucket={row.last.bucket} kind={row.last.kind} stacked /> },
 ];
 
 /** The requests this server is sent again and again: one identity is one request, whoever encoded it. */
