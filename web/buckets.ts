@@ -16,8 +16,3 @@ export const STACK_ORDER: readonly Bucket[] = ['refusal', 'throttled', 'transien
 export function isBucket(value: string | null | undefined): value is Bucket {
   return value !== null && value !== undefined && (BUCKETS as readonly string[]).includes(value);
 }
-
-/** The CSS colour of a bucket (styles.css defines one variable per bucket, light and dark). */
-export function bucketColor(bucket: Bucket): string {
-  return `var(--${bucket})`;
-}

@@ -6,6 +6,7 @@ import {
   formatShare,
   formatTime,
   formatTimeMs,
+  formatWindow,
   shareOf,
   shortDigest,
   shortIdentity,
@@ -40,6 +41,13 @@ describe('format', () => {
     expect(formatDuration(2 * 86_400_000 + 3 * 3_600_000)).toBe('2 d 3 h');
     expect(formatAgo(t - 30_000, t)).toBe('just now');
     expect(formatAgo(t - 4 * 60_000, t)).toBe('4 min ago');
+  });
+
+  it("shows a window's end date only when it falls on another day", () => {
+    const t = Date.UTC(2026, 10, 30, 18, 0);
+    expect(formatWindow(t, t + 300_000)).toBe('30 Nov 18:00 – 18:05 UTC');
+    expect(formatWindow(t, Date.UTC(2026, 11, 1))).toBe('30 Nov 18:00 – 00:00 UTC');
+    expect(formatWindow(t, t + 86_400_000)).toBe('30 Nov 18:00 – 1 Dec 18:00 UTC');
   });
 
   it('shortens an identity to its server and a prefix of the digest', () => {

@@ -52,6 +52,13 @@ export function formatDay(ms: number): string {
   return `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()] ?? ''}`;
 }
 
+/** A window: "30 Nov 18:00 – 18:05 UTC", the end's date said only when it falls on another day. */
+export function formatWindow(from: number, to: number): string {
+  const sameDay = formatDay(from) === formatDay(to - 1);
+  const end = sameDay ? formatHourMinute(to) : `${formatDay(to)} ${formatHourMinute(to)}`;
+  return `${formatDay(from)} ${formatHourMinute(from)} – ${end} UTC`;
+}
+
 /** 30 Nov 18:02:57 UTC. */
 export function formatDateTime(ms: number): string {
   return `${formatDay(ms)} ${formatTime(ms)} UTC`;

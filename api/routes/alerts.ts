@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { ruleInputSchema } from '../../shared/alerts/rule.ts';
+import { MAX_PREVIEW_MS, ruleInputSchema } from '../../shared/alerts/rule.ts';
 import { DAY_MS } from '../../shared/analysis/time-buckets.ts';
 import type { Env } from '../env.ts';
 import { ApiError } from '../errors.ts';
@@ -14,7 +14,6 @@ import { validate } from '../validate.ts';
 const RULE_BODY_BYTES = 64 * 1024;
 const smallBody = limitBody(() => RULE_BODY_BYTES, 'A rule is a few hundred bytes; send only the rule.');
 const idParam = z.object({ id: z.string().min(1).max(64) });
-const MAX_PREVIEW_MS = 7 * DAY_MS;
 
 const previewBody = z.object({
   rule: ruleInputSchema,

@@ -1,9 +1,13 @@
 import { z } from 'zod';
+import { DAY_MS } from '../analysis/time-buckets.ts';
 import { COMPARATORS, meets, NO_DATA } from './compare.ts';
 import { GROUP_BYS, METRIC_INFO, METRICS } from './metrics.ts';
 
 const MINUTE = 60;
 const DAY = 24 * 60 * MINUTE;
+
+/** The longest history a rule's preview replays: the dashboard's widest preset range, a week. */
+export const MAX_PREVIEW_MS = 7 * DAY_MS;
 
 export const TARGET_TYPES = ['webhook', 'slack'] as const;
 export type TargetType = (typeof TARGET_TYPES)[number];

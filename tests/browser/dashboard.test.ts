@@ -70,6 +70,24 @@ describe.skipIf(chromiumMissing)('the dashboard in a browser', () => {
     await page.close();
   });
 
+  it("names the day on a week's time axes: the requests by bucket and a server's trim trend", async () => {
+    // A bare "11:00" on a week's chart would stand for seven different hours.
+    const dated = expect.stringMatching(/^\d{1,2} [A-Z][a-z]{2} \d\d:\d\d$/);
+    const { page, errors } = await openPage(browser);
+    const charts = [
+      { path: '/?range=7d', chart: 'series' },
+      { path: '/servers/summarizer?range=7d', chart: 'trim-trend' },
+    ];
+    for (const { path, chart } of charts) {
+      await page.goto(`${demo.url}${path}`);
+      const ticks = page.getByTestId(chart).locator('.recharts-cartesian-axis-tick-value');
+      await ticks.first().waitFor();
+      expect(await ticks.allTextContents(), chart).toContainEqual(dated);
+    }
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
   it('lists on the overview every identity over the re-presentation alarm, as the API does', async () => {
     const { page, errors } = await openPage(browser);
     const window = `from=${encodeURIComponent(new Date(Date.now() - 86_400_000).toISOString())}&to=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`;

@@ -1,64 +1,34 @@
-import { Bar, BarChart, CartesianGrid, Tooltip, XAxis, YAxis } from 'recharts';
-import { bucketColor } from '../buckets.ts';
-import { axisLabel, type BucketRow, drawnBuckets } from '../prepare/bucket-series.ts';
-import { BucketLegend, BucketTooltip } from './BucketTooltip.tsx';
+import { bucketSeries, bucketTooltip, drawnBuckets, showsOk, toBucketRows } from '../prepare/bucket-series.ts';
+import type { Timeseries } from '../queries/timeseries.ts';
+import { navigate } from '../router.ts';
+import { useUrl } from '../use-url.ts';
+import { TimeChart } from './charts.tsx';
 
 const COMPACT = new Intl.NumberFormat('en-US', { notation: 'compact' });
 
-interface BucketBarsProps {
-  rows: BucketRow[];
-  showOk: boolean;
-  height?: number;
-  /** Called with the clicked step, to open the events behind a bar. */
-  onSelect?: (row: BucketRow) => void;
-}
-
-/** Requests per bucket over time, stacked; hover shows the exact values of a step. Draws only: see prepare/. */
-export function BucketBars({ rows, showOk, height = 240, onSelect }: BucketBarsProps) {
-  const buckets = drawnBuckets(showOk);
-  const label = axisLabel(rows);
+/**
+ * Requests per bucket over time, stacked (OK left out when the URL says `ok=hide`); hover shows the exact values of
+ * a step, and a click opens the events of that step, of `server` alone when given.
+ */
+export function BucketBars({ series, server, height = 240 }: { series: Timeseries; server?: string; height?: number }) {
+  const { params, link } = useUrl();
+  const rows = toBucketRows(series);
+  const buckets = bucketSeries(drawnBuckets(showsOk(params)));
   return (
-    <div className="chart">
-      <div style={{ height }} className={onSelect ? 'clickable' : undefined}>
-        <BarChart
-          responsive
-          style={{ width: '100%', height: '100%' }}
-          data={rows}
-          margin={{ top: 8, right: 8, bottom: 0, left: 0 }}
-          barCategoryGap={1}
-          onClick={(state) => {
-            const row = rows[Number(state.activeTooltipIndex)];
-            if (row !== undefined && onSelect) onSelect(row);
-          }}
-        >
-          <CartesianGrid vertical={false} stroke="var(--grid)" />
-          <XAxis
-            dataKey="start"
-            tickFormatter={label}
-            minTickGap={48}
-            tick={{ fill: 'var(--muted)', fontSize: 12 }}
-            stroke="var(--grid)"
-          />
-          <YAxis
-            allowDecimals={false}
-            width={44}
-            tickFormatter={(value: number) => COMPACT.format(value)}
-            tick={{ fill: 'var(--muted)', fontSize: 12 }}
-            stroke="var(--grid)"
-          />
-          <Tooltip
-            cursor={{ fill: 'var(--cursor)' }}
-            isAnimationActive={false}
-            content={({ active, activeIndex }) => (
-              <BucketTooltip row={active ? rows[Number(activeIndex)] : undefined} buckets={buckets} />
-            )}
-          />
-          {buckets.map((bucket) => (
-            <Bar key={bucket} dataKey={bucket} stackId="buckets" fill={bucketColor(bucket)} isAnimationActive={false} />
-          ))}
-        </BarChart>
-      </div>
-      <BucketLegend buckets={buckets} />
-    </div>
+    <TimeChart
+      kind="stacked-bars"
+      rows={rows}
+      series={buckets}
+      height={height}
+      legend
+      valueAxis={{ width: 44, integers: true, format: (value) => COMPACT.format(value) }}
+      tooltips={rows.map((row) => bucketTooltip(row, buckets))}
+      onSelect={(index) => {
+        const row = rows[index];
+        if (row === undefined) return;
+        const step = { from: new Date(row.start).toISOString(), to: new Date(row.end).toISOString() };
+        navigate(link('/events', { ...step, range: null, server }));
+      }}
+    />
   );
 }

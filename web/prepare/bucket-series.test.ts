@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Timeseries } from '../queries/timeseries.ts';
-import { axisLabel, drawnBuckets, hasTraffic, toBucketRows } from './bucket-series.ts';
+import { bucketSeries, bucketTooltip, drawnBuckets, hasTraffic, showsOk, toBucketRows } from './bucket-series.ts';
 
 const zero = { ok: 0, refusal: 0, transient: 0, throttled: 0, ambiguous: 0 };
 const series: Timeseries = {
@@ -32,14 +32,29 @@ describe('drawnBuckets', () => {
   });
 });
 
-describe('axisLabel', () => {
-  it('shows the time of day, and the date once the range is longer than a day', () => {
-    const day = toBucketRows(series);
-    expect(axisLabel(day)(Date.UTC(2026, 10, 30, 3, 5))).toBe('03:05');
-    const week = [
-      { ...day[0], start: 0, end: 0 },
-      { ...day[1], start: 0, end: 3 * 86_400_000 },
-    ] as typeof day;
-    expect(axisLabel(week)(Date.UTC(2026, 10, 30, 3, 5))).toBe('30 Nov 03:05');
+describe('bucketTooltip', () => {
+  it('lists every drawn bucket top of the stack first, zeros included, then the sums', () => {
+    const [, busy] = toBucketRows(series);
+    if (busy === undefined) throw new Error('no second row');
+    const tip = bucketTooltip(busy, bucketSeries(drawnBuckets(true)));
+    expect(tip.title).toBe('1 Jan 00:05 – 00:10 UTC');
+    expect(tip.lines.map((line) => [line.label, line.value])).toEqual([
+      ['OK', '4'],
+      ['Ambiguous', '0'],
+      ['Transient', '0'],
+      ['Throttled', '0'],
+      ['Refusal', '3'],
+      ['Requests', '7'],
+      ['Avoidable', '2'],
+    ]);
+    expect(tip.lines[0]?.colour).toBe('var(--ok)');
+    expect(tip.lines.filter((line) => line.total).map((line) => line.label)).toEqual(['Requests']);
+  });
+});
+
+describe('showsOk', () => {
+  it('leaves OK in unless the URL says ok=hide', () => {
+    expect(showsOk(new URLSearchParams(''))).toBe(true);
+    expect(showsOk(new URLSearchParams('ok=hide'))).toBe(false);
   });
 });

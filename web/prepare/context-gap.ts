@@ -1,6 +1,7 @@
 import { APPLIED_COLUMNS, isTrimmed, SCOPES } from '../../shared/analysis/context-gap.ts';
-import { shareOf } from '../format.ts';
+import { formatCount, formatShare, formatWindow, shareOf } from '../format.ts';
 import type { ContextGap } from '../queries/context-gap.ts';
+import { type ChartSeries, seriesColours, type TooltipContent } from './chart.ts';
 
 type Scope = keyof ContextGap['matrix'];
 type Applied = keyof ContextGap['matrix'][Scope];
@@ -65,6 +66,18 @@ export function trendRows(trend: ContextGap['trend'], step: number, maxPoints = 
     rows.push({ start: first.start, end, reported, trimmed, rate: shareOf(trimmed, reported) });
   }
   return rows;
+}
+
+export const TREND_SERIES: readonly ChartSeries<'rate'>[] = [
+  { key: 'rate', name: 'Trimmed', colour: seriesColours(['trimmed'])('trimmed') },
+];
+
+export function trendTooltip(row: TrendRow): TooltipContent {
+  const value =
+    row.rate === null
+      ? 'nothing reported'
+      : `${formatShare(row.rate)} (${formatCount(row.trimmed)} of ${formatCount(row.reported)})`;
+  return { title: formatWindow(row.start, row.end), lines: [{ label: 'Trimmed', value }] };
 }
 
 export function hasReportedTrend(trend: ContextGap['trend']): boolean {

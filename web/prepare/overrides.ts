@@ -7,6 +7,8 @@ export const OVERRIDE_BUCKETS: readonly FailureBucket[] = ['refusal', 'transient
 /** Which code an override matches: the member names of the API's body. */
 export type CodeField = 'rpcCode' | 'httpStatus';
 
+export const CODE_FIELDS: readonly CodeField[] = ['httpStatus', 'rpcCode'];
+
 export const CODE_FIELD_LABEL: Readonly<Record<CodeField, string>> = {
   rpcCode: 'JSON-RPC code',
   httpStatus: 'HTTP status',

@@ -1,12 +1,14 @@
 import { queryOptions } from '@tanstack/react-query';
 import type { InferResponseType } from 'hono/client';
-import type { RuleInput } from '../../shared/alerts/rule.ts';
+import { MAX_PREVIEW_MS, type RuleInput } from '../../shared/alerts/rule.ts';
 import { api } from '../api.ts';
 import { unwrap } from '../query-client.ts';
+import { resolveRange, type TimeRange } from '../time-range.ts';
 
 export type AlertRule = InferResponseType<typeof api.alerts.rules.$get, 200>['rules'][number];
+export type HistoryEntry = InferResponseType<typeof api.alerts.history.$get, 200>['history'][number];
 export type Delivery = InferResponseType<typeof api.alerts.deliveries.$get, 200>['deliveries'][number];
-export type Preview = InferResponseType<typeof api.alerts.rules.preview.$post, 200>;
+export type Preview = InferResponseType<typeof api.alerts.rules.preview.$post, 200> & { from: number; to: number };
 
 /** Alerts move on their own (the engine evaluates on a timer): their screens poll, whatever the refresh choice. */
 const LIVE_MS = 5_000;
@@ -18,7 +20,7 @@ export const alertKeys = {
   instances: (server: string | null) => [...alertKeys.all, 'instances', server] as const,
   history: () => [...alertKeys.all, 'history'] as const,
   deliveries: () => [...alertKeys.all, 'deliveries'] as const,
-  preview: (body: unknown) => [...alertKeys.all, 'preview', body] as const,
+  preview: (body: unknown, range: TimeRange) => [...alertKeys.all, 'preview', body, range] as const,
 };
 
 export function rulesQuery() {
@@ -61,11 +63,19 @@ export function deliveriesQuery() {
   });
 }
 
-/** What the rule would have done over the last day. `rule` is sent as the form holds it: the API names any fault. */
-export function previewQuery(rule: Record<string, unknown>) {
+/**
+ * What the rule would have done over the screen's range, or the week of it that a preview replays at most.
+ * `rule` is sent as the form holds it: the API names any fault.
+ */
+export function previewQuery(rule: Record<string, unknown>, range: TimeRange) {
   return queryOptions({
-    queryKey: alertKeys.preview(rule),
-    queryFn: async () => unwrap(await api.alerts.rules.preview.$post({ json: { rule: rule as unknown as RuleInput } })),
+    queryKey: alertKeys.preview(rule, range),
+    queryFn: async (): Promise<Preview> => {
+      const { to, ...window } = resolveRange(range, Date.now());
+      const from = Math.max(window.from, to - MAX_PREVIEW_MS);
+      const json = { rule: rule as unknown as RuleInput, from, to };
+      return { ...(await unwrap(await api.alerts.rules.preview.$post({ json }))), from, to };
+    },
     retry: false,
     staleTime: 60_000,
   });

@@ -1,4 +1,4 @@
-import { formatDay, formatHourMinute } from '../format.ts';
+import { formatWindow } from '../format.ts';
 import { PRESETS, rangeParams, resolveRange, type TimeRange } from '../time-range.ts';
 import type { Patch } from '../url-state.ts';
 import { CustomRange } from './CustomRange.tsx';
@@ -6,12 +6,6 @@ import { CustomRange } from './CustomRange.tsx';
 interface RangePickerProps {
   range: TimeRange;
   onChange: (patch: Patch) => void;
-}
-
-function describeWindow(range: { from: number; to: number }): string {
-  const sameDay = formatDay(range.from) === formatDay(range.to - 1);
-  const to = sameDay ? formatHourMinute(range.to) : `${formatDay(range.to)} ${formatHourMinute(range.to)}`;
-  return `${formatDay(range.from)} ${formatHourMinute(range.from)} – ${to} UTC`;
 }
 
 /**
@@ -46,7 +40,7 @@ export function RangePicker({ range, onChange }: RangePickerProps) {
         </button>
       ) : (
         <span className="window-chip" data-testid="fixed-window">
-          {describeWindow(range)}
+          {formatWindow(range.from, range.to)}
         </span>
       )}
     </div>

@@ -1,5 +1,6 @@
 import { useIsFetching, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
+import { Choice } from '../components/Choice.tsx';
 import { formatTime } from '../format.ts';
 import { REFRESH_CHOICES, REFRESH_MS, type RefreshChoice } from '../url-state.ts';
 
@@ -44,17 +45,13 @@ export function RefreshPicker({ choice, onChange }: RefreshPickerProps) {
   const updated = useLastUpdate();
   return (
     <div className="refresh">
-      <select
+      <Choice
         aria-label="Auto-refresh"
         value={choice}
-        onChange={(event) => onChange(event.target.value as RefreshChoice)}
-      >
-        {REFRESH_CHOICES.map((option) => (
-          <option key={option} value={option}>
-            {LABEL[option]}
-          </option>
-        ))}
-      </select>
+        options={REFRESH_CHOICES}
+        label={(option) => LABEL[option]}
+        onChange={onChange}
+      />
       <button type="button" className="quiet" onClick={() => client.invalidateQueries()} disabled={fetching}>
         Refresh
       </button>

@@ -1,6 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import type { Comparator } from '../../../shared/alerts/compare.ts';
 import type { Metric } from '../../../shared/alerts/metrics.ts';
+import { type Column, DataTable } from '../../components/DataTable.tsx';
 import { Link } from '../../components/Link.tsx';
 import { Panel } from '../../components/Panel.tsx';
 import { formatAgo } from '../../format.ts';
@@ -54,49 +55,48 @@ function stateOf(rule: AlertRule): { label: string; className: string } {
 function RuleTable({ rules }: { rules: AlertRule[] }) {
   const { link } = useUrl();
   const now = Date.now();
+  const columns: Column<AlertRule>[] = [
+    {
+      label: 'Rule',
+      rowHeader: true,
+      className: 'rule-name',
+      cell: (rule) => <Link href={link(routePath({ name: 'alert_rule', id: rule.id }))}>{rule.name}</Link>,
+    },
+    {
+      label: 'State',
+      cell: (rule) => {
+        const state = stateOf(rule);
+        return (
+          <span className={state.className} title={rule.lastError ?? undefined}>
+            {state.label}
+          </span>
+        );
+      },
+    },
+    { label: 'Metric', cell: (rule) => metricLabel(rule.metric as Metric) },
+    { label: 'Per', cell: (rule) => (rule.groupBy === 'none' ? 'all' : rule.groupBy) },
+    { label: 'Warning', className: 'nowrap', cell: (rule) => thresholdOf(rule, rule.warning) },
+    { label: 'Critical', className: 'nowrap', cell: (rule) => thresholdOf(rule, rule.critical) },
+    { label: 'Window', num: true, cell: (rule) => `${Math.round(rule.windowSeconds / 60)} min` },
+    {
+      label: 'Evaluated',
+      className: 'muted nowrap',
+      cell: (rule) => (rule.lastEvalAt === null ? '–' : formatAgo(rule.lastEvalAt, now)),
+    },
+  ];
   return (
     <div className="table-wrap">
-      <table className="table sticky-first">
-        <thead>
-          <tr>
-            <th scope="col">Rule</th>
-            <th scope="col">State</th>
-            <th scope="col">Metric</th>
-            <th scope="col">Per</th>
-            <th scope="col">Warning</th>
-            <th scope="col">Critical</th>
-            <th scope="col" className="num">
-              Window
-            </th>
-            <th scope="col">Evaluated</th>
-          </tr>
-        </thead>
-        <tbody>
-          {rules.map((rule) => {
-            const state = stateOf(rule);
-            const metric = rule.metric as Metric;
-            const comparator = rule.comparator as Comparator;
-            return (
-              <tr key={rule.id} data-testid="rule-row">
-                <th scope="row" className="rule-name">
-                  <Link href={link(routePath({ name: 'alert_rule', id: rule.id }))}>{rule.name}</Link>
-                </th>
-                <td>
-                  <span className={state.className} title={rule.lastError ?? undefined}>
-                    {state.label}
-                  </span>
-                </td>
-                <td>{metricLabel(metric)}</td>
-                <td>{rule.groupBy === 'none' ? 'all' : rule.groupBy}</td>
-                <td className="nowrap">{thresholdText(metric, comparator, rule.warning)}</td>
-                <td className="nowrap">{thresholdText(metric, comparator, rule.critical)}</td>
-                <td className="num">{Math.round(rule.windowSeconds / 60)} min</td>
-                <td className="muted nowrap">{rule.lastEvalAt === null ? '–' : formatAgo(rule.lastEvalAt, now)}</td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
+      <DataTable
+        columns={columns}
+        rows={rules}
+        rowKey={(rule) => rule.id}
+        className="sticky-first"
+        rowTestId="rule-row"
+      />
     </div>
   );
+}
+
+function thresholdOf(rule: AlertRule, threshold: number | null): string {
+  return thresholdText(rule.metric as Metric, rule.comparator as Comparator, threshold);
 }

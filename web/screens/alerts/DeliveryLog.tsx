@@ -1,4 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
+import { type Column, DataTable } from '../../components/DataTable.tsx';
 import { Panel } from '../../components/Panel.tsx';
 import { formatDateTime, formatTime } from '../../format.ts';
 import { type Delivery, deliveriesQuery } from '../../queries/alerts.ts';
@@ -9,6 +10,28 @@ const STATUS_CLASS: Record<string, string> = {
   refused: 'pill pill-firing',
   failed: 'pill pill-firing',
 };
+
+const COLUMNS: Column<Delivery>[] = [
+  { label: 'Queued (UTC)', className: 'nowrap', cell: (delivery) => formatDateTime(delivery.createdAt) },
+  {
+    label: 'Notification',
+    cell: ({ notice }) =>
+      `${notice.status} · ${notice.rule.name}${notice.group.value === '' ? '' : ` · ${notice.group.value}`}`,
+  },
+  {
+    label: 'Target',
+    cell: ({ target }) => (
+      <>
+        {target.type} <span className="muted">{target.host}</span>
+      </>
+    ),
+  },
+  {
+    label: 'Status',
+    cell: ({ status }) => <span className={STATUS_CLASS[status] ?? 'pill'}>{status}</span>,
+  },
+  { label: 'Attempts', cell: (delivery) => <Attempts delivery={delivery} /> },
+];
 
 /** Each notification, where it went, and every attempt as the receiver answered it. */
 export function DeliveryLog() {
@@ -25,37 +48,7 @@ export function DeliveryLog() {
     >
       {(data) => (
         <div className="table-wrap">
-          <table className="table">
-            <thead>
-              <tr>
-                <th scope="col">Queued (UTC)</th>
-                <th scope="col">Notification</th>
-                <th scope="col">Target</th>
-                <th scope="col">Status</th>
-                <th scope="col">Attempts</th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.deliveries.map((delivery) => (
-                <tr key={delivery.id}>
-                  <td className="nowrap">{formatDateTime(delivery.createdAt)}</td>
-                  <td>
-                    {delivery.notice.status} · {delivery.notice.rule.name}
-                    {delivery.notice.group.value === '' ? '' : ` · ${delivery.notice.group.value}`}
-                  </td>
-                  <td>
-                    {delivery.target.type} <span className="muted">{delivery.target.host}</span>
-                  </td>
-                  <td>
-                    <span className={STATUS_CLASS[delivery.status] ?? 'pill'}>{delivery.status}</span>
-                  </td>
-                  <td>
-                    <Attempts delivery={delivery} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <DataTable columns={COLUMNS} rows={data.deliveries} rowKey={(delivery) => delivery.id} />
         </div>
       )}
     </Panel>

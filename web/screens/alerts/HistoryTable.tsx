@@ -1,8 +1,9 @@
 import { useQuery } from '@tanstack/react-query';
 import type { Metric } from '../../../shared/alerts/metrics.ts';
+import { type Column, DataTable } from '../../components/DataTable.tsx';
 import { Panel } from '../../components/Panel.tsx';
 import { formatDateTime } from '../../format.ts';
-import { type AlertRule, historyQuery } from '../../queries/alerts.ts';
+import { type AlertRule, type HistoryEntry, historyQuery } from '../../queries/alerts.ts';
 import { formatMetricValue, groupText } from './alert-text.ts';
 
 /**
@@ -17,6 +18,19 @@ export function HistoryTable({ rules }: { rules: readonly AlertRule[] }) {
     if (value === null) return '–';
     return rule === undefined ? round(value) : formatMetricValue(rule.metric as Metric, value);
   };
+  const columns: Column<HistoryEntry>[] = [
+    { label: 'When (UTC)', className: 'nowrap', cell: (entry) => formatDateTime(entry.at) },
+    { label: 'Rule', cell: (entry) => entry.ruleName },
+    { label: 'Group', cell: (entry) => groupOf(ruleOf.get(entry.ruleId), entry.groupKey) },
+    {
+      label: 'Change',
+      className: 'nowrap',
+      cell: (entry) =>
+        `${entry.fromState} → ${entry.toState}${entry.severity !== null && entry.toState !== 'resolved' ? ` (${entry.severity})` : ''}`,
+    },
+    { label: 'Value', num: true, cell: (entry) => show(entry.ruleId, entry.value) },
+    { label: 'Threshold', num: true, cell: (entry) => show(entry.ruleId, entry.threshold) },
+  ];
   return (
     <Panel
       title="History"
@@ -29,37 +43,7 @@ export function HistoryTable({ rules }: { rules: readonly AlertRule[] }) {
     >
       {(data) => (
         <div className="table-wrap">
-          <table className="table">
-            <thead>
-              <tr>
-                <th scope="col">When (UTC)</th>
-                <th scope="col">Rule</th>
-                <th scope="col">Group</th>
-                <th scope="col">Change</th>
-                <th scope="col" className="num">
-                  Value
-                </th>
-                <th scope="col" className="num">
-                  Threshold
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.history.map((entry) => (
-                <tr key={entry.id}>
-                  <td className="nowrap">{formatDateTime(entry.at)}</td>
-                  <td>{entry.ruleName}</td>
-                  <td>{groupOf(ruleOf.get(entry.ruleId), entry.groupKey)}</td>
-                  <td className="nowrap">
-                    {entry.fromState} → {entry.toState}
-                    {entry.severity !== null && entry.toState !== 'resolved' ? ` (${entry.severity})` : ''}
-                  </td>
-                  <td className="num">{show(entry.ruleId, entry.value)}</td>
-                  <td className="num">{show(entry.ruleId, entry.threshold)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <DataTable columns={columns} rows={data.history} rowKey={(entry) => entry.id} />
         </div>
       )}
     </Panel>

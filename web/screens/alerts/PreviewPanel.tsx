@@ -1,6 +1,6 @@
 import type { UseQueryResult } from '@tanstack/react-query';
 import { ErrorNote } from '../../components/ErrorNote.tsx';
-import { formatDateTime } from '../../format.ts';
+import { formatDateTime, formatWindow } from '../../format.ts';
 import type { Preview } from '../../queries/alerts.ts';
 import { groupText } from './alert-text.ts';
 import { PreviewChart } from './PreviewChart.tsx';
@@ -8,7 +8,7 @@ import { type RuleForm, ruleFromForm } from './rule-form.ts';
 
 const CHART_PX = 240;
 
-/** What the rule being edited would have done over the last day, redrawn as the form changes. */
+/** What the rule being edited would have done over the screen's range, redrawn as the form changes. */
 export function PreviewPanel({ form, query }: { form: RuleForm; query: UseQueryResult<Preview> }) {
   const rule = ruleFromForm(form);
   const num = (value: unknown) => (typeof value === 'number' ? value : null);
@@ -16,8 +16,13 @@ export function PreviewPanel({ form, query }: { form: RuleForm; query: UseQueryR
   return (
     <section className="panel" data-testid="rule-preview">
       <header className="panel-head">
-        <h2>Preview: the last 24 hours</h2>
+        <h2>Preview</h2>
         {query.isFetching ? <span className="muted small">updating…</span> : null}
+        {preview === undefined ? null : (
+          <span className="muted small" data-testid="preview-window">
+            {formatWindow(preview.from, preview.to)}
+          </span>
+        )}
       </header>
       <div className="panel-body" style={{ minHeight: CHART_PX + 80 }}>
         {query.isError ? <ErrorNote error={query.error} what="the preview" /> : null}

@@ -1,7 +1,8 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type ReactNode, useEffect, useMemo, useState } from 'react';
 import { COMPARATORS, NO_DATA } from '../../../shared/alerts/compare.ts';
-import { GROUP_BYS, type GroupBy, isRatio, METRIC_INFO, METRICS, type Metric } from '../../../shared/alerts/metrics.ts';
+import { GROUP_BYS, isRatio, METRIC_INFO, METRICS } from '../../../shared/alerts/metrics.ts';
+import { Choice } from '../../components/Choice.tsx';
 import { ErrorNote } from '../../components/ErrorNote.tsx';
 import { Link } from '../../components/Link.tsx';
 import { alertKeys, deleteRule, previewQuery, ruleQuery, saveRule } from '../../queries/alerts.ts';
@@ -25,7 +26,7 @@ const NO_DATA_LABEL: Record<(typeof NO_DATA)[number], string> = {
   alerting: 'alert',
 };
 
-/** Create (`id` = 'new') or edit one rule, with a preview of what it would have done over the last day. */
+/** Create (`id` = 'new') or edit one rule, with a preview of what it would have done over the screen's range. */
 export function RuleEditorScreen({ id }: { id: string }) {
   const isNew = id === 'new';
   const rule = useQuery({ ...ruleQuery(id), enabled: !isNew });
@@ -68,14 +69,14 @@ function useDebounced(value: string, ms: number): string {
 function RuleEditor({ id, initial }: { id: string | null; initial: RuleForm }) {
   const [form, setForm] = useState(initial);
   const client = useQueryClient();
-  const { link } = useUrl();
+  const { link, range } = useUrl();
   // A preview needs no name: the rule is not saved, and a blank name is the first thing a new form has.
   // Debounced as text: a string compares by value, so an unchanged form settles once instead of on every render.
   // Nor targets: a half-typed URL must not stop the chart, and a preview notifies nobody.
   const previewed = { ...ruleFromForm(form), name: form.name.trim() || 'Preview', targets: [] };
   const settled = useDebounced(JSON.stringify(previewed), 400);
   const body = useMemo(() => JSON.parse(settled) as Record<string, unknown>, [settled]);
-  const preview = useQuery({ ...previewQuery(body), placeholderData: keepPreviousData });
+  const preview = useQuery({ ...previewQuery(body, range), placeholderData: keepPreviousData });
   const save = useMutation({
     mutationFn: () => saveRule(id, ruleFromForm(form)),
     onSuccess: async () => {
@@ -140,34 +141,26 @@ function RuleEditor({ id, initial }: { id: string | null; initial: RuleForm }) {
           {field(
             'metric',
             'Metric',
-            <select
+            <Choice
               name="metric"
               value={form.metric}
-              onChange={(event) => setForm(withMetric(form, event.target.value as Metric))}
-            >
-              {METRICS.map((metric) => (
-                <option key={metric} value={metric}>
-                  {METRIC_INFO[metric].label}
-                </option>
-              ))}
-            </select>,
+              options={METRICS}
+              label={(metric) => METRIC_INFO[metric].label}
+              onChange={(metric) => setForm(withMetric(form, metric))}
+            />,
           )}
           <p className="muted small">{METRIC_INFO[form.metric].help}</p>
           <div className="field-row">
             {field(
               'groupBy',
               'One alert per',
-              <select
+              <Choice
                 name="groupBy"
                 value={form.groupBy}
-                onChange={(event) => setForm(withGroupBy(form, event.target.value as GroupBy))}
-              >
-                {GROUP_BYS.filter((g) => METRIC_INFO[form.metric].groupBys.includes(g)).map((g) => (
-                  <option key={g} value={g}>
-                    {g === 'none' ? 'rule (no grouping)' : g}
-                  </option>
-                ))}
-              </select>,
+                options={GROUP_BYS.filter((g) => METRIC_INFO[form.metric].groupBys.includes(g))}
+                label={(g) => (g === 'none' ? 'rule (no grouping)' : g)}
+                onChange={(groupBy) => setForm(withGroupBy(form, groupBy))}
+              />,
             )}
             {field(
               'scope.server',
@@ -194,17 +187,13 @@ function RuleEditor({ id, initial }: { id: string | null; initial: RuleForm }) {
             {field(
               'comparator',
               'When the value is',
-              <select
+              <Choice
                 name="comparator"
                 value={form.comparator}
-                onChange={(event) => set({ comparator: event.target.value as RuleForm['comparator'] })}
-              >
-                {COMPARATORS.map((c) => (
-                  <option key={c} value={c}>
-                    {c}
-                  </option>
-                ))}
-              </select>,
+                options={COMPARATORS}
+                label={(c) => c}
+                onChange={(comparator) => set({ comparator })}
+              />,
             )}
             {field('warning', 'Warning', numberInput('warning', 'warning', unit))}
             {field('critical', 'Critical', numberInput('critical', 'critical', unit))}
@@ -226,19 +215,15 @@ function RuleEditor({ id, initial }: { id: string | null; initial: RuleForm }) {
             {field(
               'noData',
               'With no data',
-              <select
+              <Choice
                 name="noData"
                 value={form.noData}
                 disabled={form.groupBy !== 'none'}
                 title={form.groupBy === 'none' ? undefined : 'A group with no traffic is clear'}
-                onChange={(event) => set({ noData: event.target.value as RuleForm['noData'] })}
-              >
-                {NO_DATA.map((mode) => (
-                  <option key={mode} value={mode}>
-                    {NO_DATA_LABEL[mode]}
-                  </option>
-                ))}
-              </select>,
+                options={NO_DATA}
+                label={(mode) => NO_DATA_LABEL[mode]}
+                onChange={(noData) => set({ noData })}
+              />,
             )}
             <label className="toggle">
               <input

@@ -1,11 +1,12 @@
 import { useQuery } from '@tanstack/react-query';
+import { type Column, DataTable } from '../../components/DataTable.tsx';
 import { Link } from '../../components/Link.tsx';
 import { Panel } from '../../components/Panel.tsx';
 import { ShareBar } from '../../components/ShareBar.tsx';
 import { UrlSearch } from '../../components/UrlSearch.tsx';
 import { formatCount, formatShare } from '../../format.ts';
 import { conductFindings, filterClients } from '../../prepare/conduct.ts';
-import { clientsQuery } from '../../queries/clients.ts';
+import { type ClientConduct, clientsQuery } from '../../queries/clients.ts';
 import { routePath } from '../../router.ts';
 import { useUrl } from '../../use-url.ts';
 
@@ -15,6 +16,26 @@ export function ClientsScreen() {
   const q = params.get('q') ?? '';
   const clients = useQuery(clientsQuery({ range }));
   const search = <UrlSearch label="Search clients" />;
+  const columns: Column<ClientConduct>[] = [
+    {
+      label: 'Client',
+      rowHeader: true,
+      cell: (row) => <Link href={link('/events', { client: row.client })}>{row.client}</Link>,
+    },
+    { label: 'Requests', num: true, cell: (row) => formatCount(row.requests) },
+    { label: 'Avoidable', num: true, cell: (row) => formatCount(row.avoidable) },
+    {
+      label: 'Share',
+      className: 'nowrap',
+      cell: (row) => (
+        <span>
+          <ShareBar value={row.share ?? 0} max={1} tone="avoidable" /> {formatShare(row.share)}
+        </span>
+      ),
+    },
+    { label: 'Findings', className: 'wrap', cell: (row) => <Findings findings={conductFindings(row)} /> },
+    { label: 'Hurts most', className: 'wrap', cell: (row) => <HurtsMost costs={row.hurtsMost} /> },
+  ];
   return (
     <>
       <h1 className="screen-title">Clients</h1>
@@ -33,78 +54,42 @@ export function ClientsScreen() {
           if (rows.length === 0) return <p className="empty">No client name contains “{q}”.</p>;
           return (
             <div className="table-wrap">
-              <table className="table stack-on-phone">
-                <thead>
-                  <tr>
-                    <th scope="col">Client</th>
-                    <th scope="col" className="num">
-                      Requests
-                    </th>
-                    <th scope="col" className="num">
-                      Avoidable
-                    </th>
-                    <th scope="col">Share</th>
-                    <th scope="col">Findings</th>
-                    <th scope="col">Hurts most</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {rows.map((row) => {
-                    const findings = conductFindings(row);
-                    return (
-                      <tr key={row.client}>
-                        <th scope="row" data-label="Client">
-                          <Link href={link('/events', { client: row.client })}>{row.client}</Link>
-                        </th>
-                        <td data-label="Requests" className="num">
-                          {formatCount(row.requests)}
-                        </td>
-                        <td data-label="Avoidable" className="num">
-                          {formatCount(row.avoidable)}
-                        </td>
-                        <td data-label="Share" className="nowrap">
-                          <span>
-                            <ShareBar value={row.share ?? 0} max={1} tone="avoidable" /> {formatShare(row.share)}
-                          </span>
-                        </td>
-                        <td data-label="Findings" className="wrap">
-                          {findings.length === 0 ? (
-                            <span className="muted">nothing a correct client would not have done</span>
-                          ) : (
-                            <ul className="findings">
-                              {findings.map((finding) => (
-                                <li key={finding}>{finding}</li>
-                              ))}
-                            </ul>
-                          )}
-                        </td>
-                        <td data-label="Hurts most" className="wrap">
-                          <span>
-                            {row.hurtsMost.length === 0 ? <span className="muted">–</span> : null}
-                            {row.hurtsMost.map((cost, index) => (
-                              // The comma stays with the server before it, so a wrapped line never starts with one.
-                              <span key={cost.server}>
-                                {index > 0 ? ' ' : ''}
-                                <span className="nowrap">
-                                  <Link href={link(routePath({ name: 'server', server: cost.server }))}>
-                                    {cost.server}
-                                  </Link>{' '}
-                                  <span className="muted">({formatCount(cost.avoidable)})</span>
-                                  {index < row.hurtsMost.length - 1 ? ',' : ''}
-                                </span>
-                              </span>
-                            ))}
-                          </span>
-                        </td>
-                      </tr>
-                    );
-                  })}
-                </tbody>
-              </table>
+              <DataTable columns={columns} rows={rows} rowKey={(row) => row.client} stackOnPhone />
             </div>
           );
         }}
       </Panel>
     </>
+  );
+}
+
+function Findings({ findings }: { findings: readonly string[] }) {
+  if (findings.length === 0) return <span className="muted">nothing a correct client would not have done</span>;
+  return (
+    <ul className="findings">
+      {findings.map((finding) => (
+        <li key={finding}>{finding}</li>
+      ))}
+    </ul>
+  );
+}
+
+function HurtsMost({ costs }: { costs: ClientConduct['hurtsMost'] }) {
+  const { link } = useUrl();
+  if (costs.length === 0) return <span className="muted">–</span>;
+  return (
+    <span>
+      {costs.map((cost, index) => (
+        // The comma stays with the server before it, so a wrapped line never starts with one.
+        <span key={cost.server}>
+          {index > 0 ? ' ' : ''}
+          <span className="nowrap">
+            <Link href={link(routePath({ name: 'server', server: cost.server }))}>{cost.server}</Link>{' '}
+            <span className="muted">({formatCount(cost.avoidable)})</span>
+            {index < costs.length - 1 ? ',' : ''}
+          </span>
+        </span>
+      ))}
+    </span>
   );
 }

@@ -1,5 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { BUCKET_LABEL, BUCKETS } from '../../buckets.ts';
+import { Choice } from '../../components/Choice.tsx';
 import type { EventFilters } from '../../queries/events.ts';
 import { summaryQuery } from '../../queries/summary.ts';
 import type { Patch } from '../../url-state.ts';
@@ -17,38 +18,38 @@ export function EventFiltersBar({ filters, onChange }: EventFiltersBarProps) {
   const commitKind = (value: string) => {
     if (value.trim() !== (filters.kind ?? '')) onChange({ kind: value.trim() });
   };
-  const option = (value: string | undefined, known: string[]) =>
-    value !== undefined && !known.includes(value) ? [value, ...known] : known;
+  // A name the URL holds stays choosable when the range no longer has it; '' is "all".
+  const options = (value: string | undefined, known: string[]) =>
+    value !== undefined && !known.includes(value) ? ['', value, ...known] : ['', ...known];
+  const orAll = (name: string) => name || 'all';
   return (
     <form className="filters" onSubmit={(event) => event.preventDefault()} aria-label="Filter events">
       <label>
         Server
-        <select value={filters.server ?? ''} onChange={(event) => onChange({ server: event.target.value })}>
-          <option value="">all</option>
-          {option(filters.server, servers).map((name) => (
-            <option key={name}>{name}</option>
-          ))}
-        </select>
+        <Choice
+          value={filters.server ?? ''}
+          options={options(filters.server, servers)}
+          label={orAll}
+          onChange={(server) => onChange({ server })}
+        />
       </label>
       <label>
         Client
-        <select value={filters.client ?? ''} onChange={(event) => onChange({ client: event.target.value })}>
-          <option value="">all</option>
-          {option(filters.client, clients).map((name) => (
-            <option key={name}>{name}</option>
-          ))}
-        </select>
+        <Choice
+          value={filters.client ?? ''}
+          options={options(filters.client, clients)}
+          label={orAll}
+          onChange={(client) => onChange({ client })}
+        />
       </label>
       <label>
         Bucket
-        <select value={filters.bucket ?? ''} onChange={(event) => onChange({ bucket: event.target.value })}>
-          <option value="">all</option>
-          {BUCKETS.map((bucket) => (
-            <option key={bucket} value={bucket}>
-              {BUCKET_LABEL[bucket]}
-            </option>
-          ))}
-        </select>
+        <Choice
+          value={filters.bucket ?? ''}
+          options={['', ...BUCKETS]}
+          label={(bucket) => (bucket === '' ? 'all' : BUCKET_LABEL[bucket])}
+          onChange={(bucket) => onChange({ bucket })}
+        />
       </label>
       <label>
         Kind

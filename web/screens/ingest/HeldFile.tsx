@@ -1,8 +1,11 @@
 import type { LogFormat } from '../../../shared/proxy-logs/detect.ts';
+import { Choice } from '../../components/Choice.tsx';
 import { formatBytes } from '../../format.ts';
 import type { IngestSettings } from '../../queries/ingest-query.ts';
 import { detectionText, FORMAT_LABEL, isProxyFormat, LOG_FORMATS, PROTOCOL_LABEL } from './formats.ts';
 import type { FileUpload } from './use-ingest.ts';
+
+const PROTOCOLS: readonly IngestSettings['protocol'][] = ['', 'mcp', 'a2a'];
 
 interface HeldFileProps {
   file: FileUpload;
@@ -48,17 +51,13 @@ export function HeldFile({ file, onChange, onSend, onRemove }: HeldFileProps) {
         <div className="field-row ingest-settings">
           <label className="field">
             <span>Format</span>
-            <select
+            <Choice
               value={format}
               disabled={reading}
-              onChange={(event) => onChange(file.id, { format: event.target.value as LogFormat })}
-            >
-              {LOG_FORMATS.map((option) => (
-                <option key={option} value={option}>
-                  {FORMAT_LABEL[option]}
-                </option>
-              ))}
-            </select>
+              options={LOG_FORMATS}
+              label={(option) => FORMAT_LABEL[option]}
+              onChange={(picked) => onChange(file.id, { format: picked })}
+            />
           </label>
           {proxy ? (
             <label className="field field-server">
@@ -76,14 +75,12 @@ export function HeldFile({ file, onChange, onSend, onRemove }: HeldFileProps) {
           {proxy ? (
             <label className="field">
               <span>Protocol (optional)</span>
-              <select
+              <Choice
                 value={protocol}
-                onChange={(event) => onChange(file.id, { protocol: event.target.value as IngestSettings['protocol'] })}
-              >
-                <option value="">Not set (MCP unless mapped)</option>
-                <option value="mcp">{PROTOCOL_LABEL.mcp}</option>
-                <option value="a2a">{PROTOCOL_LABEL.a2a}</option>
-              </select>
+                options={PROTOCOLS}
+                label={(option) => (option === '' ? 'Not set (MCP unless mapped)' : PROTOCOL_LABEL[option])}
+                onChange={(picked) => onChange(file.id, { protocol: picked })}
+              />
             </label>
           ) : null}
         </div>

@@ -1,3 +1,4 @@
+import { type Column, DataTable } from '../../components/DataTable.tsx';
 import { formatCount } from '../../format.ts';
 import type { RejectRow } from './use-ingest.ts';
 
@@ -6,6 +7,17 @@ interface RejectTableProps {
   total: number;
 }
 
+const COLUMNS: Column<RejectRow>[] = [
+  { label: 'File', className: 'wrap', cell: (row) => row.file },
+  { label: 'Line', num: true, cell: (row) => row.line },
+  { label: 'Code', cell: (row) => <code>{row.code}</code> },
+  {
+    label: 'Field',
+    cell: (row) => (row.field === null ? <span className="muted">–</span> : <code>{row.field}</code>),
+  },
+  { label: 'Message', className: 'wrap', cell: (row) => row.message },
+];
+
 /** The rejected lines, by file line number; text only, as the server worded them. */
 export function RejectTable({ rows, total }: RejectTableProps) {
   if (total === 0) return <p className="empty">No line was rejected.</p>;
@@ -13,40 +25,7 @@ export function RejectTable({ rows, total }: RejectTableProps) {
   return (
     <>
       <div className="table-wrap">
-        <table className="table stack-on-phone" data-testid="reject-table">
-          <thead>
-            <tr>
-              <th scope="col">File</th>
-              <th scope="col" className="num">
-                Line
-              </th>
-              <th scope="col">Code</th>
-              <th scope="col">Field</th>
-              <th scope="col">Message</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((row) => (
-              <tr key={row.key}>
-                <td data-label="File" className="wrap">
-                  {row.file}
-                </td>
-                <td data-label="Line" className="num">
-                  {row.line}
-                </td>
-                <td data-label="Code">
-                  <code>{row.code}</code>
-                </td>
-                <td data-label="Field">
-                  {row.field === null ? <span className="muted">–</span> : <code>{row.field}</code>}
-                </td>
-                <td data-label="Message" className="wrap">
-                  {row.message}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <DataTable columns={COLUMNS} rows={rows} rowKey={(row) => row.key} stackOnPhone testId="reject-table" />
       </div>
       {more > 0 ? (
         <p className="panel-foot muted">

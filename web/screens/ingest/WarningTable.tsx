@@ -1,6 +1,7 @@
 import { useMemo, useState } from 'react';
+import { type Column, DataTable } from '../../components/DataTable.tsx';
 import { formatCount } from '../../format.ts';
-import { groupWarnings, type WarningRow } from './warnings.ts';
+import { groupWarnings, type WarningGroup, type WarningRow } from './warnings.ts';
 
 interface WarningTableProps {
   rows: readonly WarningRow[];
@@ -16,6 +17,14 @@ function lineList(lines: readonly number[], count: number): string {
   return count > lines.length ? `${text}, …` : text;
 }
 
+const COLUMNS: Column<WarningGroup>[] = [
+  { label: 'Lines', num: true, className: 'w-count', cell: (group) => formatCount(group.count) },
+  { label: 'File', className: 'wrap w-file', cell: (group) => group.file },
+  { label: 'Field', className: 'w-field', cell: (group) => <code>{group.field}</code> },
+  { label: 'Message', className: 'wrap w-message', cell: (group) => group.message },
+  { label: 'First lines', className: 'w-lines', cell: (group) => lineList(group.lines, group.count) },
+];
+
 /** Warnings of stored lines, identical ones folded into one row with their count and first line numbers. */
 export function WarningTable({ rows, total }: WarningTableProps) {
   const [all, setAll] = useState(false);
@@ -30,40 +39,13 @@ export function WarningTable({ rows, total }: WarningTableProps) {
         named for the line and one was chosen for it. Identical warnings share a row.
       </p>
       <div className="table-wrap">
-        <table className="table warning-table" data-testid="warning-table">
-          <thead>
-            <tr>
-              <th scope="col" className="num">
-                Lines
-              </th>
-              <th scope="col">File</th>
-              <th scope="col">Field</th>
-              <th scope="col">Message</th>
-              <th scope="col">First lines</th>
-            </tr>
-          </thead>
-          <tbody>
-            {shown.map((group) => (
-              <tr key={group.key}>
-                <td data-label="Lines" className="num w-count">
-                  {formatCount(group.count)}
-                </td>
-                <td data-label="File" className="wrap w-file">
-                  {group.file}
-                </td>
-                <td data-label="Field" className="w-field">
-                  <code>{group.field}</code>
-                </td>
-                <td data-label="Message" className="wrap w-message">
-                  {group.message}
-                </td>
-                <td data-label="First lines" className="w-lines">
-                  {lineList(group.lines, group.count)}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <DataTable
+          columns={COLUMNS}
+          rows={shown}
+          rowKey={(group) => group.key}
+          className="warning-table"
+          testId="warning-table"
+        />
       </div>
       {groups.length > shown.length ? (
         <p className="panel-foot">

@@ -1,13 +1,35 @@
 import { BUCKET_LABEL, BUCKETS } from '../../buckets.ts';
+import { type Column, DataTable } from '../../components/DataTable.tsx';
 import { Link } from '../../components/Link.tsx';
 import { Panel, type PanelQuery } from '../../components/Panel.tsx';
 import { formatCount } from '../../format.ts';
 import type { ServerDetail } from '../../queries/servers.ts';
 import { useUrl } from '../../use-url.ts';
 
+/** A client and what it sent to this server. */
+type ClientRow = [string, ServerDetail['clients'][string]];
+
+const FAILURES = BUCKETS.filter((bucket) => bucket !== 'ok');
+
 /** Who sends to this server, the most refused first; each opens that client's events here. */
 export function ClientsPanel({ server, query }: { server: string; query: PanelQuery<ServerDetail> }) {
   const { link } = useUrl();
+  const columns: Column<ClientRow>[] = [
+    {
+      label: 'Client',
+      rowHeader: true,
+      cell: ([client]) => <Link href={link('/events', { server, client })}>{client}</Link>,
+    },
+    { label: 'Requests', num: true, cell: ([, counts]) => formatCount(counts.total) },
+    ...FAILURES.map(
+      (bucket): Column<ClientRow> => ({
+        label: BUCKET_LABEL[bucket],
+        num: true,
+        className: ([, counts]) => (counts.buckets[bucket] === 0 ? 'muted' : undefined),
+        cell: ([, counts]) => formatCount(counts.buckets[bucket]),
+      }),
+    ),
+  ];
   return (
     <Panel
       title="Clients"
@@ -24,42 +46,7 @@ export function ClientsPanel({ server, query }: { server: string; query: PanelQu
         );
         return (
           <div className="table-wrap">
-            <table className="table stack-on-phone">
-              <thead>
-                <tr>
-                  <th scope="col">Client</th>
-                  <th scope="col" className="num">
-                    Requests
-                  </th>
-                  {BUCKETS.filter((bucket) => bucket !== 'ok').map((bucket) => (
-                    <th key={bucket} scope="col" className="num">
-                      {BUCKET_LABEL[bucket]}
-                    </th>
-                  ))}
-                </tr>
-              </thead>
-              <tbody>
-                {rows.map(([client, counts]) => (
-                  <tr key={client}>
-                    <th scope="row" data-label="Client">
-                      <Link href={link('/events', { server, client })}>{client}</Link>
-                    </th>
-                    <td className="num" data-label="Requests">
-                      {formatCount(counts.total)}
-                    </td>
-                    {BUCKETS.filter((bucket) => bucket !== 'ok').map((bucket) => (
-                      <td
-                        key={bucket}
-                        data-label={BUCKET_LABEL[bucket]}
-                        className={`num ${counts.buckets[bucket] === 0 ? 'muted' : ''}`}
-                      >
-                        {formatCount(counts.buckets[bucket])}
-                      </td>
-                    ))}
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <DataTable columns={columns} rows={rows} rowKey={([client]) => client} stackOnPhone />
             {data.sentByServer.avoidable > 0 ? (
               <p className="small" data-testid="server-own-conduct">
                 This server itself sent {formatCount(data.sentByServer.avoidable)} avoidable request(s) to its clients

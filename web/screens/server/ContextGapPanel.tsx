@@ -1,5 +1,5 @@
-import { TrimTrend } from '../../components/charts.tsx';
 import { Panel, type PanelQuery } from '../../components/Panel.tsx';
+import { TrimTrend } from '../../components/TrimTrend.tsx';
 import { formatCount, formatShare } from '../../format.ts';
 import { hasReportedTrend, reasonList, trendRows } from '../../prepare/context-gap.ts';
 import type { ServerDetail } from '../../queries/servers.ts';

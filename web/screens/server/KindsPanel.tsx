@@ -1,9 +1,10 @@
 import { BucketBadge } from '../../components/BucketBadge.tsx';
+import { type Column, DataTable } from '../../components/DataTable.tsx';
 import { Link } from '../../components/Link.tsx';
 import { Panel, type PanelQuery } from '../../components/Panel.tsx';
 import { formatCount, formatShare } from '../../format.ts';
-import { codeParts, kindRows } from '../../prepare/kinds.ts';
-import type { ServerDetail } from '../../queries/servers.ts';
+import { codeParts, type KindRow, kindRows } from '../../prepare/kinds.ts';
+import type { CodeCount, ServerDetail } from '../../queries/servers.ts';
 import { useUrl } from '../../use-url.ts';
 
 /**
@@ -13,6 +14,39 @@ import { useUrl } from '../../use-url.ts';
 export function KindsPanel({ server, query }: { server: string; query: PanelQuery<ServerDetail> }) {
   const { link } = useUrl();
   const eventsOf = (bucket: string, kind: string) => link('/events', { server, bucket, kind });
+  const kindColumns: Column<KindRow>[] = [
+    {
+      label: 'Kind',
+      cell: (row) => (
+        <Link href={eventsOf(row.bucket, row.kind)} title="Open these events">
+          <BucketBadge bucket={row.bucket} kind={row.kind} />
+        </Link>
+      ),
+    },
+    { label: 'Requests', num: true, cell: (row) => formatCount(row.requests) },
+    { label: 'Share', num: true, title: 'Of the failed requests', cell: (row) => formatShare(row.share) },
+  ];
+  const codeColumns: Column<CodeCount>[] = [
+    {
+      label: 'Code',
+      cell: (row) =>
+        codeParts(row).map((part, index) => (
+          <span key={part}>
+            {index > 0 ? ' · ' : ''}
+            <span className="nowrap">{part}</span>
+          </span>
+        )),
+    },
+    {
+      label: 'Classified as',
+      cell: (row) => (
+        <Link href={eventsOf(row.bucket, row.kind)} title="Open the events of this kind">
+          <BucketBadge bucket={row.bucket} kind={row.kind} />
+        </Link>
+      ),
+    },
+    { label: 'Requests', num: true, cell: (row) => formatCount(row.requests) },
+  ];
   return (
     <Panel
       title="Failures by kind and code"
@@ -27,66 +61,21 @@ export function KindsPanel({ server, query }: { server: string; query: PanelQuer
         <div className="grid kind-tables">
           <div className="table-wrap">
             <h3>Per bucket and kind</h3>
-            <table className="table" data-testid="kind-table">
-              <thead>
-                <tr>
-                  <th scope="col">Kind</th>
-                  <th scope="col" className="num">
-                    Requests
-                  </th>
-                  <th scope="col" className="num" title="Of the failed requests">
-                    Share
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {kindRows(data.counts).map((row) => (
-                  <tr key={`${row.bucket}/${row.kind}`}>
-                    <td>
-                      <Link href={eventsOf(row.bucket, row.kind)} title="Open these events">
-                        <BucketBadge bucket={row.bucket} kind={row.kind} />
-                      </Link>
-                    </td>
-                    <td className="num">{formatCount(row.requests)}</td>
-                    <td className="num">{formatShare(row.share)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <DataTable
+              columns={kindColumns}
+              rows={kindRows(data.counts)}
+              rowKey={(row) => `${row.bucket}/${row.kind}`}
+              testId="kind-table"
+            />
           </div>
           <div className="table-wrap">
             <h3>Per code</h3>
-            <table className="table" data-testid="code-table">
-              <thead>
-                <tr>
-                  <th scope="col">Code</th>
-                  <th scope="col">Classified as</th>
-                  <th scope="col" className="num">
-                    Requests
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.codes.map((row) => (
-                  <tr key={`${row.rpcCode}/${row.httpStatus}/${row.bucket}/${row.kind}`}>
-                    <td>
-                      {codeParts(row).map((part, index) => (
-                        <span key={part}>
-                          {index > 0 ? ' · ' : ''}
-                          <span className="nowrap">{part}</span>
-                        </span>
-                      ))}
-                    </td>
-                    <td>
-                      <Link href={eventsOf(row.bucket, row.kind)} title="Open the events of this kind">
-                        <BucketBadge bucket={row.bucket} kind={row.kind} />
-                      </Link>
-                    </td>
-                    <td className="num">{formatCount(row.requests)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <DataTable
+              columns={codeColumns}
+              rows={data.codes}
+              rowKey={(row) => `${row.rpcCode}/${row.httpStatus}/${row.bucket}/${row.kind}`}
+              testId="code-table"
+            />
           </div>
         </div>
       )}

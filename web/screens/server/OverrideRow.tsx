@@ -1,7 +1,8 @@
 import { BUCKET_LABEL } from '../../buckets.ts';
+import { Choice } from '../../components/Choice.tsx';
 import {
   CODE_FIELD_LABEL,
-  type CodeField,
+  CODE_FIELDS,
   type DraftInput,
   OVERRIDE_BUCKETS,
   type OverrideDraft,
@@ -24,18 +25,14 @@ export function OverrideRow({ draft, row, refused, onChange, onRemove }: Overrid
   return (
     <tr className={refused === null ? undefined : 'row-invalid'}>
       <td data-label="Match">
-        <select
+        <Choice
           className="match"
           aria-label={label('match')}
           value={draft.field}
-          onChange={(event) => onChange({ field: event.target.value as CodeField })}
-        >
-          {(['httpStatus', 'rpcCode'] as const).map((field) => (
-            <option key={field} value={field}>
-              {CODE_FIELD_LABEL[field]}
-            </option>
-          ))}
-        </select>
+          options={CODE_FIELDS}
+          label={(field) => CODE_FIELD_LABEL[field]}
+          onChange={(field) => onChange({ field })}
+        />
       </td>
       <td data-label="Code">
         <input
@@ -49,18 +46,14 @@ export function OverrideRow({ draft, row, refused, onChange, onRemove }: Overrid
         />
       </td>
       <td data-label="Bucket">
-        <select
+        <Choice
           aria-label={label('bucket')}
           aria-invalid={invalid('bucket')}
           value={draft.bucket}
-          onChange={(event) => onChange({ bucket: event.target.value as OverrideDraft['bucket'] })}
-        >
-          {OVERRIDE_BUCKETS.map((bucket) => (
-            <option key={bucket} value={bucket}>
-              {BUCKET_LABEL[bucket]}
-            </option>
-          ))}
-        </select>
+          options={OVERRIDE_BUCKETS}
+          label={(bucket) => BUCKET_LABEL[bucket]}
+          onChange={(bucket) => onChange({ bucket })}
+        />
       </td>
       <td data-label="Kind">
         <input

@@ -1,9 +1,22 @@
 import { BucketBadge } from '../../components/BucketBadge.tsx';
+import { type Column, DataTable } from '../../components/DataTable.tsx';
 import type { PanelQuery } from '../../components/Panel.tsx';
-import { CODE_FIELD_LABEL, draftsOf } from '../../prepare/overrides.ts';
+import { CODE_FIELD_LABEL, draftsOf, type OverrideDraft } from '../../prepare/overrides.ts';
 import type { ServerDetail } from '../../queries/servers.ts';
 import { ContractPanel } from './ContractPanel.tsx';
 import { OverridesEditor } from './OverridesEditor.tsx';
+
+const COLUMNS: Column<OverrideDraft>[] = [
+  {
+    label: 'Code',
+    cell: (draft) => (
+      <>
+        {CODE_FIELD_LABEL[draft.field]} <code>{draft.code}</code>
+      </>
+    ),
+  },
+  { label: 'Classified as', cell: (draft) => <BucketBadge bucket={draft.bucket} kind={draft.kind} /> },
+];
 
 /** The operator's re-mapping of this server's codes: applied before the default rules, to stored events too. */
 export function OverridesPanel({ server, query }: { server: string; query: PanelQuery<ServerDetail> }) {
@@ -23,28 +36,13 @@ export function OverridesPanel({ server, query }: { server: string; query: Panel
         }
         return (
           <div className="table-wrap">
-            <table className="table stack-on-phone">
-              <thead>
-                <tr>
-                  <th scope="col">Code</th>
-                  <th scope="col">Classified as</th>
-                </tr>
-              </thead>
-              <tbody>
-                {drafts.map((draft, index) => (
-                  // The API does not forbid two rows for one code, so only the position tells rows apart.
-                  // biome-ignore lint/suspicious/noArrayIndexKey: see above
-                  <tr key={index}>
-                    <td data-label="Code">
-                      {CODE_FIELD_LABEL[draft.field]} <code>{draft.code}</code>
-                    </td>
-                    <td data-label="Classified as">
-                      <BucketBadge bucket={draft.bucket} kind={draft.kind} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <DataTable
+              columns={COLUMNS}
+              rows={drafts}
+              // The API does not forbid two rows for one code, so only the position tells rows apart.
+              rowKey={(_, index) => index}
+              stackOnPhone
+            />
           </div>
         );
       }}

@@ -1,5 +1,6 @@
 import { isActiveStorm } from '../../../shared/analysis/storms.ts';
 import { BucketBadge } from '../../components/BucketBadge.tsx';
+import { type Column, DataTable } from '../../components/DataTable.tsx';
 import { Link } from '../../components/Link.tsx';
 import { Panel, type PanelQuery } from '../../components/Panel.tsx';
 import { StormsBuilding } from '../../components/StormsBuilding.tsx';
@@ -13,6 +14,28 @@ import { useUrl } from '../../use-url.ts';
 export function StormTable({ query }: { query: PanelQuery<ServerDetail> }) {
   const { link } = useUrl();
   const now = Date.now();
+  const columns: Column<ServerDetail['storms'][number]>[] = [
+    {
+      label: 'Storm',
+      className: 'nowrap',
+      cell: (storm) => (
+        <>
+          <Link href={link(routePath({ name: 'storm', id: storm.id }))}>{STORM_KIND_LABEL[storm.kind]}</Link>
+          {isActiveStorm(storm, now) ? <span className="pill pill-live">active</span> : null}
+        </>
+      ),
+    },
+    { label: 'Client', className: 'nowrap', cell: (storm) => storm.client },
+    { label: 'Key or paths', className: 'wrap', cell: stormTarget },
+    { label: 'Attempts', num: true, cell: (storm) => formatCount(storm.attempts) },
+    { label: 'Avoidable', num: true, cell: (storm) => formatCount(storm.avoidable) },
+    { label: 'Span', num: true, className: 'nowrap', cell: (storm) => formatDuration(storm.lastTs - storm.firstTs) },
+    {
+      label: 'First failure',
+      cell: (storm) => <BucketBadge bucket={storm.firstFailure.bucket} kind={storm.firstFailure.kind} />,
+    },
+    { label: 'Started', className: 'nowrap', cell: (storm) => formatDateTime(storm.firstTs) },
+  ];
   return (
     <Panel
       title="Retry loops and probe storms"
@@ -25,57 +48,7 @@ export function StormTable({ query }: { query: PanelQuery<ServerDetail> }) {
     >
       {(data) => (
         <div className="table-wrap">
-          <table className="table stack-on-phone">
-            <thead>
-              <tr>
-                <th scope="col">Storm</th>
-                <th scope="col">Client</th>
-                <th scope="col">Key or paths</th>
-                <th scope="col" className="num">
-                  Attempts
-                </th>
-                <th scope="col" className="num">
-                  Avoidable
-                </th>
-                <th scope="col" className="num">
-                  Span
-                </th>
-                <th scope="col">First failure</th>
-                <th scope="col">Started</th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.storms.map((storm) => (
-                <tr key={storm.id}>
-                  <td data-label="Storm" className="nowrap">
-                    <Link href={link(routePath({ name: 'storm', id: storm.id }))}>{STORM_KIND_LABEL[storm.kind]}</Link>
-                    {isActiveStorm(storm, now) ? <span className="pill pill-live">active</span> : null}
-                  </td>
-                  <td data-label="Client" className="nowrap">
-                    {storm.client}
-                  </td>
-                  <td data-label="Key or paths" className="wrap">
-                    {stormTarget(storm)}
-                  </td>
-                  <td data-label="Attempts" className="num">
-                    {formatCount(storm.attempts)}
-                  </td>
-                  <td data-label="Avoidable" className="num">
-                    {formatCount(storm.avoidable)}
-                  </td>
-                  <td data-label="Span" className="num nowrap">
-                    {formatDuration(storm.lastTs - storm.firstTs)}
-                  </td>
-                  <td data-label="First failure">
-                    <BucketBadge bucket={storm.firstFailure.bucket} kind={storm.firstFailure.kind} />
-                  </td>
-                  <td data-label="Started" className="nowrap">
-                    {formatDateTime(storm.firstTs)}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <DataTable columns={columns} rows={data.storms} rowKey={(storm) => storm.id} stackOnPhone />
           <StormsBuilding complete={data.stormsComplete} />
           {data.stormsTotal > data.storms.length ? (
             <p className="muted panel-foot">

@@ -1,4 +1,5 @@
 import { BucketBadge } from '../../components/BucketBadge.tsx';
+import { type Column, DataTable } from '../../components/DataTable.tsx';
 import { Link } from '../../components/Link.tsx';
 import { formatCount, formatTimeMs } from '../../format.ts';
 import { answerLabel, collapseTimeline, type TimelineRun } from '../../prepare/timeline.ts';
@@ -24,6 +25,44 @@ export function Timeline({ storm }: { storm: StormDetail }) {
       event: id,
       at: ts,
     });
+  const columns: Column<TimelineRun>[] = [
+    {
+      label: '#',
+      num: true,
+      cell: (run) =>
+        run.count === 1
+          ? formatCount(run.position)
+          : `${formatCount(run.position)}–${formatCount(run.position + run.count - 1)}`,
+    },
+    {
+      label: 'Time',
+      className: 'nowrap',
+      cell: (run) => (
+        <>
+          <Link href={eventLink(run.first.id, run.first.ts)}>{formatTimeMs(run.first.ts)}</Link>
+          {run.count > 1 ? <div className="muted small">to {formatTimeMs(run.last.ts)}</div> : null}
+        </>
+      ),
+    },
+    { label: 'Answer', className: 'nowrap', cell: (run) => answerLabel(run.first) },
+    { label: 'Latency', num: true, className: 'nowrap', cell: latencyLabel },
+    { label: 'Bucket', cell: (run) => <BucketBadge bucket={run.first.bucket} kind={run.first.kind} /> },
+    {
+      label: 'What a correct client would have done',
+      className: 'gate',
+      cell: (run) => (
+        <>
+          {run.count > 1 ? <strong>{formatCount(run.count)} × </strong> : null}
+          {run.first.gate}
+          {run.first.blockedBy === null ? null : (
+            <span className="block-chip" title="What the refusal blocked">
+              blocked by {run.first.blockedBy}
+            </span>
+          )}
+        </>
+      ),
+    },
+  ];
   return (
     <section className="panel" data-testid="timeline">
       <header className="panel-head">
@@ -33,51 +72,13 @@ export function Timeline({ storm }: { storm: StormDetail }) {
         </span>
       </header>
       <div className="table-wrap">
-        <table className="table timeline">
-          <thead>
-            <tr>
-              <th scope="col" className="num">
-                #
-              </th>
-              <th scope="col">Time</th>
-              <th scope="col">Answer</th>
-              <th scope="col" className="num">
-                Latency
-              </th>
-              <th scope="col">Bucket</th>
-              <th scope="col">What a correct client would have done</th>
-            </tr>
-          </thead>
-          <tbody>
-            {runs.map((run) => (
-              <tr key={run.first.id} className={run.first.avoidable ? 'avoidable' : 'needed'}>
-                <td className="num">
-                  {run.count === 1
-                    ? formatCount(run.position)
-                    : `${formatCount(run.position)}–${formatCount(run.position + run.count - 1)}`}
-                </td>
-                <td className="nowrap">
-                  <Link href={eventLink(run.first.id, run.first.ts)}>{formatTimeMs(run.first.ts)}</Link>
-                  {run.count > 1 ? <div className="muted small">to {formatTimeMs(run.last.ts)}</div> : null}
-                </td>
-                <td className="nowrap">{answerLabel(run.first)}</td>
-                <td className="num nowrap">{latencyLabel(run)}</td>
-                <td>
-                  <BucketBadge bucket={run.first.bucket} kind={run.first.kind} />
-                </td>
-                <td className="gate">
-                  {run.count > 1 ? <strong>{formatCount(run.count)} × </strong> : null}
-                  {run.first.gate}
-                  {run.first.blockedBy === null ? null : (
-                    <span className="block-chip" title="What the refusal blocked">
-                      blocked by {run.first.blockedBy}
-                    </span>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <DataTable
+          columns={columns}
+          rows={runs}
+          rowKey={(run) => run.first.id}
+          rowClassName={(run) => (run.first.avoidable ? 'avoidable' : 'needed')}
+          className="timeline"
+        />
       </div>
     </section>
   );
