@@ -3,7 +3,7 @@ import type { SqlRunner } from '../runner.ts';
 import { ANALYSIS_COLUMNS, type AnalysisRow } from './analysis.ts';
 import { listTable, type RowsColumn, rowsTable } from './lists.ts';
 
-/** The events stored and not yet folded (db/schema/*\/fold-queue.ts), as runs of seqs. */
+/** The events stored and not yet folded (db/schema/fold-queue.ts), as runs of seqs. */
 
 export interface SeqRun {
   firstSeq: number;

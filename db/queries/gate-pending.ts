@@ -3,7 +3,7 @@ import { sql } from 'drizzle-orm';
 import type { SqlRunner } from '../runner.ts';
 import { listTable, type RowsColumn, rowsTable } from './lists.ts';
 
-/** The gate replays that run behind the commit (db/schema/*\/gate-pending.ts). */
+/** The gate replays that run behind the commit (db/schema/gate-pending.ts). */
 
 export interface PendingReplay {
   partition: string;

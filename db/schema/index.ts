@@ -1,3 +1,4 @@
+/** Every table of both stores, declared once (tables.ts); db/schema/pg.ts and db/schema/sqlite.ts build them. */
 export {
   alertDeliveries,
   alertDeliveryAttempts,

@@ -1,11 +1,12 @@
-import { pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { defineTable, primaryKey, SQLITE_WITHOUT_ROWID, text } from './tables.ts';
 
 /**
  * What the gate holds about one request key of a partition (blocked, refused in some sessions, a transient run),
  * one row per key that holds anything: a batch reads and writes only the keys its events use, however many the
- * partition has gathered (a refusal never lapses). Mirrors db/schema/sqlite/gate-keys.ts.
+ * partition has gathered (a refusal never lapses). SQLite keeps it WITHOUT ROWID (migration without_rowid_rollups): the
+ * key is the row, stored once.
  */
-export const gateKeys = pgTable(
+export const gateKeys = defineTable(
   'gate_keys',
   {
     /** gate_partitions.partition. */
@@ -15,5 +16,6 @@ export const gateKeys = pgTable(
     /** shared/analysis/gate.ts KeyGateState as JSON. */
     state: text('state').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.partition, t.key] })],
+  (t) => [primaryKey(t.partition, t.key)],
+  SQLITE_WITHOUT_ROWID,
 );

@@ -1,7 +1,7 @@
-import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { bigint, defineTable, text } from './tables.ts';
 
-/** Every server seen in traffic or configured by an operator. Mirrors db/schema/pg/servers.ts. */
-export const servers = sqliteTable('servers', {
+/** Every server seen in traffic or configured by an operator. */
+export const servers = defineTable('servers', {
   name: text('name').primaryKey(),
   /** Normalised discovery document (shared/discovery.ts) as JSON; null when none is known. */
   discovery: text('discovery'),
@@ -10,5 +10,5 @@ export const servers = sqliteTable('servers', {
   /** Per-server code overrides (shared/classify/types.ts CodeOverride[]) as JSON. */
   overrides: text('overrides').notNull(),
   /** Epoch ms of the last discovery or override change; 0 when never configured. */
-  updatedAt: integer('updated_at').notNull(),
+  updatedAt: bigint('updated_at').notNull(),
 });

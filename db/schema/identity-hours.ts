@@ -1,15 +1,15 @@
 import { sql } from 'drizzle-orm';
-import { bigint, index, integer, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { bigint, defineTable, index, integer, primaryKey, SQLITE_WITHOUT_ROWID, text } from './tables.ts';
 
 /**
  * Counted sends per request identity and hour, kept at ingest (db/counters/changes.ts), so that the identity
- * ranking reads each hour's most re-sent identities instead of grouping a window's events (ADR 7).
- * Mirrors db/schema/sqlite/identity-hours.ts.
+ * ranking reads each hour's most re-sent identities instead of grouping a window's events (ADR 7). SQLite
+ * keeps it WITHOUT ROWID (added by hand in the migration that created it): the key is the row, stored once.
  */
-export const identityHour = pgTable(
+export const identityHour = defineTable(
   'identity_hour',
   {
-    start: bigint('start', { mode: 'number' }).notNull(),
+    start: bigint('start').notNull(),
     /** DOMAIN.md section 5: `server:` + 32 hex, so a server's identities are one prefix. */
     identity: text('identity').notNull(),
     sends: integer('sends').notNull(),
@@ -22,8 +22,9 @@ export const identityHour = pgTable(
     sends50: integer('sends_50').notNull().default(0),
   },
   (t) => [
-    primaryKey({ columns: [t.start, t.identity] }),
+    primaryKey(t.start, t.identity),
     // Only re-sent identities rank: most identities are sent once an hour, and this leaves them out of the index.
     index('identity_hour_sends_idx').on(t.start, t.sends).where(sql`${t.sends} > 1`),
   ],
+  SQLITE_WITHOUT_ROWID,
 );

@@ -1,26 +1,16 @@
 import { sql } from 'drizzle-orm';
-import {
-  bigint,
-  bigserial,
-  doublePrecision,
-  index,
-  integer,
-  pgTable,
-  smallint,
-  text,
-  uniqueIndex,
-} from 'drizzle-orm/pg-core';
+import { bigint, defineTable, double, index, integer, serial, smallint, text, uniqueIndex } from './tables.ts';
 
-/** One observed request (one log line) with its classification. Mirrors db/schema/sqlite/events.ts. */
-export const events = pgTable(
+/** One observed request (one log line) with its classification. */
+export const events = defineTable(
   'events',
   {
     /** Arrival order; the tie-breaker of cursor pagination. */
-    seq: bigserial('seq', { mode: 'number' }).primaryKey(),
+    seq: serial('seq'),
     /** The producer's `id`, or `h:` + a digest of the event when it had none, so a re-sent event is a duplicate. */
     eventId: text('event_id').notNull(),
     /** Epoch milliseconds. */
-    ts: bigint('ts', { mode: 'number' }).notNull(),
+    ts: bigint('ts').notNull(),
     source: text('source').notNull(),
     client: text('client'),
     server: text('server').notNull(),
@@ -33,10 +23,10 @@ export const events = pgTable(
     httpStatus: integer('http_status'),
     /** JSON-RPC error code of the response frame. */
     rpcCode: integer('rpc_code'),
-    latencyMs: doublePrecision('latency_ms'),
+    latencyMs: double('latency_ms'),
     timeout: smallint('timeout').notNull(),
     discoveryRead: smallint('discovery_read'),
-    retryAfter: doublePrecision('retry_after'),
+    retryAfter: double('retry_after'),
     /** Request identity (DOMAIN.md section 5): `server:` + 32 hex. */
     identity: text('identity'),
     /** Joins a client's record of a request to a proxy's (traceparent, else session + JSON-RPC id). */
@@ -52,7 +42,7 @@ export const events = pgTable(
     rule: text('rule').notNull(),
     evidence: text('evidence').notNull(),
     /** For a throttled answer: epoch ms before which the client should not send again (Retry-After / resetsAt). */
-    waitUntil: bigint('wait_until', { mode: 'number' }),
+    waitUntil: bigint('wait_until'),
     /** Sampling context (DOMAIN.md section 7): requested scope, applied scope (null: not reported), reason. */
     ctxRequested: text('ctx_requested'),
     ctxApplied: text('ctx_applied'),
@@ -64,7 +54,7 @@ export const events = pgTable(
     /** Which block made it avoidable (shared/analysis/gate-types.ts GateBlock); null when needed or throttled. */
     blockedBy: text('blocked_by'),
     /** The event as it arrived (one NDJSON line, frames untouched) is line body_line of event_bodies row body_block. */
-    bodyBlock: bigint('body_block', { mode: 'number' }).notNull(),
+    bodyBlock: bigint('body_block').notNull(),
     bodyLine: smallint('body_line').notNull(),
   },
   (t) => [

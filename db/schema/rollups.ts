@@ -1,4 +1,14 @@
-import { bigint, index, integer, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import {
+  bigint,
+  type ColumnDecl,
+  defineTable,
+  index,
+  integer,
+  type KeyColumns,
+  primaryKey,
+  SQLITE_WITHOUT_ROWID,
+  text,
+} from './tables.ts';
 
 /**
  * Counted requests and avoidable requests per time bucket, server, client, bucket and kind, kept current at ingest
@@ -7,13 +17,13 @@ import { bigint, index, integer, pgTable, primaryKey, text } from 'drizzle-orm/p
  * family leaves the client out (far fewer rows: charts, server lists, a server's conduct) and adds a minute level; a
  * third leaves the server out (a client's counts and conduct over all servers: a day of a meshed federation is
  * thousands of (server, client) rows an hour, but tens of clients); a fourth keeps only avoidable requests per
- * (server, client); a fifth keeps neither (the whole federation's counts: its charts). Mirrors
- * db/schema/sqlite/rollups.ts.
+ * (server, client); a fifth keeps neither (the whole federation's counts: its charts). SQLite keeps every table
+ * WITHOUT ROWID (migrations without_rowid_rollups and fleet_rollups): the key is the row, stored once.
  */
 function rollupColumns() {
   return {
     /** Epoch ms of the bucket's start, aligned to the epoch. */
-    start: bigint('start', { mode: 'number' }).notNull(),
+    start: bigint('start').notNull(),
     server: text('server').notNull(),
     /** '' for requests that name no client (a key column cannot be null). */
     client: text('client').notNull(),
@@ -43,15 +53,35 @@ function clientRollupColumns() {
 // The family's finest level: a window's edges finer than 5 minutes come from the events, which a read narrowed to a
 // server or a client finds through its index. A minute level held about one row per event at 10M events a day
 // (43 bytes an event on disk) and cost a third of the rollup writes (migration pair_rollups_from_5min).
-export const rollup5Min = pgTable('rollup_5min', clientRollupColumns(), (t) => [
-  primaryKey({ columns: [t.start, t.server, t.client, t.bucket, t.kind] }),
-  index('rollup_5min_server_idx').on(t.server, t.start),
-]);
+export const rollup5Min = defineTable(
+  'rollup_5min',
+  clientRollupColumns(),
+  (t) => [
+    primaryKey(t.start, t.server, t.client, t.bucket, t.kind),
+    index('rollup_5min_server_idx').on(t.server, t.start),
+  ],
+  SQLITE_WITHOUT_ROWID,
+);
 
-export const rollupHour = pgTable('rollup_hour', clientRollupColumns(), (t) => [
-  primaryKey({ columns: [t.start, t.server, t.client, t.bucket, t.kind] }),
-  index('rollup_hour_server_idx').on(t.server, t.start),
-]);
+export const rollupHour = defineTable(
+  'rollup_hour',
+  clientRollupColumns(),
+  (t) => [
+    primaryKey(t.start, t.server, t.client, t.bucket, t.kind),
+    index('rollup_hour_server_idx').on(t.server, t.start),
+  ],
+  SQLITE_WITHOUT_ROWID,
+);
+
+/** A rollup table without secondary indexes: its key is its grouping. */
+function keyedRollup<K extends string>(name: string, columns: Record<K, ColumnDecl>, [first, ...rest]: KeyColumns<K>) {
+  return defineTable(
+    name,
+    columns,
+    (t) => [primaryKey(t[first], ...rest.map((column) => t[column]))],
+    SQLITE_WITHOUT_ROWID,
+  );
+}
 
 /** The server family keeps the conduct counters too, so that a server's conduct needs no read of its clients. */
 function serverRollupColumns() {
@@ -59,34 +89,26 @@ function serverRollupColumns() {
   return columns;
 }
 
-export const rollupServerMinute = pgTable('rollup_server_minute', serverRollupColumns(), (t) => [
-  primaryKey({ columns: [t.start, t.server, t.bucket, t.kind] }),
-]);
+const SERVER_KEY = ['start', 'server', 'bucket', 'kind'] as const;
 
-export const rollupServer5Min = pgTable('rollup_server_5min', serverRollupColumns(), (t) => [
-  primaryKey({ columns: [t.start, t.server, t.bucket, t.kind] }),
-]);
+export const rollupServerMinute = keyedRollup('rollup_server_minute', serverRollupColumns(), SERVER_KEY);
 
-export const rollupServerHour = pgTable('rollup_server_hour', serverRollupColumns(), (t) => [
-  primaryKey({ columns: [t.start, t.server, t.bucket, t.kind] }),
-]);
+export const rollupServer5Min = keyedRollup('rollup_server_5min', serverRollupColumns(), SERVER_KEY);
+
+export const rollupServerHour = keyedRollup('rollup_server_hour', serverRollupColumns(), SERVER_KEY);
 
 function clientOnlyRollupColumns() {
   const { server: _server, ...columns } = clientRollupColumns();
   return columns;
 }
 
-export const rollupClientMinute = pgTable('rollup_client_minute', clientOnlyRollupColumns(), (t) => [
-  primaryKey({ columns: [t.start, t.client, t.bucket, t.kind] }),
-]);
+const CLIENT_KEY = ['start', 'client', 'bucket', 'kind'] as const;
 
-export const rollupClient5Min = pgTable('rollup_client_5min', clientOnlyRollupColumns(), (t) => [
-  primaryKey({ columns: [t.start, t.client, t.bucket, t.kind] }),
-]);
+export const rollupClientMinute = keyedRollup('rollup_client_minute', clientOnlyRollupColumns(), CLIENT_KEY);
 
-export const rollupClientHour = pgTable('rollup_client_hour', clientOnlyRollupColumns(), (t) => [
-  primaryKey({ columns: [t.start, t.client, t.bucket, t.kind] }),
-]);
+export const rollupClient5Min = keyedRollup('rollup_client_5min', clientOnlyRollupColumns(), CLIENT_KEY);
+
+export const rollupClientHour = keyedRollup('rollup_client_hour', clientOnlyRollupColumns(), CLIENT_KEY);
 
 /**
  * Avoidable requests per (server, client) alone, without bucket and kind: which servers a client hurts most (GET
@@ -98,17 +120,13 @@ function pairAvoidableColumns() {
   return { start, server, client, avoidable };
 }
 
-export const rollupAvoidableMinute = pgTable('rollup_avoidable_minute', pairAvoidableColumns(), (t) => [
-  primaryKey({ columns: [t.start, t.server, t.client] }),
-]);
+const PAIR_KEY = ['start', 'server', 'client'] as const;
 
-export const rollupAvoidable5Min = pgTable('rollup_avoidable_5min', pairAvoidableColumns(), (t) => [
-  primaryKey({ columns: [t.start, t.server, t.client] }),
-]);
+export const rollupAvoidableMinute = keyedRollup('rollup_avoidable_minute', pairAvoidableColumns(), PAIR_KEY);
 
-export const rollupAvoidableHour = pgTable('rollup_avoidable_hour', pairAvoidableColumns(), (t) => [
-  primaryKey({ columns: [t.start, t.server, t.client] }),
-]);
+export const rollupAvoidable5Min = keyedRollup('rollup_avoidable_5min', pairAvoidableColumns(), PAIR_KEY);
+
+export const rollupAvoidableHour = keyedRollup('rollup_avoidable_hour', pairAvoidableColumns(), PAIR_KEY);
 
 /**
  * The whole federation's counts per bucket and kind, no server and no client: a day's chart is ~1.7k 5-minute rows
@@ -119,14 +137,10 @@ function fleetRollupColumns() {
   return { start, bucket, kind, requests, avoidable };
 }
 
-export const rollupFleetMinute = pgTable('rollup_fleet_minute', fleetRollupColumns(), (t) => [
-  primaryKey({ columns: [t.start, t.bucket, t.kind] }),
-]);
+const FLEET_KEY = ['start', 'bucket', 'kind'] as const;
 
-export const rollupFleet5Min = pgTable('rollup_fleet_5min', fleetRollupColumns(), (t) => [
-  primaryKey({ columns: [t.start, t.bucket, t.kind] }),
-]);
+export const rollupFleetMinute = keyedRollup('rollup_fleet_minute', fleetRollupColumns(), FLEET_KEY);
 
-export const rollupFleetHour = pgTable('rollup_fleet_hour', fleetRollupColumns(), (t) => [
-  primaryKey({ columns: [t.start, t.bucket, t.kind] }),
-]);
+export const rollupFleet5Min = keyedRollup('rollup_fleet_5min', fleetRollupColumns(), FLEET_KEY);
+
+export const rollupFleetHour = keyedRollup('rollup_fleet_hour', fleetRollupColumns(), FLEET_KEY);

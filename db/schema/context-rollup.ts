@@ -1,14 +1,15 @@
-import { bigint, integer, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { bigint, defineTable, integer, primaryKey, SQLITE_WITHOUT_ROWID, text } from './tables.ts';
 
 /**
  * Counted sampling requests per minute, server, client, requested scope, applied scope and reason, kept at ingest
  * (db/counters/changes.ts), so that the context gap (DOMAIN.md section 7) reads counts, not the window's events.
- * Mirrors db/schema/sqlite/context-rollup.ts.
+ * SQLite keeps it WITHOUT ROWID (migration without_rowid_rollups), as it does the two below (migration
+ * context_per_server).
  */
-export const contextMinute = pgTable(
+export const contextMinute = defineTable(
   'context_minute',
   {
-    start: bigint('start', { mode: 'number' }).notNull(),
+    start: bigint('start').notNull(),
     server: text('server').notNull(),
     /** '' for requests that name no client. */
     client: text('client').notNull(),
@@ -19,7 +20,8 @@ export const contextMinute = pgTable(
     reason: text('reason').notNull(),
     requests: integer('requests').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.start, t.server, t.client, t.requested, t.applied, t.reason] })],
+  (t) => [primaryKey(t.start, t.server, t.client, t.requested, t.applied, t.reason)],
+  SQLITE_WITHOUT_ROWID,
 );
 
 /**
@@ -29,7 +31,7 @@ export const contextMinute = pgTable(
  */
 function serverContextColumns() {
   return {
-    start: bigint('start', { mode: 'number' }).notNull(),
+    start: bigint('start').notNull(),
     server: text('server').notNull(),
     requested: text('requested').notNull(),
     /** '' when the response did not say what it applied ("not reported"). */
@@ -40,10 +42,16 @@ function serverContextColumns() {
   };
 }
 
-export const contextServer5Min = pgTable('context_server_5min', serverContextColumns(), (t) => [
-  primaryKey({ columns: [t.start, t.server, t.requested, t.applied, t.reason] }),
-]);
+export const contextServer5Min = defineTable(
+  'context_server_5min',
+  serverContextColumns(),
+  (t) => [primaryKey(t.start, t.server, t.requested, t.applied, t.reason)],
+  SQLITE_WITHOUT_ROWID,
+);
 
-export const contextServerHour = pgTable('context_server_hour', serverContextColumns(), (t) => [
-  primaryKey({ columns: [t.start, t.server, t.requested, t.applied, t.reason] }),
-]);
+export const contextServerHour = defineTable(
+  'context_server_hour',
+  serverContextColumns(),
+  (t) => [primaryKey(t.start, t.server, t.requested, t.applied, t.reason)],
+  SQLITE_WITHOUT_ROWID,
+);

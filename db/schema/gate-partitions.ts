@@ -1,17 +1,17 @@
-import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { bigint, defineTable, text } from './tables.ts';
 
 /**
  * The gate replay's position per (client, server): the latest event replayed (the frontier) and the throttle then
  * in force, so that ingest can continue the replay instead of starting over. What the gate holds per request key is
- * in gate_keys. A partition without a row is replayed from its events. Mirrors db/schema/pg/gate-partitions.ts.
+ * in gate_keys. A partition without a row is replayed from its events.
  */
-export const gatePartitions = sqliteTable('gate_partitions', {
+export const gatePartitions = defineTable('gate_partitions', {
   /** JSON [client, server]: shared/analysis/gate.ts partitionKey. */
   partition: text('partition').primaryKey(),
   /** shared/analysis/gate.ts PartitionGateState waitUntil: epoch ms before which the server throttles the client. */
-  waitUntil: integer('wait_until'),
+  waitUntil: bigint('wait_until'),
   /** The (ts, event id) of the last event replayed: a later batch continues from here, an earlier one replays. */
-  frontierTs: integer('frontier_ts').notNull(),
+  frontierTs: bigint('frontier_ts').notNull(),
   frontierId: text('frontier_id').notNull(),
   /**
    * shared/analysis/storm-tracker.ts PartitionStormState without its per-key runs, as JSON. Null for a partition

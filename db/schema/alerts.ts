@@ -1,21 +1,21 @@
-import { bigint, bigserial, doublePrecision, index, integer, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { bigint, defineTable, double, index, integer, primaryKey, serial, text } from './tables.ts';
 
-/** Alert rules and what the evaluator made of them. Mirrors db/schema/sqlite/alerts.ts. */
-export const alertRules = pgTable('alert_rules', {
+/** Alert rules and what the evaluator made of them. */
+export const alertRules = defineTable('alert_rules', {
   id: text('id').primaryKey(),
   /** shared/alerts/rule.ts RuleInput as JSON: the rule exactly as validated. */
   definition: text('definition').notNull(),
   /** Epoch ms the rule is next due; an evaluator claims a round by moving it (see db/queries/alerts.ts). */
-  nextEvalAt: bigint('next_eval_at', { mode: 'number' }).notNull(),
-  lastEvalAt: bigint('last_eval_at', { mode: 'number' }),
+  nextEvalAt: bigint('next_eval_at').notNull(),
+  lastEvalAt: bigint('last_eval_at'),
   /** Why the last evaluation failed, or null. */
   lastError: text('last_error'),
-  createdAt: bigint('created_at', { mode: 'number' }).notNull(),
-  updatedAt: bigint('updated_at', { mode: 'number' }).notNull(),
+  createdAt: bigint('created_at').notNull(),
+  updatedAt: bigint('updated_at').notNull(),
 });
 
 /** One row per (rule, group) that is not plainly ok: shared/alerts/state.ts InstanceState. */
-export const alertInstances = pgTable(
+export const alertInstances = defineTable(
   'alert_instances',
   {
     ruleId: text('rule_id').notNull(),
@@ -24,39 +24,39 @@ export const alertInstances = pgTable(
     server: text('server'),
     state: text('state').notNull(),
     severity: text('severity'),
-    value: doublePrecision('value'),
-    since: bigint('since', { mode: 'number' }).notNull(),
-    clearSince: bigint('clear_since', { mode: 'number' }),
-    evaluatedAt: bigint('evaluated_at', { mode: 'number' }).notNull(),
+    value: double('value'),
+    since: bigint('since').notNull(),
+    clearSince: bigint('clear_since'),
+    evaluatedAt: bigint('evaluated_at').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.ruleId, t.groupKey] })],
+  (t) => [primaryKey(t.ruleId, t.groupKey)],
 );
 
 /** Every transition, kept after its rule is deleted (hence the copied name). */
-export const alertHistory = pgTable(
+export const alertHistory = defineTable(
   'alert_history',
   {
-    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    id: serial('id'),
     ruleId: text('rule_id').notNull(),
     ruleName: text('rule_name').notNull(),
     groupKey: text('group_key').notNull(),
     server: text('server'),
-    at: bigint('at', { mode: 'number' }).notNull(),
+    at: bigint('at').notNull(),
     fromState: text('from_state').notNull(),
     toState: text('to_state').notNull(),
     severity: text('severity'),
-    value: doublePrecision('value'),
-    threshold: doublePrecision('threshold'),
+    value: double('value'),
+    threshold: double('threshold'),
   },
   (t) => [index('alert_history_at_idx').on(t.at), index('alert_history_rule_idx').on(t.ruleId, t.at)],
 );
 
 /** The notification outbox: written with the transition, so a restart neither loses nor repeats one. */
-export const alertDeliveries = pgTable(
+export const alertDeliveries = defineTable(
   'alert_deliveries',
   {
-    id: bigserial('id', { mode: 'number' }).primaryKey(),
-    historyId: bigint('history_id', { mode: 'number' }).notNull(),
+    id: serial('id'),
+    historyId: bigint('history_id').notNull(),
     ruleId: text('rule_id').notNull(),
     targetType: text('target_type').notNull(),
     targetUrl: text('target_url').notNull(),
@@ -66,8 +66,8 @@ export const alertDeliveries = pgTable(
     attempts: integer('attempts').notNull(),
     transientFailures: integer('transient_failures').notNull(),
     /** When the next attempt is due; null once the delivery is settled. */
-    nextAttemptAt: bigint('next_attempt_at', { mode: 'number' }),
-    createdAt: bigint('created_at', { mode: 'number' }).notNull(),
+    nextAttemptAt: bigint('next_attempt_at'),
+    createdAt: bigint('created_at').notNull(),
   },
   (t) => [
     index('alert_deliveries_due_idx').on(t.status, t.nextAttemptAt),
@@ -76,22 +76,22 @@ export const alertDeliveries = pgTable(
 );
 
 /** Every delivery attempt, as the receiver answered it. */
-export const alertDeliveryAttempts = pgTable(
+export const alertDeliveryAttempts = defineTable(
   'alert_delivery_attempts',
   {
-    id: bigserial('id', { mode: 'number' }).primaryKey(),
-    deliveryId: bigint('delivery_id', { mode: 'number' }).notNull(),
-    at: bigint('at', { mode: 'number' }).notNull(),
+    id: serial('id'),
+    deliveryId: bigint('delivery_id').notNull(),
+    at: bigint('at').notNull(),
     httpStatus: integer('http_status'),
     outcome: text('outcome').notNull(),
     error: text('error'),
-    retryAt: bigint('retry_at', { mode: 'number' }),
+    retryAt: bigint('retry_at'),
   },
   (t) => [index('alert_delivery_attempts_delivery_idx').on(t.deliveryId)],
 );
 
 /** One-off facts about the store, e.g. that the default alert rules were shipped (so deleting one sticks). */
-export const settings = pgTable('settings', {
+export const settings = defineTable('settings', {
   key: text('key').primaryKey(),
   value: text('value').notNull(),
 });

@@ -1,11 +1,11 @@
-import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { bigint, defineTable, index, integer, text } from './tables.ts';
 
 /**
  * Retry loops and probe storms (DOMAIN.md section 6) as the ingest path keeps them (api/services/gate-maintenance.ts,
  * shared/analysis/storm-tracker.ts), whole, so that lists read rows instead of a window's events. The attempts of
- * one are rebuilt from its events when it is opened. Mirrors db/schema/pg/storms.ts.
+ * one are rebuilt from its events when it is opened.
  */
-export const storms = sqliteTable(
+export const storms = defineTable(
   'storms',
   {
     /** shared/analysis/storms.ts stormId: kind, client, server and the first attempt's id, digested. */
@@ -19,8 +19,8 @@ export const storms = sqliteTable(
     paths: text('paths').notNull(),
     attempts: integer('attempts').notNull(),
     avoidable: integer('avoidable').notNull(),
-    firstTs: integer('first_ts').notNull(),
-    lastTs: integer('last_ts').notNull(),
+    firstTs: bigint('first_ts').notNull(),
+    lastTs: bigint('last_ts').notNull(),
     firstBucket: text('first_bucket').notNull(),
     firstKind: text('first_kind').notNull(),
   },
