@@ -7,6 +7,7 @@ import type { SQL } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
+import { storedCorrelation } from '../shared/correlation-key.ts';
 import { BLOCK_LINES } from './body-codec.ts';
 import { EVENT_COLUMNS } from './event-row.ts';
 import type { Store, TxRunner } from './runner.ts';
@@ -21,6 +22,16 @@ const INSERT_SQL = `INSERT INTO events (${COLUMNS.join(', ')})
 const dialect = new SQLiteSyncDialect();
 
 /**
+ * What migrations call that SQLite lacks: compact_correlation rewrites stored join keys with the digest ingest uses
+ * (SQLite has no SHA-256).
+ */
+export function addMigrationFunctions(db: Database.Database): void {
+  db.function('lens_stored_correlation', { deterministic: true }, (key) =>
+    storedCorrelation(typeof key === 'string' ? key : null),
+  );
+}
+
+/**
  * The embedded store: one SQLite file in WAL mode. Every write runs on a writer thread (sqlite-writer.worker.mjs),
  * so ingest uses both cores: this thread prepares the next chunk while the writer commits the last. Transactions
  * are serialised by a promise queue. Reads outside transactions use a connection on this thread, to which WAL
@@ -31,6 +42,7 @@ export function openSqliteStore(dataDir: string): Store {
   const file = join(dataDir, 'lens.sqlite');
   const setup = new Database(file);
   setup.pragma('journal_mode = WAL');
+  addMigrationFunctions(setup);
   migrate(drizzle({ client: setup }), { migrationsFolder: MIGRATIONS });
   setup.close();
 

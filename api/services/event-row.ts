@@ -3,6 +3,7 @@ import { toAnalysisEvent } from '../../shared/analysis/from-event.ts';
 import type { AnalysisEvent } from '../../shared/analysis/types.ts';
 import { classify } from '../../shared/classify/index.ts';
 import type { ServerPolicy } from '../../shared/classify/types.ts';
+import { storedCorrelation } from '../../shared/correlation-key.ts';
 import type { LensEvent } from '../../shared/event.ts';
 import { eventIdOf } from '../../shared/event-id.ts';
 import { correlationOf } from '../../shared/frames.ts';
@@ -43,7 +44,7 @@ export function buildEvent(event: LensEvent, body: string, policy: ServerPolicy)
     discoveryRead: event.discoveryRead === undefined ? null : event.discoveryRead ? 1 : 0,
     retryAfter: event.http?.retryAfter ?? null,
     identity: analysis.identity,
-    correlation: correlationOf(event),
+    correlation: storedCorrelation(correlationOf(event)),
     requestId: event.http?.requestId ?? null,
     counted: 1,
     bucket: classification.bucket,
