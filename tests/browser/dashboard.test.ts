@@ -1,9 +1,16 @@
-import { existsSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUCKETS } from '../../shared/classify/types.ts';
 import { exerciseServerList, manyServersNdjson } from './server-list.ts';
-import { buildWeb, CHROMIUM, type DemoServer, launchBrowser, openPage, readCount, startDemo } from './support.ts';
+import {
+  buildWeb,
+  chromiumMissing,
+  type DemoServer,
+  launchBrowser,
+  openPage,
+  readCount,
+  startDemo,
+} from './support.ts';
 
 interface Summary {
   overall: { total: number; avoidable: number; buckets: Record<string, number> };
@@ -26,15 +33,10 @@ const PROBED = ['/mcp/mcp', '/mcp/sse', '/mcp/a2a/'];
 let browser: Browser;
 let demo: DemoServer;
 
-// Debian's Chromium is the one browser these tests use; CI installs it and must never skip them.
-const chromiumMissing = !existsSync(CHROMIUM);
-if (chromiumMissing) {
-  if (process.env.CI) throw new Error(`the browser tests need ${CHROMIUM} (apt-get install chromium)`);
-  console.warn(`\n*** Browser suite SKIPPED: no ${CHROMIUM}. Install Debian's chromium to run it. ***\n`);
-}
+const skipped = chromiumMissing();
 
 beforeAll(async () => {
-  if (chromiumMissing) return;
+  if (skipped) return;
   const [, launched, started] = await Promise.all([buildWeb(), launchBrowser(), startDemo()]);
   browser = launched;
   demo = started;
@@ -45,7 +47,7 @@ afterAll(async () => {
   await demo?.close();
 });
 
-describe.skipIf(chromiumMissing)('the dashboard in a browser', () => {
+describe.skipIf(skipped)('the dashboard in a browser', () => {
   it('shows on the overview the totals /api/v1/summary gives for the same window', async () => {
     const { page, errors } = await openPage(browser);
     const to = new Date(Date.now() + 60_000).toISOString();
@@ -245,7 +247,7 @@ describe.skipIf(chromiumMissing)('the dashboard in a browser', () => {
   });
 });
 
-describe.skipIf(chromiumMissing)("editing a server's contract in the browser", () => {
+describe.skipIf(skipped)("editing a server's contract in the browser", () => {
   // These tests change stored classifications: they get a server of their own.
   let own: DemoServer;
   beforeAll(async () => {
@@ -344,7 +346,7 @@ describe.skipIf(chromiumMissing)("editing a server's contract in the browser", (
   });
 });
 
-describe.skipIf(chromiumMissing)('a server started with a token', () => {
+describe.skipIf(skipped)('a server started with a token', () => {
   const TOKEN = 'browser-test-token-7f3a';
   let locked: DemoServer;
   beforeAll(async () => {
@@ -380,7 +382,7 @@ describe.skipIf(chromiumMissing)('a server started with a token', () => {
   });
 });
 
-describe.skipIf(chromiumMissing)('the Servers screen with 500 servers', () => {
+describe.skipIf(skipped)('the Servers screen with 500 servers', () => {
   let fleet: DemoServer;
   beforeAll(async () => {
     fleet = await startDemo();
@@ -411,7 +413,7 @@ describe.skipIf(chromiumMissing)('the Servers screen with 500 servers', () => {
   });
 });
 
-describe.skipIf(chromiumMissing)('alert rules in a browser', () => {
+describe.skipIf(skipped)('alert rules in a browser', () => {
   it('creates a rule on the demo data, sees its preview, and sees it fire', async () => {
     const { page, errors } = await openPage(browser);
     await page.goto(`${demo.url}/alerts/new`);

@@ -1,11 +1,19 @@
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildWeb, CHROMIUM, type DemoServer, launchBrowser, openPage, readCount, startDemo } from './support.ts';
+import {
+  buildWeb,
+  chromiumMissing,
+  type DemoServer,
+  launchBrowser,
+  openPage,
+  readCount,
+  startDemo,
+} from './support.ts';
 
 const CORPUS = fileURLToPath(new URL('../fixtures/corpus/mcp-python/', import.meta.url));
 
@@ -13,15 +21,10 @@ let browser: Browser;
 let demo: DemoServer;
 let dir: string;
 
-// Debian's Chromium is the one browser these tests use; CI installs it and must never skip them.
-const chromiumMissing = !existsSync(CHROMIUM);
-if (chromiumMissing) {
-  if (process.env.CI) throw new Error(`the browser tests need ${CHROMIUM} (apt-get install chromium)`);
-  console.warn(`\n*** Browser suite SKIPPED: no ${CHROMIUM}. Install Debian's chromium to run it. ***\n`);
-}
+const skipped = chromiumMissing();
 
 beforeAll(async () => {
-  if (chromiumMissing) return;
+  if (skipped) return;
   dir = mkdtempSync(join(tmpdir(), 'lens-ingest-formats-'));
   const [, launched, started] = await Promise.all([buildWeb(), launchBrowser(), startDemo()]);
   browser = launched;
@@ -39,6 +42,15 @@ function lineCount(text: string): number {
   return text.split('\n').filter((line) => line.trim() !== '').length;
 }
 
+/** The Ingest screen with `file` dropped on it: the page, its errors, the ingest queries it sends and the held file. */
+async function holdFile(file: string) {
+  const { page, errors } = await openPage(browser);
+  const queries = ingestQueries(page);
+  await page.goto(`${demo.url}/ingest`);
+  await page.locator('input[type="file"]').setInputFiles(file);
+  return { page, errors, queries, held: page.getByTestId('held-file') };
+}
+
 /** The query strings of the ingest requests the page sends. */
 function ingestQueries(page: Page): string[] {
   const seen: string[] = [];
@@ -49,7 +61,7 @@ function ingestQueries(page: Page): string[] {
   return seen;
 }
 
-describe.skipIf(chromiumMissing)('the Ingest screen with reverse-proxy access logs', () => {
+describe.skipIf(skipped)('the Ingest screen with reverse-proxy access logs', () => {
   it('detects an nginx JSON log, sends it under the server typed, and stores every line', async () => {
     const source = join(CORPUS, 'nginx-access.json.log');
     const lines = lineCount(readFileSync(source, 'utf8'));
@@ -57,11 +69,7 @@ describe.skipIf(chromiumMissing)('the Ingest screen with reverse-proxy access lo
     const file = join(dir, 'nginx-access.json.log');
     copyFileSync(source, file);
 
-    const { page, errors } = await openPage(browser);
-    const queries = ingestQueries(page);
-    await page.goto(`${demo.url}/ingest`);
-    await page.locator('input[type="file"]').setInputFiles(file);
-    const held = page.getByTestId('held-file');
+    const { page, errors, queries, held } = await holdFile(file);
     await expect.poll(() => held.getByTestId('detected-format').textContent()).toBe('Detected: nginx JSON access log');
     expect(await held.getByLabel('Format').inputValue()).toBe('nginx-json');
     expect(queries).toEqual([]);
@@ -85,11 +93,7 @@ describe.skipIf(chromiumMissing)('the Ingest screen with reverse-proxy access lo
     const file = join(dir, 'access.log.2.gz');
     writeFileSync(file, gzipSync(text));
 
-    const { page, errors } = await openPage(browser);
-    const queries = ingestQueries(page);
-    await page.goto(`${demo.url}/ingest`);
-    await page.locator('input[type="file"]').setInputFiles(file);
-    const held = page.getByTestId('held-file');
+    const { page, errors, queries, held } = await holdFile(file);
     await expect.poll(() => held.getByTestId('detected-format').textContent()).toBe('Detected: nginx JSON access log');
     expect(await held.locator('.upload-head').textContent()).toContain('gzip');
 
@@ -111,10 +115,7 @@ describe.skipIf(chromiumMissing)('the Ingest screen with reverse-proxy access lo
     const file = join(dir, 'access.log.1');
     copyFileSync(source, file);
 
-    const { page, errors } = await openPage(browser);
-    await page.goto(`${demo.url}/ingest`);
-    await page.locator('input[type="file"]').setInputFiles(file);
-    const held = page.getByTestId('held-file');
+    const { page, errors, held } = await holdFile(file);
     await expect
       .poll(() => held.getByTestId('detected-format').textContent())
       .toBe('Detected: nginx combined access log');
@@ -136,10 +137,7 @@ describe.skipIf(chromiumMissing)('the Ingest screen with reverse-proxy access lo
     const file = join(dir, 'unnamed.log');
     writeFileSync(file, text);
 
-    const { page, errors } = await openPage(browser);
-    await page.goto(`${demo.url}/ingest`);
-    await page.locator('input[type="file"]').setInputFiles(file);
-    const held = page.getByTestId('held-file');
+    const { page, errors, held } = await holdFile(file);
     await held.getByRole('button', { name: 'Send' }).click();
     await page.locator('.upload-done').waitFor();
     const warnings = readCount(await page.getByTestId('ingest-warnings').textContent());

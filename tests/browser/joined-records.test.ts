@@ -1,11 +1,11 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../../api/server.ts';
-import { buildWeb, CHROMIUM, launchBrowser, openPage } from './support.ts';
+import { buildWeb, chromiumMissing, launchBrowser, openPage } from './support.ts';
 
 /**
  * One request seen by a client and by nginx, stored as two records and joined: the events screen shows both, says
@@ -25,12 +25,7 @@ let browser: Browser;
 let server: RunningServer;
 let dataDir: string;
 
-// Debian's Chromium is the one browser these tests use; CI installs it and must never skip them.
-const chromiumMissing = !existsSync(CHROMIUM);
-if (chromiumMissing) {
-  if (process.env.CI) throw new Error(`the browser tests need ${CHROMIUM} (apt-get install chromium)`);
-  console.warn(`\n*** Browser suite SKIPPED: no ${CHROMIUM}. Install Debian's chromium to run it. ***\n`);
-}
+const skipped = chromiumMissing();
 
 async function send(path: string, init: { method: string; type: string; file: string }): Promise<unknown> {
   const response = await fetch(server.url + path, {
@@ -43,7 +38,7 @@ async function send(path: string, init: { method: string; type: string; file: st
 }
 
 beforeAll(async () => {
-  if (chromiumMissing) return;
+  if (skipped) return;
   dataDir = mkdtempSync(join(tmpdir(), 'lens-joined-'));
   mkdirSync(SHOTS, { recursive: true });
   const [, launched, started] = await Promise.all([
@@ -108,7 +103,7 @@ function sidewaysOverflow(page: Page): Promise<number> {
   return page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
 }
 
-describe.skipIf(chromiumMissing)('a request logged by its client and by nginx', () => {
+describe.skipIf(skipped)('a request logged by its client and by nginx', () => {
   it('shows both records of a 429, says which one counts, and links from one to the other and back', async () => {
     const { page, errors } = await openPage(browser);
     await page.setViewportSize({ width: 1280, height: 900 });
