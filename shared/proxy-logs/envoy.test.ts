@@ -86,6 +86,12 @@ const DOC_EVENT = {
 
 const SERVER = { server: 'locations-api' };
 
+/** The documentation's line with its optional values unset, as both readers must give it: what is set, kept. */
+function expectUnsetRead(result: ReturnType<typeof envoyLineToEvent>): void {
+  expect(result.ok && result.value.proxy).toEqual({ userAgent: 'nsq2http', protocol: 'HTTP/2', host: 'locations' });
+  expect(result.ok && result.value.http?.requestId).toBe('cc21d9b0-cf5c-432b-8c7e-98aeb7988cd2');
+}
+
 describe("Envoy's default text format", () => {
   it("reads the documentation's example line", () => {
     const result = envoyLineToEvent(DOC_TEXT, SERVER);
@@ -105,13 +111,7 @@ describe("Envoy's default text format", () => {
 
   it('reads "-" (the documented mark of an unset value) as absent', () => {
     const line = DOC_TEXT.replace(' 100 "10.0.35.28"', ' - "-"').replace('"tcp://10.0.2.1:80"', '"-"');
-    const result = envoyLineToEvent(line, SERVER);
-    expect(result.ok && result.value.proxy).toEqual({
-      userAgent: 'nsq2http',
-      protocol: 'HTTP/2',
-      host: 'locations',
-    });
-    expect(result.ok && result.value.http?.requestId).toBe('cc21d9b0-cf5c-432b-8c7e-98aeb7988cd2');
+    expectUnsetRead(envoyLineToEvent(line, SERVER));
   });
 
   it('keeps a response code of 0 (no response was begun) without a status, with a warning', () => {
@@ -183,13 +183,7 @@ describe("Envoy's JSON access log", () => {
         upstream_host: value,
       });
     for (const value of ['-', null]) {
-      const result = envoyJsonLineToEvent(unset(value), SERVER);
-      expect(result.ok && result.value.proxy).toEqual({
-        userAgent: 'nsq2http',
-        protocol: 'HTTP/2',
-        host: 'locations',
-      });
-      expect(result.ok && result.value.http?.requestId).toBe('cc21d9b0-cf5c-432b-8c7e-98aeb7988cd2');
+      expectUnsetRead(envoyJsonLineToEvent(unset(value), SERVER));
     }
   });
 
