@@ -15,11 +15,14 @@ export interface DemoLoad {
 
 /** Loads the demo federation through the same paths real traffic takes: discovery documents first, then ingest. */
 export async function loadDemo(store: Store, now: number): Promise<DemoLoad> {
-  for (const [server, source] of Object.entries(DEMO_DISCOVERY)) {
-    const parsed = parseDiscovery(source);
-    if (!parsed.ok) throw new Error(`demo discovery for ${server}: ${parsed.error.message}`);
-    await setDiscovery(store, server, parsed.document, source, now);
-  }
+  // The federation's contracts in one transaction: a demo is described whole or not at all.
+  await store.transaction(async (tx) => {
+    for (const [server, source] of Object.entries(DEMO_DISCOVERY)) {
+      const parsed = parseDiscovery(source);
+      if (!parsed.ok) throw new Error(`demo discovery for ${server}: ${parsed.error.message}`);
+      await setDiscovery({ ctx: { db: tx, now }, input: { server, document: parsed.document, source } });
+    }
+  });
   const events = demoEvents(now);
   const total: DemoLoad = { accepted: 0, duplicates: 0, rejectedTotal: 0, servers: Object.keys(DEMO_DISCOVERY).length };
   for (let start = 0; start < events.length; start += 5000) {

@@ -28,13 +28,10 @@ export const serverRoutes = new Hono<Env>()
       const parsed = parseDiscovery(c.req.valid('json'));
       if (!parsed.ok) throw new ApiError('invalid_discovery', parsed.error.message, { fix: parsed.error.fix });
       const { store, clock } = c.var.deps;
-      const change = await setDiscovery(
-        store,
-        c.req.valid('param').server,
-        parsed.document,
-        c.req.valid('json'),
-        clock(),
-      );
+      const change = await setDiscovery({
+        ctx: { db: store, now: clock() },
+        input: { server: c.req.valid('param').server, document: parsed.document, source: c.req.valid('json') },
+      });
       return c.json({
         server: change.server,
         discovery: change.discovery,
@@ -55,7 +52,10 @@ export const serverRoutes = new Hono<Env>()
     async (c) => {
       const { store, clock } = c.var.deps;
       const overrides = toCodeOverrides(c.req.valid('json'));
-      const change = await setOverrides(store, c.req.valid('param').server, overrides, clock());
+      const change = await setOverrides({
+        ctx: { db: store, now: clock() },
+        input: { server: c.req.valid('param').server, overrides },
+      });
       return c.json({ server: change.server, overrides: change.overrides, reclassified: change.reclassified });
     },
   );

@@ -2,12 +2,13 @@ import { CountChanges } from '../../db/counters/changes.ts';
 import { failedEventsPage, updateClassification } from '../../db/queries/classification.ts';
 import { waitForFoldLock } from '../../db/queries/locks.ts';
 import { getServerConfig, lockServerConfig, type ServerConfigRow, saveServerConfig } from '../../db/queries/servers.ts';
-import type { SqlRunner, Store, TxRunner } from '../../db/runner.ts';
+import type { SqlRunner, TxRunner } from '../../db/runner.ts';
 import { waitUntilFor } from '../../shared/analysis/from-event.ts';
 import { classify } from '../../shared/classify/index.ts';
 import type { CodeOverride, ServerPolicy } from '../../shared/classify/types.ts';
 import type { DiscoveryDocument } from '../../shared/discovery.ts';
 import { validateEvent } from '../../shared/event.ts';
+import { type ServiceContext, withTransaction } from './context.ts';
 import { replayServer } from './gate-maintenance.ts';
 import { policyOf } from './policy.ts';
 
@@ -30,16 +31,28 @@ export async function readServerConfig(store: SqlRunner, server: string): Promis
   return row ? viewOf(row) : null;
 }
 
-export function setDiscovery(store: Store, server: string, document: DiscoveryDocument, source: unknown, now: number) {
-  return changeConfig(store, server, now, (row) => ({
+export function setDiscovery({
+  ctx,
+  input,
+}: {
+  ctx: ServiceContext;
+  input: { server: string; document: DiscoveryDocument; source: unknown };
+}) {
+  return changeConfig(ctx, input.server, (row) => ({
     ...row,
-    discovery: JSON.stringify(document),
-    discoveryRaw: JSON.stringify(source),
+    discovery: JSON.stringify(input.document),
+    discoveryRaw: JSON.stringify(input.source),
   }));
 }
 
-export function setOverrides(store: Store, server: string, overrides: CodeOverride[], now: number) {
-  return changeConfig(store, server, now, (row) => ({ ...row, overrides: JSON.stringify(overrides) }));
+export function setOverrides({
+  ctx,
+  input,
+}: {
+  ctx: ServiceContext;
+  input: { server: string; overrides: CodeOverride[] };
+}) {
+  return changeConfig(ctx, input.server, (row) => ({ ...row, overrides: JSON.stringify(input.overrides) }));
 }
 
 /**
@@ -47,15 +60,14 @@ export function setOverrides(store: Store, server: string, overrides: CodeOverri
  * a reader sees the old configuration with the old buckets or the new with the new.
  */
 async function changeConfig(
-  store: Store,
+  ctx: ServiceContext,
   server: string,
-  now: number,
   edit: (row: ServerConfigRow) => ServerConfigRow,
 ): Promise<ConfigChange> {
-  return store.transaction(async (tx) => {
+  return withTransaction(ctx, async (tx) => {
     const current = await lockServerConfig(tx, server);
     const base = current ?? { name: server, discovery: null, discoveryRaw: null, overrides: '[]', updatedAt: 0 };
-    const next = { ...edit(base), updatedAt: now };
+    const next = { ...edit(base), updatedAt: ctx.now };
     await saveServerConfig(tx, next);
     // A fold beside this would count a record under the bucket it read; the queue stays as it is meanwhile.
     await waitForFoldLock(tx);

@@ -51,8 +51,14 @@ describe.each(STORE_KINDS)('rollups on $name', (kind) => {
       );
       const doc = parseDiscovery({ endpoints: [{ method: 'POST', path: '/mcp' }, { path: '/p1' }] });
       if (!doc.ok) throw new Error('bad test document');
-      await setDiscovery(db.store, 's1', doc.document, {}, BASE_TS);
-      await setOverrides(db.store, 's2', [{ match: { httpStatus: 503 }, bucket: 'refusal', kind: 'gone' }], BASE_TS);
+      await setDiscovery({
+        ctx: { db: db.store, now: BASE_TS },
+        input: { server: 's1', document: doc.document, source: {} },
+      });
+      await setOverrides({
+        ctx: { db: db.store, now: BASE_TS },
+        input: { server: 's2', overrides: [{ match: { httpStatus: 503 }, bucket: 'refusal', kind: 'gone' }] },
+      });
     });
     afterAll(async () => db.dispose());
 
