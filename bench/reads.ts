@@ -1,10 +1,11 @@
 /**
  * Read endpoints over a large embedded store (BENCH_READS_EVENTS, default 1M; the issue's target is 10M), each
  * timed through real HTTP (app.request) against the maintained rollups, and the same aggregate computed from raw
- * events in the same run. Also: bytes on disk per event against the NDJSON they came from, and the bench process's
- * peak RSS while ingesting (the harness's own modules included: the server's is the ingest bench's figure).
+ * events in the same run. Also: bytes on disk per event against the NDJSON they came from, part by part
+ * (bench/store-bytes.ts), and the bench process's peak RSS while ingesting (the harness's own modules included: the
+ * server's is the ingest bench's figure).
  */
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createApp } from '../api/app.ts';
 import { DEFAULT_CONFIG } from '../api/env.ts';
@@ -19,6 +20,7 @@ import { openStore } from '../db/store.ts';
 import { detectStorms, STORM_DEFAULTS } from '../shared/analysis/storms.ts';
 import { benchAlerts } from './alerts.ts';
 import { syntheticLines } from './generate.ts';
+import { reportStoreBytes } from './store-bytes.ts';
 
 const EVENTS = Number(process.env.BENCH_READS_EVENTS ?? 1_000_000);
 /**
@@ -40,7 +42,7 @@ export async function benchReads(dataDir: string): Promise<void> {
   if (existsSync(kept)) {
     const now = Number(readFileSync(kept, 'utf8'));
     const store = await openStore({ dataDir });
-    console.log(`reads: the store kept in ${dataDir} (${storeBytes(dataDir).toLocaleString('en-US')} bytes)`);
+    console.log(`reads: the store kept in ${dataDir}`);
     await timeReads(store, now);
     return;
   }
@@ -67,26 +69,22 @@ export async function benchReads(dataDir: string): Promise<void> {
   // The reads are of counted events: fold what ingest queued (the server does this behind the commit).
   await foldAll(store);
   const ingestSeconds = (performance.now() - began) / 1000;
-  const disk = storeBytes(dataDir);
+  await store.close();
   console.log(
     `reads: ${EVENTS.toLocaleString('en-US')} events ingested in ${ingestSeconds.toFixed(0)} s ` +
       `(${Math.round(EVENTS / ingestSeconds).toLocaleString('en-US')} ev/s counted, ` +
       `${Math.round(EVENTS / storedSeconds).toLocaleString('en-US')} ev/s stored before the fold), ` +
-      `bench process peak RSS ${(peakRss / 2 ** 20).toFixed(0)} MB, disk ${(disk / EVENTS).toFixed(0)} B/event vs NDJSON ` +
-      `${(ndjsonBytes / EVENTS).toFixed(0)} B/event`,
+      `bench process peak RSS ${(peakRss / 2 ** 20).toFixed(0)} MB`,
   );
+  reportStoreBytes(dataDir, EVENTS, ndjsonBytes);
   writeFileSync(kept, String(now));
-  await timeReads(store, now);
+  await timeReads(await openStore({ dataDir }), now);
 }
 
 async function timeReads(store: Store, now: number): Promise<void> {
   await timeEndpoints(store, now);
   await benchAlerts(store, now);
   await store.close();
-}
-
-function storeBytes(dataDir: string): number {
-  return ['lens.sqlite', 'lens.sqlite-wal'].reduce((n, f) => n + fileSize(join(dataDir, f)), 0);
 }
 
 async function timeEndpoints(store: Store, now: number): Promise<void> {
@@ -165,12 +163,4 @@ async function sample(work: () => Promise<void>, count = SAMPLES): Promise<numbe
 function ms(sorted: number[], q: number): string {
   const value = sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
   return `${value.toFixed(1).padStart(8)} ms`;
-}
-
-function fileSize(path: string): number {
-  try {
-    return statSync(path).size;
-  } catch {
-    return 0;
-  }
 }
