@@ -41,6 +41,10 @@ export function openSqliteStore(dataDir: string): Store {
   mkdirSync(dataDir, { recursive: true });
   const file = join(dataDir, 'lens.sqlite');
   const setup = new Database(file);
+  // Retention deletes a day of events at a time: with incremental auto-vacuum it can give the freed pages back to
+  // the file system in small steps (db/queries/retention.ts). SQLite takes the mode only before the first table.
+  const fresh = setup.prepare('SELECT 1 FROM sqlite_master LIMIT 1').get() === undefined;
+  if (fresh) setup.pragma('auto_vacuum = INCREMENTAL');
   setup.pragma('journal_mode = WAL');
   addMigrationFunctions(setup);
   migrate(drizzle({ client: setup }), { migrationsFolder: MIGRATIONS });

@@ -1,4 +1,9 @@
-import { deleteCountsBefore, deleteEventsBefore, EVENTS_PER_DELETE } from '../../db/queries/retention.ts';
+import {
+  deleteCountsBefore,
+  deleteEventsBefore,
+  EVENTS_PER_DELETE,
+  releaseFreePages,
+} from '../../db/queries/retention.ts';
 import { getSetting, putSetting } from '../../db/queries/settings.ts';
 import type { SqlRunner, Store } from '../../db/runner.ts';
 import { bucketStart, DAY_MS, HOUR_MS } from '../../shared/analysis/time-buckets.ts';
@@ -54,7 +59,9 @@ export async function applyRetention(
     // Between transactions, so that ingest batches get the writer in turn.
     await new Promise((resolve) => setImmediate(resolve));
   }
-  return { events, counts: await deleteCountsBefore(store, eventsFrom, countsFrom) };
+  const counts = await deleteCountsBefore(store, eventsFrom, countsFrom);
+  if (events + counts > 0) await releaseFreePages(store);
+  return { events, counts };
 }
 
 function floorHour(ms: number): number {

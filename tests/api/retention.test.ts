@@ -1,9 +1,12 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { sql } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { applyRetention } from '../../api/services/retention.ts';
+import { releaseFreePages } from '../../db/queries/retention.ts';
+import type { Store } from '../../db/runner.ts';
 import { openStore } from '../../db/store.ts';
 import { HOUR_MS } from '../../shared/analysis/time-buckets.ts';
 import { createTestApp, get, postNdjson, type TestApp } from '../support/app.ts';
@@ -148,6 +151,50 @@ describe('retention on a rolling window (sqlite file)', () => {
       const steady = sizes[3] as number;
       for (const size of sizes.slice(4)) expect(size).toBeLessThanOrEqual(steady * 1.1);
       expect(sizes[2]).toBeGreaterThan((sizes[0] as number) * 1.5);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe('retention gives freed pages back (sqlite file)', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'lens-release-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  const fileBytes = async (store: Store) => {
+    await store.run(sql`PRAGMA wal_checkpoint(TRUNCATE)`);
+    return statSync(join(dir, 'lens.sqlite')).size;
+  };
+
+  it('shrinks the file after deleting most of it, leaving no free pages behind', async () => {
+    const store = await openStore({ dataDir: dir });
+    try {
+      await ingest(createTestApp(store), traffic(DAY0, 3, 120, 'shrink'));
+      const before = await fileBytes(store);
+      await applyRetention(store, { eventsMs: 0.5 * DAY_MS, countsMs: 0.5 * DAY_MS }, DAY0 + 3 * DAY_MS);
+      const after = await fileBytes(store);
+      expect(after).toBeLessThan(before * 0.5);
+      const [free] = await store.all<{ freelist_count: number }>(sql`PRAGMA freelist_count`);
+      expect(free?.freelist_count).toBe(0);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('leaves a file made without incremental auto-vacuum as it is: its free pages are reused instead', async () => {
+    const file = new Database(join(dir, 'lens.sqlite'));
+    file.exec('CREATE TABLE made_before (x)');
+    file.close();
+    const store = await openStore({ dataDir: dir });
+    try {
+      await ingest(createTestApp(store), traffic(DAY0, 2, 120, 'old'));
+      await applyRetention(store, { eventsMs: 0.5 * DAY_MS, countsMs: 0.5 * DAY_MS }, DAY0 + 2 * DAY_MS);
+      const [free] = await store.all<{ freelist_count: number }>(sql`PRAGMA freelist_count`);
+      expect(free?.freelist_count).toBeGreaterThan(0);
+      expect(await releaseFreePages(store)).toBe(0);
     } finally {
       await store.close();
     }
