@@ -2,17 +2,26 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import { STORM_ORDERS } from '../../shared/analysis/storms.ts';
 import { STEP_NAMES, type StepName } from '../../shared/analysis/time-buckets.ts';
-import type { Env } from '../env.ts';
+import type { AppDeps, Env } from '../env.ts';
 import { ApiError } from '../errors.ts';
+import { downloadable, formatParam } from '../export.ts';
 import { rangeParams } from '../params.ts';
 import { identitiesIn, identitiesOverAlarm, identityIn } from '../services/analysis/identity-views.ts';
 import { serverDetail } from '../services/analysis/server-detail.ts';
 import { stormById } from '../services/analysis/storm-ids.ts';
 import { clientsIn, contextGapIn, serversIn, stormsIn, timeseriesIn } from '../services/analysis/traffic.ts';
 import { analysisWindow } from '../services/analysis/window.ts';
+import {
+  CLIENTS_TABLE,
+  IDENTITIES_TABLE,
+  SERVERS_TABLE,
+  STORM_ATTEMPTS_TABLE,
+  STORMS_TABLE,
+} from '../services/export-tables.ts';
 import { validate } from '../validate.ts';
 
-const identityListQuery = rangeParams.extend({
+const rangeQuery = rangeParams.extend(formatParam.shape);
+const identityListQuery = rangeQuery.extend({
   limit: z.coerce.number().int().min(1).max(50).default(20),
   /** `alarmed`: the identities over the re-presentation alarm, the densest first, instead of the most sent. */
   only: z.enum(['alarmed']).optional(),
@@ -20,38 +29,74 @@ const identityListQuery = rangeParams.extend({
 const timeseriesQuery = rangeParams.extend({
   step: z.enum(Object.keys(STEP_NAMES) as [StepName, ...StepName[]]).optional(),
 });
-const stormListQuery = rangeParams.extend({
+const stormListQuery = rangeQuery.extend({
   limit: z.coerce.number().int().min(1).max(1000).default(200),
   sort: z.enum(STORM_ORDERS).default('first'),
 });
 
+type RangeQuery = z.output<typeof rangeQuery>;
+
+/**
+ * What each table route answers, for its JSON and its download alike (api/export.ts): one read per table. A download
+ * lists every storm and client of the range; the identity ranking stays the top `limit` it is.
+ */
+type StormListQuery = z.output<typeof stormListQuery>;
+type IdentityListQuery = z.output<typeof identityListQuery>;
+
+const storms = async (query: StormListQuery, deps: AppDeps, limit = query.limit) => {
+  const now = deps.clock();
+  return stormsIn(deps.store, await analysisWindow(deps.store, query, now), { order: query.sort, limit, now });
+};
+const stormWithAttempts = async (id: string, { store }: AppDeps) => {
+  const storm = await stormById(store, id);
+  if (storm === null) {
+    throw new ApiError('not_found', 'no storm with that id', {
+      fix: 'Take a storm id from GET /api/v1/storms; ids stay valid while the events behind them are stored.',
+    });
+  }
+  return storm;
+};
+const identities = async (query: IdentityListQuery, deps: AppDeps) => {
+  const scope = await analysisWindow(deps.store, query, deps.clock());
+  if (query.only === 'alarmed') return identitiesOverAlarm(deps.store, scope, query.limit);
+  return identitiesIn(deps.store, scope, query.limit);
+};
+const clients = async (query: RangeQuery, deps: AppDeps) =>
+  clientsIn(deps.store, await analysisWindow(deps.store, query, deps.clock()));
+const servers = async (query: RangeQuery, deps: AppDeps) =>
+  serversIn(deps.store, await analysisWindow(deps.store, query, deps.clock()));
+
+const stormId = z.object({ id: z.string().max(2000) });
+
 export const analysisRoutes = new Hono<Env>()
-  .get('/storms', validate('query', stormListQuery), async (c) => {
-    const query = c.req.valid('query');
-    const now = c.var.deps.clock();
-    return c.json(
-      await stormsIn(c.var.deps.store, await analysisWindow(c.var.deps.store, query, now), {
-        order: query.sort,
-        limit: query.limit,
-        now,
-      }),
-    );
-  })
-  .get('/storms/:id', validate('param', z.object({ id: z.string().max(2000) })), async (c) => {
-    const storm = await stormById(c.var.deps.store, c.req.valid('param').id);
-    if (storm === null) {
-      throw new ApiError('not_found', 'no storm with that id', {
-        fix: 'Take a storm id from GET /api/v1/storms; ids stay valid while the events behind them are stored.',
-      });
-    }
-    return c.json(storm);
-  })
-  .get('/identities', validate('query', identityListQuery), async (c) => {
-    const query = c.req.valid('query');
-    const scope = await analysisWindow(c.var.deps.store, query, c.var.deps.clock());
-    if (query.only === 'alarmed') return c.json(await identitiesOverAlarm(c.var.deps.store, scope, query.limit));
-    return c.json(await identitiesIn(c.var.deps.store, scope, query.limit));
-  })
+  .get(
+    '/storms',
+    validate('query', stormListQuery),
+    downloadable(
+      STORMS_TABLE,
+      async (query: StormListQuery, deps) => (await storms(query, deps, Number.MAX_SAFE_INTEGER)).storms,
+    ),
+    async (c) => c.json(await storms(c.req.valid('query'), c.var.deps)),
+  )
+  .get(
+    '/storms/:id',
+    validate('param', stormId),
+    validate('query', formatParam),
+    downloadable(
+      STORM_ATTEMPTS_TABLE,
+      async (_query, deps, { id = '' }) => (await stormWithAttempts(id, deps)).timeline,
+    ),
+    async (c) => c.json(await stormWithAttempts(c.req.valid('param').id, c.var.deps)),
+  )
+  .get(
+    '/identities',
+    validate('query', identityListQuery),
+    downloadable(
+      IDENTITIES_TABLE,
+      async (query: IdentityListQuery, deps) => (await identities(query, deps)).identities,
+    ),
+    async (c) => c.json(await identities(c.req.valid('query'), c.var.deps)),
+  )
   .get(
     '/identities/:identity',
     validate('param', z.object({ identity: z.string().max(300) })),
@@ -74,20 +119,12 @@ export const analysisRoutes = new Hono<Env>()
     );
     return c.json({ servers });
   })
-  .get('/clients', validate('query', rangeParams), async (c) => {
-    const clients = await clientsIn(
-      c.var.deps.store,
-      await analysisWindow(c.var.deps.store, c.req.valid('query'), c.var.deps.clock()),
-    );
-    return c.json({ clients });
-  })
-  .get('/servers', validate('query', rangeParams), async (c) => {
-    const servers = await serversIn(
-      c.var.deps.store,
-      await analysisWindow(c.var.deps.store, c.req.valid('query'), c.var.deps.clock()),
-    );
-    return c.json({ servers });
-  })
+  .get('/clients', validate('query', rangeQuery), downloadable(CLIENTS_TABLE, clients), async (c) =>
+    c.json({ clients: await clients(c.req.valid('query'), c.var.deps) }),
+  )
+  .get('/servers', validate('query', rangeQuery), downloadable(SERVERS_TABLE, servers), async (c) =>
+    c.json({ servers: await servers(c.req.valid('query'), c.var.deps) }),
+  )
   .get(
     '/servers/:server',
     validate('param', z.object({ server: z.string().min(1).max(200) })),

@@ -3,29 +3,46 @@ import { z } from 'zod';
 import { BUCKETS } from '../../shared/classify/types.ts';
 import type { Env } from '../env.ts';
 import { ApiError } from '../errors.ts';
+import { downloadable, formatParam } from '../export.ts';
 import { rangeParams } from '../params.ts';
-import { decodeCursor, eventById, eventPage } from '../services/events.ts';
+import { allEvents, decodeCursor, eventById, eventPage } from '../services/events.ts';
+import { EVENTS_TABLE } from '../services/export-tables.ts';
 import { summarise } from '../services/summary.ts';
 import { validate } from '../validate.ts';
 
-const eventsQuery = rangeParams.extend({
+const eventsQuery = rangeParams.extend(formatParam.shape).extend({
   bucket: z.enum(BUCKETS).optional(),
   kind: z.string().min(1).max(64).optional(),
   cursor: z.string().max(64).optional(),
   limit: z.coerce.number().int().min(1).max(1000).default(100),
 });
+type EventsQuery = z.output<typeof eventsQuery>;
+
+/** The cursor as this server issued it; a cursor it never issued is refused rather than read from the newest. */
+function issuedCursor(cursor: string | undefined): string | null {
+  if (cursor === undefined) return null;
+  if (decodeCursor(cursor) === null) {
+    throw new ApiError('invalid_request', '"cursor" is not a cursor this server issued', {
+      field: 'cursor',
+      fix: 'Pass the nextCursor of a previous page unchanged, or leave cursor out to start from the newest.',
+    });
+  }
+  return cursor;
+}
 
 export const eventsRoutes = new Hono<Env>()
-  .get('/events', validate('query', eventsQuery), async (c) => {
-    const { cursor, limit, ...filter } = c.req.valid('query');
-    if (cursor !== undefined && decodeCursor(cursor) === null) {
-      throw new ApiError('invalid_request', '"cursor" is not a cursor this server issued', {
-        field: 'cursor',
-        fix: 'Pass the nextCursor of a previous page unchanged, or leave cursor out to start from the newest.',
-      });
-    }
-    return c.json(await eventPage(c.var.deps.store, filter, cursor ?? null, limit));
-  })
+  .get(
+    '/events',
+    validate('query', eventsQuery),
+    // A download is every matching event, not a page: `limit` sizes the JSON answer's pages only.
+    downloadable(EVENTS_TABLE, ({ cursor, limit: _page, format: _format, ...filter }: EventsQuery, { store }) =>
+      allEvents(store, filter, issuedCursor(cursor)),
+    ),
+    async (c) => {
+      const { cursor, limit, format: _json, ...filter } = c.req.valid('query');
+      return c.json(await eventPage(c.var.deps.store, filter, issuedCursor(cursor), limit));
+    },
+  )
   .get('/events/:id', validate('param', z.object({ id: z.string().min(1).max(256) })), async (c) => {
     const event = await eventById(c.var.deps.store, c.req.valid('param').id);
     if (event === null) {

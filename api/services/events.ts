@@ -64,6 +64,19 @@ export async function eventPage(
   };
 }
 
+/** Rows per read while a download walks every page: a page's worth of memory, whatever the export's size. */
+const EXPORT_PAGE = 1000;
+
+/** Every event the filter matches, newest first from `cursor` on, read a page at a time as they are taken. */
+export async function* allEvents(db: SqlRunner, filter: EventFilter, cursor: string | null): AsyncGenerator<EventView> {
+  let next = cursor;
+  do {
+    const page = await eventPage(db, filter, next, EXPORT_PAGE);
+    yield* page.events;
+    next = page.nextCursor;
+  } while (next !== null);
+}
+
 export async function eventById(db: SqlRunner, id: string): Promise<EventView | null> {
   const row = await getEvent(db, id);
   return row === null ? null : toView(row);

@@ -30,6 +30,6 @@ export function rankedStormsQuery(scope: Scope) {
 export function stormQuery(id: string) {
   return queryOptions({
     queryKey: stormKeys.detail(id),
-    queryFn: async () => unwrap(await api.storms[':id'].$get({ param: { id } })),
+    queryFn: async () => unwrap(await api.storms[':id'].$get({ param: { id }, query: {} })),
   });
 }
