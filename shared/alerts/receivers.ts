@@ -85,7 +85,7 @@ export function pagerDutyEvent(notice: Notice, routingKey: string, link: string 
     payload: {
       summary: clip(noticeSummary(notice), PAGERDUTY_SUMMARY_MAX),
       // The affected system: the server when there is one, else the client or identity the rule groups by.
-      source: notice.server ?? (notice.group.value || 'refusal-lens'),
+      source: notice.server || notice.group.value || 'refusal-lens',
       severity: notice.severity ?? 'error',
       timestamp: notice.at,
       class: notice.rule.metric,

@@ -4,7 +4,16 @@ import { type DeliveryOptions, deliverDue } from '../../api/services/alerts/deli
 import { evaluateDue, startAlertEngine } from '../../api/services/alerts/engine.ts';
 import { getRule } from '../../api/services/alerts/rules.ts';
 import { ALERTMANAGER_HOLD_MS } from '../../shared/alerts/receivers.ts';
-import { createTestApp, get, postJson, postNdjson, putJson, TEST_NOW, type TestApp } from '../support/app.ts';
+import {
+  alertAnswers,
+  createTestApp,
+  get,
+  postJson,
+  postNdjson,
+  putJson,
+  TEST_NOW,
+  type TestApp,
+} from '../support/app.ts';
 import { clientEvent, rpcError } from '../support/events.ts';
 import { type Receiver, startReceiver } from '../support/receiver.ts';
 import { openTempSqlite, STORE_KINDS, type TestStore } from '../support/stores.ts';
@@ -185,15 +194,7 @@ describe.each(STORE_KINDS)('paging targets on $name', (kind) => {
       expect(logged[3]?.attempts[0]?.error).toContain('"routing_key":"[routing key]"');
       const { rules } = await (await get(app, '/api/v1/alerts/rules')).json();
       const ruleId = rules.find((r: { name: string }) => r.name === 'Refusals by client').id;
-      for (const path of [
-        '/api/v1/alerts/rules',
-        `/api/v1/alerts/rules/${ruleId}`,
-        '/api/v1/alerts?resolved=1',
-        '/api/v1/alerts/history',
-        '/api/v1/alerts/deliveries',
-        `/api/v1/alerts/deliveries?rule=${ruleId}`,
-      ]) {
-        const text = await (await get(app, path)).text();
+      for (const { path, text } of await alertAnswers(app, ruleId)) {
         expect(text, path).not.toContain(KEY);
         expect(text, path).not.toContain(KEY.slice(0, 12));
         expect(text, path).not.toContain('routingKey');

@@ -104,7 +104,7 @@ async function attempt(store: Store, row: DeliveryRow, lease: number, options: D
  * A receiver's answer may quote the request it refused: the routing key never reaches the delivery log, also not
  * cut short at the excerpt's end. (Keys are letters, digits and `._+=-`: JSON quotes them as they are.)
  */
-export function withoutSecret(text: string | null, secret: string | null): string | null {
+function withoutSecret(text: string | null, secret: string | null): string | null {
   if (text === null || secret === null) return text;
   const redacted = text.replaceAll(secret, '[routing key]');
   for (let length = secret.length - 1; length >= SECRET_TAIL_MIN; length--) {
