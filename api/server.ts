@@ -26,6 +26,8 @@ export interface ServerOptions extends StoreConfig {
   ingestToken?: string | null;
   /** `HOST[:PORT]` entries alert targets may reach despite an internal address (AppConfig.allowedTargets). */
   allowedTargets?: readonly string[];
+  /** The dashboard as people reach it (`--public-url`): PagerDuty and Alertmanager link to a rule's page there. */
+  publicUrl?: string | null;
   allowedOrigins?: readonly string[];
   /** Extra Host names to answer to, e.g. the name a reverse proxy forwards. */
   allowedHosts?: readonly string[];
@@ -137,6 +139,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const alerts = startAlertEngine(store, {
     ...DELIVERY_DEFAULTS,
     allowedTargets: config.allowedTargets,
+    publicUrl: options.publicUrl ?? null,
     tickMs: ALERT_TICK_MS,
     log: console.error,
   });

@@ -25,6 +25,7 @@ export async function serveCommand(args: string[]): Promise<number> {
       'allow-origin': { type: 'string', multiple: true, default: [] },
       'allow-host': { type: 'string', multiple: true, default: [] },
       'allow-target': { type: 'string', multiple: true, default: [] },
+      'public-url': { type: 'string' },
       'max-body': { type: 'string' },
       'proxy-map': { type: 'string' },
       'max-analysis-lag': { type: 'string' },
@@ -63,6 +64,13 @@ export async function serveCommand(args: string[]): Promise<number> {
   if (invalid.length > 0) {
     throw new CliError(`--allow-target / LENS_ALLOW_TARGETS takes HOST[:PORT], got "${invalid.join('", "')}"`, 2);
   }
+  const publicUrl = values['public-url'] ?? (process.env.LENS_PUBLIC_URL || null);
+  if (publicUrl !== null && !(/^https?:\/\//i.test(publicUrl) && URL.canParse(publicUrl))) {
+    throw new CliError(
+      `--public-url / LENS_PUBLIC_URL takes the dashboard's http(s):// address, got "${publicUrl}"`,
+      2,
+    );
+  }
   const proxyRoutes = values['proxy-map'] === undefined ? [] : await loadProxyMap(values['proxy-map']);
   let server: Awaited<ReturnType<typeof startServer>>;
   try {
@@ -74,6 +82,7 @@ export async function serveCommand(args: string[]): Promise<number> {
       token,
       ingestToken,
       allowedTargets,
+      publicUrl,
       allowedOrigins: values['allow-origin'],
       allowedHosts: values['allow-host'],
       maxBodyBytes: maxBody,

@@ -159,6 +159,8 @@ export interface DeliveryRow {
   ruleId: string;
   targetType: string;
   targetUrl: string;
+  /** A PagerDuty target's routing key; null for the other types. */
+  targetSecret: string | null;
   notice: string;
   status: string;
   attempts: number;
@@ -168,28 +170,30 @@ export interface DeliveryRow {
 }
 
 const SELECT_DELIVERY = sql`SELECT id, history_id AS "historyId", rule_id AS "ruleId", target_type AS "targetType",
-  target_url AS "targetUrl", notice, status, attempts, transient_failures AS "transientFailures",
+  target_url AS "targetUrl", target_secret AS "targetSecret", notice, status, attempts, transient_failures AS "transientFailures",
   next_attempt_at AS "nextAttemptAt", created_at AS "createdAt" FROM alert_deliveries`;
 
 export async function insertDelivery(
   db: SqlRunner,
-  row: Pick<DeliveryRow, 'historyId' | 'ruleId' | 'targetType' | 'targetUrl' | 'notice' | 'createdAt'>,
+  row: Pick<DeliveryRow, 'historyId' | 'ruleId' | 'targetType' | 'targetUrl' | 'targetSecret' | 'notice' | 'createdAt'>,
 ): Promise<void> {
   await db.run(sql`INSERT INTO alert_deliveries
-      (history_id, rule_id, target_type, target_url, notice, status, attempts, transient_failures, next_attempt_at,
-       created_at)
-    VALUES (${row.historyId}, ${row.ruleId}, ${row.targetType}, ${row.targetUrl}, ${row.notice}, 'pending', 0, 0,
-      ${row.createdAt}, ${row.createdAt})`);
+      (history_id, rule_id, target_type, target_url, target_secret, notice, status, attempts, transient_failures,
+       next_attempt_at, created_at)
+    VALUES (${row.historyId}, ${row.ruleId}, ${row.targetType}, ${row.targetUrl}, ${row.targetSecret}, ${row.notice},
+      'pending', 0, 0, ${row.createdAt}, ${row.createdAt})`);
 }
 
 /**
  * Pending deliveries due at `now`, each only once every older one of its rule to the same target is settled: a
- * receiver gets a rule's notices in the order they were made (a resolution never overtakes its firing).
+ * receiver gets a rule's notices in the order they were made (a resolution never overtakes its firing). Two
+ * PagerDuty services share the events URL; their routing keys tell them apart.
  */
 export function dueDeliveryRows(db: SqlRunner, now: number, limit: number): Promise<DeliveryRow[]> {
   return db.all<DeliveryRow>(sql`${SELECT_DELIVERY} AS d WHERE status = 'pending' AND next_attempt_at <= ${now}
     AND NOT EXISTS (SELECT 1 FROM alert_deliveries AS older WHERE older.status = 'pending'
-      AND older.rule_id = d.rule_id AND older.target_url = d.target_url AND older.id < d.id)
+      AND older.rule_id = d.rule_id AND older.target_url = d.target_url
+      AND COALESCE(older.target_secret, '') = COALESCE(d.target_secret, '') AND older.id < d.id)
     ORDER BY next_attempt_at, id LIMIT ${limit}`);
 }
 

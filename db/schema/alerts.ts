@@ -60,6 +60,8 @@ export const alertDeliveries = defineTable(
     ruleId: text('rule_id').notNull(),
     targetType: text('target_type').notNull(),
     targetUrl: text('target_url').notNull(),
+    /** The target's second secret beside its URL, copied like it: a PagerDuty target's routing key; else null. */
+    targetSecret: text('target_secret'),
     /** shared/alerts/notice.ts Notice as JSON. */
     notice: text('notice').notNull(),
     status: text('status').notNull(),

@@ -23,8 +23,10 @@ export interface Notice {
   path: string;
 }
 
-export function buildNotice(input: {
-  key: string;
+/** What a notification is about, without its key: a notice, or the state an Alertmanager is told again. */
+export type NoticeFacts = Omit<Notice, 'version' | 'key'>;
+
+export interface NoticeInput {
   rule: Rule;
   group: string;
   server: string | null;
@@ -33,11 +35,15 @@ export function buildNotice(input: {
   value: number | null;
   threshold: number | null;
   at: number;
-}): Notice {
+}
+
+export function buildNotice(input: NoticeInput & { key: string }): Notice {
+  return { version: 1, key: input.key, ...noticeFacts(input) };
+}
+
+export function noticeFacts(input: NoticeInput): NoticeFacts {
   const { rule } = input;
   return {
-    version: 1,
-    key: input.key,
     status: input.to === 'resolved' ? 'resolved' : 'firing',
     severity: input.severity,
     rule: {
@@ -78,16 +84,31 @@ function slackEscape(text: string): string {
     .replace(/@/g, '@\u2060');
 }
 
+/**
+ * A notice in words, unescaped (names in it come from logs): each receiver's format escapes them its own way, or
+ * carries them as JSON strings.
+ */
+export function noticeWords(notice: NoticeFacts): { state: string; group: string | null; reading: string } {
+  const value = formatMetricValue(notice.rule.metric, notice.value);
+  const threshold = formatMetricValue(notice.rule.metric, notice.threshold);
+  return {
+    state: notice.status === 'resolved' ? 'RESOLVED' : (notice.severity ?? 'firing').toUpperCase(),
+    group: notice.group.by === 'none' ? null : `${notice.group.by} ${notice.group.value || '(none)'}`,
+    reading: `${METRIC_INFO[notice.rule.metric].label}: ${value} (threshold ${notice.rule.comparator} ${threshold})`,
+  };
+}
+
+/** One line for a pager's title: `CRITICAL Any refusal — client ide-host · Refusal count: 3 (threshold >= 1)`. */
+export function noticeSummary(notice: NoticeFacts): string {
+  const { state, group, reading } = noticeWords(notice);
+  return `${state} ${notice.rule.name}${group === null ? '' : ` — ${group}`} · ${reading}`;
+}
+
 /** A Slack incoming-webhook message (also accepted by Mattermost and Rocket.Chat). */
 export function slackMessage(notice: Notice): { text: string } {
   const icon =
     notice.status === 'resolved' ? ':white_check_mark:' : notice.severity === 'critical' ? ':red_circle:' : ':warning:';
-  const state = notice.status === 'resolved' ? 'RESOLVED' : (notice.severity ?? 'firing').toUpperCase();
-  const group =
-    notice.group.by === 'none' ? '' : ` — ${notice.group.by} ${slackEscape(notice.group.value || '(none)')}`;
-  const value = formatMetricValue(notice.rule.metric, notice.value);
-  const threshold = formatMetricValue(notice.rule.metric, notice.threshold);
-  return {
-    text: `${icon} *${state}* ${slackEscape(notice.rule.name)}${group}\n${METRIC_INFO[notice.rule.metric].label}: ${value} (threshold ${notice.rule.comparator} ${threshold}) at ${notice.at}`,
-  };
+  const { state, group, reading } = noticeWords(notice);
+  const about = group === null ? '' : ` — ${slackEscape(group)}`;
+  return { text: `${icon} *${state}* ${slackEscape(notice.rule.name)}${about}\n${reading} at ${notice.at}` };
 }

@@ -9,30 +9,50 @@ const DAY = 24 * 60 * MINUTE;
 /** The longest history a rule's preview replays: the dashboard's widest preset range, a week. */
 export const MAX_PREVIEW_MS = 7 * DAY_MS;
 
-export const TARGET_TYPES = ['webhook', 'slack'] as const;
+export const TARGET_TYPES = ['webhook', 'slack', 'pagerduty', 'alertmanager'] as const;
 export type TargetType = (typeof TARGET_TYPES)[number];
 
+/** Where a `pagerduty` target without a URL sends: the Events API v2 (an EU account gives its own URL). */
+export const PAGERDUTY_EVENTS_URL = 'https://events.pagerduty.com/v2/enqueue';
+
 /**
- * A target as sent. Its URL is a secret (a Slack webhook's path is its token) and is never read back: answers
- * carry `RedactedTarget`. To keep a saved target's URL, send its `id` without a `url` (the answer's own target
- * shape, sent back as it is, does that); an `id` with a `url` replaces the URL; a `url` alone is a new target.
+ * A target as sent. Its URL is a secret (a Slack webhook's path is its token), and so is a PagerDuty routing key:
+ * neither is read back, answers carry `RedactedTarget`. To keep a saved target's secrets, send its `id` without
+ * them (the answer's own target shape, sent back as it is, does that); an `id` with a `url` or `routingKey`
+ * replaces that one; a target without an `id` is a new one.
  */
-const target = z.object({
-  id: z.string().min(1).max(64).optional(),
-  /** `webhook`: our documented JSON payload; `slack`: a Slack incoming-webhook message. */
-  type: z.enum(TARGET_TYPES),
-  url: z
-    .string()
-    .max(2000)
-    .refine((value) => /^https?:\/\//i.test(value) && URL.canParse(value), 'must be an http:// or https:// URL')
-    .optional(),
-});
+const target = z
+  .object({
+    id: z.string().min(1).max(64).optional(),
+    /**
+     * `webhook`: our documented JSON payload; `slack`: a Slack incoming-webhook message; `pagerduty`: an Events API
+     * v2 event; `alertmanager`: alerts POSTed to `{url}/api/v2/alerts`.
+     */
+    type: z.enum(TARGET_TYPES),
+    url: z
+      .string()
+      .max(2000)
+      .refine((value) => /^https?:\/\//i.test(value) && URL.canParse(value), 'must be an http:// or https:// URL')
+      .optional(),
+    /** A `pagerduty` target's integration key (PagerDuty's is 32 characters; a ruleset's starts with R). */
+    routingKey: z
+      .string()
+      .max(200)
+      .regex(/^[\w.+=-]+$/, 'must be the integration key: letters, digits and . _ + = - only')
+      .optional(),
+  })
+  .refine((t) => t.routingKey === undefined || t.type === 'pagerduty', {
+    path: ['routingKey'],
+    message: 'only a pagerduty target takes a routing key',
+  });
 
 /** A target as stored: what the deliverer sends to. */
 export interface StoredTarget {
   id: string;
   type: TargetType;
   url: string;
+  /** A `pagerduty` target's integration key; a secret like the URL. */
+  routingKey?: string;
 }
 
 /** A target as every API answer shows it: the receiver's host, and that a secret URL is set. */
@@ -41,6 +61,24 @@ export interface RedactedTarget {
   type: TargetType;
   host: string;
   secretSet: true;
+}
+
+/** A target as sent in a rule. */
+export type TargetInput = z.output<typeof target>;
+
+/**
+ * A sent target's secrets: what it carries, else what the saved target of its id has; a new PagerDuty target without
+ * a URL goes to PagerDuty's events URL. Undefined where neither says (the caller refuses that): a URL for every
+ * type, a routing key for `pagerduty`.
+ */
+export function targetSecrets(
+  sent: TargetInput,
+  kept: StoredTarget | undefined,
+): { url: string | undefined; routingKey: string | undefined } {
+  return {
+    url: sent.url ?? kept?.url ?? (sent.type === 'pagerduty' ? PAGERDUTY_EVENTS_URL : undefined),
+    routingKey: sent.type === 'pagerduty' ? (sent.routingKey ?? kept?.routingKey) : undefined,
+  };
 }
 
 /** The host of a target URL (with a port that is not the scheme's default), and nothing of its path or query. */

@@ -1,44 +1,16 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DeliveryOptions, deliverDue } from '../../api/services/alerts/deliver.ts';
 import { evaluateDue } from '../../api/services/alerts/engine.ts';
 import { createTestApp, get, postNdjson, TEST_NOW, type TestApp } from '../support/app.ts';
 import { clientEvent, rpcError } from '../support/events.ts';
+import { type Received, type Receiver, startReceiver } from '../support/receiver.ts';
 import { STORE_KINDS, type TestStore } from '../support/stores.ts';
-
-interface Received {
-  path: string;
-  body: unknown;
-  idempotencyKey: string | undefined;
-}
-
-/** A local receiver that answers each path with its scripted statuses in turn (the last one repeats). */
-async function startReceiver(script: Record<string, { status: number; headers?: Record<string, string> }[]>) {
-  const received: Received[] = [];
-  const server: Server = createServer((req, res) => {
-    let text = '';
-    req.on('data', (chunk) => {
-      text += chunk;
-    });
-    req.on('end', () => {
-      const path = req.url ?? '';
-      received.push({ path, body: JSON.parse(text), idempotencyKey: req.headers['idempotency-key'] as string });
-      const answers = script[path] ?? [{ status: 404 }];
-      const answer = answers.length > 1 ? (answers.shift() as (typeof answers)[number]) : answers[0];
-      res.writeHead(answer?.status ?? 500, answer?.headers ?? {}).end('receiver says no');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, received, close: () => new Promise((r) => server.close(r)) };
-}
 
 describe.each(STORE_KINDS)('alert notification delivery on $name', (kind) => {
   describe.skipIf(kind.unavailable !== null)('', () => {
     let db: TestStore;
     let app: TestApp;
-    let receiver: Awaited<ReturnType<typeof startReceiver>>;
+    let receiver: Receiver;
     let clock = TEST_NOW;
     let options: DeliveryOptions;
 
@@ -128,8 +100,10 @@ describe.each(STORE_KINDS)('alert notification delivery on $name', (kind) => {
     it('sends the documented payload with an idempotency key, and Slack a message with names escaped', async () => {
       const webhook = receiver.received.find((r) => r.path === '/flaky') as Received;
       expect(webhook.body).toMatchObject({ version: 1, status: 'firing', severity: 'critical', value: 1 });
-      expect(webhook.idempotencyKey).toBe((webhook.body as { key: string }).key);
-      const keys = new Set(receiver.received.filter((r) => r.path === '/flaky').map((r) => r.idempotencyKey));
+      expect(webhook.headers['idempotency-key']).toBe((webhook.body as { key: string }).key);
+      const keys = new Set(
+        receiver.received.filter((r) => r.path === '/flaky').map((r) => r.headers['idempotency-key']),
+      );
       expect(keys.size).toBe(1);
       const slack = receiver.received.find((r) => r.path === '/slack')?.body as { text: string };
       expect(slack.text).toContain('*CRITICAL* Any refusal &lt;@\u2060here&gt;');

@@ -5,7 +5,16 @@ import type { AppConfig } from '../../api/env.ts';
 import { deliverDue } from '../../api/services/alerts/deliver.ts';
 import { evaluateDue } from '../../api/services/alerts/engine.ts';
 import { getRule } from '../../api/services/alerts/rules.ts';
-import { createTestApp, get, postJson, postNdjson, putJson, TEST_NOW, type TestApp } from '../support/app.ts';
+import {
+  alertAnswers,
+  createTestApp,
+  get,
+  postJson,
+  postNdjson,
+  putJson,
+  TEST_NOW,
+  type TestApp,
+} from '../support/app.ts';
 import { clientEvent, rpcError } from '../support/events.ts';
 import { openTempSqlite, type TestStore } from '../support/stores.ts';
 
@@ -295,20 +304,7 @@ describe('target URLs are secrets: written, replaced, never read back', () => {
   afterAll(async () => db.dispose());
 
   it('shows a target as its host only, in every GET answer of the alerts', async () => {
-    const paths = [
-      '/api/v1/alerts/rules',
-      `/api/v1/alerts/rules/${ruleId}`,
-      '/api/v1/alerts',
-      '/api/v1/alerts?resolved=1',
-      '/api/v1/alerts/history',
-      `/api/v1/alerts/history?rule=${ruleId}`,
-      '/api/v1/alerts/deliveries',
-      `/api/v1/alerts/deliveries?rule=${ruleId}`,
-    ];
-    for (const path of paths) {
-      const res = await get(app, path);
-      expect(res.status, path).toBe(200);
-      const text = await res.text();
+    for (const { path, text } of await alertAnswers(app, ruleId)) {
       expect(text, path).not.toContain('SECRET');
       expect(text, path).not.toContain('/services/');
       expect(text, path).not.toContain('token=');

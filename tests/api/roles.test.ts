@@ -63,7 +63,7 @@ describe('the ingest token and the admin token', () => {
   });
 });
 
-describe('serve refuses token and allow-list settings that cannot work', () => {
+describe('serve refuses token, allow-list and public URL settings that cannot work', () => {
   const saved = { ...process.env };
   afterAll(() => {
     process.env = saved;
@@ -74,8 +74,17 @@ describe('serve refuses token and allow-list settings that cannot work', () => {
     [{ LENS_TOKEN: ADMIN, LENS_INGEST_TOKEN: ADMIN }, [], 'must differ'],
     [{ LENS_ALLOW_TARGETS: '127.0.0.1:7727, http://x/' }, [], 'HOST[:PORT]'],
     [{}, ['--allow-target', 'host:port'], 'HOST[:PORT]'],
+    [{ LENS_PUBLIC_URL: 'lens.example.com' }, [], '--public-url'],
+    [{}, ['--public-url', 'javascript:alert(1)'], '--public-url'],
   ])('refuses %o %o before listening', async (env, args, message) => {
-    process.env = { ...saved, LENS_TOKEN: '', LENS_INGEST_TOKEN: '', LENS_ALLOW_TARGETS: '', ...env };
+    process.env = {
+      ...saved,
+      LENS_TOKEN: '',
+      LENS_INGEST_TOKEN: '',
+      LENS_ALLOW_TARGETS: '',
+      LENS_PUBLIC_URL: '',
+      ...env,
+    };
     const run = serveCommand(['--port', '0', '--data-dir', '/nonexistent/never-opened', ...args]);
     await expect(run).rejects.toBeInstanceOf(CliError);
     await expect(run).rejects.toThrow(message);

@@ -1,23 +1,18 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { build } from 'vite';
 import { type RunningServer, startServer } from '../../api/server.ts';
+import { debianProgramMissing } from '../support/debian-tool.ts';
 
 /** Debian's package; a test tool's own browser download is never used. */
 export const CHROMIUM = '/usr/bin/chromium';
 
-/**
- * Whether this machine lacks the browser, so that a suite skips. Debian's Chromium is the one browser these tests use;
- * CI installs it and must never skip them, so there a missing one is an error.
- */
+/** Whether this machine lacks the browser, so that a suite skips (an error in CI). Debian's Chromium is the one. */
 export function chromiumMissing(): boolean {
-  if (existsSync(CHROMIUM)) return false;
-  if (process.env.CI) throw new Error(`the browser tests need ${CHROMIUM} (apt-get install chromium)`);
-  console.warn(`\n*** Browser suite SKIPPED: no ${CHROMIUM}. Install Debian's chromium to run it. ***\n`);
-  return true;
+  return debianProgramMissing(CHROMIUM, 'chromium', 'Browser suite');
 }
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));

@@ -69,3 +69,27 @@ function sendJson(app: TestApp, method: 'POST' | 'PUT', path: string, body: unkn
     body: JSON.stringify(body),
   });
 }
+
+/**
+ * Every GET answer of the alerts API about a rule, by path (each checked to be a 200): where a target's secrets
+ * must never appear.
+ */
+export async function alertAnswers(app: TestApp, ruleId: string): Promise<{ path: string; text: string }[]> {
+  const paths = [
+    '/api/v1/alerts/rules',
+    `/api/v1/alerts/rules/${ruleId}`,
+    '/api/v1/alerts',
+    '/api/v1/alerts?resolved=1',
+    '/api/v1/alerts/history',
+    `/api/v1/alerts/history?rule=${ruleId}`,
+    '/api/v1/alerts/deliveries',
+    `/api/v1/alerts/deliveries?rule=${ruleId}`,
+  ];
+  const answers: { path: string; text: string }[] = [];
+  for (const path of paths) {
+    const res = await get(app, path);
+    if (res.status !== 200) throw new Error(`${path} answered ${res.status}`);
+    answers.push({ path, text: await res.text() });
+  }
+  return answers;
+}

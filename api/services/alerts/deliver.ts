@@ -1,7 +1,9 @@
 import { claimDelivery, type DeliveryRow, dueDeliveryRows, recordAttempt } from '../../../db/queries/alerts.ts';
 import type { Store } from '../../../db/runner.ts';
 import { type AttemptAnswer, type NextStep, nextStep } from '../../../shared/alerts/delivery.ts';
-import { type Notice, slackMessage } from '../../../shared/alerts/notice.ts';
+import type { Notice } from '../../../shared/alerts/notice.ts';
+import { requestFor } from '../../../shared/alerts/receivers.ts';
+import type { TargetType } from '../../../shared/alerts/rule.ts';
 import { send } from './send.ts';
 import { ALLOW_TARGET_FIX, checkTarget, refusalText } from './targets.ts';
 
@@ -13,6 +15,8 @@ export interface DeliveryOptions {
   backoffBaseMs: number;
   /** `HOST[:PORT]` entries targets may reach despite an internal address (AppConfig.allowedTargets); default none. */
   allowedTargets?: readonly string[];
+  /** The dashboard as people reach it (`serve --public-url`): pagers link to the rule there. */
+  publicUrl?: string | null;
 }
 
 export const DELIVERY_DEFAULTS: DeliveryOptions = {
@@ -40,32 +44,33 @@ export async function deliverDue(store: Store, options: DeliveryOptions, limit =
 
 async function attempt(store: Store, row: DeliveryRow, lease: number, options: DeliveryOptions): Promise<void> {
   const notice = JSON.parse(row.notice) as Notice;
-  const body = row.targetType === 'slack' ? slackMessage(notice) : notice;
+  const target = { type: row.targetType as TargetType, url: row.targetUrl, routingKey: row.targetSecret };
+  const request = requestFor(target, notice, { now: options.clock(), publicUrl: options.publicUrl ?? null });
   let answer: AttemptAnswer = { status: null, retryAfter: null };
   let error: string | null = null;
   let refusedByPolicy = false;
   // Judged again now, on the addresses the host resolves to now, and only those are connected to: a target that
   // passed when it was saved may point elsewhere since (DNS rebinding, a shortened allow-list). The lookup gets
   // half the attempt's timeout, so that lookup and send together end well within the lease.
-  const target = await checkTarget(row.targetUrl, options.allowedTargets ?? [], options.timeoutMs / 2);
-  if (!target.ok && target.reason !== 'unresolved') {
+  const checked = await checkTarget(request.url, options.allowedTargets ?? [], options.timeoutMs / 2);
+  if (!checked.ok && checked.reason !== 'unresolved') {
     // Nothing was sent, and the log says only why: no address, port or socket error, so it answers no probing.
     refusedByPolicy = true;
     error =
-      target.reason === 'policy'
-        ? `not sent: ${refusalText(target.category)}. ${ALLOW_TARGET_FIX}`
+      checked.reason === 'policy'
+        ? `not sent: ${refusalText(checked.category)}. ${ALLOW_TARGET_FIX}`
         : 'not sent: the target is not an http:// or https:// URL';
-  } else if (!target.ok) {
+  } else if (!checked.ok) {
     error = "the target's host name did not resolve";
   } else {
     try {
-      const sent = await send(target.url, target.addresses, {
+      const sent = await send(checked.url, checked.addresses, {
         headers: { 'content-type': 'application/json', 'user-agent': 'refusal-lens', 'idempotency-key': notice.key },
-        body: JSON.stringify(body),
+        body: JSON.stringify(request.body),
         timeoutMs: options.timeoutMs,
       });
       answer = { status: sent.status, retryAfter: sent.retryAfter };
-      error = sent.status >= 200 && sent.status < 300 ? null : sent.excerpt;
+      error = sent.status >= 200 && sent.status < 300 ? null : withoutSecret(sent.excerpt, row.targetSecret);
     } catch (failure) {
       error = describe(failure);
     }
@@ -94,6 +99,22 @@ async function attempt(store: Store, row: DeliveryRow, lease: number, options: D
     );
   });
 }
+
+/**
+ * A receiver's answer may quote the request it refused: the routing key never reaches the delivery log, also not
+ * cut short at the excerpt's end. (Keys are letters, digits and `._+=-`: JSON quotes them as they are.)
+ */
+function withoutSecret(text: string | null, secret: string | null): string | null {
+  if (text === null || secret === null) return text;
+  const redacted = text.replaceAll(secret, '[routing key]');
+  for (let length = secret.length - 1; length >= SECRET_TAIL_MIN; length--) {
+    if (redacted.endsWith(secret.slice(0, length))) return `${redacted.slice(0, -length)}[routing key]`;
+  }
+  return redacted;
+}
+
+/** A shorter tail than this that matches the key's start is a coincidence, not a leak worth mangling the text for. */
+const SECRET_TAIL_MIN = 6;
 
 function describe(failure: unknown): string {
   if (failure instanceof Error) {

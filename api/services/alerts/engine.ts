@@ -1,6 +1,8 @@
 import { claimRound, dueRuleRows } from '../../../db/queries/alerts.ts';
 import type { Store } from '../../../db/runner.ts';
+import { ALERTMANAGER_RESEND_MS } from '../../../shared/alerts/receivers.ts';
 import { ServiceError } from '../service-error.ts';
+import { resendToAlertmanagers } from './alertmanager-resend.ts';
 import { type DeliveryOptions, deliverDue } from './deliver.ts';
 import { evaluateRule } from './evaluate.ts';
 import { roundReader } from './readings.ts';
@@ -16,7 +18,10 @@ export interface EngineOptions extends DeliveryOptions {
 }
 
 export interface AlertEngine {
-  /** One round: evaluate the due rules, then send the due notifications. Answers how many rules it evaluated. */
+  /**
+   * One round: evaluate the due rules, send the due notifications, and once a minute tell the Alertmanagers again
+   * what is firing. Answers how many rules it evaluated.
+   */
   tick(): Promise<number>;
   stop(): Promise<void>;
 }
@@ -59,10 +64,15 @@ export function startAlertEngine(store: Store, options: EngineOptions): AlertEng
   let stopped = false;
   let running: Promise<number> = Promise.resolve(0);
   let timer: NodeJS.Timeout | undefined;
+  let resentAt = Number.NEGATIVE_INFINITY;
 
   const tick = async (): Promise<number> => {
     const evaluated = await evaluateDue(store, options.clock(), options.log);
     await deliverDue(store, options);
+    if (options.clock() - resentAt >= ALERTMANAGER_RESEND_MS) {
+      resentAt = options.clock();
+      await resendToAlertmanagers(store, options, options.log);
+    }
     return evaluated;
   };
   // Ticks run one after another, whether the timer or a caller started them.

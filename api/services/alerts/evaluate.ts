@@ -124,6 +124,7 @@ export async function recordTransition(
       ruleId: rule.id,
       targetType: target.type,
       targetUrl: target.url,
+      targetSecret: target.routingKey ?? null,
       notice: JSON.stringify(notice),
       createdAt: now,
     });

@@ -9,7 +9,7 @@ import {
   judgeTarget,
   parseAllowList,
 } from '../../../shared/alerts/address-policy.ts';
-import type { RuleInput, StoredTarget } from '../../../shared/alerts/rule.ts';
+import { type RuleInput, type StoredTarget, targetSecrets } from '../../../shared/alerts/rule.ts';
 import { ServiceError } from '../service-error.ts';
 
 /** What may be connected to for one target URL, judged on the addresses its host resolves to right now. */
@@ -79,8 +79,9 @@ export const ALLOW_TARGET_FIX =
   'Use a receiver on a public address, or start the server with --allow-target HOST[:PORT] (or LENS_ALLOW_TARGETS) naming it.';
 
 /**
- * The targets of a rule being saved, each with its URL: a target sent with only its `id` keeps the URL saved under
- * that id. Every URL is checked against the address policy now; the deliverer checks it again before each send.
+ * The targets of a rule being saved, each with its secrets: a target sent with only its `id` keeps the URL (and a
+ * PagerDuty target its routing key) saved under that id; a new PagerDuty target without a URL goes to PagerDuty's
+ * events URL. Every URL is checked against the address policy now; the deliverer checks it again before each send.
  */
 export async function settleTargets(
   sent: RuleInput['targets'],
@@ -90,27 +91,30 @@ export async function settleTargets(
   const settled: StoredTarget[] = [];
   for (const [index, target] of sent.entries()) {
     const field = `targets.${index}.url`;
-    let url = target.url;
+    const kept = target.id === undefined ? undefined : saved.find((s) => s.id === target.id);
+    const { url, routingKey } = targetSecrets(target, kept);
     if (url === undefined) {
-      const kept = saved.find((s) => s.id === target.id);
-      if (kept === undefined) {
-        throw new ServiceError('invalid_request', `"${field}": required for a new target`, {
-          field,
-          fix: 'Give the target URL; an "id" without a "url" keeps the URL of a target this rule already has.',
-        });
-      }
-      url = kept.url;
+      throw new ServiceError('invalid_request', `"${field}": required for a new target`, {
+        field,
+        fix: 'Give the target URL; an "id" without a "url" keeps the URL of a target this rule already has.',
+      });
+    }
+    if (target.type === 'pagerduty' && routingKey === undefined) {
+      throw new ServiceError('invalid_request', `"targets.${index}.routingKey": required for a pagerduty target`, {
+        field: `targets.${index}.routingKey`,
+        fix: 'Give the Integration Key of the PagerDuty service\'s Events API v2 integration as "routingKey".',
+      });
     }
     const check = await checkTarget(url, allowTargets);
     if (!check.ok) throw refusedTarget(check, field);
-    const id = target.id !== undefined && saved.some((s) => s.id === target.id) ? target.id : newTargetId();
+    const id = kept === undefined ? newTargetId() : kept.id;
     if (settled.some((s) => s.id === id)) {
       throw new ServiceError('invalid_request', `"targets.${index}.id": names a target already given`, {
         field: `targets.${index}.id`,
         fix: 'Send each saved target once.',
       });
     }
-    settled.push({ id, type: target.type, url });
+    settled.push({ id, type: target.type, url, ...(routingKey !== undefined && { routingKey }) });
   }
   return settled;
 }

@@ -46,12 +46,12 @@ export async function alertHistory(
 }
 
 /**
- * The delivery log: each notification, where it went (the receiver's host: the URL is the target's secret), and
- * every attempt with the receiver's answer.
+ * The delivery log: each notification, where it went (the receiver's host: the URL and a routing key are the
+ * target's secrets), and every attempt with the receiver's answer.
  */
 export async function deliveryLog(db: SqlRunner, filter: { ruleId?: string; limit: number }) {
   const { deliveries, attempts } = await listDeliveryRows(db, filter);
-  return deliveries.map(({ notice, targetUrl, ...delivery }) => ({
+  return deliveries.map(({ notice, targetUrl, targetSecret: _secret, ...delivery }) => ({
     ...delivery,
     target: { type: delivery.targetType as TargetType, host: targetHost(targetUrl), secretSet: true as const },
     notice: JSON.parse(notice) as Notice,

@@ -44,7 +44,7 @@ export function DeliveryLog() {
       minHeight={120}
       testId="alert-deliveries"
       isEmpty={(data) => data.deliveries.length === 0}
-      empty="Nothing sent yet. Rules with a webhook or Slack target notify when they fire and resolve."
+      empty="Nothing sent yet. Rules with a target (webhook, Slack, PagerDuty, Alertmanager) notify when they fire and resolve."
     >
       {(data) => (
         <div className="table-wrap">

@@ -19,6 +19,7 @@ import {
   withGroupBy,
   withMetric,
 } from './rule-form.ts';
+import { TargetsEditor } from './TargetsEditor.tsx';
 
 const NO_DATA_LABEL: Record<(typeof NO_DATA)[number], string> = {
   ok: 'treat as ok',
@@ -260,62 +261,5 @@ function RuleEditor({ id, initial }: { id: string | null; initial: RuleForm }) {
         <PreviewPanel form={form} query={preview} />
       </div>
     </>
-  );
-}
-
-function TargetsEditor({
-  form,
-  set,
-  failedField,
-}: {
-  form: RuleForm;
-  set: (patch: Partial<RuleForm>) => void;
-  failedField: string | null;
-}) {
-  const update = (index: number, patch: Partial<RuleForm['targets'][number]>) =>
-    set({ targets: form.targets.map((target, i) => (i === index ? { ...target, ...patch } : target)) });
-  return (
-    <fieldset className="targets">
-      <legend>Notify</legend>
-      {form.targets.length === 0 ? <p className="muted small">Nobody: the alert only shows here.</p> : null}
-      {form.targets.map((target, index) => (
-        // biome-ignore lint/suspicious/noArrayIndexKey: rows have no identity of their own until saved
-        <div key={index} className="field-row">
-          <select
-            aria-label="Target type"
-            value={target.type}
-            onChange={(event) => update(index, { type: event.target.value as 'webhook' | 'slack' })}
-          >
-            <option value="webhook">Webhook (JSON)</option>
-            <option value="slack">Slack incoming webhook</option>
-          </select>
-          <input
-            aria-label="Target URL"
-            aria-invalid={failedField === `targets.${index}.url`}
-            value={target.url}
-            placeholder={
-              target.id === undefined
-                ? 'https://hooks.example.com/…'
-                : `saved URL at ${target.host ?? 'its host'} (kept; type a new one to replace it)`
-            }
-            onChange={(event) => update(index, { url: event.target.value })}
-          />
-          <button
-            type="button"
-            className="quiet"
-            onClick={() => set({ targets: form.targets.filter((_, i) => i !== index) })}
-          >
-            Remove
-          </button>
-        </div>
-      ))}
-      <button
-        type="button"
-        className="quiet"
-        onClick={() => set({ targets: [...form.targets, { type: 'webhook', url: '' }] })}
-      >
-        Add a target
-      </button>
-    </fieldset>
   );
 }

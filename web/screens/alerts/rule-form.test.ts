@@ -72,6 +72,27 @@ describe('the rule editor form', () => {
     expect(ruleInputSchema.safeParse(ruleFromForm(edited)).success).toBe(true);
   });
 
+  it('sends a PagerDuty routing key only when typed, and a new PagerDuty target without a URL', () => {
+    const body = ruleFromForm({
+      ...NEW_RULE,
+      name: 'paged',
+      targets: [
+        { type: 'pagerduty', url: '', routingKey: ' R0KEY ' },
+        { id: 'p', type: 'pagerduty', url: '', routingKey: '', host: 'events.pagerduty.com' },
+        { type: 'alertmanager', url: 'http://am.example:9093' },
+        { type: 'webhook', url: 'https://h.example/x', routingKey: 'left from a type change' },
+        { type: 'pagerduty', url: '', routingKey: '  ' },
+      ],
+    });
+    expect(body.targets).toEqual([
+      { type: 'pagerduty', routingKey: 'R0KEY' },
+      { id: 'p', type: 'pagerduty' },
+      { type: 'alertmanager', url: 'http://am.example:9093' },
+      { type: 'webhook', url: 'https://h.example/x' },
+    ]);
+    expect(ruleInputSchema.safeParse(body).success).toBe(true);
+  });
+
   it('keeps a grouping the new metric allows and replaces one it does not', () => {
     expect(withMetric({ ...NEW_RULE, groupBy: 'client' }, 'avoidable_count').groupBy).toBe('client');
     expect(withMetric({ ...NEW_RULE, groupBy: 'client' }, 'identity_representations').groupBy).toBe('none');

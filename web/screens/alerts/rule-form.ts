@@ -1,5 +1,6 @@
 import type { Comparator, NoData } from '../../../shared/alerts/compare.ts';
 import { type GroupBy, isRatio, METRIC_INFO, type Metric } from '../../../shared/alerts/metrics.ts';
+import { PAGERDUTY_EVENTS_URL, type TargetType } from '../../../shared/alerts/rule.ts';
 
 /**
  * The rule editor's state: what the inputs hold, as text. Operators think of shares in percent and of windows in
@@ -22,18 +23,28 @@ export interface RuleForm {
   noData: NoData;
   enabled: boolean;
   /**
-   * A saved target has its `id` and the `host` it goes to, never its URL (a secret the API does not give back):
-   * its `url` stays empty unless a new one is typed, and it is sent by id, which keeps the saved URL.
+   * A saved target has its `id` and the `host` it goes to, never its URL or routing key (secrets the API does not
+   * give back): they stay empty unless new ones are typed, and the target is sent by id, which keeps the saved ones.
    */
   targets: FormTarget[];
 }
 
 export interface FormTarget {
   id?: string;
-  type: 'webhook' | 'slack';
+  type: TargetType;
   url: string;
+  /** A PagerDuty target's integration key, as typed. */
+  routingKey?: string;
   host?: string;
 }
+
+/** How the editor offers each type of target, and what its URL field suggests for a new one. */
+export const TARGET_KINDS: Record<TargetType, { label: string; urlHint: string }> = {
+  webhook: { label: 'Webhook (JSON)', urlHint: 'https://hooks.example.com/…' },
+  slack: { label: 'Slack incoming webhook', urlHint: 'https://hooks.slack.com/services/…' },
+  pagerduty: { label: 'PagerDuty (Events API v2)', urlHint: `${PAGERDUTY_EVENTS_URL} (default; EU: your own)` },
+  alertmanager: { label: 'Prometheus Alertmanager', urlHint: 'http://alertmanager.example:9093' },
+};
 
 /** The API's rule shape, as far as the editor needs to read one. */
 export interface RuleFields {
@@ -52,7 +63,7 @@ export interface RuleFields {
   noData: NoData;
   enabled: boolean;
   /** As the API answers: `{id, type, host, secretSet}`, no URL. */
-  targets: { id?: string; type: 'webhook' | 'slack'; url?: string; host?: string }[];
+  targets: { id?: string; type: TargetType; url?: string; host?: string }[];
 }
 
 export const NEW_RULE: RuleForm = {
@@ -147,12 +158,16 @@ export function ruleFromForm(form: RuleForm): Record<string, unknown> {
   };
 }
 
-/** A target as sent: a new URL when one was typed, else a saved target by id (it keeps its URL), else nothing. */
+/**
+ * A target as sent: with what was typed (a URL, a PagerDuty routing key), a saved target by its id (which keeps
+ * what was not typed anew), and nothing for a new row left empty.
+ */
 function targetBody(target: FormTarget): Record<string, string>[] {
   const url = target.url.trim();
-  const id: Record<string, string> = target.id === undefined ? {} : { id: target.id };
-  if (url !== '') return [{ ...id, type: target.type, url }];
-  return target.id === undefined ? [] : [{ ...id, type: target.type }];
+  const routingKey = target.type === 'pagerduty' ? (target.routingKey ?? '').trim() : '';
+  const typed = { ...(url !== '' && { url }), ...(routingKey !== '' && { routingKey }) };
+  if (target.id === undefined && url === '' && routingKey === '') return [];
+  return [{ ...(target.id !== undefined && { id: target.id }), type: target.type, ...typed }];
 }
 
 /** A metric change keeps the grouping when the new metric allows it, else takes the metric's first. */
