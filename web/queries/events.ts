@@ -2,8 +2,9 @@ import { infiniteQueryOptions, queryOptions } from '@tanstack/react-query';
 import type { InferResponseType } from 'hono/client';
 import type { Bucket } from '../../shared/classify/types.ts';
 import { api } from '../api.ts';
+import type { TableDownload } from '../download.ts';
 import { unwrap } from '../query-client.ts';
-import { resolveRange, type TimeRange } from '../time-range.ts';
+import { rangeQuery, resolveRange, type TimeRange } from '../time-range.ts';
 
 export type EventView = InferResponseType<typeof api.events.$get, 200>['events'][number];
 
@@ -26,6 +27,11 @@ interface PageParam {
   from: number;
   to: number;
   cursor: string | null;
+}
+
+/** What the events of these filters download as: all of them, in the range resolved now. */
+export function eventsDownload({ range, ...narrow }: EventFilters): TableDownload {
+  return { path: 'events', query: { ...rangeQuery(range), ...narrow } };
 }
 
 export function eventsQuery(filters: EventFilters, pageSize = 50) {

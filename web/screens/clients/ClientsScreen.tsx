@@ -1,5 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { type Column, DataTable } from '../../components/DataTable.tsx';
+import { DownloadButtons } from '../../components/DownloadButtons.tsx';
 import { Link } from '../../components/Link.tsx';
 import { Panel } from '../../components/Panel.tsx';
 import { ShareBar } from '../../components/ShareBar.tsx';
@@ -7,6 +8,7 @@ import { UrlSearch } from '../../components/UrlSearch.tsx';
 import { formatCount, formatShare } from '../../format.ts';
 import { conductFindings, filterClients } from '../../prepare/conduct.ts';
 import { type ClientConduct, clientsQuery } from '../../queries/clients.ts';
+import { scopeQuery } from '../../queries/scope.ts';
 import { routePath } from '../../router.ts';
 import { useUrl } from '../../use-url.ts';
 
@@ -44,7 +46,12 @@ export function ClientsScreen() {
         what="the clients"
         query={clients}
         minHeight={320}
-        actions={search}
+        actions={
+          <>
+            {search}
+            <DownloadButtons table={{ path: 'clients', query: scopeQuery({ range }) }} />
+          </>
+        }
         isEmpty={(data) => data.clients.length === 0}
         empty="No client traffic in this range."
         testId="client-table"

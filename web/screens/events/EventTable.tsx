@@ -1,6 +1,8 @@
 import type { InfiniteData, UseInfiniteQueryResult } from '@tanstack/react-query';
 import { BucketBadge } from '../../components/BucketBadge.tsx';
+import { DownloadButtons } from '../../components/DownloadButtons.tsx';
 import { Panel } from '../../components/Panel.tsx';
+import type { TableDownload } from '../../download.ts';
 import { formatCount, formatDay, formatTimeMs } from '../../format.ts';
 import { notCountedHint } from '../../prepare/joined-records.ts';
 import { answerLabel } from '../../prepare/timeline.ts';
@@ -12,6 +14,8 @@ interface EventTableProps {
   query: UseInfiniteQueryResult<InfiniteData<Page>>;
   selected: string | null;
   onOpen: (event: EventView) => void;
+  /** Every event of these filters, not the pages loaded. */
+  download: TableDownload;
 }
 
 export function requestLabel(event: Pick<EventView, 'method' | 'http'>): string {
@@ -50,7 +54,7 @@ function EventRow({ event, selected, onOpen }: { event: EventView; selected: boo
 }
 
 /** Newest first, a page at a time; "Load older" follows the API's cursor. Rows stack into cards on a phone. */
-export function EventTable({ query, selected, onOpen }: EventTableProps) {
+export function EventTable({ query, selected, onOpen, download }: EventTableProps) {
   return (
     <Panel
       title="Events, newest first (times UTC)"
@@ -60,6 +64,7 @@ export function EventTable({ query, selected, onOpen }: EventTableProps) {
       isEmpty={(data) => data.pages.every((page) => page.events.length === 0)}
       empty="No event matches these filters in this range."
       testId="event-table"
+      actions={<DownloadButtons table={download} />}
       className="event-list"
     >
       {(data) => {

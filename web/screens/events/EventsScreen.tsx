@@ -1,5 +1,5 @@
 import { useInfiniteQuery } from '@tanstack/react-query';
-import { eventsQuery } from '../../queries/events.ts';
+import { eventsDownload, eventsQuery } from '../../queries/events.ts';
 import { useUrl } from '../../use-url.ts';
 import { EventDetail } from './EventDetail.tsx';
 import { EventFiltersBar } from './EventFiltersBar.tsx';
@@ -35,6 +35,7 @@ export function EventsScreen() {
         <EventTable
           query={events}
           selected={selection?.id ?? null}
+          download={eventsDownload(filters)}
           onOpen={(event) => {
             setParams({ event: event.id, at: Date.parse(event.ts) });
             revealDetail();

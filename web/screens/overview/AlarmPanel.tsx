@@ -1,11 +1,12 @@
 import { useQuery } from '@tanstack/react-query';
 import { BucketBadge } from '../../components/BucketBadge.tsx';
+import { DownloadButtons } from '../../components/DownloadButtons.tsx';
 import { Link } from '../../components/Link.tsx';
 import { Panel } from '../../components/Panel.tsx';
 import { formatCount, formatDateTime, shortIdentity } from '../../format.ts';
 import { alarmedIdentities } from '../../prepare/identities.ts';
 import { alarmedIdentitiesQuery } from '../../queries/identities.ts';
-import type { Scope } from '../../queries/scope.ts';
+import { type Scope, scopeQuery } from '../../queries/scope.ts';
 import { routePath } from '../../router.ts';
 import { useUrl } from '../../use-url.ts';
 
@@ -22,6 +23,11 @@ export function AlarmPanel({ scope }: { scope: Scope }) {
       isEmpty={(data) => alarmedIdentities(data.identities).length === 0}
       empty="No request identity was re-presented 40 times within 10 minutes."
       testId="alarm-panel"
+      actions={
+        <DownloadButtons
+          table={{ path: 'identities', query: { ...scopeQuery(scope), only: 'alarmed', limit: '50' } }}
+        />
+      }
     >
       {(data) => (
         <>

@@ -1,12 +1,13 @@
 import { useQuery } from '@tanstack/react-query';
 import { isActiveStorm } from '../../../shared/analysis/storms.ts';
 import { BucketBadge } from '../../components/BucketBadge.tsx';
+import { DownloadButtons } from '../../components/DownloadButtons.tsx';
 import { Link } from '../../components/Link.tsx';
 import { Panel } from '../../components/Panel.tsx';
 import { StormsBuilding } from '../../components/StormsBuilding.tsx';
 import { formatAgo, formatCount } from '../../format.ts';
 import { STORM_KIND_LABEL, stormTarget } from '../../prepare/storms.ts';
-import type { Scope } from '../../queries/scope.ts';
+import { type Scope, scopeQuery } from '../../queries/scope.ts';
 import { rankedStormsQuery } from '../../queries/storms.ts';
 import { routePath } from '../../router.ts';
 import { useUrl } from '../../use-url.ts';
@@ -24,6 +25,7 @@ export function StormsPanel({ scope }: { scope: Scope }) {
       isEmpty={(data) => data.storms.length === 0}
       empty="No retry loop or probe storm in this range."
       testId="storms-panel"
+      actions={<DownloadButtons table={{ path: 'storms', query: { ...scopeQuery(scope), sort: 'rank' } }} />}
     >
       {(data) => {
         const now = Date.now();

@@ -1,9 +1,11 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
+import { DownloadButtons } from '../../components/DownloadButtons.tsx';
 import { Panel } from '../../components/Panel.tsx';
 import { UrlSearch } from '../../components/UrlSearch.tsx';
 import { formatCount } from '../../format.ts';
 import { readServerTableState, serverTable } from '../../prepare/servers.ts';
+import { scopeQuery } from '../../queries/scope.ts';
 import { serversQuery } from '../../queries/servers.ts';
 import { useUrl } from '../../use-url.ts';
 import { ServerTable } from './ServerTable.tsx';
@@ -29,7 +31,12 @@ export function ServersScreen() {
         what="the servers"
         query={servers}
         minHeight={320}
-        actions={search}
+        actions={
+          <>
+            {search}
+            <DownloadButtons table={{ path: 'servers', query: scopeQuery({ range }) }} />
+          </>
+        }
         isEmpty={(data) => data.servers.length === 0}
         empty="No server has sent or received traffic yet."
         testId="server-list"

@@ -1,5 +1,6 @@
 import { BucketBadge } from '../../components/BucketBadge.tsx';
 import { type Column, DataTable } from '../../components/DataTable.tsx';
+import { DownloadButtons } from '../../components/DownloadButtons.tsx';
 import { Link } from '../../components/Link.tsx';
 import { formatCount, formatTimeMs } from '../../format.ts';
 import { answerLabel, collapseTimeline, type TimelineRun } from '../../prepare/timeline.ts';
@@ -70,6 +71,7 @@ export function Timeline({ storm }: { storm: StormDetail }) {
         <span className="muted">
           {formatCount(storm.timeline.length)} attempts in {formatCount(runs.length)} rows · times UTC
         </span>
+        <DownloadButtons table={{ path: `storms/${encodeURIComponent(storm.id)}`, query: {} }} />
       </header>
       <div className="table-wrap">
         <DataTable
