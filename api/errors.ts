@@ -41,7 +41,11 @@ export interface ErrorBody {
 
 /** The one mapping of a refusal to HTTP: its status and the JSON body every error answer has. */
 export function httpStatusOf(error: ServiceError): ContentfulStatusCode {
-  return STATUS[error.code];
+  return statusOfCode(error.code);
+}
+
+export function statusOfCode(code: ErrorCode): ContentfulStatusCode {
+  return STATUS[code];
 }
 
 export function errorBodyOf(error: ServiceError): ErrorBody {

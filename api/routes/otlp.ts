@@ -25,7 +25,8 @@ import { validate } from '../validate.ts';
  * OTLP's rules (400 for a body that does not decode, never retried; 429 and 503 with Retry-After, retried).
  */
 
-const MEDIA_TYPES: Record<string, OtlpEncoding> = {
+/** The body's encoding by its Content-Type. */
+export const OTLP_MEDIA_TYPES: Record<string, OtlpEncoding> = {
   'application/x-protobuf': 'protobuf',
   'application/json': 'json',
 };
@@ -70,7 +71,7 @@ export const otlpRoutes = new Hono<Env>().post(
 );
 
 function encodingOf(contentType: string | undefined): OtlpEncoding {
-  const encoding = MEDIA_TYPES[contentType?.split(';')[0]?.trim().toLowerCase() ?? ''];
+  const encoding = OTLP_MEDIA_TYPES[contentType?.split(';')[0]?.trim().toLowerCase() ?? ''];
   if (encoding !== undefined) return encoding;
   throw new ApiError('unsupported_media_type', 'that content type is not accepted', {
     fix: 'Send OTLP as "Content-Type: application/x-protobuf" or "application/json".',
