@@ -72,7 +72,7 @@ export const OPERATIONS: Record<string, Operation> = {
       "OTLP's standard path, beside the API. Answers in the request's encoding. A full store answers 503 `unavailable` (not 507), which exporters retry.",
     rawBody: {
       description: 'An ExportTraceServiceRequest; gzip with Content-Encoding.',
-      mediaTypes: Object.keys(OTLP_MEDIA_TYPES),
+      mediaTypes: [...OTLP_MEDIA_TYPES.keys()],
     },
     ok: {
       description: "OTLP's ExportTraceServiceResponse: empty, or `partialSuccess` counting the spans not stored.",
