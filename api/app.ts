@@ -86,7 +86,9 @@ export function createApp(given: Omit<AppDeps, 'folder'> & { folder?: Folding })
   app.post('/v1/traces', refuseWhenBehind);
   app.route('/', otlpRoutes);
   app.notFound((c) => {
-    const error = new ApiError('not_found', 'no such endpoint', { fix: 'See the README for the API routes.' });
+    const error = new ApiError('not_found', 'no such endpoint', {
+      fix: 'GET /api/v1/openapi.json lists every route; /api/docs shows it as a page.',
+    });
     return c.json(error.toBody(), error.status);
   });
   app.onError((err, c) => {
