@@ -77,10 +77,7 @@ export function createApp(given: Omit<AppDeps, 'folder'> & { folder?: Folding })
   );
   app.route('/api/v1', api);
   // The API's description, read from the app's routes when first asked for, and its reference page.
-  app.route(
-    '/',
-    referenceRoutes(() => app.routes),
-  );
+  app.route('/', referenceRoutes(app));
   // OTLP/HTTP's standard path, beside the API: the guard, the ingest bucket and the tokens POST /api/v1/ingest has.
   app.use('/v1/traces', guard, limitIngest, auth);
   app.post('/v1/traces', refuseWhenBehind);

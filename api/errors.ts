@@ -44,6 +44,7 @@ export function httpStatusOf(error: ServiceError): ContentfulStatusCode {
   return statusOfCode(error.code);
 }
 
+/** The status every refusal of `code` answers with; the OpenAPI document groups a route's refusals by it. */
 export function statusOfCode(code: ErrorCode): ContentfulStatusCode {
   return STATUS[code];
 }

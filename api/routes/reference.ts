@@ -28,14 +28,14 @@ function load(path: string): Promise<Uint8Array<ArrayBuffer>> {
 }
 
 /**
- * The OpenAPI document of the app (built once, from `routes()` when first asked for: by then every route is
+ * The OpenAPI document of `app` (built once, from its routes when first asked for: by then every route is
  * registered) and the reference page that renders it at /api/docs.
  */
-export function referenceRoutes(routes: () => readonly RouterRoute[]) {
+export function referenceRoutes(app: { readonly routes: readonly RouterRoute[] }) {
   let document: ReturnType<typeof openApiDocument> | undefined;
   const reference = new Hono<Env>()
     .get('/api/v1/openapi.json', (c) => {
-      document ??= openApiDocument(routes());
+      document ??= openApiDocument(app.routes);
       return c.json(document);
     })
     .get('/api/docs', async (c) => c.html(new TextDecoder().decode(await load(join(PAGE, 'index.html')))));
