@@ -65,8 +65,9 @@ function request(app: TestApp, method: string, path: string, body?: { type: stri
   });
 }
 
-/** A refusal: the status asked for, documented for the operation, with the one error body naming `field`. */
-async function expectRefusal(res: Response, operation: DocOperation, status: number, field?: string) {
+/** GETs `path` and expects a refusal: `status`, documented for the operation, with the one error body naming `field`. */
+async function expectRefusal(app: TestApp, path: string, operation: DocOperation, status: number, field?: string) {
+  const res = await get(app, path);
   const body = await res.json();
   expect({ status: res.status, body }).toMatchObject({ status, body: { error: field ? { field } : {} } });
   expect(Object.keys(operation.responses)).toContain(String(status));
@@ -135,8 +136,8 @@ describe('the OpenAPI document', () => {
       expect(max).toBeGreaterThan(1);
       const at = await get(app, `/api/v1/storms?${RANGE}&limit=${max}`);
       expect(at.status).toBe(200);
-      const over = await get(app, `/api/v1/storms?${RANGE}&limit=${Number(max) + 1}`);
-      await expectRefusal(over, doc.paths['/api/v1/storms']?.get as DocOperation, 400, 'limit');
+      const over = `/api/v1/storms?${RANGE}&limit=${Number(max) + 1}`;
+      await expectRefusal(app, over, doc.paths['/api/v1/storms']?.get as DocOperation, 400, 'limit');
     });
 
     it('every integer maximum: taken at it, refused past it with 400 naming the parameter', async () => {
@@ -145,12 +146,7 @@ describe('the OpenAPI document', () => {
       for (const { path, operation, parameter } of bounded) {
         const max = Number(parameter.schema.maximum);
         expect((await get(app, `${path}?${RANGE}&${parameter.name}=${max}`)).status, path).toBe(200);
-        await expectRefusal(
-          await get(app, `${path}?${RANGE}&${parameter.name}=${max + 1}`),
-          operation,
-          400,
-          parameter.name,
-        );
+        await expectRefusal(app, `${path}?${RANGE}&${parameter.name}=${max + 1}`, operation, 400, parameter.name);
       }
     });
 
@@ -162,12 +158,7 @@ describe('the OpenAPI document', () => {
           const res = await get(app, `${path}?${RANGE}&${parameter.name}=${encodeURIComponent(member)}`);
           expect(res.status, `${path} ${parameter.name}=${member}`).toBe(200);
         }
-        await expectRefusal(
-          await get(app, `${path}?${RANGE}&${parameter.name}=constructor`),
-          operation,
-          400,
-          parameter.name,
-        );
+        await expectRefusal(app, `${path}?${RANGE}&${parameter.name}=constructor`, operation, 400, parameter.name);
       }
     });
 
@@ -177,7 +168,8 @@ describe('the OpenAPI document', () => {
       for (const { path, operation, parameter } of capped) {
         const over = 'é'.repeat(Number(parameter.schema.maxLength) + 1);
         await expectRefusal(
-          await get(app, `${path}?${parameter.name}=${encodeURIComponent(over)}`),
+          app,
+          `${path}?${parameter.name}=${encodeURIComponent(over)}`,
           operation,
           400,
           parameter.name,
@@ -191,23 +183,23 @@ describe('the OpenAPI document', () => {
       for (const { path, operation } of reads) {
         const [parameter] = operation.parameters.filter((p) => p.in === 'path');
         const max = Number(parameter?.schema.maxLength);
-        const at = path.replace(/\{\w+\}/, 'z'.repeat(max));
-        await expectRefusal(await get(app, at), operation, 404);
-        const over = path.replace(/\{\w+\}/, 'z'.repeat(max + 1));
-        await expectRefusal(await get(app, over), operation, 400, parameter?.name);
+        await expectRefusal(app, path.replace(/\{\w+\}/, 'z'.repeat(max)), operation, 404);
+        await expectRefusal(app, path.replace(/\{\w+\}/, 'z'.repeat(max + 1)), operation, 400, parameter?.name);
       }
     });
   });
 
   it("answers every route with the success status and body the document gives it (the demo's day)", async () => {
+    const json = (value: unknown) => ({ type: 'application/json', data: JSON.stringify(value) });
     const list = async (path: string) => (await get(app, `${path}?${RANGE}`)).json();
-    const created = await request(app, 'POST', '/api/v1/alerts/rules', {
-      type: 'application/json',
-      data: JSON.stringify(RULE),
-    });
+    const created = await request(app, 'POST', '/api/v1/alerts/rules', json(RULE));
     const ruleId: string = (await created.json()).rule.id;
-    // The rule fires and queues a notification: alerts, history and deliveries then hold one each.
+    // The rule fires and queues a notice: the alert lists below are read with rows in them.
     await evaluateDue(db.store, TEST_NOW, () => undefined);
+    expect((await list('/api/v1/alerts')).alerts).not.toEqual([]);
+    expect((await list('/api/v1/alerts/history')).history).not.toEqual([]);
+    expect((await list('/api/v1/alerts/deliveries')).deliveries).not.toEqual([]);
+    /** What fills a path's parameters: `{id}` names an event, a storm or a rule, by the path it follows. */
     const world: Record<string, string> = {
       server: (await list('/api/v1/servers')).servers[0].server,
       identity: (await list('/api/v1/identities')).identities[0].identity,
@@ -215,7 +207,6 @@ describe('the OpenAPI document', () => {
       '/api/v1/storms': (await list('/api/v1/storms')).storms[0].id,
       '/api/v1/alerts/rules': ruleId,
     };
-    const json = (value: unknown) => ({ type: 'application/json', data: JSON.stringify(value) });
     const bodies: Record<string, { type: string; data: string }> = {
       'POST /api/v1/ingest': { type: 'application/x-ndjson', data: JSON.stringify(clientEvent()) },
       'POST /v1/traces': json({ resourceSpans: [] }),
@@ -230,25 +221,21 @@ describe('the OpenAPI document', () => {
     // DELETE last: the rule it removes is the one the others read.
     const operations = operationsOf(doc).sort((a, b) => Number(a.method === 'DELETE') - Number(b.method === 'DELETE'));
     for (const { key, method, path, operation } of operations) {
-      const concrete = path.replace(/\{(\w+)\}/g, (_, name: string) => {
-        const value = name === 'id' ? world[path.slice(0, path.indexOf('/{'))] : world[name];
-        return encodeURIComponent(value ?? '');
-      });
+      const concrete = path.replace(/\{(\w+)\}/g, (_, name: string) =>
+        encodeURIComponent((name === 'id' ? world[path.slice(0, path.indexOf('/{'))] : world[name]) ?? ''),
+      );
       const ranged = operation.parameters.some((p) => p.name === 'from') ? `${concrete}?${RANGE}` : concrete;
       expect(operation.requestBody === undefined, `${key}: a body for it here`).toBe(bodies[key] === undefined);
       const res = await request(app, method, ranged, bodies[key]);
-      const [status] = Object.keys(operation.responses);
+      const success = Number(Object.keys(operation.responses).find((status) => status.startsWith('2')));
       const text = await res.text();
-      expect({ key, status: res.status, text: String(res.status) === status ? '' : text }).toEqual({
+      expect({ key, status: res.status, text: res.status === success ? '' : text }).toEqual({
         key,
-        status: Number(status),
+        status: success,
         text: '',
       });
-      const parsed = OPERATIONS[key]?.ok.body.safeParse(JSON.parse(text));
-      expect(parsed?.error, key).toBeUndefined();
+      expect(OPERATIONS[key]?.ok.body.safeParse(JSON.parse(text)).error, key).toBeUndefined();
     }
-    const alerts = await (await get(app, '/api/v1/alerts/deliveries')).json();
-    expect(alerts.deliveries.length, 'the alert lists were read with a row in them').toBeGreaterThan(0);
   });
 });
 
