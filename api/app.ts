@@ -7,7 +7,7 @@ import { classifyDbError, type DbFailure } from '../db/errors.ts';
 import type { AppDeps, Env } from './env.ts';
 import { ApiError, type ErrorCode } from './errors.ts';
 import { refuseWhenBehind, reportLag } from './middleware/analysis-lag.ts';
-import { auth, guard } from './middleware/guard.ts';
+import { auth, guard, OPEN_PATHS } from './middleware/guard.ts';
 import { rateLimit, TokenBuckets } from './middleware/rate-limit.ts';
 import { alertRoutes } from './routes/alerts.ts';
 import { analysisRoutes } from './routes/analysis.ts';
@@ -15,6 +15,7 @@ import { eventsRoutes } from './routes/events.ts';
 import { healthRoutes } from './routes/health.ts';
 import { ingestRoutes } from './routes/ingest.ts';
 import { otlpRoutes } from './routes/otlp.ts';
+import { referenceRoutes } from './routes/reference.ts';
 import { serverRoutes } from './routes/servers.ts';
 import { Folder, type Folding } from './services/fold.ts';
 import { ServiceError } from './services/service-error.ts';
@@ -69,18 +70,22 @@ export function createApp(given: Omit<AppDeps, 'folder'> & { folder?: Folding })
   const limitIngest = rateLimit(new TokenBuckets(rateLimits.ingest), 'ingest');
   const limitReads = rateLimit(new TokenBuckets(rateLimits.reads), 'API');
   app.use('/api/v1/*', (c, next) => (c.req.path === '/api/v1/ingest' ? limitIngest(c, next) : limitReads(c, next)));
-  app.use('/api/v1/*', async (c, next) => (c.req.path === '/api/v1/health' ? next() : auth(c, next)));
+  app.use('/api/v1/*', async (c, next) => (OPEN_PATHS.has(c.req.path) ? next() : auth(c, next)));
   app.post('/api/v1/ingest', refuseWhenBehind);
   app.use('/api/v1/*', (c, next) =>
-    c.req.method === 'GET' && c.req.path !== '/api/v1/health' ? reportLag(c, next) : next(),
+    c.req.method === 'GET' && !OPEN_PATHS.has(c.req.path) ? reportLag(c, next) : next(),
   );
   app.route('/api/v1', api);
+  // The API's description, read from the app's routes when first asked for, and its reference page.
+  app.route('/', referenceRoutes(app));
   // OTLP/HTTP's standard path, beside the API: the guard, the ingest bucket and the tokens POST /api/v1/ingest has.
   app.use('/v1/traces', guard, limitIngest, auth);
   app.post('/v1/traces', refuseWhenBehind);
   app.route('/', otlpRoutes);
   app.notFound((c) => {
-    const error = new ApiError('not_found', 'no such endpoint', { fix: 'See the README for the API routes.' });
+    const error = new ApiError('not_found', 'no such endpoint', {
+      fix: 'GET /api/v1/openapi.json lists every route; /api/docs shows it as a page.',
+    });
     return c.json(error.toBody(), error.status);
   });
   app.onError((err, c) => {

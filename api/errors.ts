@@ -41,7 +41,12 @@ export interface ErrorBody {
 
 /** The one mapping of a refusal to HTTP: its status and the JSON body every error answer has. */
 export function httpStatusOf(error: ServiceError): ContentfulStatusCode {
-  return STATUS[error.code];
+  return statusOfCode(error.code);
+}
+
+/** The status every refusal of `code` answers with; the OpenAPI document groups a route's refusals by it. */
+export function statusOfCode(code: ErrorCode): ContentfulStatusCode {
+  return STATUS[code];
 }
 
 export function errorBodyOf(error: ServiceError): ErrorBody {

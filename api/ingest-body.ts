@@ -3,7 +3,8 @@ import { type BatchLine, splitNdjson } from '../shared/batch.ts';
 import { ApiError } from './errors.ts';
 import type { BatchItem } from './services/ingest.ts';
 
-const NDJSON_TYPES = new Set(['application/x-ndjson', 'application/jsonl', 'application/ndjson', 'text/plain']);
+/** The media types of a body of lines: NDJSON, or an access log as it is. */
+export const NDJSON_TYPES = new Set(['application/x-ndjson', 'application/jsonl', 'application/ndjson', 'text/plain']);
 /**
  * Lines (or array elements) one batch may hold. Each costs CPU before anything is stored, so a small body of a
  * million `{}` lines is refused before it is split, instead of taking seconds of the one event loop.

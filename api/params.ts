@@ -12,10 +12,10 @@ export const instant = z.string().transform((value, ctx) => {
 });
 
 export const rangeParams = z.object({
-  from: instant.optional(),
-  to: instant.optional(),
-  server: z.string().min(1).max(200).optional(),
-  client: z.string().min(1).max(200).optional(),
+  from: instant.optional().meta({ description: 'start of the range: ISO 8601 (UTC without an offset) or epoch ms' }),
+  to: instant.optional().meta({ description: 'end of the range, excluded: ISO 8601 or epoch ms' }),
+  server: z.string().min(1).max(200).optional().meta({ description: "only this server's traffic" }),
+  client: z.string().min(1).max(200).optional().meta({ description: "only this client's traffic" }),
 });
 
 /**

@@ -49,6 +49,13 @@ export const auth = createMiddleware<Env>(async (c, next) => {
   });
 });
 
+/**
+ * The API paths anyone may call, token or not: the health check (probes and load balancers hold no token) and the
+ * API's own description (it shows routes, never data). Neither reports the analysis lag: the health check's body is
+ * the lag, and the description reads no store.
+ */
+export const OPEN_PATHS: ReadonlySet<string> = new Set(['/api/v1/health', '/api/v1/openapi.json']);
+
 /** Where a log shipper sends: our own ingest and OTLP/HTTP's standard traces path. */
 const SHIPPER_PATHS = ['/api/v1/ingest', '/v1/traces'];
 

@@ -25,10 +25,11 @@ import { validate } from '../validate.ts';
  * OTLP's rules (400 for a body that does not decode, never retried; 429 and 503 with Retry-After, retried).
  */
 
-const MEDIA_TYPES: Record<string, OtlpEncoding> = {
-  'application/x-protobuf': 'protobuf',
-  'application/json': 'json',
-};
+/** The body's encoding by its Content-Type: a map, as the sender's text is never an object's key (`constructor`). */
+export const OTLP_MEDIA_TYPES = new Map<string, OtlpEncoding>([
+  ['application/x-protobuf', 'protobuf'],
+  ['application/json', 'json'],
+]);
 /** `?server=NAME` on the exporter's URL, read as an upload's is: the server these spans are traffic of. */
 const otlpQuery = ingestQuery.pick({ server: true });
 
@@ -70,7 +71,7 @@ export const otlpRoutes = new Hono<Env>().post(
 );
 
 function encodingOf(contentType: string | undefined): OtlpEncoding {
-  const encoding = MEDIA_TYPES[contentType?.split(';')[0]?.trim().toLowerCase() ?? ''];
+  const encoding = OTLP_MEDIA_TYPES.get(contentType?.split(';')[0]?.trim().toLowerCase() ?? '');
   if (encoding !== undefined) return encoding;
   throw new ApiError('unsupported_media_type', 'that content type is not accepted', {
     fix: 'Send OTLP as "Content-Type: application/x-protobuf" or "application/json".',

@@ -452,6 +452,16 @@ describe.each(STORE_KINDS)('names from logs that are Object.prototype members, o
       await read(app, '/api/v1/alerts/deliveries');
     });
 
+    it('the API description and its page take no names, and reflect none of those stored', async () => {
+      hit('/openapi.json');
+      const described = JSON.stringify(await read(app, '/api/v1/openapi.json'));
+      for (const name of HOSTILE) expect(described).not.toContain(`"${name}"`);
+      for (const file of ['', '/reference.js', '/swagger-ui.css', '/swagger-ui-bundle.js']) {
+        expect((await get(app, `/api/docs${file}`)).status, file).toBe(200);
+        covered.add(`/api/docs${file}`);
+      }
+    });
+
     it('has read every GET route of the app, and answers after all that as after a restart', async () => {
       const routes = new Set(app.routes.filter((r) => r.method === 'GET').map((r) => r.path));
       expect([...covered].sort()).toEqual([...routes].sort());

@@ -166,6 +166,10 @@ describe.each(STORE_KINDS)('POST /v1/traces on $name', (kind) => {
 
     it('answers 415 for another content type or encoding, 413 past --max-body, 404 for GET', async () => {
       expect((await send(app, fixtureBytes('client', 'json'), 'text/plain')).status).toBe(415);
+      // A content type is the sender's text: one named like an object's own member is no encoding either.
+      for (const hostile of ['constructor', '__proto__', 'toString']) {
+        expect((await send(app, fixtureBytes('client', 'json'), hostile)).status, hostile).toBe(415);
+      }
       const brotli = await send(app, fixtureBytes('client', 'proto'), PROTOBUF, { 'content-encoding': 'br' });
       expect(brotli.status).toBe(415);
       const small = createTestApp(db.store, { maxBodyBytes: 4096 });

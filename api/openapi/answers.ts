@@ -1,0 +1,255 @@
+import { z } from 'zod';
+import { ALERT_STATES } from '../../shared/alerts/state.ts';
+import { BUCKETS } from '../../shared/classify/types.ts';
+
+/**
+ * The success bodies as the OpenAPI document shows them: each answer's main members, loose (an answer may carry
+ * more). The services' answers are TypeScript types, which zod cannot read; these are written beside them and held
+ * to the real answers by tests/api/openapi.test.ts, which parses every route's answer with its schema here.
+ */
+
+const epochMs = z.number().int().meta({ description: 'epoch milliseconds' });
+const iso = z.string().meta({ description: 'ISO 8601 date-time' });
+const bucket = z.enum(BUCKETS);
+const bucketCounts = z.object(Object.fromEntries(BUCKETS.map((b) => [b, z.number().int()]))).meta({
+  description: 'requests per bucket',
+});
+const counts = z.looseObject({
+  total: z.number().int(),
+  avoidable: z.number().int().meta({ description: 'requests a correct client would not have sent' }),
+  buckets: bucketCounts,
+  kinds: z.record(z.string(), z.record(z.string(), z.number().int())).meta({ description: 'per bucket, per kind' }),
+});
+/** Keyed by names taken from logs (servers, clients): a record, never a fixed set of members. */
+const countsByName = z.record(z.string(), counts);
+
+export const health = z.looseObject({
+  status: z.literal('ok'),
+  analysis: z.looseObject({
+    pendingEvents: z.number().int(),
+    pendingPartitions: z.number().int(),
+    lagMs: z.number(),
+    analysedThrough: iso,
+    maxLagMs: z.number(),
+  }),
+  kept: z.looseObject({ eventsFrom: epochMs.nullable(), countsFrom: epochMs.nullable() }),
+});
+
+const lineProblem = z.looseObject({ line: z.number().int(), message: z.string(), field: z.string().optional() });
+export const ingestReport = z.looseObject({
+  accepted: z.number().int(),
+  duplicates: z.number().int(),
+  rejected: z.array(lineProblem.extend({ code: z.string() })).meta({ description: 'the first 1000, by line' }),
+  rejectedTotal: z.number().int(),
+  warnings: z.array(lineProblem).meta({ description: 'the first 1000, by line' }),
+  warningsTotal: z.number().int(),
+});
+
+/** OTLP's ExportTraceServiceResponse in its JSON encoding: empty, or the spans that could not become events. */
+export const traceExportResponse = z.looseObject({
+  partialSuccess: z.looseObject({ rejectedSpans: z.string(), errorMessage: z.string() }).optional(),
+});
+
+export const event = z.looseObject({
+  id: z.string(),
+  ts: iso,
+  source: z.string(),
+  client: z.string().nullable(),
+  server: z.string(),
+  method: z.string().nullable(),
+  http: z.looseObject({ method: z.string().nullable(), path: z.string().nullable(), status: z.number().nullable() }),
+  rpcCode: z.number().nullable(),
+  identity: z.string().nullable(),
+  bucket,
+  kind: z.string(),
+  rule: z.string().meta({ description: 'the classification rule that decided the bucket' }),
+  avoidable: z.boolean(),
+  gateReason: z.string().nullable(),
+  request: z.unknown(),
+  response: z.unknown(),
+});
+export const eventPage = z.looseObject({
+  events: z.array(event),
+  nextCursor: z.string().nullable().meta({ description: 'pass as `cursor` for the next, older page' }),
+});
+
+export const summary = z.looseObject({
+  range: z.looseObject({ from: iso.nullable(), to: iso.nullable() }),
+  overall: counts,
+  servers: countsByName,
+  clients: countsByName,
+});
+
+export const serverList = z.looseObject({
+  servers: z.array(
+    z.looseObject({
+      server: z.string(),
+      hasDiscovery: z.boolean(),
+      requests: z.number().int(),
+      avoidable: z.number().int(),
+      buckets: bucketCounts,
+    }),
+  ),
+});
+export const serverDetail = z.looseObject({
+  server: z.string(),
+  range: z.looseObject({ from: epochMs, to: epochMs }),
+  counts,
+  clients: countsByName,
+});
+
+export const discovery = z.looseObject({
+  server: z.string(),
+  discovery: z.looseObject({}).nullable().meta({ description: 'the document as read: endpoints and methods' }),
+  source: z.unknown().meta({ description: 'the document as it was sent' }),
+});
+export const overrides = z.looseObject({
+  server: z.string(),
+  overrides: z.array(z.looseObject({ bucket, kind: z.string() })),
+});
+/** A change of a server's contract reclassifies its stored failures in the same transaction. */
+const reclassified = z.number().int().meta({ description: 'stored failures reclassified by the change' });
+export const discoveryChange = discovery.extend({ reclassified });
+export const overridesChange = overrides.extend({ reclassified });
+
+export const timeseries = z.looseObject({
+  step: z.number().int().meta({ description: 'milliseconds per point' }),
+  points: z.array(
+    z.looseObject({ start: epochMs, requests: z.number().int(), avoidable: z.number().int(), buckets: bucketCounts }),
+  ),
+});
+
+const stormSummary = z.looseObject({
+  id: z.string(),
+  kind: z.enum(['retry_loop', 'probe_storm']),
+  client: z.string(),
+  server: z.string(),
+  attempts: z.number().int(),
+  avoidable: z.number().int(),
+  firstTs: epochMs,
+  lastTs: epochMs,
+  paths: z.array(z.string()),
+  firstFailure: z.looseObject({ bucket, kind: z.string() }),
+});
+export const stormList = z.looseObject({
+  storms: z.array(stormSummary),
+  total: z.number().int(),
+  active: z.number().int(),
+  complete: z.boolean().meta({ description: 'false while storms of older events are still being built' }),
+});
+export const storm = stormSummary.extend({
+  timeline: z.array(
+    z.looseObject({ id: z.string(), ts: epochMs, status: z.number().nullable(), bucket, avoidable: z.boolean() }),
+  ),
+});
+
+export const identity = z.looseObject({
+  identity: z.string(),
+  server: z.string(),
+  method: z.string().nullable(),
+  sends: z.number().int(),
+  represented: z.number().int().meta({ description: 'sends after the first' }),
+  firstSeen: epochMs,
+  lastSeen: epochMs,
+  alarms: z.array(z.looseObject({ count: z.number().int(), start: epochMs, end: epochMs })),
+  series: z.array(z.looseObject({ start: epochMs, count: z.number().int() })),
+});
+export const identityList = z.looseObject({
+  identities: z.array(identity),
+  exact: z.boolean().optional().meta({ description: 'false when an identity sent a few times an hour could miss' }),
+  total: z.number().int().optional().meta({ description: 'with only=alarmed: how many are over the alarm' }),
+});
+
+export const contextGap = z.looseObject({
+  servers: z.array(
+    z.looseObject({
+      server: z.string(),
+      reported: z.number().int(),
+      trimmed: z.number().int(),
+      trimRate: z.number().nullable(),
+      reasons: z.record(z.string(), z.number().int()),
+    }),
+  ),
+});
+
+export const clients = z.looseObject({
+  clients: z.array(
+    z.looseObject({
+      client: z.string(),
+      requests: z.number().int(),
+      avoidable: z.number().int(),
+      share: z.number().meta({ description: 'avoidable requests as a share of its requests' }),
+      hurtsMost: z.array(z.looseObject({ server: z.string() })),
+    }),
+  ),
+});
+
+const rule = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  metric: z.string(),
+  enabled: z.boolean(),
+  warning: z.number().nullable(),
+  critical: z.number().nullable(),
+  windowSeconds: z.number().int(),
+  targets: z.array(
+    z.looseObject({ id: z.string(), type: z.string(), host: z.string(), secretSet: z.literal(true) }).meta({
+      description: 'a target as answers show it: its host; the URL is a secret, never read back',
+    }),
+  ),
+  createdAt: epochMs,
+  updatedAt: epochMs,
+});
+export const ruleAnswer = z.looseObject({ rule });
+export const ruleList = z.looseObject({
+  rules: z.array(rule.extend({ firing: z.number().int(), pending: z.number().int() })),
+});
+export const ruleDeleted = z.object({ deleted: z.literal(true) });
+
+export const preview = z.looseObject({
+  step: z.number().int(),
+  points: z.array(epochMs),
+  series: z.array(z.looseObject({ group: z.string(), values: z.array(z.number().nullable()) })),
+  transitions: z.array(z.looseObject({ at: epochMs, group: z.string(), from: z.string(), to: z.string() })),
+  notifications: z.number().int(),
+  groups: z.number().int(),
+});
+
+export const alertList = z.looseObject({
+  alerts: z.array(
+    z.looseObject({
+      ruleId: z.string(),
+      ruleName: z.string(),
+      group: z.string(),
+      state: z.enum(ALERT_STATES),
+      severity: z.string().nullable(),
+      value: z.number().nullable(),
+      since: epochMs,
+    }),
+  ),
+});
+export const alertHistory = z.looseObject({
+  history: z.array(
+    z.looseObject({
+      id: z.number().int(),
+      ruleId: z.string(),
+      at: epochMs,
+      fromState: z.string(),
+      toState: z.string(),
+      value: z.number().nullable(),
+    }),
+  ),
+  nextBefore: z.number().int().nullable().meta({ description: 'pass as `before` for the next, older page' }),
+});
+export const deliveryLog = z.looseObject({
+  deliveries: z.array(
+    z.looseObject({
+      id: z.number().int(),
+      ruleId: z.string(),
+      status: z.string(),
+      target: z.looseObject({ type: z.string(), host: z.string() }),
+      notice: z.looseObject({ key: z.string(), status: z.string() }),
+      attempts: z.array(z.looseObject({ at: epochMs, httpStatus: z.number().nullable(), outcome: z.string() })),
+    }),
+  ),
+});
