@@ -36,6 +36,15 @@ type Tag = keyof typeof TAGS;
 
 const document = z.looseObject({ openapi: z.string(), info: z.looseObject({}), paths: z.looseObject({}) });
 
+/** A table route's downloads (api/export.ts), asked for with `?format=csv|ndjson` or the Accept header. */
+function downloadsOf(rows: string): Record<string, string> {
+  const every = `Every ${rows} of the filters and range, not a page, streamed as an attachment`;
+  return {
+    'text/csv': `${every}: a header of dotted paths into the JSON rows, text a spreadsheet would run behind a '.`,
+    'application/x-ndjson': `${every}: the JSON rows, one a line.`,
+  };
+}
+
 export const OPERATIONS: Record<string, Operation> = {
   'GET /api/v1/health': {
     tag: 'status',
@@ -84,7 +93,11 @@ export const OPERATIONS: Record<string, Operation> = {
   'GET /api/v1/events': {
     tag: 'events',
     summary: 'Classified events, newest first, a page at a time',
-    ok: { description: 'A page of events and the cursor of the next.', body: answer.eventPage },
+    ok: {
+      description: 'A page of events and the cursor of the next.',
+      body: answer.eventPage,
+      alsoAs: downloadsOf('event'),
+    },
   },
   'GET /api/v1/events/{id}': {
     tag: 'events',
@@ -105,7 +118,11 @@ export const OPERATIONS: Record<string, Operation> = {
   'GET /api/v1/servers': {
     tag: 'servers',
     summary: 'Per server: traffic, buckets, avoidable requests, whether its discovery document is known',
-    ok: { description: 'The servers with traffic or configuration.', body: answer.serverList },
+    ok: {
+      description: 'The servers with traffic or configuration.',
+      body: answer.serverList,
+      alsoAs: downloadsOf('server'),
+    },
   },
   'GET /api/v1/servers/{server}': {
     tag: 'servers',
@@ -142,18 +159,22 @@ export const OPERATIONS: Record<string, Operation> = {
   'GET /api/v1/storms': {
     tag: 'analysis',
     summary: 'Retry loops and probe storms that ran in the range',
-    ok: { description: 'The storms, whole, with how many there are and how many are active.', body: answer.stormList },
+    ok: {
+      description: 'The storms, whole, with how many there are and how many are active.',
+      body: answer.stormList,
+      alsoAs: downloadsOf('storm'),
+    },
   },
   'GET /api/v1/storms/{id}': {
     tag: 'analysis',
     summary: 'One storm with its attempt timeline',
-    ok: { description: 'The storm.', body: answer.storm },
+    ok: { description: 'The storm.', body: answer.storm, alsoAs: downloadsOf('attempt of the storm') },
     refusals: ['not_found'],
   },
   'GET /api/v1/identities': {
     tag: 'analysis',
     summary: 'Re-presentations per request identity: the most sent, or those over the alarm',
-    ok: { description: 'The identities.', body: answer.identityList },
+    ok: { description: 'The identities.', body: answer.identityList, alsoAs: downloadsOf('identity of the ranking') },
   },
   'GET /api/v1/identities/{identity}': {
     tag: 'analysis',
@@ -169,7 +190,7 @@ export const OPERATIONS: Record<string, Operation> = {
   'GET /api/v1/clients': {
     tag: 'analysis',
     summary: 'Per client: avoidable share, conduct findings, the servers it hurts most',
-    ok: { description: 'The clients.', body: answer.clients },
+    ok: { description: 'The clients.', body: answer.clients, alsoAs: downloadsOf('client') },
   },
   'GET /api/v1/alerts': {
     tag: 'alerts',

@@ -220,6 +220,18 @@ describe("downloads of the analysis tables, from the demo federation's day", () 
     expect(attempts).toHaveLength(all[0].attempts);
   });
 
+  it('is described in the OpenAPI document: the format parameter and both media types of every table', async () => {
+    const doc = await (await get(app, '/api/v1/openapi.json')).json();
+    for (const path of ['events', 'servers', 'storms', 'storms/{id}', 'identities', 'clients']) {
+      const get = doc.paths[`/api/v1/${path}`].get;
+      expect(Object.keys(get.responses['200'].content), path).toEqual(
+        expect.arrayContaining(['application/json', 'text/csv', 'application/x-ndjson']),
+      );
+      const format = get.parameters.find((p: { name: string }) => p.name === 'format');
+      expect(format?.schema.enum, path).toEqual(['json', 'csv', 'ndjson']);
+    }
+  });
+
   it('answers an unknown storm with the JSON 404, not an empty file', async () => {
     const res = await get(app, '/api/v1/storms/bm8?format=csv');
     expect(res.status).toBe(404);
