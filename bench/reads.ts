@@ -19,6 +19,7 @@ import type { Store } from '../db/runner.ts';
 import { openStore } from '../db/store.ts';
 import { detectStorms, STORM_DEFAULTS } from '../shared/analysis/storms.ts';
 import { benchAlerts } from './alerts.ts';
+import { benchExport } from './export.ts';
 import { syntheticLines } from './generate.ts';
 import { reportStoreBytes } from './store-bytes.ts';
 
@@ -84,6 +85,7 @@ export async function benchReads(dataDir: string): Promise<void> {
 async function timeReads(store: Store, now: number): Promise<void> {
   await timeEndpoints(store, now);
   await benchAlerts(store, now);
+  if (process.env.BENCH_EXPORT !== '0') await benchExport(store, now);
   await store.close();
 }
 
