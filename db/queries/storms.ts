@@ -145,6 +145,20 @@ export async function stormCounts(
   return { total: Number(row?.total ?? 0), active: Number(row?.active ?? 0) };
 }
 
+/**
+ * Active storms per server (a last attempt at or after `activeSince`, begun before `now`): what stormCounts calls
+ * `active` for a window ending now, for every server in one read of the window index's newest entries.
+ */
+export async function activeStormsPerServer(
+  db: SqlRunner,
+  activeSince: number,
+  now: number,
+): Promise<{ server: string; active: number }[]> {
+  const rows = await db.all<{ server: string; active: number }>(sql`SELECT server, count(*) AS active FROM storms
+    ${whereClause(stormConditions({ from: activeSince, to: now }))} GROUP BY server`);
+  return rows.map((row) => ({ server: row.server, active: Number(row.active) }));
+}
+
 export async function stormRow(db: SqlRunner, id: string): Promise<StormSummary | null> {
   const [storm] = await selectStorms(db, [sql`id = ${id}`]);
   return storm ?? null;

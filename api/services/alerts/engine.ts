@@ -1,5 +1,6 @@
 import { claimRound, dueRuleRows } from '../../../db/queries/alerts.ts';
 import type { Store } from '../../../db/runner.ts';
+import { secondsSince } from '../process-metrics.ts';
 import { ServiceError } from '../service-error.ts';
 import { type DeliveryOptions, deliverDue } from './deliver.ts';
 import { evaluateRule } from './evaluate.ts';
@@ -13,6 +14,8 @@ export interface EngineOptions extends DeliveryOptions {
   /** How often the engine looks for due rules and notifications. */
   tickMs: number;
   log: (message: string) => void;
+  /** Told how long each rule's evaluation took, in seconds (GET /metrics). */
+  onEvaluated?: (seconds: number) => void;
 }
 
 export interface AlertEngine {
@@ -22,7 +25,12 @@ export interface AlertEngine {
 }
 
 /** Evaluates the due rules of one round; rules sharing a window and scope share one read of the events. */
-export async function evaluateDue(store: Store, now: number, log: (message: string) => void): Promise<number> {
+export async function evaluateDue(
+  store: Store,
+  now: number,
+  log: (message: string) => void,
+  onEvaluated?: (seconds: number) => void,
+): Promise<number> {
   const due = (await dueRuleRows(store, now, RULES_PER_TICK)).flatMap((row) => {
     try {
       return [{ row, rule: toRule(row) }];
@@ -41,7 +49,11 @@ export async function evaluateDue(store: Store, now: number, log: (message: stri
         await claimRound(store, { id: rule.id, seen: row.nextEvalAt, next: now + rule.intervalSeconds * 1000, now });
         continue;
       }
-      if (await evaluateRule(store, read, { rule, seenDueAt: row.nextEvalAt }, now)) evaluated += 1;
+      const began = performance.now();
+      if (await evaluateRule(store, read, { rule, seenDueAt: row.nextEvalAt }, now)) {
+        evaluated += 1;
+        onEvaluated?.(secondsSince(began));
+      }
     } catch (error) {
       // A reading that cannot be taken yet (the storms still being built) is no fault of the rule: no log line.
       if (error instanceof ServiceError && error.code === 'unavailable') continue;
@@ -61,7 +73,7 @@ export function startAlertEngine(store: Store, options: EngineOptions): AlertEng
   let timer: NodeJS.Timeout | undefined;
 
   const tick = async (): Promise<number> => {
-    const evaluated = await evaluateDue(store, options.clock(), options.log);
+    const evaluated = await evaluateDue(store, options.clock(), options.log, options.onEvaluated);
     await deliverDue(store, options);
     return evaluated;
   };
