@@ -147,16 +147,20 @@ export async function stormCounts(
 
 /**
  * Active storms per server (a last attempt at or after `activeSince`, begun before `now`): what stormCounts calls
- * `active` for a window ending now, for every server in one read of the window index's newest entries.
+ * `active` for a window ending now, for every server at once. Counted here, not grouped in SQL: SQLite would then walk
+ * the per-server index whole (every storm kept, for 400 days) instead of the window index's newest entries.
  */
 export async function activeStormsPerServer(
   db: SqlRunner,
   activeSince: number,
   now: number,
 ): Promise<{ server: string; active: number }[]> {
-  const rows = await db.all<{ server: string; active: number }>(sql`SELECT server, count(*) AS active FROM storms
-    ${whereClause(stormConditions({ from: activeSince, to: now }))} GROUP BY server`);
-  return rows.map((row) => ({ server: row.server, active: Number(row.active) }));
+  const rows = await db.all<{ server: string }>(
+    sql`SELECT server FROM storms ${whereClause(stormConditions({ from: activeSince, to: now }))}`,
+  );
+  const active = new Map<string, number>();
+  for (const { server } of rows) active.set(server, (active.get(server) ?? 0) + 1);
+  return [...active].map(([server, count]) => ({ server, active: count }));
 }
 
 export async function stormRow(db: SqlRunner, id: string): Promise<StormSummary | null> {
