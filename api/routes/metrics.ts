@@ -12,7 +12,7 @@ export const metricsRoutes = new Hono<Env>().get('/metrics', async (c) => {
   const format = formatFor(c.req.header('accept'));
   const families = await metricFamilies({
     ctx: { db: store, now: clock() },
-    input: { labelSets: config.metricsLabelSets, process: processMetrics },
+    input: { labelSets: config.metricsLabelSets, processMetrics },
   });
   c.header('Vary', 'Accept');
   return c.body(expose(families, format), 200, { 'content-type': CONTENT_TYPES[format] });

@@ -13,11 +13,11 @@ export async function metricFamilies({
   input,
 }: {
   ctx: ServiceContext;
-  input: { labelSets: number; process: ProcessMetrics };
+  input: { labelSets: number; processMetrics: ProcessMetrics };
 }): Promise<MetricFamily[]> {
   const [federation, health] = await Promise.all([
     federationMetrics(ctx.db, ctx.now, input.labelSets),
-    healthMetrics(ctx.db, input.process),
+    healthMetrics(ctx.db, input.processMetrics),
   ]);
   return [...federation, ...health];
 }

@@ -13,7 +13,7 @@ const SETTLED = ['delivered', 'refused', 'failed'] as const;
  * delivery status and the database's size from the store; lines ingested and the durations of folds and alert
  * evaluations from this process (api/services/process-metrics.ts).
  */
-export async function healthMetrics(db: SqlRunner, process: ProcessMetrics): Promise<MetricFamily[]> {
+export async function healthMetrics(db: SqlRunner, own: ProcessMetrics): Promise<MetricFamily[]> {
   const [lag, deliveries, bytes] = await Promise.all([analysisLag(db), deliveriesPerStatus(db), storeBytes(db)]);
   const delivered = (status: string) => deliveries.find((row) => row.status === status)?.deliveries ?? 0;
   const gauge = (name: string, help: string, value: number): MetricFamily => ({
@@ -29,7 +29,7 @@ export async function healthMetrics(db: SqlRunner, process: ProcessMetrics): Pro
       help: 'Lines (or spans) sent to ingest by this process since it started, per outcome: stored, already stored, refused.',
       samples: (['accepted', 'duplicate', 'rejected'] as const).map((outcome) => ({
         labels: [['outcome', outcome]],
-        value: process.lines[outcome],
+        value: own.lines[outcome],
       })),
     },
     gauge(
@@ -47,13 +47,13 @@ export async function healthMetrics(db: SqlRunner, process: ProcessMetrics): Pro
       type: 'histogram',
       name: 'lens_fold_duration_seconds',
       help: 'How long each fold of stored events into the counts took, in this process since it started.',
-      samples: [process.folds.sample()],
+      samples: [own.folds.sample()],
     },
     {
       type: 'histogram',
       name: 'lens_alert_evaluation_duration_seconds',
       help: "How long each alert rule's evaluation took, in this process since it started.",
-      samples: [process.alertEvaluations.sample()],
+      samples: [own.alertEvaluations.sample()],
     },
     {
       type: 'counter',
