@@ -14,10 +14,12 @@ import { analysisRoutes } from './routes/analysis.ts';
 import { eventsRoutes } from './routes/events.ts';
 import { healthRoutes } from './routes/health.ts';
 import { ingestRoutes } from './routes/ingest.ts';
+import { metricsRoutes } from './routes/metrics.ts';
 import { otlpRoutes } from './routes/otlp.ts';
 import { referenceRoutes } from './routes/reference.ts';
 import { serverRoutes } from './routes/servers.ts';
 import { Folder, type Folding } from './services/fold.ts';
+import { ProcessMetrics } from './services/process-metrics.ts';
 import { ServiceError } from './services/service-error.ts';
 
 const api = new Hono<Env>()
@@ -51,11 +53,19 @@ const CORS_HEADERS = ['Authorization', 'Content-Type', 'Content-Encoding'];
 
 /**
  * Builds the whole application around its dependencies; the server entry point and every test call this. Without a
- * folder of its own it folds what it ingests with one made here.
+ * folder of its own it folds what it ingests with one made here; without process metrics it keeps its own.
  */
-export function createApp(given: Omit<AppDeps, 'folder'> & { folder?: Folding }) {
-  const folder = given.folder ?? new Folder(given.store, { inlineReplayMax: given.config.inlineReplayMax });
-  const deps: AppDeps = { ...given, folder };
+export function createApp(
+  given: Omit<AppDeps, 'folder' | 'processMetrics'> & { folder?: Folding; processMetrics?: ProcessMetrics },
+) {
+  const processMetrics = given.processMetrics ?? new ProcessMetrics();
+  const folder =
+    given.folder ??
+    new Folder(given.store, {
+      inlineReplayMax: given.config.inlineReplayMax,
+      onFold: (seconds) => processMetrics.folds.observe(seconds),
+    });
+  const deps: AppDeps = { ...given, folder, processMetrics };
   const app = new Hono<Env>();
   app.use('*', requestId(), secureHeaders(SECURE_HEADERS), async (c, next) => {
     c.set('deps', deps);
@@ -82,6 +92,9 @@ export function createApp(given: Omit<AppDeps, 'folder'> & { folder?: Folding })
   app.use('/v1/traces', guard, limitIngest, auth);
   app.post('/v1/traces', refuseWhenBehind);
   app.route('/', otlpRoutes);
+  // Prometheus's conventional path, beside the API: its guard, its read bucket and its admin token.
+  app.use('/metrics', guard, limitReads, auth);
+  app.route('/', metricsRoutes);
   app.notFound((c) => {
     const error = new ApiError('not_found', 'no such endpoint', {
       fix: 'GET /api/v1/openapi.json lists every route; /api/docs shows it as a page.',

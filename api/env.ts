@@ -3,6 +3,7 @@ import type { ProxyRoute } from '../shared/proxy-logs/routes.ts';
 import type { RateLimit } from './middleware/rate-limit.ts';
 import type { Folding } from './services/fold.ts';
 import { INLINE_REPLAY_MAX } from './services/gate-maintenance.ts';
+import type { ProcessMetrics } from './services/process-metrics.ts';
 
 export interface AppConfig {
   /** Largest accepted request body in bytes, before and after gzip decoding. */
@@ -37,6 +38,11 @@ export interface AppConfig {
   inlineReplayMax: number;
   /** Past this analysis lag, ingest answers 503 with Retry-After (`--max-analysis-lag`, api/middleware/analysis-lag.ts). */
   maxAnalysisLagMs: number;
+  /**
+   * Label sets a family of GET /metrics shows at most; the rest are summed into one `other` set
+   * (`--metrics-label-sets`, shared/metrics/label-cap.ts).
+   */
+  metricsLabelSets: number;
 }
 
 export interface AppDeps {
@@ -45,6 +51,8 @@ export interface AppDeps {
   config: AppConfig;
   /** Folds what ingest stored into the counts, behind the commit (api/services/fold.ts). */
   folder: Folding;
+  /** What this process did since it started, for GET /metrics (api/services/process-metrics.ts). */
+  processMetrics: ProcessMetrics;
 }
 
 export type Env = {
@@ -66,4 +74,6 @@ export const DEFAULT_CONFIG: AppConfig = {
   proxyRoutes: [],
   inlineReplayMax: INLINE_REPLAY_MAX,
   maxAnalysisLagMs: 300_000,
+  // Ample for a federation's servers; Prometheus keeps a series per set, and a scrape stays a few hundred KB.
+  metricsLabelSets: 500,
 };

@@ -29,6 +29,7 @@ export async function serveCommand(args: string[]): Promise<number> {
       'max-body': { type: 'string' },
       'proxy-map': { type: 'string' },
       'max-analysis-lag': { type: 'string' },
+      'metrics-label-sets': { type: 'string' },
       'retain-events': { type: 'string', default: '30d' },
       'retain-counts': { type: 'string', default: '400d' },
       demo: { type: 'boolean', default: false },
@@ -41,6 +42,10 @@ export async function serveCommand(args: string[]): Promise<number> {
   if (maxBody !== undefined && !(maxBody > 0)) throw new CliError('--max-body must be a number of bytes', 2);
   const maxLag = values['max-analysis-lag'] === undefined ? undefined : Number(values['max-analysis-lag']);
   if (maxLag !== undefined && !(maxLag > 0)) throw new CliError('--max-analysis-lag must be a number of seconds', 2);
+  const labelSets = values['metrics-label-sets'] === undefined ? undefined : Number(values['metrics-label-sets']);
+  if (labelSets !== undefined && !(Number.isInteger(labelSets) && labelSets >= 1)) {
+    throw new CliError('--metrics-label-sets must be a whole number of label sets, at least 1', 2);
+  }
   const horizons = {
     eventsMs: parseHorizon('--retain-events', values['retain-events']),
     countsMs: parseHorizon('--retain-counts', values['retain-counts']),
@@ -89,6 +94,7 @@ export async function serveCommand(args: string[]): Promise<number> {
       proxyRoutes,
       horizons,
       maxAnalysisLagMs: maxLag === undefined ? undefined : maxLag * 1000,
+      metricsLabelSets: labelSets,
       demo: values.demo,
     });
   } catch (error) {

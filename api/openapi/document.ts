@@ -90,7 +90,7 @@ function describe(path: string, operation: Operation, checks: readonly Validatio
       [String(ok.status ?? 200)]: {
         description: ok.description,
         content: {
-          'application/json': { schema: schemaOf(ok.body, 'output') },
+          ...(ok.body !== undefined && { 'application/json': { schema: schemaOf(ok.body, 'output') } }),
           ...Object.fromEntries(
             Object.entries(ok.alsoAs ?? {}).map(([type, what]) => [type, { schema: { description: what } }]),
           ),

@@ -15,7 +15,8 @@ export interface Operation {
   summary: string;
   description?: string;
   /** The success answer: its status (200 unless said), what it means, and its body per media type. */
-  ok: { status?: 200 | 201; description: string; body: z.ZodType; alsoAs?: Record<string, string> };
+  /** `body` is the JSON answer's schema; a route that answers no JSON (the Prometheus exposition) has only `alsoAs`. */
+  ok: { status?: 200 | 201; description: string; body?: z.ZodType; alsoAs?: Record<string, string> };
   /** A body that is no validated JSON (log ingest): what it is, and the media types taken. */
   rawBody?: { description: string; mediaTypes: readonly string[] };
   /** Refusals of the handler and its own middleware, beyond the ones every route gives. */
@@ -31,6 +32,7 @@ export const TAGS = {
   servers: 'Servers, their traffic and their contracts',
   analysis: 'Retry storms, request identities, the context gap and client conduct',
   alerts: 'Alert rules, alerts, their history and deliveries',
+  metrics: 'The numbers for Prometheus and Grafana',
 } as const;
 type Tag = keyof typeof TAGS;
 
@@ -73,6 +75,18 @@ export const OPERATIONS: Record<string, Operation> = {
     ok: { description: 'What was stored, rejected and warned about.', body: answer.ingestReport },
     refusals: ['unsupported_media_type', 'invalid_encoding', 'analysis_behind'],
     store: 'writes',
+  },
+  'GET /metrics': {
+    tag: 'metrics',
+    summary: "The federation's counts and the product's health, for a Prometheus scrape",
+    description: 'Text format 0.0.4, or OpenMetrics 1.0 when Accept asks for it. See the README, "Prometheus".',
+    ok: {
+      description: 'The exposition.',
+      alsoAs: {
+        'text/plain; version=0.0.4': 'The Prometheus text format.',
+        'application/openmetrics-text; version=1.0.0': 'OpenMetrics 1.0, ending in # EOF.',
+      },
+    },
   },
   'POST /v1/traces': {
     tag: 'ingest',

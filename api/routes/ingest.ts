@@ -15,7 +15,7 @@ export const ingestRoutes = new Hono<Env>().post(
   ),
   validate('query', ingestQuery),
   async (c) => {
-    const { store, config, folder } = c.var.deps;
+    const { store, config, folder, processMetrics } = c.var.deps;
     const { format, ...names } = c.req.valid('query');
     const serverOf =
       format === 'native' || names.server !== undefined ? undefined : await proxyServerOf(store, config.proxyRoutes);
@@ -29,6 +29,7 @@ export const ingestRoutes = new Hono<Env>().post(
     );
     const report = await ingestBatch(store, items);
     folder.kick();
+    processMetrics.ingested(report);
     return c.json(report);
   },
 );

@@ -63,6 +63,8 @@ export const otlpRoutes = new Hono<Env>().post(
     const { items, rejected } = tracesToEvents(decoded.resources, { server });
     const report = await ingest(store, items);
     c.var.deps.folder.kick();
+    // A span that could not become an event is a rejected line of the batch.
+    c.var.deps.processMetrics.ingested({ ...report, rejectedTotal: report.rejectedTotal + rejected.length });
     const partial = partialSuccessOf(rejected, items, report);
     // OTLP/HTTP answers in the request's encoding.
     if (encoding === 'json') return c.body(encodeJsonResponse(partial), 200, { 'content-type': 'application/json' });

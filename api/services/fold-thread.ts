@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import type { StoreConfig } from '../../db/store.ts';
-import type { Folding } from './fold.ts';
+import type { FolderOptions, Folding } from './fold.ts';
 
 /**
  * The server's folds on a thread of their own (api/services/fold-worker.ts), with their own store connections: the
@@ -15,7 +15,7 @@ export class FoldThread implements Folding {
 
   constructor(
     private readonly store: StoreConfig,
-    private readonly options: { inlineReplayMax: number; log: (message: string) => void },
+    private readonly options: FolderOptions & { inlineReplayMax: number; log: (message: string) => void },
   ) {
     this.worker = this.spawn();
   }
@@ -39,8 +39,9 @@ export class FoldThread implements Folding {
     const worker = new Worker(new URL('./fold-worker.mjs', import.meta.url), {
       workerData: { store: this.store, inlineReplayMax: this.options.inlineReplayMax },
     });
-    worker.on('message', (message: { done?: number; log?: string }) => {
+    worker.on('message', (message: { done?: number; log?: string; fold?: number }) => {
       if (message.log !== undefined) this.options.log(message.log);
+      if (message.fold !== undefined) this.options.onFold?.(message.fold);
       if (message.done !== undefined) this.answer(message.done);
     });
     worker.on('error', (error) => this.options.log(`the fold thread failed: ${error.message}`));

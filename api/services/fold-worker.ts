@@ -7,7 +7,11 @@ const { store: config, inlineReplayMax } = workerData as { store: StoreConfig; i
 const port = parentPort;
 if (port === null) throw new Error('fold-worker.ts runs as a worker thread');
 const store = await openStore(config);
-const folder = new Folder(store, { inlineReplayMax, log: (log) => port.postMessage({ log }) });
+const folder = new Folder(store, {
+  inlineReplayMax,
+  log: (log) => port.postMessage({ log }),
+  onFold: (seconds) => port.postMessage({ fold: seconds }),
+});
 
 port.on('message', async (message: { op: 'kick' | 'settle' | 'stop'; id?: number }) => {
   if (message.op === 'kick') return folder.kick();

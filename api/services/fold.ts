@@ -4,6 +4,7 @@ import { foldRows, takeQueued } from '../../db/queries/fold-queue.ts';
 import { tryFoldLock } from '../../db/queries/locks.ts';
 import type { Store } from '../../db/runner.ts';
 import { advanceGate, INLINE_REPLAY_MAX } from './gate-maintenance.ts';
+import { secondsSince } from './process-metrics.ts';
 import { joinFreshRecords } from './request-join.ts';
 
 /**
@@ -60,6 +61,13 @@ export interface Folding {
   stop(): Promise<void>;
 }
 
+export interface FolderOptions {
+  inlineReplayMax?: number;
+  log?: (message: string) => void;
+  /** Told how long each fold that folded something took, in seconds (GET /metrics). */
+  onFold?: (seconds: number) => void;
+}
+
 /**
  * Runs folds in this process when asked (`kick`, after every ingest commit) and keeps going while there is work;
  * one fold at a time. `settled` resolves once the folds asked for so far have run.
@@ -71,7 +79,7 @@ export class Folder implements Folding {
 
   constructor(
     private readonly store: Store,
-    private readonly options: { inlineReplayMax?: number; log?: (message: string) => void } = {},
+    private readonly options: FolderOptions = {},
   ) {}
 
   kick(): void {
@@ -99,8 +107,10 @@ export class Folder implements Folding {
     do {
       this.again = false;
       try {
-        while (!this.stopped && (await foldQueued(this.store, FOLD_EVENTS, this.options.inlineReplayMax)) > 0) {
-          // more queued: fold on
+        while (!this.stopped) {
+          const began = performance.now();
+          if ((await foldQueued(this.store, FOLD_EVENTS, this.options.inlineReplayMax)) === 0) break;
+          this.options.onFold?.(secondsSince(began));
         }
       } catch (error) {
         // The queue is intact (the fold rolled back): the next kick, or the server's periodic one, folds it.

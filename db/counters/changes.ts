@@ -5,6 +5,7 @@ import { applyCodeDeltas, type CodeDelta } from './codes.ts';
 import { applyContextDeltas, type ContextDelta } from './context.ts';
 import { applyIdentityDeltas, type IdentityDelta } from './identities.ts';
 import { applyRollupDeltas, CONDUCT_COLUMNS, MINUTE_MS, type RollupDelta } from './rollups.ts';
+import { applyTotalDeltas } from './totals.ts';
 
 /** What a rollup row is keyed by, as any stored event knows it, and whether its client had read discovery. */
 export interface Counted extends Pick<EventColumns, 'ts' | 'server' | 'client' | 'bucket' | 'kind' | 'rpcMethod'> {
@@ -35,8 +36,9 @@ export interface VerdictCount {
 }
 
 /**
- * The changes one transaction makes to the maintained counts (rollups, context, identity and code counts), recorded
- * where they happen by what happened (`stored`, `shadowed`, `reclassified`, `verdict`) and written once at its end.
+ * The changes one transaction makes to the maintained counts (rollups, context, identity and code counts, all-time
+ * totals), recorded where they happen by what happened (`stored`, `shadowed`, `reclassified`, `verdict`) and written
+ * once at its end.
  * The invariant (ADR 10): a record's requests and its other counts are in once it is folded; its avoidable count
  * whenever its stored verdict says avoidable.
  */
@@ -155,6 +157,8 @@ export class CountChanges {
       applyContextDeltas(db, this.context),
       applyIdentityDeltas(db, this.sends),
       applyCodeDeltas(db, this.failures),
+      // Last, in every writer alike: concurrent transactions lock rows table by table in one order.
+      applyTotalDeltas(db, this.deltas),
     ]);
     this.deltas.length = 0;
     this.context.length = 0;

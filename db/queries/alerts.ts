@@ -236,6 +236,14 @@ export async function recordAttempt(
     WHERE id = ${attempt.deliveryId} AND status = 'pending' AND next_attempt_at = ${outcome.lease}`);
 }
 
+/** How many notifications are in each delivery status, from the status index: pending, delivered, refused, failed. */
+export async function deliveriesPerStatus(db: SqlRunner): Promise<{ status: string; deliveries: number }[]> {
+  const rows = await db.all<{ status: string; deliveries: number }>(
+    sql`SELECT status, count(*) AS deliveries FROM alert_deliveries GROUP BY status`,
+  );
+  return rows.map((row) => ({ status: row.status, deliveries: Number(row.deliveries) }));
+}
+
 /** The delivery log, newest first, each delivery with its attempts. */
 export async function listDeliveryRows(
   db: SqlRunner,

@@ -145,6 +145,24 @@ export async function stormCounts(
   return { total: Number(row?.total ?? 0), active: Number(row?.active ?? 0) };
 }
 
+/**
+ * Active storms per server (a last attempt at or after `activeSince`, begun before `now`): what stormCounts calls
+ * `active` for a window ending now, for every server at once. Counted here, not grouped in SQL: SQLite would then walk
+ * the per-server index whole (every storm kept, for 400 days) instead of the window index's newest entries.
+ */
+export async function activeStormsPerServer(
+  db: SqlRunner,
+  activeSince: number,
+  now: number,
+): Promise<{ server: string; active: number }[]> {
+  const rows = await db.all<{ server: string }>(
+    sql`SELECT server FROM storms ${whereClause(stormConditions({ from: activeSince, to: now }))}`,
+  );
+  const active = new Map<string, number>();
+  for (const { server } of rows) active.set(server, (active.get(server) ?? 0) + 1);
+  return [...active].map(([server, count]) => ({ server, active: count }));
+}
+
 export async function stormRow(db: SqlRunner, id: string): Promise<StormSummary | null> {
   const [storm] = await selectStorms(db, [sql`id = ${id}`]);
   return storm ?? null;

@@ -13,3 +13,4 @@ export * from './identity-hours.ts';
 export * from './rollups.ts';
 export * from './servers.ts';
 export * from './storms.ts';
+export * from './totals.ts';

@@ -92,4 +92,6 @@ export const {
   rollupServerMinute,
   servers,
   storms,
+  totalAvoidable,
+  totalRequests,
 } = mapValues(declared, table);

@@ -90,4 +90,6 @@ export const {
   rollupServerMinute,
   servers,
   storms,
+  totalAvoidable,
+  totalRequests,
 } = mapValues(declared, table);

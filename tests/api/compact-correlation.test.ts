@@ -58,8 +58,7 @@ describe.each(STORE_KINDS)('a store from before compact join keys, on $name', (k
 
         // As a store written before the upgrade holds it, then the migration as it runs on that store.
         await db.store.run(sql`UPDATE events SET correlation = ${longKey}`);
-        if (kind.name === 'postgres')
-          await replayMigration(db.store, 'postgres', '0028_compact_correlation', () => true);
+        if (kind.name === 'postgres') await replayMigration(db.store, 'postgres', 'compact_correlation', () => true);
         else replaySqliteMigration(db);
         expect(await storedKeys(db)).toEqual([storedCorrelation(longKey)]);
 

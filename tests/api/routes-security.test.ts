@@ -141,6 +141,7 @@ const ROUTES: Record<`${'GET' | 'POST' | 'PUT' | 'DELETE'} /${string}`, Entry> =
     path: (w) => `/api/v1/alerts/rules/${w.doomedRuleId}`,
     ok: 200,
   },
+  'GET /metrics': { access: 'admin', path: () => '/metrics', ok: 200 },
 };
 
 const ENTRIES = Object.entries(ROUTES).map(([route, entry]) => ({ route, method: route.split(' ')[0] ?? '', entry }));

@@ -1,6 +1,7 @@
 import { claimRound, dueRuleRows } from '../../../db/queries/alerts.ts';
 import type { Store } from '../../../db/runner.ts';
 import { ALERTMANAGER_RESEND_MS } from '../../../shared/alerts/receivers.ts';
+import { secondsSince } from '../process-metrics.ts';
 import { ServiceError } from '../service-error.ts';
 import { resendToAlertmanagers } from './alertmanager-resend.ts';
 import { type DeliveryOptions, deliverDue } from './deliver.ts';
@@ -15,6 +16,8 @@ export interface EngineOptions extends DeliveryOptions {
   /** How often the engine looks for due rules and notifications. */
   tickMs: number;
   log: (message: string) => void;
+  /** Told how long each rule's evaluation took, in seconds (GET /metrics). */
+  onEvaluated?: (seconds: number) => void;
 }
 
 export interface AlertEngine {
@@ -27,7 +30,12 @@ export interface AlertEngine {
 }
 
 /** Evaluates the due rules of one round; rules sharing a window and scope share one read of the events. */
-export async function evaluateDue(store: Store, now: number, log: (message: string) => void): Promise<number> {
+export async function evaluateDue(
+  store: Store,
+  now: number,
+  log: (message: string) => void,
+  onEvaluated?: (seconds: number) => void,
+): Promise<number> {
   const due = (await dueRuleRows(store, now, RULES_PER_TICK)).flatMap((row) => {
     try {
       return [{ row, rule: toRule(row) }];
@@ -46,7 +54,11 @@ export async function evaluateDue(store: Store, now: number, log: (message: stri
         await claimRound(store, { id: rule.id, seen: row.nextEvalAt, next: now + rule.intervalSeconds * 1000, now });
         continue;
       }
-      if (await evaluateRule(store, read, { rule, seenDueAt: row.nextEvalAt }, now)) evaluated += 1;
+      const began = performance.now();
+      if (await evaluateRule(store, read, { rule, seenDueAt: row.nextEvalAt }, now)) {
+        evaluated += 1;
+        onEvaluated?.(secondsSince(began));
+      }
     } catch (error) {
       // A reading that cannot be taken yet (the storms still being built) is no fault of the rule: no log line.
       if (error instanceof ServiceError && error.code === 'unavailable') continue;
@@ -67,7 +79,7 @@ export function startAlertEngine(store: Store, options: EngineOptions): AlertEng
   let resentAt = Number.NEGATIVE_INFINITY;
 
   const tick = async (): Promise<number> => {
-    const evaluated = await evaluateDue(store, options.clock(), options.log);
+    const evaluated = await evaluateDue(store, options.clock(), options.log, options.onEvaluated);
     await deliverDue(store, options);
     if (options.clock() - resentAt >= ALERTMANAGER_RESEND_MS) {
       resentAt = options.clock();

@@ -1,0 +1,15 @@
+import { sql } from 'drizzle-orm';
+import type { SqlRunner } from '../runner.ts';
+
+/**
+ * The database's size in bytes, as its engine counts it: SQLite's pages (those still in the write-ahead log
+ * included), PostgreSQL's database on disk. Neither reads a row.
+ */
+export async function storeBytes(db: SqlRunner): Promise<number> {
+  const query =
+    db.dialect === 'sqlite'
+      ? sql`SELECT page_count * page_size AS bytes FROM pragma_page_count(), pragma_page_size()`
+      : sql`SELECT pg_database_size(current_database()) AS bytes`;
+  const [row] = await db.all<{ bytes: number | string }>(query);
+  return Number(row?.bytes ?? 0);
+}
