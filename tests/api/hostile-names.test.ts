@@ -462,6 +462,16 @@ describe.each(STORE_KINDS)('names from logs that are Object.prototype members, o
       }
     });
 
+    it('/metrics labels each name as a value of its own', async () => {
+      const res = await get(app, '/metrics');
+      expect(res.status).toBe(200);
+      covered.add('/metrics');
+      const text = await res.text();
+      for (const name of HOSTILE) {
+        expect(text, name).toMatch(new RegExp(`^lens_requests_counted_total\\{server="${name}",.*\\} [1-9]`, 'm'));
+      }
+    });
+
     it('has read every GET route of the app, and answers after all that as after a restart', async () => {
       const routes = new Set(app.routes.filter((r) => r.method === 'GET').map((r) => r.path));
       expect([...covered].sort()).toEqual([...routes].sort());

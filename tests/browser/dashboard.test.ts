@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUCKETS } from '../../shared/classify/types.ts';
@@ -378,6 +379,27 @@ describe.skipIf(skipped)('a server started with a token', () => {
     expect(await prompt.isVisible()).toBe(false);
     // Before the token, every call was refused: those 401s are the only errors the page may log.
     expect(errors.filter((error) => !error.includes('status of 401'))).toEqual([]);
+    await page.close();
+  });
+
+  it('downloads the Clients table as CSV with the token a link could not send: every client the API lists', async () => {
+    const { page, errors } = await openPage(browser);
+    await page.addInitScript((token) => window.sessionStorage.setItem('refusal-lens.token', token), TOKEN);
+    await page.goto(`${locked.url}/clients`);
+    const table = page.getByTestId('client-table');
+    await table.locator('table').waitFor();
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      table.getByRole('button', { name: 'CSV' }).click(),
+    ]);
+    expect(download.suggestedFilename()).toBe('lens-clients.csv');
+    const lines = readFileSync(await download.path(), 'utf8')
+      .trimEnd()
+      .split('\r\n');
+    const { clients } = await locked.api<{ clients: { client: string }[] }>('/api/v1/clients');
+    expect(lines[0]?.startsWith('client,requests,avoidable,')).toBe(true);
+    expect(lines.slice(1).map((line) => line.split(',')[0])).toEqual(clients.map((row) => row.client));
+    expect(errors).toEqual([]);
     await page.close();
   });
 });

@@ -1,6 +1,7 @@
 import { queryOptions } from '@tanstack/react-query';
 import type { InferResponseType } from 'hono/client';
 import { api } from '../api.ts';
+import type { TableDownload } from '../download.ts';
 import type { OverridesBody } from '../prepare/overrides.ts';
 import { unwrap } from '../query-client.ts';
 import type { TimeRange } from '../time-range.ts';
@@ -30,6 +31,18 @@ export function serverQuery(server: string, range: TimeRange) {
     queryKey: serverKeys.detail(server, range),
     queryFn: async () => unwrap(await api.servers[':server'].$get({ param: { server }, query: scopeQuery({ range }) })),
   });
+}
+
+/**
+ * What the server page's tables download as: the rows its drill-down lists (api/services/analysis/server-detail.ts),
+ * every storm of the range rather than the newest 200, and the same ten identities.
+ */
+export function serverTableDownloads(server: string, range: TimeRange): Record<'storms' | 'identities', TableDownload> {
+  const query = scopeQuery({ range, server });
+  return {
+    storms: { path: 'storms', query: { ...query, sort: 'newest' } },
+    identities: { path: 'identities', query: { ...query, limit: '10' } },
+  };
 }
 
 /** Replaces the server's discovery document; the answer says how many stored events changed bucket. */

@@ -1,6 +1,8 @@
 import { BucketBadge } from '../../components/BucketBadge.tsx';
 import { type Column, DataTable } from '../../components/DataTable.tsx';
+import { DownloadButtons } from '../../components/DownloadButtons.tsx';
 import { Panel, type PanelQuery } from '../../components/Panel.tsx';
+import type { TableDownload } from '../../download.ts';
 import { formatCount, shortDigest } from '../../format.ts';
 import type { ServerDetail } from '../../queries/servers.ts';
 
@@ -30,7 +32,7 @@ const COLUMNS: Column<Identity>[] = [
 ];
 
 /** The requests this server is sent again and again: one identity is one request, whoever encoded it. */
-export function IdentityPanel({ query }: { query: PanelQuery<ServerDetail> }) {
+export function IdentityPanel({ query, download }: { query: PanelQuery<ServerDetail>; download: TableDownload }) {
   return (
     <Panel
       title="Most re-presented identities"
@@ -40,6 +42,7 @@ export function IdentityPanel({ query }: { query: PanelQuery<ServerDetail> }) {
       isEmpty={(data) => data.identities.length === 0}
       empty="No request with an identity in this range."
       testId="identity-table"
+      actions={<DownloadButtons table={download} />}
     >
       {(data) => (
         <div className="table-wrap">

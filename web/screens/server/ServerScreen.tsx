@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { ErrorNote } from '../../components/ErrorNote.tsx';
 import { Link } from '../../components/Link.tsx';
-import { serverQuery } from '../../queries/servers.ts';
+import { serverQuery, serverTableDownloads } from '../../queries/servers.ts';
 import { useUrl } from '../../use-url.ts';
 import { FiringAlerts } from '../alerts/FiringAlerts.tsx';
 import { ClientsPanel } from './ClientsPanel.tsx';
@@ -18,6 +18,7 @@ export function ServerScreen({ server }: { server: string }) {
   const { range, link } = useUrl();
   const detail = useQuery(serverQuery(server, range));
   const known = detail.data?.discovery != null;
+  const serverDownloads = serverTableDownloads(server, range);
   return (
     <>
       <nav className="crumbs" aria-label="Breadcrumb">
@@ -43,9 +44,9 @@ export function ServerScreen({ server }: { server: string }) {
           <FiringAlerts server={server} />
           <TrafficPanel server={server} query={detail} />
           <KindsPanel server={server} query={detail} />
-          <StormTable query={detail} />
+          <StormTable query={detail} download={serverDownloads.storms} />
           <div className="grid">
-            <IdentityPanel query={detail} />
+            <IdentityPanel query={detail} download={serverDownloads.identities} />
             <div>
               <ClientsPanel server={server} query={detail} />
               <ContextGapPanel query={detail} />

@@ -1,9 +1,11 @@
 import { isActiveStorm } from '../../../shared/analysis/storms.ts';
 import { BucketBadge } from '../../components/BucketBadge.tsx';
 import { type Column, DataTable } from '../../components/DataTable.tsx';
+import { DownloadButtons } from '../../components/DownloadButtons.tsx';
 import { Link } from '../../components/Link.tsx';
 import { Panel, type PanelQuery } from '../../components/Panel.tsx';
 import { StormsBuilding } from '../../components/StormsBuilding.tsx';
+import type { TableDownload } from '../../download.ts';
 import { formatCount, formatDateTime, formatDuration } from '../../format.ts';
 import { STORM_KIND_LABEL, stormTarget } from '../../prepare/storms.ts';
 import type { ServerDetail } from '../../queries/servers.ts';
@@ -11,7 +13,7 @@ import { routePath } from '../../router.ts';
 import { useUrl } from '../../use-url.ts';
 
 /** The retry loops and probe storms against the server, newest first; each opens its attempt timeline. */
-export function StormTable({ query }: { query: PanelQuery<ServerDetail> }) {
+export function StormTable({ query, download }: { query: PanelQuery<ServerDetail>; download: TableDownload }) {
   const { link } = useUrl();
   const now = Date.now();
   const columns: Column<ServerDetail['storms'][number]>[] = [
@@ -45,6 +47,7 @@ export function StormTable({ query }: { query: PanelQuery<ServerDetail> }) {
       isEmpty={(data) => data.storms.length === 0}
       empty="No retry loop or probe storm against this server in this range."
       testId="storm-table"
+      actions={<DownloadButtons table={download} />}
     >
       {(data) => (
         <div className="table-wrap">
