@@ -45,7 +45,7 @@ export function Panel<T>(props: PanelProps<T>) {
     <section className={`panel ${className ?? ''}`} id={id} data-testid={testId}>
       <header className="panel-head">
         <h2>{title}</h2>
-        {actions}
+        {actions === undefined ? null : <div className="panel-actions">{actions}</div>}
       </header>
       <div className="panel-body" style={{ minHeight }} aria-busy={data === undefined && !query.isError}>
         {data !== undefined && query.isError ? (
