@@ -35,6 +35,8 @@ export function storedIdentity(identity: string): StoredIdentity | null {
  * The digest (hex) to store for an identity of a request to `server`, whose row keeps the server. An identity that
  * names another server, or none, would read back as a different one: a bug of the caller, thrown, never stored.
  */
+export function storedDigest(identity: string, server: string): string;
+export function storedDigest(identity: string | null, server: string): string | null;
 export function storedDigest(identity: string | null, server: string): string | null {
   if (identity === null) return null;
   const stored = storedIdentity(identity);
@@ -45,19 +47,27 @@ export function storedDigest(identity: string | null, server: string): string | 
 }
 
 /**
- * The public identity of a row, built in SQL from its `server` and `identity` columns (of `table` when the query names
- * tables), NULL when it has none: every read hands out the string the API shows.
+ * The public identity of a row, built in SQL from its `server` and `identity` columns (of `table`, a name in the
+ * query's own text, when it names tables), NULL when it has none: every read hands out the string the API shows.
  */
 export function identityText(db: SqlRunner, table?: string): SQL {
-  const column = (name: string) =>
-    table === undefined ? sql.identifier(name) : sql`${sql.identifier(table)}.${sql.identifier(name)}`;
-  const [server, digest] = [column('server'), column('identity')];
-  // SQLite's hex(NULL) is '', not NULL, and its hex is upper case.
-  if (db.dialect === 'sqlite') {
-    return sql`CASE WHEN ${digest} IS NULL THEN NULL ELSE ${server} || ':' || lower(hex(${digest})) END`;
+  const key = `${db.dialect} ${table ?? ''}`;
+  let text = IDENTITY_TEXTS.get(key);
+  if (text === undefined) {
+    const column = (name: string) => (table === undefined ? `"${name}"` : `"${table}"."${name}"`);
+    const [server, digest] = [column('server'), column('identity')];
+    // SQLite's hex(NULL) is '', not NULL, and its hex is upper case.
+    text =
+      db.dialect === 'sqlite'
+        ? `CASE WHEN ${digest} IS NULL THEN NULL ELSE ${server} || ':' || lower(hex(${digest})) END`
+        : `${server} || ':' || encode(${digest}, 'hex')`;
+    IDENTITY_TEXTS.set(key, text);
   }
-  return sql`${server} || ':' || encode(${digest}, 'hex')`;
+  // Code constants only (the table is named by the query that calls), so it goes in as text: reads build it often.
+  return sql.raw(text);
 }
+
+const IDENTITY_TEXTS = new Map<string, string>();
 
 /**
  * Public identities as a table of (server, identity) pairs to match rows by, bound as one parameter, optionally of

@@ -34,7 +34,7 @@ export async function applyIdentityDeltas(db: SqlRunner, deltas: readonly Identi
     deltas.map(({ ts, server, identity, sends }) => {
       const slots = SLOT_COLUMNS.map(() => 0);
       slots[slotOf(ts)] = sends;
-      return [ts - (ts % HOUR_MS), server, storedDigest(identity, server) as string, sends, ...slots];
+      return [ts - (ts % HOUR_MS), server, storedDigest(identity, server), sends, ...slots];
     }),
   );
 }
@@ -106,8 +106,8 @@ export async function identityHourSends(
   identities: readonly string[],
   hours: readonly number[],
 ): Promise<IdentitySends[]> {
-  const pairs = identityPairs(db, identities);
-  if (pairs === null || hours.length === 0) return [];
+  const pairs = hours.length === 0 ? null : identityPairs(db, identities);
+  if (pairs === null) return [];
   return db.all(sql`SELECT ${identityText(db, 'ih')} AS identity, sum(ih.sends) AS sends FROM identity_hour AS ih
     WHERE ih.start IN ${listTable(db, hours)}
       AND (ih.server, ih.identity) IN (SELECT server, identity FROM ${pairs} AS p)
@@ -120,8 +120,8 @@ export async function identityEventSends(
   identities: readonly string[],
   { from, to }: { from: number; to: number },
 ): Promise<IdentitySends[]> {
-  const pairs = identityPairs(db, identities);
-  if (pairs === null || from >= to) return [];
+  const pairs = from >= to ? null : identityPairs(db, identities);
+  if (pairs === null) return [];
   return db.all(sql`SELECT ${identityText(db, 'events')} AS identity, count(*) AS sends FROM events
     WHERE events.identity IS NOT NULL
       AND (events.identity, events.server) IN (SELECT identity, server FROM ${pairs} AS p)
