@@ -70,17 +70,20 @@ export function identityText(db: SqlRunner, table?: string): SQL {
 const IDENTITY_TEXTS = new Map<string, string>();
 
 /**
- * Public identities as a table of (server, identity) pairs to match rows by, bound as one parameter, optionally of
- * one server only; strings that are no identity are left out, as they match no row. Null when none is left: the
- * caller has nothing to look up.
+ * Public identities as a table of (server, identity, place) to match rows by, bound as one parameter, optionally of
+ * one server only. `place` is the identity's index in `identities`, for the caller to name a row's identity by the
+ * string it gave; an identity given twice is in the table once, and a string that is no identity not at all (it
+ * matches no row). Null when none is left: the caller has nothing to look up.
  */
 export function identityPairs(db: SqlRunner, identities: readonly string[], server?: string): SQL | null {
-  return identityRows(
-    db,
-    identities.map((identity) => [identity]),
-    [],
-    server,
-  );
+  const seen = new Set<string>();
+  const rows: [string, number][] = [];
+  identities.forEach((identity, place) => {
+    if (seen.has(identity)) return;
+    seen.add(identity);
+    rows.push([identity, place]);
+  });
+  return identityRows(db, rows, [['place', 'integer']], server);
 }
 
 /**
