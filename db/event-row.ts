@@ -1,4 +1,5 @@
 import { packLines } from './body-codec.ts';
+import { storedDigest } from './stored-identity.ts';
 
 /**
  * The columns of the events table as TypeScript reads them (snake_case lives only in SQL): the one declaration of
@@ -50,7 +51,10 @@ export interface EventRow extends Omit<EventColumns, 'seq' | 'partner' | 'blocke
   body: string;
 }
 
-/** Column order of the hot insert statements on both engines, which add body_block and body_line. */
+/**
+ * Column order of the hot insert statements on both engines, which add `identity` (the digest, PackedRows), then
+ * body_block and body_line.
+ */
 export const EVENT_COLUMNS = [
   ['eventId', 'event_id'],
   ['ts', 'ts'],
@@ -68,7 +72,6 @@ export const EVENT_COLUMNS = [
   ['timeout', 'timeout'],
   ['discoveryRead', 'discovery_read'],
   ['retryAfter', 'retry_after'],
-  ['identity', 'identity'],
   ['correlation', 'correlation'],
   ['requestId', 'request_id'],
   ['counted', 'counted'],
@@ -88,12 +91,18 @@ export const EVENT_COLUMNS = [
 export interface PackedRows {
   rows: readonly EventRow[];
   blocks: Buffer[];
+  /** Row i's identity as stored: its digest in hex (db/stored-identity.ts), the server being the row's. */
+  digests: (string | null)[];
 }
 
 /**
- * Packs the rows' lines. CPU work only, so the ingest path does it before its transaction: inside, it would hold
- * up the one writer.
+ * Packs the rows' lines and takes their identities' digests. CPU work only, so the ingest path does it before its
+ * transaction: inside, it would hold up the one writer.
  */
 export function packRows(rows: readonly EventRow[]): PackedRows {
-  return { rows, blocks: packLines(rows.map((row) => row.body)) };
+  return {
+    rows,
+    blocks: packLines(rows.map((row) => row.body)),
+    digests: rows.map((row) => storedDigest(row.identity, row.server)),
+  };
 }

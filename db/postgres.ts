@@ -28,9 +28,12 @@ const PG_ARRAY_TYPES: Record<string, string> = {
 
 // One unnest() statement with a fixed number of array parameters inserts any number of rows, so it can stay a
 // named prepared statement; a multi-row VALUES list would need a new statement for every batch size.
-const COLUMNS = [...EVENT_COLUMNS.map(([, column]) => column), 'body_block', 'body_line'];
+const COLUMNS = [...EVENT_COLUMNS.map(([, column]) => column), 'identity', 'body_block', 'body_line'];
+// The identity's digest comes as hex, as on SQLite, and is stored as its bytes.
+const PICKS = COLUMNS.map((column) => (column === 'identity' ? `decode(${column}, 'hex')` : column));
+const ARRAYS = COLUMNS.map((c, i) => `$${i + 1}::${PG_ARRAY_TYPES[c] ?? 'text'}[]`);
 const INSERT_EVENTS = `INSERT INTO events (${COLUMNS.join(', ')})
-  SELECT * FROM unnest(${COLUMNS.map((c, i) => `$${i + 1}::${PG_ARRAY_TYPES[c] ?? 'text'}[]`).join(', ')})
+  SELECT ${PICKS.join(', ')} FROM unnest(${ARRAYS.join(', ')}) AS batch(${COLUMNS.join(', ')})
   ON CONFLICT (event_id) DO NOTHING RETURNING event_id, seq`;
 
 const BLOCK_IDS = `SELECT nextval(pg_get_serial_sequence('event_bodies', 'id')) AS id FROM generate_series(1, $1::integer)`;
@@ -115,7 +118,7 @@ function txRunnerOver(client: pg.PoolClient): TxRunner & { abandon(): Promise<vo
     dialect: 'postgres',
     all: (query) => inTurn(() => runner.all(query)),
     run: (query) => inTurn(() => runner.run(query)),
-    insertEvents: ({ rows, blocks }) =>
+    insertEvents: ({ rows, blocks, digests }) =>
       inTurn(async () => {
         // The blocks' ids are drawn first, so that the one insert of the rows can point each at its block.
         const drawn = await client.query<{ id: string }>({
@@ -128,6 +131,7 @@ function txRunnerOver(client: pg.PoolClient): TxRunner & { abandon(): Promise<vo
         const blockOf = (index: number) => ids[Math.floor(index / BLOCK_LINES)];
         const columns = [
           ...EVENT_COLUMNS.map(([field]) => rows.map((row) => row[field])),
+          digests,
           rows.map((_, index) => blockOf(index)),
           rows.map((_, index) => index % BLOCK_LINES),
         ];

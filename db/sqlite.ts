@@ -15,9 +15,11 @@ import type { Store, TxRunner } from './runner.ts';
 const MIGRATIONS = fileURLToPath(new URL('./migrations/sqlite', import.meta.url));
 const WRITER = new URL('./sqlite-writer.worker.mjs', import.meta.url);
 const FIELDS = EVENT_COLUMNS.map(([field]) => field);
-const COLUMNS = [...EVENT_COLUMNS.map(([, column]) => column), 'body_block', 'body_line'];
+const COLUMNS = [...EVENT_COLUMNS.map(([, column]) => column), 'identity', 'body_block', 'body_line'];
+// The identity's digest travels to the writer as hex (the values go as JSON) and is stored as its bytes.
+const SLOTS = COLUMNS.map((column) => (column === 'identity' ? 'unhex(?)' : '?'));
 const INSERT_SQL = `INSERT INTO events (${COLUMNS.join(', ')})
-  VALUES (${COLUMNS.map(() => '?').join(', ')}) ON CONFLICT (event_id) DO NOTHING`;
+  VALUES (${SLOTS.join(', ')}) ON CONFLICT (event_id) DO NOTHING`;
 
 const dialect = new SQLiteSyncDialect();
 
@@ -69,12 +71,13 @@ export function openSqliteStore(dataDir: string): Store {
     all: async <T>(query: SQL) => rowObjects<T>(await writer.call<WriterRows>({ op: 'all', ...render(query) })),
     run: (query: SQL) => writer.call<number>({ op: 'run', ...render(query) }),
     runEach,
-    async insertEvents({ rows, blocks }) {
+    async insertEvents({ rows, blocks, digests }) {
       // body_block holds the block's place in `blocks` until the writer has stored it and knows its id.
       const values = new Array<unknown>(rows.length * COLUMNS.length);
       let i = 0;
       rows.forEach((row, index) => {
         for (const field of FIELDS) values[i++] = row[field];
+        values[i++] = digests[index];
         values[i++] = Math.floor(index / BLOCK_LINES);
         values[i++] = index % BLOCK_LINES;
       });

@@ -23,8 +23,8 @@ export const A2A_MESSAGE_METHODS: ReadonlySet<string> = new Set([
   'SendStreamingMessage',
 ]);
 
-// 128 bits: collisions stay out of reach at any log size, and the identity stays short enough to index and show.
-const DIGEST_HEX_CHARS = 32;
+/** 128 bits: collisions stay out of reach at any log size, and the identity stays short enough to index and show. */
+export const IDENTITY_DIGEST_HEX_CHARS = 32;
 
 type Params = Readonly<Record<string, unknown>>;
 const NO_PARAMS: Params = Object.freeze({});
@@ -64,7 +64,7 @@ export function requestIdentity(
     if (error instanceof TypeError) return null;
     throw error;
   }
-  return `${server}:${hash('sha256', canonical, 'hex').slice(0, DIGEST_HEX_CHARS)}`;
+  return `${server}:${hash('sha256', canonical, 'hex').slice(0, IDENTITY_DIGEST_HEX_CHARS)}`;
 }
 
 /** Plain-object params, the one shape whose members can be picked; undefined for null, arrays and scalars. */

@@ -130,9 +130,9 @@ export class CountChanges {
   }
 
   /** Counts a send of the event's request identity in (+1) or out (-1) of its hour. */
-  addSend(event: { ts: number; identity: string | null }, sends: number): void {
+  addSend(event: { ts: number; server: string; identity: string | null }, sends: number): void {
     if (event.identity === null) return;
-    this.sends.push({ ts: event.ts, identity: event.identity, sends });
+    this.sends.push({ ts: event.ts, server: event.server, identity: event.identity, sends });
   }
 
   /** Counts a counted failure in (+1) or out (-1) of the counts per code pair. */

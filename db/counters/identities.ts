@@ -4,10 +4,15 @@ import type { HourCap, HourSends, IdentitySends, ListDepth } from '../../shared/
 import { HOUR_MS } from '../../shared/analysis/time-buckets.ts';
 import { addCounts, allOfUnion, listTable, rowsTable } from '../queries/lists.ts';
 import type { SqlRunner } from '../runner.ts';
+import { identityPairs, identityRows, identityText, storedDigest } from '../stored-identity.ts';
 
-/** A change to the counted sends of one identity in the hour that holds `ts`. */
+/**
+ * A change to the counted sends of one identity (of a request to `server`) in the hour that holds `ts`. Identities
+ * are public strings here, as outside db/; the table keys them by (server, digest) (db/stored-identity.ts).
+ */
 export interface IdentityDelta {
   ts: number;
+  server: string;
   identity: string;
   sends: number;
 }
@@ -22,13 +27,14 @@ export async function applyIdentityDeltas(db: SqlRunner, deltas: readonly Identi
     'identity_hour',
     [
       ['start', 'bigint'],
-      ['identity', 'text'],
+      ['server', 'text'],
+      ['identity', 'bytea'],
     ],
     ['sends', ...SLOT_COLUMNS],
-    deltas.map(({ ts, identity, sends }) => {
+    deltas.map(({ ts, server, identity, sends }) => {
       const slots = SLOT_COLUMNS.map(() => 0);
       slots[slotOf(ts)] = sends;
-      return [ts - (ts % HOUR_MS), identity, sends, ...slots];
+      return [ts - (ts % HOUR_MS), server, storedDigest(identity, server), sends, ...slots];
     }),
   );
 }
@@ -43,7 +49,7 @@ export async function hourListCuts(
   { fromHour, toHour, server }: { fromHour: number; toHour: number; server?: string },
   depthOf: ListDepth,
 ): Promise<Map<number, number>> {
-  const ofServer = server === undefined ? sql`` : sql` AND ${serverPrefix(server)}`;
+  const ofServer = server === undefined ? sql`` : sql` AND server = ${server}`;
   const cuts: SQL[] = [];
   for (let start = fromHour; start < toHour; start += HOUR_MS) {
     cuts.push(sql`SELECT * FROM (SELECT start, sends FROM identity_hour WHERE start = ${start} AND sends > 1${ofServer}
@@ -74,74 +80,93 @@ export async function listContenders(
     ],
     hours.map(({ start, cap, whole }) => [start, cap, whole ? 1 : 0]),
   );
-  const ofServer = server === undefined ? sql`` : sql` AND ${serverPrefix(server, sql`ih.identity`)}`;
+  const ofServer = server === undefined ? sql`` : sql` AND ih.server = ${server}`;
   // SQLite seeks the partial index on the first bound of sends: the cap, not the index's own `sends > 1`.
   return db.all(sql`WITH lists AS (
-      SELECT ih.identity, h.start, ih.sends, h.cap, h.whole FROM ${table} AS h
+      SELECT ih.server, ih.identity, h.start, ih.sends, h.cap, h.whole FROM ${table} AS h
       JOIN identity_hour ih ON ih.start = h.start AND ih.sends > h.cap AND ih.sends > 1${ofServer}),
     grouped AS (
-      SELECT identity, sum(CASE WHEN whole = 1 THEN sends ELSE 0 END) AS listed, sum(sends - cap) AS excess
-      FROM lists GROUP BY identity),
+      SELECT server, identity, sum(CASE WHEN whole = 1 THEN sends ELSE 0 END) AS listed, sum(sends - cap) AS excess
+      FROM lists GROUP BY server, identity),
     contenders AS (
-      SELECT identity FROM grouped WHERE ${unlisted} + excess >= 2 AND ${unlisted} + excess >= coalesce(
+      SELECT server, identity FROM grouped WHERE ${unlisted} + excess >= 2 AND ${unlisted} + excess >= coalesce(
         (SELECT listed FROM grouped ORDER BY listed DESC LIMIT 1 OFFSET ${n - 1}), 0))
-    SELECT identity, start, sends FROM lists WHERE identity IN (SELECT identity FROM contenders)`);
+    SELECT ${identityText(db, 'lists')} AS identity, start, sends FROM lists
+    WHERE (server, identity) IN (SELECT server, identity FROM contenders)`);
 }
 
 /**
  * Counted sends of each of `identities` over the hours starting at `hours`, from the hour counts. Every identity in
- * every hour is one probe of the primary key (start, identity); as lists of both, SQLite walks their product in
- * the key instead of decoding a JSON pair per probe (a day's 1,800 contenders: 266 -> 71 ms).
+ * every hour is one probe of the primary key (start, server, identity); as lists of hours and of (server, identity)
+ * pairs, SQLite walks their product in the key instead of decoding a JSON triple per probe (a day's 1,800
+ * contenders: 266 -> 71 ms).
  */
 export async function identityHourSends(
   db: SqlRunner,
   identities: readonly string[],
   hours: readonly number[],
 ): Promise<IdentitySends[]> {
-  if (identities.length === 0 || hours.length === 0) return [];
-  return db.all(sql`SELECT identity, sum(sends) AS sends FROM identity_hour
-    WHERE start IN ${listTable(db, hours)} AND identity IN ${listTable(db, identities)}
-    GROUP BY identity`);
+  const pairs = hours.length === 0 ? null : identityPairs(db, identities);
+  if (pairs === null) return [];
+  return db.all(sql`SELECT ${identityText(db, 'ih')} AS identity, sum(ih.sends) AS sends FROM identity_hour AS ih
+    WHERE ih.start IN ${listTable(db, hours)}
+      AND (ih.server, ih.identity) IN (SELECT server, identity FROM ${pairs} AS p)
+    GROUP BY ih.server, ih.identity`);
 }
 
-/** Counted sends of each of `identities` over [from, to) from the events: the part-hours at a window's edges. */
+/**
+ * Counted sends of each of `identities` over [from, to) from the events: the part-hours at a window's edges. Counted
+ * per identity, each one seek and a run of the identity index: grouping the matches of a list needed a sort.
+ */
 export async function identityEventSends(
   db: SqlRunner,
   identities: readonly string[],
   { from, to }: { from: number; to: number },
 ): Promise<IdentitySends[]> {
-  if (identities.length === 0 || from >= to) return [];
-  return db.all(sql`SELECT identity, count(*) AS sends FROM events
-    WHERE identity IS NOT NULL AND identity IN ${listTable(db, identities)} AND ts >= ${from} AND ts < ${to} AND counted = 1
-    GROUP BY identity`);
-}
-
-export interface SendTime {
-  identity: string;
-  ts: number;
+  const pairs = from >= to ? null : identityPairs(db, identities);
+  if (pairs === null) return [];
+  const rows = await db.all<{ place: number; sends: number }>(sql`SELECT p.place AS place,
+      (SELECT count(*) FROM events AS e WHERE e.identity = p.identity AND e.server = p.server
+        AND e.identity IS NOT NULL AND e.counted = 1 AND e.ts >= ${from} AND e.ts < ${to}) AS sends
+    FROM ${pairs} AS p`);
+  return rows.map(({ place, sends }) => ({ identity: identities[place] as string, sends: Number(sends) }));
 }
 
 /**
- * The times of the counted sends of `identities` in a window, by identity then time: read from the identity index
- * alone, no event row (a client filter needs the rows). A server filter is read from the identities, which name
- * their server.
+ * The times of the counted sends of each of `identities` in a window, in order, by identity (those sent in it):
+ * read from the identity index alone, no event row (a client filter needs the rows). A server filter is applied to
+ * the identities, which name their server: as a condition on the rows, it could lead SQLite to the server's index.
  */
 export async function sendTimes(
   db: SqlRunner,
   identities: readonly string[],
   { from, to, server, client }: { from: number; to: number; server?: string; client?: string },
-): Promise<SendTime[]> {
-  if (identities.length === 0) return [];
-  const conditions = [
-    sql`identity IS NOT NULL`,
-    sql`identity IN ${listTable(db, identities)}`,
-    sql`counted = 1`,
-    sql`ts >= ${from}`,
-    sql`ts < ${to}`,
-  ];
-  if (server !== undefined) conditions.push(serverPrefix(server));
-  if (client !== undefined) conditions.push(sql`client = ${client}`);
-  return db.all(sql`SELECT identity, ts FROM events WHERE ${sql.join(conditions, sql` AND `)} ORDER BY identity, ts`);
+): Promise<Map<string, number[]>> {
+  const times = new Map<string, number[]>();
+  const pairs = identityPairs(db, identities, server);
+  if (pairs === null) return times;
+  const ofClient = client === undefined ? sql`` : sql` AND e.client = ${client}`;
+  // Rows name their identity by its place in `identities`: a loop sent 4 times a second has 345k sends a day, and a
+  // string built for each cost half again the read. Materialised, the identities get an index of their own when a
+  // client's rows are read first. No ORDER BY: SQLite walks the index one identity after another, each one's times
+  // in order, where sorting them took a temporary B-tree; times out of order (another plan, another engine) are
+  // sorted here.
+  const rows = await db.all<{ place: number; ts: number }>(sql`WITH p AS MATERIALIZED (SELECT * FROM ${pairs} AS pairs)
+    SELECT p.place AS place, e.ts AS ts FROM p JOIN events AS e ON e.identity = p.identity AND e.server = p.server
+    WHERE e.identity IS NOT NULL AND e.counted = 1 AND e.ts >= ${from} AND e.ts < ${to}${ofClient}`);
+  const disordered = new Set<number[]>();
+  for (const { place, ts } of rows) {
+    const identity = identities[place] as string;
+    const list = times.get(identity);
+    const time = Number(ts);
+    if (list === undefined) times.set(identity, [time]);
+    else {
+      if (time < (list.at(-1) as number)) disordered.add(list);
+      list.push(time);
+    }
+  }
+  for (const list of disordered) list.sort((a, b) => a - b);
+  return times;
 }
 
 export interface LatestSendRow {
@@ -164,19 +189,12 @@ export async function sendsAt(
   pairs: readonly (readonly [string, number])[],
   client?: string,
 ): Promise<LatestSendRow[]> {
-  if (pairs.length === 0) return [];
-  const table = rowsTable(
-    db,
-    [
-      ['identity', 'text'],
-      ['ts', 'bigint'],
-    ],
-    pairs,
-  );
+  const table = identityRows(db, pairs, [['ts', 'bigint']]);
+  if (table === null) return [];
   const ofClient = client === undefined ? sql`` : sql` AND e.client = ${client}`;
-  return db.all(sql`SELECT e.identity, e.server, e.ts, e.event_id AS "eventId", e.bucket, e.kind, e.rule,
-      e.rpc_method AS method
-    FROM ${table} AS t JOIN events e ON e.identity = t.identity AND e.ts = t.ts
+  return db.all(sql`SELECT ${identityText(db, 'e')} AS identity, e.server, e.ts, e.event_id AS "eventId", e.bucket,
+      e.kind, e.rule, e.rpc_method AS method
+    FROM ${table} AS t JOIN events e ON e.identity = t.identity AND e.server = t.server AND e.ts = t.ts
     WHERE e.identity IS NOT NULL AND e.counted = 1${ofClient}`);
 }
 
@@ -191,7 +209,7 @@ export async function busySlotHours(
   { fromHour, toHour, server }: { fromHour: number; toHour: number; server?: string },
   minSends: number,
 ): Promise<SlotHour[]> {
-  const ofServer = server === undefined ? sql`` : sql` AND ${serverPrefix(server)}`;
+  const ofServer = server === undefined ? sql`` : sql` AND server = ${server}`;
   const slots = sql.raw(SLOT_COLUMNS.join(', '));
   const busy = sql.join(
     SLOT_COLUMNS.map((column) => sql`${sql.identifier(column)} >= ${minSends}`),
@@ -199,7 +217,7 @@ export async function busySlotHours(
   );
   const hours: SQL[] = [];
   for (let start = fromHour; start < toHour; start += HOUR_MS) {
-    hours.push(sql`SELECT start, identity, ${slots} FROM identity_hour
+    hours.push(sql`SELECT start, ${identityText(db)} AS identity, ${slots} FROM identity_hour
       WHERE start = ${start} AND sends >= ${minSends} AND sends > 1${ofServer} AND (${busy})`);
   }
   const rows = await allOfUnion<Record<string, number | string>>(db, hours, (union) => union);
@@ -208,13 +226,4 @@ export async function busySlotHours(
     start: Number(row.start),
     slots: SLOT_COLUMNS.map((column) => Number(row[column])),
   }));
-}
-
-/**
- * An identity names its server first (DOMAIN.md section 5). Compared with `=` rather than a range or LIKE, which
- * depend on the collation; substr counts characters on both stores, as the spread string does.
- */
-function serverPrefix(server: string, column: SQL = sql`identity`): SQL {
-  const prefix = `${server}:`;
-  return sql`substr(${column}, 1, ${[...prefix].length}) = ${prefix}`;
 }

@@ -1,10 +1,10 @@
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import type { AnalysisEvent, ContextScope } from '../../shared/analysis/types.ts';
 import type { Bucket } from '../../shared/classify/types.ts';
 import type { EventColumns } from '../event-row.ts';
 import type { SqlRunner } from '../runner.ts';
+import { identityText } from '../stored-identity.ts';
 import { type EventFilter, filterConditions, whereClause } from './events.ts';
-import { listTable } from './lists.ts';
 
 /** The columns every traffic analysis reads (shared/analysis/types.ts AnalysisEvent, plus the stored verdict). */
 export type AnalysisRow = Pick<
@@ -70,25 +70,26 @@ export function analysisEventOfRow(row: AnalysisRow): AnalysisEvent {
   };
 }
 
-export const ANALYSIS_COLUMNS = sql`event_id AS "eventId", ts, source, client, server, session, http_method AS "httpMethod",
+/** The columns of an AnalysisRow, read from `events` (named so in the query, or its one table). */
+export function analysisColumns(db: SqlRunner): SQL {
+  return sql`event_id AS "eventId", ts, source, client, server, session, http_method AS "httpMethod",
   http_path AS "httpPath", http_status AS "httpStatus", rpc_method AS "rpcMethod", rpc_code AS "rpcCode",
-  latency_ms AS "latencyMs", identity, bucket, kind, rule, wait_until AS "waitUntil",
+  latency_ms AS "latencyMs", ${identityText(db, 'events')} AS identity, bucket, kind, rule, wait_until AS "waitUntil",
   discovery_read AS "discoveryRead", counted, ctx_requested AS "ctxRequested", ctx_applied AS "ctxApplied",
   ctx_reason AS "ctxReason", avoidable, gate_reason AS "gateReason", blocked_by AS "blockedBy"`;
+}
 
-/** What an analysis may narrow its events to besides the event filter: some identities, or sampling calls. */
+/** What an analysis may narrow its events to besides the event filter: sampling calls. */
 export interface AnalysisFilter extends EventFilter {
-  identities?: readonly string[];
   samplingOnly?: boolean;
 }
 
-/** Counted events in time order, optionally of some identities only, or only sampling calls (the context gap). */
+/** Counted events in time order, optionally only sampling calls (the context gap). */
 export async function analysisRows(db: SqlRunner, filter: AnalysisFilter): Promise<AnalysisRow[]> {
   const conditions = [sql`counted = 1`, ...filterConditions(filter)];
-  if (filter.identities !== undefined) conditions.push(sql`identity IN ${listTable(db, filter.identities)}`);
   if (filter.samplingOnly) conditions.push(sql`ctx_requested IS NOT NULL`);
   return db.all<AnalysisRow>(
-    sql`SELECT ${ANALYSIS_COLUMNS} FROM events ${whereClause(conditions)} ORDER BY ts, event_id`,
+    sql`SELECT ${analysisColumns(db)} FROM events ${whereClause(conditions)} ORDER BY ts, event_id`,
   );
 }
 
@@ -109,10 +110,12 @@ export async function topIdentityRows(
 ): Promise<IdentityRow[]> {
   const conditions = [sql`counted = 1`, sql`identity IS NOT NULL`, ...filterConditions(filter)];
   const top = limit === null ? sql`` : sql` LIMIT ${limit}`;
-  return db.all<IdentityRow>(sql`SELECT identity, min(server) AS server, min(rpc_method) AS method,
-      count(*) AS sends, min(ts) AS "firstTs", max(ts) AS "lastTs"
-    FROM events ${whereClause(conditions)} GROUP BY identity HAVING count(*) > 1
-    ORDER BY count(*) DESC, identity${top}`);
+  // Ties go by the public identity, as the hour lists rank them: `server:` and then the digest's bytes sort as the
+  // string does (both stores compare text by its bytes). The table's columns are named so, not the string's alias.
+  return db.all<IdentityRow>(sql`SELECT ${identityText(db, 'events')} AS identity, events.server AS server,
+      min(rpc_method) AS method, count(*) AS sends, min(ts) AS "firstTs", max(ts) AS "lastTs"
+    FROM events ${whereClause(conditions)} GROUP BY events.server, events.identity HAVING count(*) > 1
+    ORDER BY count(*) DESC, events.server || ':', events.identity${top}`);
 }
 
 export interface ServerInfoRow {

@@ -1,8 +1,9 @@
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import type { SqlRunner } from '../runner.ts';
+import { identityText, storedDigest } from '../stored-identity.ts';
 import { BODY_COLUMNS, EVENTS_WITH_BODIES, type WithBlock, withBodies } from './bodies.ts';
 import { QUEUED } from './fold-queue.ts';
-import { listTable } from './lists.ts';
+import { bytesFromHex, listTable } from './lists.ts';
 
 export interface FailedEventRow {
   seq: number;
@@ -57,9 +58,11 @@ export async function updateClassification(db: SqlRunner, row: Reclassified): Pr
 }
 
 /** What a shadowed proxy record's counts came from (db/queries/request-join.ts writePairs returns them): db/counters/changes.ts CountedRecord. */
-export const SHADOWED_COLUMNS = sql`ts, client, server, rpc_method AS "rpcMethod", identity, bucket, kind, avoidable, gate_reason AS "gateReason",
-  discovery_read AS "discoveryRead", ctx_requested AS "ctxRequested", ctx_applied AS "ctxApplied",
-  ctx_reason AS "ctxReason", rpc_code AS "rpcCode", http_status AS "httpStatus"`;
+export function shadowedColumns(db: SqlRunner): SQL {
+  return sql`ts, client, server, rpc_method AS "rpcMethod", ${identityText(db, 'events')} AS identity, bucket, kind,
+  avoidable, gate_reason AS "gateReason", discovery_read AS "discoveryRead", ctx_requested AS "ctxRequested",
+  ctx_applied AS "ctxApplied", ctx_reason AS "ctxReason", rpc_code AS "rpcCode", http_status AS "httpStatus"`;
+}
 
 /** What a stored event's identity and lapse were derived from, as `factsPage` reads it. */
 export interface FactsRow {
@@ -90,8 +93,8 @@ export async function factsPage(
   limit: number,
 ): Promise<FactsRow[]> {
   const rows = await db.all<WithBlock<FactsRow>>(sql`SELECT seq, ts, server, client, rpc_method AS "rpcMethod",
-      bucket, kind, discovery_read AS "discoveryRead", avoidable, gate_reason AS "gateReason", counted, identity,
-      wait_until AS "waitUntil", ${BODY_COLUMNS}
+      bucket, kind, discovery_read AS "discoveryRead", avoidable, gate_reason AS "gateReason", counted,
+      ${identityText(db, 'events')} AS identity, wait_until AS "waitUntil", ${BODY_COLUMNS}
     FROM ${EVENTS_WITH_BODIES}
     WHERE seq > ${afterSeq} AND (bucket IN ('refusal', 'throttled')
       OR (protocol = 'a2a' AND rpc_method IN ${listTable(db, methods.a2aMessages)})
@@ -100,9 +103,11 @@ export async function factsPage(
   return withBodies(rows);
 }
 
+/** Files a stored event's identity (of a request to its `server`) and lapse anew. */
 export async function updateFacts(
   db: SqlRunner,
-  row: { seq: number; identity: string | null; waitUntil: number | null },
+  row: { seq: number; server: string; identity: string | null; waitUntil: number | null },
 ): Promise<void> {
-  await db.run(sql`UPDATE events SET identity = ${row.identity}, wait_until = ${row.waitUntil} WHERE seq = ${row.seq}`);
+  const digest = bytesFromHex(db, sql`${storedDigest(row.identity, row.server)}`);
+  await db.run(sql`UPDATE events SET identity = ${digest}, wait_until = ${row.waitUntil} WHERE seq = ${row.seq}`);
 }

@@ -1,6 +1,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { EventColumns } from '../event-row.ts';
 import type { SqlRunner } from '../runner.ts';
+import { identityText } from '../stored-identity.ts';
 import { BODY_COLUMNS, EVENTS_WITH_BODIES, type WithBlock, withBodies } from './bodies.ts';
 
 export interface EventFilter {
@@ -63,14 +64,17 @@ export function whereClause(conditions: SQL[]): SQL {
   return conditions.length === 0 ? sql`` : sql`WHERE ${sql.join(conditions, sql` AND `)}`;
 }
 
-const EVENT_COLUMNS_SQL = sql`seq, event_id AS "eventId", ts, source, client, server, session, protocol,
+function eventColumns(db: SqlRunner): SQL {
+  return sql`seq, event_id AS "eventId", ts, source, client, server, session, protocol,
   rpc_method AS "rpcMethod", http_method AS "httpMethod", http_path AS "httpPath", http_status AS "httpStatus",
-  rpc_code AS "rpcCode", latency_ms AS "latencyMs", identity, counted, bucket, kind, rule, evidence, avoidable,
-  gate_reason AS "gateReason", blocked_by AS "blockedBy", request_id AS "requestId", partner, ${BODY_COLUMNS}`;
+  rpc_code AS "rpcCode", latency_ms AS "latencyMs", ${identityText(db, 'events')} AS identity, counted, bucket, kind,
+  rule, evidence, avoidable, gate_reason AS "gateReason", blocked_by AS "blockedBy", request_id AS "requestId",
+  partner, ${BODY_COLUMNS}`;
+}
 
 export async function getEvent(db: SqlRunner, eventId: string): Promise<StoredEventRow | null> {
   const rows = await db.all<WithBlock<StoredEventRow>>(
-    sql`SELECT ${EVENT_COLUMNS_SQL} FROM ${EVENTS_WITH_BODIES} WHERE event_id = ${eventId}`,
+    sql`SELECT ${eventColumns(db)} FROM ${EVENTS_WITH_BODIES} WHERE event_id = ${eventId}`,
   );
   return withBodies(rows)[0] ?? null;
 }
@@ -83,7 +87,7 @@ export async function listEvents(
 ): Promise<StoredEventRow[]> {
   const conditions = filterConditions(filter);
   if (cursor) conditions.push(sql`(ts < ${cursor.ts} OR (ts = ${cursor.ts} AND seq < ${cursor.seq}))`);
-  const rows = await db.all<WithBlock<StoredEventRow>>(sql`SELECT ${EVENT_COLUMNS_SQL}
+  const rows = await db.all<WithBlock<StoredEventRow>>(sql`SELECT ${eventColumns(db)}
     FROM ${EVENTS_WITH_BODIES} ${whereClause(conditions)} ORDER BY ts DESC, seq DESC LIMIT ${limit}`);
   return withBodies(rows);
 }

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { SqlRunner } from '../runner.ts';
-import { ANALYSIS_COLUMNS, type AnalysisRow } from './analysis.ts';
+import { type AnalysisRow, analysisColumns } from './analysis.ts';
 import { listTable, type RowsColumn, rowsTable } from './lists.ts';
 
 /** The events stored and not yet folded (db/schema/fold-queue.ts), as runs of seqs. */
@@ -149,7 +149,7 @@ export async function foldRows(db: SqlRunner, runs: readonly SeqRun[]): Promise<
       .slice(start, start + SPANS_PER_READ)
       .map((span) => sql`(seq >= ${span.firstSeq} AND seq <= ${span.lastSeq})`);
     const read = await db.all<FoldRow & { seq: number | string }>(sql`SELECT seq, timeout, correlation,
-        request_id AS "requestId", ${ANALYSIS_COLUMNS}
+        request_id AS "requestId", ${analysisColumns(db)}
       FROM events WHERE ${sql.join(ranges, sql` OR `)} ORDER BY seq`);
     for (const row of read) {
       row.seq = Number(row.seq);

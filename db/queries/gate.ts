@@ -1,6 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { SqlRunner } from '../runner.ts';
-import { ANALYSIS_COLUMNS, type AnalysisRow } from './analysis.ts';
+import { type AnalysisRow, analysisColumns } from './analysis.ts';
 import { serverBesideClient } from './events.ts';
 import { QUEUED } from './fold-queue.ts';
 import { listTable, type RowsColumn, rowsTable, type Upsert, upsertRows } from './lists.ts';
@@ -175,7 +175,7 @@ export async function partitionsEvents(
   const grouped = partitions.map((): PartitionRow[] => []);
   if (partitions.length === 0) return grouped;
   const rows = await db.all<PartitionRow & { probe: number | string }>(sql`SELECT p.probe AS probe,
-      seq, ${ANALYSIS_COLUMNS}, ${QUEUED} AS queued
+      seq, ${analysisColumns(db)}, ${QUEUED} AS queued
     FROM ${partitionProbes(db, partitions)} AS p
     JOIN events ON events.client = p.probe_client AND ${serverBesideClient(sql`p.probe_server`)}
     WHERE events.seq > ${afterSeq}`);

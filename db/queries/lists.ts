@@ -27,8 +27,16 @@ export async function allOfUnion<T>(db: SqlRunner, terms: readonly SQL[], query:
   return (await Promise.all(parts)).flat();
 }
 
-/** A column of `rowsTable`: its name and its PostgreSQL type (SQLite takes the JSON value as it is). */
-export type RowsColumn = readonly [name: string, pgType: 'text' | 'bigint' | 'integer' | 'smallint'];
+/**
+ * A column of `rowsTable`: its name and its PostgreSQL type (SQLite takes the JSON value as it is). A `bytea` column's
+ * values are given as hex text, which JSON and the writer thread's messages carry, and stored as bytes.
+ */
+export type RowsColumn = readonly [name: string, pgType: 'text' | 'bigint' | 'integer' | 'smallint' | 'bytea'];
+
+/** Bytes from hex text (`hex` a parameter or a column; NULL stays NULL): what a `bytea` column's values go through. */
+export function bytesFromHex(db: SqlRunner, hex: SQL): SQL {
+  return db.dialect === 'sqlite' ? sql`unhex(${hex})` : sql`decode(${hex}, 'hex')`;
+}
 
 /**
  * Many rows as a derived table with named columns, bound as one parameter (SQLite: a JSON array of arrays read by
@@ -36,16 +44,22 @@ export type RowsColumn = readonly [name: string, pgType: 'text' | 'bigint' | 'in
  * rows cost one statement instead of a thousand round trips to the writer.
  */
 export function rowsTable(db: SqlRunner, columns: readonly RowsColumn[], rows: readonly (readonly unknown[])[]): SQL {
+  const value = ([name, type]: RowsColumn, carried: SQL) =>
+    sql`${type === 'bytea' ? bytesFromHex(db, carried) : carried} AS ${sql.identifier(name)}`;
   if (db.dialect === 'sqlite') {
-    const picks = columns.map(([name], i) => sql`json_extract(value, ${`$[${i}]`}) AS ${sql.identifier(name)}`);
+    const picks = columns.map((column, i) => value(column, sql`json_extract(value, ${`$[${i}]`})`));
     return sql`(SELECT ${sql.join(picks, sql`, `)} FROM json_each(${JSON.stringify(rows)}))`;
   }
-  const arrays = columns.map(([, type], i) => sql`${sql.param(rows.map((row) => row[i]))}::${sql.raw(type)}[]`);
+  const arrays = columns.map(([, type], i) => {
+    const carried = type === 'bytea' ? 'text' : type;
+    return sql`${sql.param(rows.map((row) => row[i]))}::${sql.raw(carried)}[]`;
+  });
   const names = sql.join(
     columns.map(([name]) => sql.identifier(name)),
     sql`, `,
   );
-  return sql`(SELECT * FROM unnest(${sql.join(arrays, sql`, `)}) AS rows_table(${names}))`;
+  const picks = columns.map((column) => value(column, sql`rows_table.${sql.identifier(column[0])}`));
+  return sql`(SELECT ${sql.join(picks, sql`, `)} FROM unnest(${sql.join(arrays, sql`, `)}) AS rows_table(${names}))`;
 }
 
 /**
@@ -106,7 +120,7 @@ export async function upsertRows(db: SqlRunner, upsert: Upsert, rows: readonly (
   const names = upsert.columns.map(([name]) => name).join(', ');
   const conflict = `ON CONFLICT (${upsert.key.join(', ')}) DO UPDATE SET ${upsert.set}`;
   if (db.runEach !== undefined) {
-    const slots = upsert.columns.map(() => '?').join(', ');
+    const slots = upsert.columns.map(([, type]) => (type === 'bytea' ? 'unhex(?)' : '?')).join(', ');
     await db.runEach(`INSERT INTO ${upsert.table} (${names}) VALUES (${slots}) ${conflict}`, rows);
     return;
   }

@@ -2,7 +2,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import type { JoinedPair, JoinFacts } from '../../shared/request-join.ts';
 import type { CountedRecord } from '../counters/changes.ts';
 import type { SqlRunner } from '../runner.ts';
-import { SHADOWED_COLUMNS } from './classification.ts';
+import { shadowedColumns } from './classification.ts';
 import { QUEUED } from './fold-queue.ts';
 import { listTable, rowsTable } from './lists.ts';
 
@@ -107,7 +107,7 @@ export async function writePairs(db: SqlRunner, pairs: readonly JoinedPair[]): P
       pairs.map((p) => [p.proxy.eventId, p.client.eventId]),
     )} AS pairs
     WHERE events.event_id = pairs.event_id AND events.partner IS NULL AND events.counted = 1
-    RETURNING events.event_id AS "eventId", events.partner AS partner, ${SHADOWED_COLUMNS}`);
+    RETURNING events.event_id AS "eventId", events.partner AS partner, ${shadowedColumns(db)}`);
   const kept = shadowed.map((row): [string, string] => [row.partner, row.eventId]);
   if (kept.length > 0) {
     await db.run(sql`UPDATE events SET partner = pairs.partner

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, defineTable, double, index, integer, serial, smallint, text, uniqueIndex } from './tables.ts';
+import { bigint, bytes, defineTable, double, index, integer, serial, smallint, text, uniqueIndex } from './tables.ts';
 
 /** One observed request (one log line) with its classification. */
 export const events = defineTable(
@@ -27,8 +27,11 @@ export const events = defineTable(
     timeout: smallint('timeout').notNull(),
     discoveryRead: smallint('discovery_read'),
     retryAfter: double('retry_after'),
-    /** Request identity (DOMAIN.md section 5): `server:` + 32 hex. */
-    identity: text('identity'),
+    /**
+     * The request identity's 128-bit digest (DOMAIN.md section 5). The identity the API shows is `server:` + its hex,
+     * the server being this row's: db/stored-identity.ts converts, in both directions.
+     */
+    identity: bytes('identity'),
     /** Joins a client's record of a request to a proxy's (traceparent, else session + JSON-RPC id). */
     correlation: text('correlation'),
     /** The request's `X-Request-Id` (`http.requestId`): the surest join of a client's record to a proxy's. */
@@ -65,8 +68,14 @@ export const events = defineTable(
     index('events_client_ts_server_idx').on(t.client, t.ts, t.server),
     index('events_ts_idx').on(t.ts),
     // One identity's counted sends in a window: re-presentation counts and the alarm read this, not the whole
-    // window. Only counted sends (every identity read asks for those), so that counting them needs no row.
-    index('events_identity_ts_idx').on(t.identity, t.ts).where(sql`${t.identity} IS NOT NULL AND ${t.counted} = 1`),
+    // window. Only counted sends (every identity read asks for those), so that counting them needs no row. The digest
+    // alone is no identity (a `tools/list` without params has one digest on every server), so the server follows it.
+    // Digest first: every read names both (an identity's sends, the alarm list's, the ranking's contenders), the
+    // digest is what tells identities apart, and no read of a server alone can take this index over
+    // events_server_ts_idx, which has its window in order.
+    index('events_identity_server_ts_idx')
+      .on(t.identity, t.server, t.ts)
+      .where(sql`${t.identity} IS NOT NULL AND ${t.counted} = 1`),
     // Split by source: joining a client's record to a proxy's probes the proxy side for every client request, and
     // proxy records that carry a correlation are few, so that probe stays in a small index.
     index('events_proxy_correlation_idx')

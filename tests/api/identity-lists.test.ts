@@ -13,7 +13,7 @@ import { STORE_KINDS, type TestStore } from '../support/stores.ts';
 const H = HOUR_MS;
 const T = 500_000 * H;
 
-/** Three hours of per-hour sends; s2 holds the same sends as s1 under other names. */
+/** Three hours of per-hour sends; s2 holds the same sends as s1, of identities with the same digests. */
 const SENDS: [hour: number, name: string, sends: number][] = [
   [0, 'a', 10],
   [0, 'b', 6],
@@ -26,6 +26,15 @@ const SENDS: [hour: number, name: string, sends: number][] = [
   [2, 'f', 2],
 ];
 
+/** An identity of `server` whose digest is the hex digit `name` repeated: names a-f sort as their digests do. */
+function identityOf(server: string, name: string): string {
+  return `${server}:${name.repeat(32)}`;
+}
+
+function nameOf(identity: string): string {
+  return identity.slice(-1);
+}
+
 describe.each(STORE_KINDS)('the hour lists on $name', (kind) => {
   describe.skipIf(kind.unavailable !== null)('', () => {
     let db: TestStore;
@@ -34,7 +43,12 @@ describe.each(STORE_KINDS)('the hour lists on $name', (kind) => {
       await applyIdentityDeltas(
         db.store,
         ['s1', 's2'].flatMap((server) =>
-          SENDS.map(([hour, name, sends]) => ({ ts: T + hour * H + 1, identity: `${server}:${name}`, sends })),
+          SENDS.map(([hour, name, sends]) => ({
+            ts: T + hour * H + 1,
+            server,
+            identity: identityOf(server, name),
+            sends,
+          })),
         ),
       );
     });
@@ -46,7 +60,7 @@ describe.each(STORE_KINDS)('the hour lists on $name', (kind) => {
       const cuts = await hourListCuts(db.store, { ...split, server }, () => depth);
       const { hours, unlisted } = hourCaps(cuts, split);
       const rows = await listContenders(db.store, hours, { server, n, unlisted });
-      return { unlisted, cuts, rows, names: [...new Set(rows.map((row) => row.identity.slice(3)))].sort() };
+      return { unlisted, cuts, rows, names: [...new Set(rows.map((row) => nameOf(row.identity)))].sort() };
     }
 
     it('cut each list at its depth-th place, of the one server asked for', async () => {
@@ -75,14 +89,14 @@ describe.each(STORE_KINDS)('the hour lists on $name', (kind) => {
     it("give a contender's list rows, and count a part-hour's list toward its most only", async () => {
       const { rows } = await contenders({ from: T, to: T + 3 * H }, 3, 1);
       expect(rows.map((row) => [row.start, row.identity, row.sends]).sort()).toEqual([
-        [T, 's1:a', 10],
-        [T + H, 's1:a', 8],
+        [T, identityOf('s1', 'a'), 10],
+        [T + H, identityOf('s1', 'a'), 8],
       ]);
       // Hour 0 is a part-hour: its list counts toward the most, not toward what was surely sent in the window. The
       // first place surely sent is then c's 9, not a's 18, and every candidate's most reaches it.
       const late = await contenders({ from: T + H / 2, to: T + 3 * H }, 3, 1);
       expect(late.names).toEqual(['a', 'b', 'c', 'f']);
-      expect(late.rows).toContainEqual({ start: T, identity: 's1:a', sends: 10 });
+      expect(late.rows).toContainEqual({ start: T, identity: identityOf('s1', 'a'), sends: 10 });
     });
 
     it('find no contender in hours without lists, or for no place', async () => {

@@ -3,6 +3,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildMissingStorms } from '../../api/services/gate-maintenance.ts';
 import { rederiveStoredFacts } from '../../api/services/stored-facts.ts';
 import { CountChanges } from '../../db/counters/changes.ts';
+import { bytesFromHex } from '../../db/queries/lists.ts';
+import { storedDigest } from '../../db/stored-identity.ts';
 import { validateEvent } from '../../shared/event.ts';
 import { isSentByServer } from '../../shared/frames.ts';
 import { requestIdentity } from '../../shared/identity.ts';
@@ -73,9 +75,10 @@ describe.each(STORE_KINDS.flatMap((kind) => CORPORA.map((corpus) => ({ ...kind, 
           const now = requestIdentity(event.server, event.request, event.protocol);
           const before = requestIdentity(event.server, event.request, 'mcp');
           if (now === before) continue;
-          await db.store.run(sql`UPDATE events SET identity = ${before} WHERE event_id = ${event.id ?? ''}`);
-          rollups.addSend({ ts: event.ts, identity: now }, -1);
-          rollups.addSend({ ts: event.ts, identity: before }, 1);
+          const digest = bytesFromHex(db.store, sql`${storedDigest(before, event.server)}`);
+          await db.store.run(sql`UPDATE events SET identity = ${digest} WHERE event_id = ${event.id ?? ''}`);
+          rollups.addSend({ ts: event.ts, server: event.server, identity: now }, -1);
+          rollups.addSend({ ts: event.ts, server: event.server, identity: before }, 1);
         }
         await db.store.transaction((tx) => rollups.write(tx));
         await db.store.run(

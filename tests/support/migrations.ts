@@ -1,9 +1,25 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { sql } from 'drizzle-orm';
+import Database from 'better-sqlite3';
+import { type SQL, sql } from 'drizzle-orm';
+import { drizzle as drizzleSqlite } from 'drizzle-orm/better-sqlite3';
+import { migrate as migrateSqlite } from 'drizzle-orm/better-sqlite3/migrator';
+import { drizzle as drizzlePostgres } from 'drizzle-orm/node-postgres';
+import { migrate as migratePostgres } from 'drizzle-orm/node-postgres/migrator';
+import { PgDialect } from 'drizzle-orm/pg-core';
+import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
+import pg from 'pg';
 import { expect } from 'vitest';
 import type { Store } from '../../db/runner.ts';
+import { addMigrationFunctions } from '../../db/sqlite.ts';
+import { type Catalog, readCatalog } from './catalog.ts';
+import { tempDatabase } from './stores.ts';
+
+function migrationsFolder(dialect: string): string {
+  return fileURLToPath(new URL(`../../db/migrations/${dialect === 'sqlite' ? 'sqlite' : 'pg'}/`, import.meta.url));
+}
 
 /**
  * Runs again the statements of the migration named `name` (`all_time_totals`), or whose file starts with it (`0012_`,
@@ -16,12 +32,75 @@ export async function replayMigration(
   name: string,
   keep: string | ((statement: string) => boolean) = '',
 ): Promise<void> {
-  const folder = fileURLToPath(
-    new URL(`../../db/migrations/${dialect === 'sqlite' ? 'sqlite' : 'pg'}/`, import.meta.url),
-  );
+  const folder = migrationsFolder(dialect);
   const migration = readdirSync(folder).find((file) => file.startsWith(name) || file.endsWith(`_${name}.sql`)) ?? '';
   const statements = readFileSync(join(folder, migration), 'utf8').split('--> statement-breakpoint');
   const kept = statements.filter(typeof keep === 'string' ? (text) => text.includes(keep) : keep);
   expect(kept.length).toBeGreaterThan(0);
   for (const statement of kept) await store.run(sql.raw(statement));
+}
+
+/** A copy of the store's migrations without the one named `name` (its tag after the number) and those after it. */
+function migrationsBefore(dialect: 'sqlite' | 'postgres', name: string): string {
+  const copy = mkdtempSync(join(tmpdir(), 'lens-migrations-'));
+  cpSync(migrationsFolder(dialect), copy, { recursive: true });
+  const journalFile = join(copy, 'meta', '_journal.json');
+  const journal = JSON.parse(readFileSync(journalFile, 'utf8')) as { entries: { tag: string }[] };
+  const at = journal.entries.findIndex((entry) => entry.tag.replace(/^\d+_/, '') === name);
+  expect(at, name).toBeGreaterThan(0);
+  for (const entry of journal.entries.slice(at)) rmSync(join(copy, `${entry.tag}.sql`));
+  writeFileSync(journalFile, JSON.stringify({ ...journal, entries: journal.entries.slice(0, at) }));
+  return copy;
+}
+
+/**
+ * The catalog (tests/support/catalog.ts) of a new store migrated up to the migration named `name`, not including it:
+ * the schema the release before it left. A test that turns a store back into that release's shape holds it to this.
+ */
+export async function catalogBefore(dialect: 'sqlite' | 'postgres', name: string): Promise<Catalog> {
+  const folder = migrationsBefore(dialect, name);
+  try {
+    return dialect === 'sqlite' ? await sqliteCatalogAt(folder) : await postgresCatalogAt(folder);
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+async function sqliteCatalogAt(folder: string): Promise<Catalog> {
+  const file = new Database(':memory:');
+  try {
+    addMigrationFunctions(file);
+    migrateSqlite(drizzleSqlite({ client: file }), { migrationsFolder: folder });
+    const dialect = new SQLiteSyncDialect();
+    return await readCatalog({
+      dialect: 'sqlite',
+      all: async <T>(query: SQL) => {
+        const { sql: text, params } = dialect.sqlToQuery(query);
+        return file.prepare(text).all(params) as T[];
+      },
+      run: () => Promise.reject(new Error('reads only')),
+    });
+  } finally {
+    file.close();
+  }
+}
+
+async function postgresCatalogAt(folder: string): Promise<Catalog> {
+  const database = await tempDatabase();
+  const pool = new pg.Pool({ connectionString: database.url });
+  try {
+    await migratePostgres(drizzlePostgres({ client: pool }), { migrationsFolder: folder });
+    const dialect = new PgDialect();
+    return await readCatalog({
+      dialect: 'postgres',
+      all: async <T>(query: SQL) => {
+        const { sql: text, params } = dialect.sqlToQuery(query);
+        return (await pool.query(text, params)).rows as T[];
+      },
+      run: () => Promise.reject(new Error('reads only')),
+    });
+  } finally {
+    await pool.end();
+    await database.drop();
+  }
 }

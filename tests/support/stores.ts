@@ -12,6 +12,8 @@ export interface TestStore {
   store: Store;
   /** Where it is, for a server process of its own (`lens serve`) to open it too. */
   config: StoreConfig;
+  /** Closes the store and opens it again, as a restarted server does (its migrations run again): `store` is the new. */
+  reopen(): Promise<Store>;
   dispose(): Promise<void>;
 }
 
@@ -30,25 +32,34 @@ export async function openTempSqlite(): Promise<TestStore> {
 
 /** A fresh PostgreSQL database per call, dropped afterwards: no test shares rows with another. */
 export async function openTempPostgres(): Promise<TestStore> {
+  const database = await tempDatabase();
+  return openDisposable({ databaseUrl: database.url, dataDir: tmpdir() }, database.drop);
+}
+
+/** A new, empty PostgreSQL database: its URL, and how to drop it. */
+export async function tempDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
   const name = `lens_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
   await asAdmin(`CREATE DATABASE ${name}`);
   const url = new URL(POSTGRES_ADMIN_URL);
   url.pathname = `/${name}`;
-  return openDisposable({ databaseUrl: url.toString(), dataDir: tmpdir() }, () =>
-    asAdmin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
-  );
+  return { url: url.toString(), drop: () => asAdmin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }
 
 async function openDisposable(config: StoreConfig, cleanup: () => Promise<void>): Promise<TestStore> {
-  const store = await openStore(config);
-  return {
-    store,
+  const opened: TestStore = {
+    store: await openStore(config),
     config,
+    async reopen() {
+      await opened.store.close();
+      opened.store = await openStore(config);
+      return opened.store;
+    },
     async dispose() {
-      await store.close();
+      await opened.store.close();
       await cleanup();
     },
   };
+  return opened;
 }
 
 async function asAdmin(statement: string): Promise<void> {

@@ -68,12 +68,7 @@ async function identityViews(db: SqlRunner, scope: Scope, identities: readonly s
  * second is 345k sends a day, and its view reads 345k index entries and one row.
  */
 async function timelines(db: SqlRunner, scope: Scope, identities: readonly string[]): Promise<SendTimeline[]> {
-  const times = new Map<string, number[]>();
-  for (const { identity, ts } of await sendTimes(db, identities, scope)) {
-    const list = times.get(identity);
-    if (list === undefined) times.set(identity, [ts]);
-    else list.push(ts);
-  }
+  const times = await sendTimes(db, identities, scope);
   const latestTimes = [...times].map(([identity, list]) => [identity, list.at(-1) as number] as const);
   const latest = new Map<string, LatestSendRow>();
   for (const row of await sendsAt(db, latestTimes, scope.client)) {
