@@ -1,6 +1,5 @@
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadDemo } from '../../api/demo/load.ts';
 import {
   CLIENTS_TABLE,
   EVENTS_TABLE,
@@ -13,7 +12,7 @@ import { csvCell } from '../../shared/export/csv.ts';
 import { type ExportTable, valueAt } from '../../shared/export/rows.ts';
 import { createTestApp, get, postNdjson, TEST_NOW, type TestApp } from '../support/app.ts';
 import { clientEvent, rpcError } from '../support/events.ts';
-import { openTempSqlite, type TestStore } from '../support/stores.ts';
+import { openDemoSqlite, openTempSqlite, type TestStore } from '../support/stores.ts';
 
 /**
  * Every dashboard table downloads as CSV and NDJSON (issue 21, item 3): the same rows as its JSON answer, every row
@@ -188,8 +187,7 @@ describe("downloads of the analysis tables, from the demo federation's day", () 
   let db: TestStore;
   let app: TestApp;
   beforeAll(async () => {
-    db = await openTempSqlite();
-    await loadDemo(db.store, TEST_NOW);
+    db = await openDemoSqlite(TEST_NOW);
     app = createTestApp(db.store);
   });
   afterAll(async () => db.dispose());

@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../api/app.ts';
-import { loadDemo } from '../../api/demo/load.ts';
 import { DEFAULT_CONFIG } from '../../api/env.ts';
 import { deliverDue } from '../../api/services/alerts/deliver.ts';
 import { evaluateDue } from '../../api/services/alerts/engine.ts';
@@ -16,7 +15,7 @@ import { createTestApp, get, postJson, postNdjson, putJson, TEST_NOW, type TestA
 import { clientEvent, proxyEvent, rpcError } from '../support/events.ts';
 import { replayMigration } from '../support/migrations.ts';
 import { type ParsedSample, parseExposition, prometheusToolsMissing, promtoolCheck } from '../support/prometheus.ts';
-import { openTempSqlite, STORE_KINDS, type TestStore } from '../support/stores.ts';
+import { openDemoSqlite, openTempSqlite, STORE_KINDS, type TestStore } from '../support/stores.ts';
 
 const OPENMETRICS = 'application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5,*/*;q=0.1';
 const MINUTE = 60_000;
@@ -87,8 +86,7 @@ describe.skipIf(toolsMissing)('GET /metrics on the demo federation', () => {
   let db: TestStore;
   let app: TestApp;
   beforeAll(async () => {
-    db = await openTempSqlite();
-    await loadDemo(db.store, TEST_NOW);
+    db = await openDemoSqlite(TEST_NOW);
     app = createTestApp(db.store);
   });
   afterAll(async () => db.dispose());

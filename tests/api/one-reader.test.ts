@@ -3,12 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_DISCOVERY, demoEvents } from '../../api/demo/generate.ts';
-import { loadDemo } from '../../api/demo/load.ts';
 import { type Reading, readMetric, storeReads } from '../../api/services/alerts/readings.ts';
 import type { GroupValue } from '../../shared/alerts/values.ts';
 import { createTestApp, get, TEST_NOW, type TestApp } from '../support/app.ts';
 import { lens } from '../support/cli.ts';
-import { openTempSqlite, type TestStore } from '../support/stores.ts';
+import { openDemoSqlite, type TestStore } from '../support/stores.ts';
 
 /**
  * A number the dashboard shows, the alert metric that watches it and `lens report` over the same traffic are one
@@ -37,8 +36,7 @@ describe('one reader per number, on the demo data', () => {
     readMetric(db.store, storeReads(db.store), { ...rule, scope: {}, windowSeconds: (to - from) / 1000 }, to);
 
   beforeAll(async () => {
-    db = await openTempSqlite();
-    await loadDemo(db.store, TEST_NOW);
+    db = await openDemoSqlite(TEST_NOW);
     app = createTestApp(db.store);
     dir = mkdtempSync(join(tmpdir(), 'lens-one-reader-'));
     writeFileSync(

@@ -5,14 +5,13 @@
  */
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadDemo } from '../../api/demo/load.ts';
 import { openApiPath } from '../../api/openapi/document.ts';
 import { OPERATIONS } from '../../api/openapi/operations.ts';
 import { errorBody } from '../../api/openapi/refusals.ts';
 import { evaluateDue } from '../../api/services/alerts/engine.ts';
 import { createTestApp, get, TEST_NOW, type TestApp } from '../support/app.ts';
 import { clientEvent } from '../support/events.ts';
-import { openTempSqlite, type TestStore } from '../support/stores.ts';
+import { openDemoSqlite, openTempSqlite, type TestStore } from '../support/stores.ts';
 
 const HOST = '127.0.0.1:7700';
 const RANGE = `from=${TEST_NOW - 24 * 3_600_000}&to=${TEST_NOW}`;
@@ -80,8 +79,7 @@ describe('the OpenAPI document', () => {
   let doc: Doc;
 
   beforeAll(async () => {
-    db = await openTempSqlite();
-    await loadDemo(db.store, TEST_NOW);
+    db = await openDemoSqlite(TEST_NOW);
     app = createTestApp(db.store, { allowedTargets: ['127.0.0.1:9'] });
     const res = await get(app, '/api/v1/openapi.json');
     expect(res.status).toBe(200);

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { loadDemo } from '../../api/demo/load.ts';
 import type { Store } from '../../db/runner.ts';
 import { openStore, type StoreConfig } from '../../db/store.ts';
 
@@ -28,6 +29,13 @@ export interface StoreKind {
 export async function openTempSqlite(): Promise<TestStore> {
   const dir = mkdtempSync(join(tmpdir(), 'lens-test-'));
   return openDisposable({ dataDir: dir }, async () => rmSync(dir, { recursive: true, force: true }));
+}
+
+/** A fresh embedded store holding the demo federation's day, ending at `now`: the world of the tests that read it. */
+export async function openDemoSqlite(now: number): Promise<TestStore> {
+  const db = await openTempSqlite();
+  await loadDemo(db.store, now);
+  return db;
 }
 
 /** A fresh PostgreSQL database per call, dropped afterwards: no test shares rows with another. */
