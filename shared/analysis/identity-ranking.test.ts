@@ -1,9 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import {
   contenderBounds,
+  countingPlan,
   countLikeliest,
   hourCaps,
+  type IdentitySends,
   placeToBeat,
+  SENDS_PER_HOUR_PROBE,
   splitHours,
   topSent,
   wholeHours,
@@ -141,7 +144,8 @@ describe('countLikeliest', () => {
     { identity: 'c', sends: 9 },
     { identity: 'd', sends: 3 },
   ];
-  const counter = (asked: string[][]) => async (identities: string[]) => {
+  const counter = (asked: string[][]) => async (round: IdentitySends[]) => {
+    const identities = round.map((bound) => bound.identity);
     asked.push(identities);
     return identities.map((identity) => ({ identity, sends: exact[identity] ?? 0 }));
   };
@@ -162,6 +166,26 @@ describe('countLikeliest', () => {
       ['c', 'd'],
     ]);
     expect(await countLikeliest([], 2, 5, counter([]))).toEqual([]);
+  });
+});
+
+describe('countingPlan', () => {
+  const round = [
+    { identity: 'loop', sends: 10 * SENDS_PER_HOUR_PROBE + 1 },
+    { identity: 'edge', sends: 10 * SENDS_PER_HOUR_PROBE },
+    { identity: 'rare', sends: 3 },
+  ];
+
+  it('counts in the events those whose sends cost no more there than a probe of each whole hour', () => {
+    expect(countingPlan(round, 10, true)).toEqual({ fromEvents: ['edge', 'rare'], fromHours: ['loop'] });
+  });
+
+  it('counts every contender in the hour counts when part of the window has no events kept', () => {
+    expect(countingPlan(round, 10, false)).toEqual({ fromEvents: [], fromHours: ['loop', 'edge', 'rare'] });
+  });
+
+  it('counts a window without a whole hour in the events only where they are kept', () => {
+    expect(countingPlan(round, 0, true).fromHours).toEqual(['loop', 'edge', 'rare']);
   });
 });
 

@@ -10,6 +10,7 @@ import type { EventFilter } from '../../../db/queries/events.ts';
 import type { SqlRunner } from '../../../db/runner.ts';
 import {
   contenderBounds,
+  countingPlan,
   countLikeliest,
   type HourSplit,
   hourCaps,
@@ -54,7 +55,8 @@ export interface IdentityRanking {
   exact: boolean;
 }
 
-type Scope = Window & Pick<EventFilter, 'server' | 'client'>;
+/** Where the raw events kept begin (null: all kept): before it, sends are only in the hour counts. */
+type Scope = Window & Pick<EventFilter, 'server' | 'client'> & { eventsFrom?: number | null };
 
 /**
  * The `limit` most sent identities of a window: the candidates are each touched hour's most sent identities
@@ -125,15 +127,22 @@ async function rankFromLists(
   const depthOf = listDepths(split, limit, limits);
   const { hours, unlisted } = hourCaps(await hourListCuts(db, { ...split, server: listed }, depthOf), split);
   const rows = await listContenders(db, hours, { server: scope.server, n: limit, unlisted });
-  const counted = await countLikeliest(contenderBounds(rows, hours), limit, limits.countPerRound, (names) =>
-    exactSends(db, names, split),
-  );
+  const eventsKept = scope.eventsFrom == null || scope.eventsFrom <= scope.from;
+  const counted = await countLikeliest(contenderBounds(rows, hours), limit, limits.countPerRound, async (round) => {
+    const { fromEvents, fromHours } = countingPlan(round, wholeHours(split).length, eventsKept);
+    const [inEvents, inHours] = await Promise.all([
+      identityEventSends(db, fromEvents, scope),
+      exactSends(db, fromHours, split),
+    ]);
+    return [...inEvents, ...inHours];
+  });
   const { ranked, exact } = topSent(counted, limit, unlisted);
   return { identities: ranked.map((row) => row.identity), exact };
 }
 
 /** Each identity's counted sends in the window: its whole hours from the hour counts, its part-hours from the events. */
 async function exactSends(db: SqlRunner, names: readonly string[], split: HourSplit): Promise<IdentitySends[]> {
+  if (names.length === 0) return [];
   const parts = await Promise.all([
     identityHourSends(db, names, wholeHours(split)),
     ...split.edges.map(([from, to]) => identityEventSends(db, names, { from, to })),
