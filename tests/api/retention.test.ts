@@ -4,11 +4,13 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { sql } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { rankIdentities } from '../../api/services/analysis/identity-ranking.ts';
 import { applyRetention } from '../../api/services/retention.ts';
 import { releaseFreePages } from '../../db/queries/retention.ts';
 import type { Store } from '../../db/runner.ts';
 import { openStore } from '../../db/store.ts';
 import { HOUR_MS } from '../../shared/analysis/time-buckets.ts';
+import { requestIdentity } from '../../shared/identity.ts';
 import { createTestApp, get, postNdjson, type TestApp } from '../support/app.ts';
 import { clientEvent, rpcError } from '../support/events.ts';
 import { STORE_KINDS, type TestStore } from '../support/stores.ts';
@@ -125,6 +127,31 @@ describe.each(STORE_KINDS)('retention on $name', (kind) => {
         events: 0,
         counts: 0,
       });
+    });
+
+    it('ranks identities over a range that starts before the events horizon by the hour counts kept there', async () => {
+      // One identity sent 40 times in day 0's first hours, another 10 times on day 1: after the events of day 0
+      // go, only the hour counts know the first was sent most.
+      const sent = (id: string, name: string, start: number, n: number) =>
+        Array.from({ length: n }, (_, k) =>
+          clientEvent({
+            id: `${id}-${k}`,
+            ts: new Date(start + k * 60_000).toISOString(),
+            server: 'docs',
+            request: { jsonrpc: '2.0', id: k, method: 'tools/call', params: { name, arguments: {} } },
+          }),
+        );
+      const old = sent('old', 'tool-old', DAY0 + 2 * HOUR_MS, 40);
+      await ingest(app, [...old, ...sent('new', 'tool-new', DAY0 + DAY_MS + 2 * HOUR_MS, 10)]);
+      const now = DAY0 + 2 * DAY_MS;
+      await applyRetention(db.store, { eventsMs: 1.5 * DAY_MS, countsMs: 3 * DAY_MS }, now);
+      const window = { from: DAY0, to: now, eventsFrom: DAY0 + DAY_MS / 2 };
+
+      const { identities } = await rankIdentities(db.store, window, 2);
+      expect(identities).toEqual([
+        requestIdentity('docs', old[0]?.request as { method: string }),
+        requestIdentity('docs', { method: 'tools/call', params: { name: 'tool-new', arguments: {} } }),
+      ]);
     });
   });
 });

@@ -74,7 +74,7 @@ export async function rankIdentities(
   const sent = await sentPart(db, scope);
   if (sent === null) return { identities: [], exact: true };
   const fromHours = await hourListRanking(db, sent, limit, limits);
-  if (fromHours.exact || (await requestsIn(db, sent)) > limits.groupUpTo) return fromHours;
+  if (fromHours.exact || !eventsKept(sent) || (await requestsIn(db, sent)) > limits.groupUpTo) return fromHours;
   return groupedRanking(db, sent, limit);
 }
 
@@ -85,6 +85,11 @@ export async function rankIdentities(
 export async function sentPart<S extends Window & { server?: string }>(db: SqlRunner, scope: S): Promise<S | null> {
   const part = withinSentHours(scope, await countedHours(db, scope.server));
   return part === null ? null : { ...scope, ...part };
+}
+
+/** Whether every event of the window is kept: before retention's horizon, sends are only in the hour counts. */
+function eventsKept(scope: Scope): boolean {
+  return scope.eventsFrom == null || scope.eventsFrom <= scope.from;
 }
 
 async function groupedRanking(db: SqlRunner, scope: Scope, limit: number): Promise<IdentityRanking> {
@@ -127,9 +132,8 @@ async function rankFromLists(
   const depthOf = listDepths(split, limit, limits);
   const { hours, unlisted } = hourCaps(await hourListCuts(db, { ...split, server: listed }, depthOf), split);
   const rows = await listContenders(db, hours, { server: scope.server, n: limit, unlisted });
-  const eventsKept = scope.eventsFrom == null || scope.eventsFrom <= scope.from;
   const counted = await countLikeliest(contenderBounds(rows, hours), limit, limits.countPerRound, async (round) => {
-    const { fromEvents, fromHours } = countingPlan(round, wholeHours(split).length, eventsKept);
+    const { fromEvents, fromHours } = countingPlan(round, wholeHours(split).length, eventsKept(scope));
     const [inEvents, inHours] = await Promise.all([
       identityEventSends(db, fromEvents, scope),
       exactSends(db, fromHours, split),
