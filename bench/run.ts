@@ -6,7 +6,6 @@
  * the UI and the soak. Each part can be left out with BENCH_<PART>=0 (INGEST, FORMATS, PROXY_DAY,
  * READS, UI, SOAK).
  */
-import pg from 'pg';
 import { buildEvent } from '../api/services/event-row.ts';
 import { type EventRow, packRows } from '../db/event-row.ts';
 import { openStore, type StoreConfig } from '../db/store.ts';
@@ -18,7 +17,7 @@ import { benchProxyDay } from './proxy-day.ts';
 import { benchReads } from './reads.ts';
 import { analysisHealth, spawnServer, untilAnalysed } from './server-process.ts';
 import { benchSoak } from './soak.ts';
-import { fmt, median, withSqlite } from './support.ts';
+import { fmt, median, withPostgres, withSqlite } from './support.ts';
 import { benchUi } from './ui.ts';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 200_000);
@@ -137,22 +136,6 @@ function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0;
 }
 
-async function withPostgres<T>(work: (config: StoreConfig) => Promise<T>): Promise<T> {
-  const adminUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-  const name = `lens_bench_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  try {
-    const url = new URL(adminUrl);
-    url.pathname = `/${name}`;
-    return await work({ databaseUrl: url.toString(), dataDir: '' });
-  } finally {
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.end();
-  }
-}
-
 async function measure(label: string, withStore: typeof withSqlite, fixture: Fixture) {
   const ceiling: number[] = [];
   const runs: IngestRun[] = [];
@@ -193,8 +176,9 @@ if (process.env.BENCH_FORMATS !== '0') await benchFormats();
 if (process.env.BENCH_PROXY_DAY !== '0') await benchProxyDay(withSqlite);
 if (process.env.BENCH_READS !== '0') {
   const keptDir = process.env.BENCH_READS_DIR;
-  if (keptDir) await benchReads(keptDir);
-  else await withSqlite((config) => benchReads(config.dataDir));
+  if (keptDir) await benchReads({ dataDir: keptDir });
+  else await withSqlite(benchReads);
+  if (process.env.BENCH_PG === '1' || process.env.DATABASE_URL) await withPostgres(benchReads);
 }
 if (process.env.BENCH_UI !== '0') await benchUi();
 if (process.env.BENCH_SOAK !== '0') await withSqlite((config) => benchSoak(config));

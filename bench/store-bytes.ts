@@ -5,6 +5,8 @@
  */
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { sql } from 'drizzle-orm';
+import type { SqlRunner } from '../db/runner.ts';
 import { printTable } from './support.ts';
 
 /** The parts named one by one; the rest are summed into one line. */
@@ -20,20 +22,44 @@ export function reportStoreBytes(dataDir: string, events: number, ndjsonBytes: n
     const parts = db
       .prepare('SELECT name, sum(pgsize) AS bytes FROM dbstat GROUP BY name ORDER BY bytes DESC')
       .all() as { name: string; bytes: number }[];
-    const perEvent = (bytes: number) => (bytes / events).toFixed(1);
-    const rest = parts.slice(NAMED_PARTS).reduce((n, part) => n + part.bytes, 0);
-    console.log(
-      `bytes: ${perEvent(pages * pageSize)} B/event on disk (${perEvent(freePages * pageSize)} of them free pages) vs ` +
-        `${perEvent(ndjsonBytes)} B/event of NDJSON`,
-    );
-    printTable(
-      ['part', 'B/event'],
-      [
-        ...parts.slice(0, NAMED_PARTS).map((part) => [part.name, perEvent(part.bytes)]),
-        [`${parts.length - NAMED_PARTS} more`, perEvent(rest)],
-      ],
-    );
+    printBytes({ total: pages * pageSize, free: freePages * pageSize, parts }, events, ndjsonBytes);
   } finally {
     db.close();
   }
+}
+
+/**
+ * The same on PostgreSQL: each table (with its TOAST, free space and visibility maps) and each index, as the server
+ * reports them without a VACUUM FULL; dead tuples the fold's updates left count, as they are on disk.
+ */
+export async function reportPostgresBytes(store: SqlRunner, events: number, ndjsonBytes: number): Promise<void> {
+  const parts = await store.all<{ name: string; bytes: number }>(sql`SELECT c.relname AS name,
+      CASE WHEN c.relkind = 'i' THEN pg_relation_size(c.oid) ELSE pg_table_size(c.oid) END AS bytes
+    FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+    WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'i', 'm')
+    ORDER BY bytes DESC`);
+  const sized = parts.map((part) => ({ name: part.name, bytes: Number(part.bytes) }));
+  printBytes({ total: sized.reduce((n, part) => n + part.bytes, 0), free: null, parts: sized }, events, ndjsonBytes);
+}
+
+interface StoreBytes {
+  total: number;
+  /** Bytes of pages the store holds free (SQLite's free list); null where the engine does not say. */
+  free: number | null;
+  /** Tables and indexes, largest first. */
+  parts: { name: string; bytes: number }[];
+}
+
+function printBytes({ total, free, parts }: StoreBytes, events: number, ndjsonBytes: number): void {
+  const perEvent = (bytes: number) => (bytes / events).toFixed(1);
+  const rest = parts.slice(NAMED_PARTS).reduce((n, part) => n + part.bytes, 0);
+  const freeNote = free === null ? '' : ` (${perEvent(free)} of them free pages)`;
+  console.log(`bytes: ${perEvent(total)} B/event on disk${freeNote} vs ${perEvent(ndjsonBytes)} B/event of NDJSON`);
+  printTable(
+    ['part', 'B/event'],
+    [
+      ...parts.slice(0, NAMED_PARTS).map((part) => [part.name, perEvent(part.bytes)]),
+      [`${parts.length - NAMED_PARTS} more`, perEvent(rest)],
+    ],
+  );
 }

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import type { StoreConfig } from '../db/store.ts';
 
 /** Helpers the bench parts share. */
@@ -12,6 +13,23 @@ export async function withSqlite<T>(work: (config: StoreConfig) => Promise<T>): 
     return await work({ dataDir: dir });
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Runs `work` on a fresh PostgreSQL database (DATABASE_URL's server, or the local one), dropped afterwards. */
+export async function withPostgres<T>(work: (config: StoreConfig) => Promise<T>): Promise<T> {
+  const adminUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const name = `lens_bench_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  try {
+    const url = new URL(adminUrl);
+    url.pathname = `/${name}`;
+    return await work({ databaseUrl: url.toString(), dataDir: '' });
+  } finally {
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.end();
   }
 }
 
