@@ -42,7 +42,7 @@ export async function breachesIn(db: SqlRunner, scope: DenialScope): Promise<Bre
 }
 
 /** Re-presented refusals replayed per client, in the hours that start in the window (the counts are per hour). */
-export async function replaysPerClient(db: SqlRunner, scope: DenialScope): Promise<Map<string, number>> {
+export async function replayedPerClient(db: SqlRunner, scope: DenialScope): Promise<Map<string, number>> {
   const rows = await db.all<{ client: string; replayed: number | string }>(sql`SELECT client,
       sum(replayed) AS replayed FROM denial_replay_hour
     WHERE start >= ${scope.from - (scope.from % HOUR_MS)} AND start < ${scope.to}${narrowed(scope)}

@@ -62,51 +62,57 @@ export interface DenialAudit {
 
 /** The audit of `events` (any order; the result does not depend on it). */
 export function auditDenials(events: readonly AnalysisEvent[]): DenialAudit {
-  const byKey = new Map<string, AnalysisEvent[]>();
-  for (const e of events) {
-    if (!isJudged(e) || e.identity === null) continue;
-    const key = requestKey(e);
-    const group = byKey.get(key);
-    if (group === undefined) byKey.set(key, [e]);
-    else group.push(e);
-  }
   const audit: DenialAudit = { notHeld: [], replayed: [] };
-  for (const group of byKey.values()) auditKey(group.sort(byTimeOrder), audit);
-  audit.notHeld.sort((a, b) => a.answer.ts - b.answer.ts || (a.answer.id < b.answer.id ? -1 : 1));
+  const decisions: DenialDecisions = new Map();
+  for (const e of events.filter(isAudited).sort(byTimeOrder)) stepDenialAudit(decisions, e, audit);
   return audit;
 }
+
+/** Request key → the decision standing on it: all the audit holds between events. */
+export type DenialDecisions = Map<string, AnalysisEvent>;
 
 /** Whether a refusal is a decision about the request itself (see the module comment). */
 export function isDecision(e: AnalysisEvent): boolean {
   return e.bucket === 'refusal' && refusalBlock(e) === 'key';
 }
 
-/** One request key's attempts, in time order. */
-function auditKey(attempts: readonly AnalysisEvent[], audit: DenialAudit): void {
-  let decision: AnalysisEvent | null = null;
-  for (const e of attempts) {
-    if (decision !== null && !standsAt(refusalLapse(decision), e.ts)) decision = null;
-    if (decision === null) {
-      if (isDecision(e)) decision = e;
-      continue;
-    }
-    if (e.bucket === 'transient' || e.bucket === 'throttled') continue;
-    const { client, server, identity } = decision as AnalysisEvent & { client: string; identity: string };
-    if (e.bucket === 'refusal' && e.kind === decision.kind && e.rpcCode === decision.rpcCode) {
-      audit.replayed.push({ client, server, identity, ts: e.ts });
-      continue;
-    }
-    audit.notHeld.push({
-      client,
-      server,
-      identity,
-      rpcMethod: decision.rpcMethod,
-      refusal: refOf(decision),
-      answer: refOf(e),
-      newSession: e.session !== decision.session,
-    });
-    decision = isDecision(e) ? e : null;
+function isAudited(e: AnalysisEvent): boolean {
+  return isJudged(e) && e.identity !== null;
+}
+
+/**
+ * Audits one event, in time order (per request key), against the decisions standing so far, adding what it finds to
+ * `audit`: what `auditDenials` replays, and what a stream (`lens report`) steps event by event.
+ */
+export function stepDenialAudit(decisions: DenialDecisions, e: AnalysisEvent, audit: DenialAudit): void {
+  if (!isAudited(e)) return;
+  const key = requestKey(e);
+  let decision = decisions.get(key);
+  if (decision !== undefined && !standsAt(refusalLapse(decision), e.ts)) {
+    decisions.delete(key);
+    decision = undefined;
   }
+  if (decision === undefined) {
+    if (isDecision(e)) decisions.set(key, e);
+    return;
+  }
+  if (e.bucket === 'transient' || e.bucket === 'throttled') return;
+  const { client, server, identity } = decision as AnalysisEvent & { client: string; identity: string };
+  if (e.bucket === 'refusal' && e.kind === decision.kind && e.rpcCode === decision.rpcCode) {
+    audit.replayed.push({ client, server, identity, ts: e.ts });
+    return;
+  }
+  audit.notHeld.push({
+    client,
+    server,
+    identity,
+    rpcMethod: decision.rpcMethod,
+    refusal: refOf(decision),
+    answer: refOf(e),
+    newSession: e.session !== decision.session,
+  });
+  if (isDecision(e)) decisions.set(key, e);
+  else decisions.delete(key);
 }
 
 function refOf(e: AnalysisEvent): DenialEventRef {
@@ -136,4 +142,26 @@ export function countNotHeld(items: readonly Pick<DenialNotHeld, 'client' | 'ser
     counts.byServer[server] = (counts.byServer[server] ?? 0) + 1;
   }
   return counts;
+}
+
+/** Per client, how its re-presented refusals were answered: replayed (the store working) or evaluated afresh. */
+export function representedRefusalsOf(replayed: ReadonlyMap<string, number>, notHeldByClient: Record<string, number>) {
+  const clients = new Set([...replayed.keys(), ...Object.keys(notHeldByClient)]);
+  return [...clients].sort().map((client) => ({
+    client,
+    replayed: replayed.get(client) ?? 0,
+    evaluatedAfresh: notHeldByClient[client] ?? 0,
+  }));
+}
+
+/** The counts and list of denials that did not hold, with how each client's re-presented refusals went. */
+export function denialSummary(items: readonly DenialNotHeld[], replayed: ReadonlyMap<string, number>) {
+  const counts = countNotHeld(items);
+  return { ...counts, items, representedRefusals: representedRefusalsOf(replayed, counts.byClient) };
+}
+
+/** Replays counted per client. */
+export function replaysPerClient(replays: readonly DenialReplay[], into = new Map<string, number>()) {
+  for (const r of replays) into.set(r.client, (into.get(r.client) ?? 0) + 1);
+  return into;
 }

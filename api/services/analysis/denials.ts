@@ -1,6 +1,6 @@
-import { breachesIn, type DenialScope, replaysPerClient } from '../../../db/queries/denials.ts';
+import { breachesIn, type DenialScope, replayedPerClient } from '../../../db/queries/denials.ts';
 import type { SqlRunner } from '../../../db/runner.ts';
-import { countNotHeld } from '../../../shared/analysis/denials.ts';
+import { denialSummary } from '../../../shared/analysis/denials.ts';
 import { analysisLag } from '../analysis-lag.ts';
 
 /**
@@ -12,22 +12,13 @@ import { analysisLag } from '../analysis-lag.ts';
 export async function denialsIn(db: SqlRunner, scope: DenialScope) {
   const [items, replays, lag] = await Promise.all([
     breachesIn(db, scope),
-    replaysPerClient(db, scope),
+    replayedPerClient(db, scope),
     analysisLag(db),
   ]);
-  const counts = countNotHeld(items);
-  const clients = new Set([...replays.keys(), ...Object.keys(counts.byClient)]);
-  const representedRefusals = [...clients].sort().map((client) => ({
-    client,
-    replayed: replays.get(client) ?? 0,
-    evaluatedAfresh: counts.byClient[client] ?? 0,
-  }));
   return {
     from: new Date(scope.from).toISOString(),
     to: new Date(scope.to).toISOString(),
-    ...counts,
-    items,
-    representedRefusals,
+    ...denialSummary(items, replays),
     analysedThrough: lag.analysedThrough,
     lagMs: lag.lagMs,
   };
