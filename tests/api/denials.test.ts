@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { analysed, createTestApp, get, postNdjson, putJson, type TestApp } from '../support/app.ts';
+import { analysed, createTestApp, get, postJson, postNdjson, putJson, type TestApp } from '../support/app.ts';
 import { CORPORA, corpusText, expectedOf } from '../support/corpus.ts';
 import { BASE_TS, clientEvent, rpcError } from '../support/events.ts';
 import { STORE_KINDS, type TestStore } from '../support/stores.ts';
@@ -106,6 +106,28 @@ describe.each(STORE_KINDS)('GET /api/v1/denials on $name', (kind) => {
       expect(res.status).toBe(200);
       await analysed(app);
       expect((await denials()).total).toBe(0);
+    });
+
+    it('gives the alert metric the count the list has, per server', async () => {
+      await postNdjson(app, [denial(0, 's1'), granted(10, 's2')]);
+      const rule = {
+        name: 'Denials that did not hold',
+        metric: 'denials_not_held',
+        groupBy: 'server',
+        comparator: '>=',
+        warning: 1,
+        critical: 5,
+        windowSeconds: 3600,
+        intervalSeconds: 60,
+        pendingSeconds: 0,
+        keepFiringForSeconds: 0,
+        targets: [],
+      };
+      const res = await postJson(app, '/api/v1/alerts/rules/preview', { rule, from: BASE_TS, to: BASE_TS + 7_200_000 });
+      expect(res.status).toBe(200);
+      const preview = await res.json();
+      const series = preview.series.find((s: { group: string }) => s.group === 'release-notes');
+      expect(Math.max(...series.values)).toBe((await denials()).byServer['release-notes']);
     });
 
     it('refuses a range that ends before it starts', async () => {
