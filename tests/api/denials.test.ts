@@ -1,7 +1,10 @@
+import { sql } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { foldAll } from '../../api/services/fold.ts';
 import { analysed, createTestApp, get, postJson, postNdjson, putJson, type TestApp } from '../support/app.ts';
 import { CORPORA, corpusText, expectedOf } from '../support/corpus.ts';
 import { BASE_TS, clientEvent, rpcError } from '../support/events.ts';
+import { replayMigration } from '../support/migrations.ts';
 import { STORE_KINDS, type TestStore } from '../support/stores.ts';
 
 /** Seed 002's denial of a tools/call: not retryable, lapsing at `resetsAt` when given. */
@@ -128,6 +131,26 @@ describe.each(STORE_KINDS)('GET /api/v1/denials on $name', (kind) => {
       const preview = await res.json();
       const series = preview.series.find((s: { group: string }) => s.group === 'release-notes');
       expect(Math.max(...series.values)).toBe((await denials()).byServer['release-notes']);
+    });
+
+    it('audits, after the upgrade that added it, the refusals a store held before', async () => {
+      await postNdjson(app, [denial(0, 's1'), denial(2, 's1'), granted(10, 's2')]);
+      // The lag is wall-clock time: the audit is the rest.
+      const audit = async () => {
+        const { analysedThrough: _through, lagMs: _lag, ...rest } = await denials();
+        return rest;
+      };
+      const kept = await audit();
+      expect(kept.total).toBe(1);
+      // The store as the release before left it: no audit. The migration queues its refused identities, and an
+      // idle fold audits them.
+      for (const table of ['denial_breach', 'denial_replay_hour', 'denial_identity']) {
+        await db.store.run(sql.raw(`DELETE FROM ${table}`));
+      }
+      expect((await denials()).total).toBe(0);
+      await replayMigration(db.store, kind.name, 'denial_audit', 'INSERT INTO');
+      await foldAll(db.store);
+      expect(await audit()).toEqual(kept);
     });
 
     it('refuses a range that ends before it starts', async () => {
