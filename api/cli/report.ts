@@ -1,5 +1,12 @@
 import { addConduct, conductReport, emptyConduct } from '../../shared/analysis/conduct.ts';
 import { addContext, type ContextGap, emptyContextGap, gapSummary } from '../../shared/analysis/context-gap.ts';
+import {
+  type DenialAudit,
+  type DenialDecisions,
+  denialSummary,
+  replaysPerClient,
+  stepDenialAudit,
+} from '../../shared/analysis/denials.ts';
 import { createGateState, gateStep, isJudged, type KeyGateState, stepsInOrder } from '../../shared/analysis/gate.ts';
 import type { GateVerdict } from '../../shared/analysis/gate-types.ts';
 import type { StormSummary } from '../../shared/analysis/storms.ts';
@@ -37,6 +44,9 @@ export async function reportCommand(args: string[]): Promise<number> {
   const identities = spill.map<IdentityTally>('identities', CACHED_ENTRIES);
   const contextGap = new Map<string, ContextGap>();
   const conduct = emptyConduct();
+  const decisions: DenialDecisions = new Map();
+  const denials: DenialAudit = { notHeld: [], replayed: [] };
+  const replayed = new Map<string, number>();
   let events = 0;
   let outOfOrder = 0;
   for await (const { analysis: e } of run.events()) {
@@ -49,6 +59,10 @@ export async function reportCommand(args: string[]): Promise<number> {
     addAvoidable(avoidable, e, verdict);
     addConduct(conduct, e, verdict);
     addIdentitySend(identities, e);
+    stepDenialAudit(decisions, e, denials);
+    // Replays are counted, not kept: a loop re-presenting a refused request would otherwise grow the list.
+    replaysPerClient(denials.replayed, replayed);
+    denials.replayed.length = 0;
     if (!e.counted) continue;
     events++;
     buckets[e.bucket]++;
@@ -74,6 +88,7 @@ export async function reportCommand(args: string[]): Promise<number> {
     identities: topIdentitiesOf(identities, 20),
     contextGap: Object.fromEntries([...contextGap].map(([server, gap]) => [server, gapSummary(gap)])),
     conduct: Object.fromEntries(conductReport(conduct).map(({ client, ...rest }) => [client, rest])),
+    denialsNotHeld: denialSummary(denials.notHeld, replayed),
   };
   // One JSON document, the storms (as many as the log holds) written one at a time from the spill, in list order.
   const out = new LineWriter();

@@ -172,6 +172,45 @@ export const contextGap = z.looseObject({
   ),
 });
 
+const denialSide = z.looseObject({
+  id: z.string().meta({ description: 'the event id: GET /api/v1/events/{id}' }),
+  ts: epochMs,
+  session: z.string().nullable(),
+  bucket,
+  kind: z.string(),
+  rpcCode: z.number().int().nullable(),
+  httpStatus: z.number().int().nullable(),
+});
+export const denials = z.looseObject({
+  from: iso,
+  to: iso,
+  total: z.number().int().meta({ description: 'denials that did not hold whose later answer is in the range' }),
+  byClient: z.record(z.string(), z.number().int()),
+  byServer: z.record(z.string(), z.number().int()),
+  items: z.array(
+    z.looseObject({
+      client: z.string(),
+      server: z.string(),
+      identity: z.string(),
+      rpcMethod: z.string().nullable(),
+      refusal: denialSide.meta({ description: 'the refusal: the decision that should have stood' }),
+      answer: denialSide.meta({ description: 'the later, different answer while it stood' }),
+      newSession: z.boolean().meta({ description: 'whether the answer came on another session than the refusal' }),
+    }),
+  ),
+  representedRefusals: z
+    .array(
+      z.looseObject({
+        client: z.string(),
+        replayed: z.number().int().meta({ description: 'the same refusal again: the decision store working' }),
+        evaluatedAfresh: z.number().int().meta({ description: 'another answer while it stood: did not hold' }),
+      }),
+    )
+    .meta({ description: 'per client, how its re-presented refusals were answered (replays counted per hour)' }),
+  analysedThrough: iso,
+  lagMs: z.number(),
+});
+
 export const clients = z.looseObject({
   clients: z.array(
     z.looseObject({

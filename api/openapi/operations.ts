@@ -201,6 +201,11 @@ export const OPERATIONS: Record<string, Operation> = {
     summary: 'Per server: requested against applied includeContext, trim rate, reasons, trend',
     ok: { description: 'The servers that reported context.', body: answer.contextGap },
   },
+  'GET /api/v1/denials': {
+    tag: 'analysis',
+    summary: 'Denials that did not hold: refused identities answered differently while the refusal stood',
+    ok: { description: 'The audit of the decision store.', body: answer.denials },
+  },
   'GET /api/v1/clients': {
     tag: 'analysis',
     summary: 'Per client: avoidable share, conduct findings, the servers it hurts most',

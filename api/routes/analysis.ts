@@ -6,6 +6,7 @@ import type { AppDeps, Env } from '../env.ts';
 import { ApiError } from '../errors.ts';
 import { downloadable, formatParam } from '../export.ts';
 import { rangeParams } from '../params.ts';
+import { denialsIn } from '../services/analysis/denials.ts';
 import { identitiesIn, identitiesOverAlarm, identityIn } from '../services/analysis/identity-views.ts';
 import { serverDetail } from '../services/analysis/server-detail.ts';
 import { stormById } from '../services/analysis/storm-ids.ts';
@@ -119,6 +120,14 @@ export const analysisRoutes = new Hono<Env>()
     );
     return c.json({ servers });
   })
+  .get('/denials', validate('query', rangeParams), async (c) =>
+    c.json(
+      await denialsIn(
+        c.var.deps.store,
+        await analysisWindow(c.var.deps.store, c.req.valid('query'), c.var.deps.clock()),
+      ),
+    ),
+  )
   .get('/clients', validate('query', rangeQuery), downloadable(CLIENTS_TABLE, clients), async (c) =>
     c.json({ clients: await clients(c.req.valid('query'), c.var.deps) }),
   )

@@ -1,4 +1,5 @@
 import { CountChanges } from '../../db/counters/changes.ts';
+import { auditPendingDenials } from '../../db/counters/denials.ts';
 import { analysisEventOfRow } from '../../db/queries/analysis.ts';
 import { foldRows, takeQueued } from '../../db/queries/fold-queue.ts';
 import { tryFoldLock } from '../../db/queries/locks.ts';
@@ -25,7 +26,8 @@ export async function foldQueued(
   return store.transaction(async (tx) => {
     if (!(await tryFoldLock(tx))) return 0;
     const runs = await takeQueued(tx, maxEvents);
-    if (runs.length === 0) return 0;
+    // An idle fold audits what the migration that built the denial audit left pending (0 once none is).
+    if (runs.length === 0) return auditPendingDenials(tx);
     // A record shadowed or reclassified since it was stored was already changed in place: only counted ones count.
     const fresh = (await foldRows(tx, runs)).filter((row) => row.counted === 1);
     const changes = new CountChanges();

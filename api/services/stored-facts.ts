@@ -62,8 +62,8 @@ async function refile(tx: TxRunner, row: FactsRow, rollups: CountChanges): Promi
   if (identity === row.identity && waitUntil === row.waitUntil) return serverSent;
   await updateFacts(tx, { seq: row.seq, server: row.server, identity, waitUntil });
   if (row.counted === 1 && identity !== row.identity) {
-    rollups.addSend({ ts: row.ts, server: row.server, identity: row.identity }, -1);
-    rollups.addSend({ ts: row.ts, server: row.server, identity }, 1);
+    rollups.addSend({ ts: row.ts, server: row.server, identity: row.identity, bucket: row.bucket }, -1);
+    rollups.addSend({ ts: row.ts, server: row.server, identity, bucket: row.bucket }, 1);
   }
   return true;
 }

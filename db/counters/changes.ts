@@ -3,6 +3,7 @@ import type { EventColumns } from '../event-row.ts';
 import type { SqlRunner } from '../runner.ts';
 import { applyCodeDeltas, type CodeDelta } from './codes.ts';
 import { applyContextDeltas, type ContextDelta } from './context.ts';
+import { DenialTouches } from './denials.ts';
 import { applyIdentityDeltas, type IdentityDelta } from './identities.ts';
 import { applyRollupDeltas, CONDUCT_COLUMNS, MINUTE_MS, type RollupDelta } from './rollups.ts';
 import { applyTotalDeltas } from './totals.ts';
@@ -47,6 +48,8 @@ export class CountChanges {
   private readonly context: ContextDelta[] = [];
   private readonly sends: IdentityDelta[] = [];
   private readonly failures: CodeDelta[] = [];
+  /** The identities whose decision-store audit the change may move (db/counters/denials.ts). */
+  private readonly denials = new DenialTouches();
 
   /** A record folded: in every family. Its avoidable count follows from the gate step of the same fold (verdict). */
   stored(record: CountedRecord): void {
@@ -70,11 +73,13 @@ export class CountChanges {
    * identity counts do not follow the bucket.
    */
   reclassified(
-    record: Counted & Coded & Pick<CountedRecord, 'avoidable' | 'gateReason'>,
+    record: Counted & Coded & Pick<CountedRecord, 'avoidable' | 'gateReason' | 'identity'>,
     next: { bucket: string; kind: string },
     folded: boolean,
   ): void {
     const requests = folded ? 1 : 0;
+    this.denials.touch(record);
+    this.denials.touch({ identity: record.identity, bucket: next.bucket });
     const moved = { ...record, ...next };
     this.add(record, -requests, -record.avoidable, record.gateReason);
     this.add(moved, requests, record.avoidable, record.gateReason);
@@ -129,8 +134,9 @@ export class CountChanges {
     });
   }
 
-  /** Counts a send of the event's request identity in (+1) or out (-1) of its hour. */
-  addSend(event: { ts: number; server: string; identity: string | null }, sends: number): void {
+  /** Counts a send of the event's request identity in (+1) or out (-1) of its hour; the identity is audited anew. */
+  addSend(event: { ts: number; server: string; identity: string | null; bucket?: string }, sends: number): void {
+    this.denials.touch(event);
     if (event.identity === null) return;
     this.sends.push({ ts: event.ts, server: event.server, identity: event.identity, sends });
   }
@@ -160,6 +166,8 @@ export class CountChanges {
       // Last, in every writer alike: concurrent transactions lock rows table by table in one order.
       applyTotalDeltas(db, this.deltas),
     ]);
+    // After the counts: it reads the events as this transaction left them, and writes only its own tables.
+    await this.denials.write(db);
     this.deltas.length = 0;
     this.context.length = 0;
     this.sends.length = 0;

@@ -13,6 +13,7 @@ export interface FailedEventRow {
   ts: number;
   server: string;
   client: string | null;
+  identity: string | null;
   counted: number;
   avoidable: number;
   gateReason: string | null;
@@ -34,7 +35,7 @@ export async function failedEventsPage(
   limit: number,
 ): Promise<FailedEventRow[]> {
   const rows = await db.all<WithBlock<FailedEventRow>>(sql`SELECT seq, ts, server, client, rpc_method AS "rpcMethod",
-      counted, avoidable,
+      ${identityText(db, 'events')} AS identity, counted, avoidable,
       gate_reason AS "gateReason", discovery_read AS "discoveryRead", rpc_code AS "rpcCode",
       http_status AS "httpStatus", bucket, kind, rule, evidence, ${QUEUED} AS queued, ${BODY_COLUMNS}
     FROM ${EVENTS_WITH_BODIES}

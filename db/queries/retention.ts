@@ -48,12 +48,18 @@ export async function deleteEventsBefore(db: SqlRunner, before: number, limit: n
 /** db/body-codec.ts: the most lines a block holds. */
 const BLOCK_LINES = 32;
 
-/** Deletes the counts finer than an hour before `eventsBefore`, and the hour counts and storms before `countsBefore`. */
+/**
+ * Deletes the counts finer than an hour before `eventsBefore`, and the hour counts, storms and the denial audit's
+ * rows before `countsBefore`.
+ */
 export async function deleteCountsBefore(store: Store, eventsBefore: number, countsBefore: number): Promise<number> {
   let deleted = 0;
   for (const table of FINE_COUNTS) deleted += await deleteSlices(store, table, 'start', eventsBefore);
   for (const table of HOUR_COUNTS) deleted += await deleteSlices(store, table, 'start', countsBefore);
   deleted += await deleteSlices(store, 'storms', 'last_ts', countsBefore);
+  // The decision store's audit is read like the hour counts (db/counters/denials.ts).
+  deleted += await deleteSlices(store, 'denial_breach', 'answer_ts', countsBefore);
+  deleted += await deleteSlices(store, 'denial_replay_hour', 'start', countsBefore);
   return deleted;
 }
 

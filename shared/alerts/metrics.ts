@@ -20,6 +20,7 @@ export const METRICS = [
   'retries_after_refusal',
   'context_trim_rate',
   'undeclared_requests',
+  'denials_not_held',
 ] as const;
 export type Metric = (typeof METRICS)[number];
 
@@ -34,7 +35,7 @@ export interface MetricInfo {
    * Where the reading comes from: counters kept at ingest (the bucket rollups, their conduct counters, the context
    * counts) and the storms kept at ingest, cheap at any window; or the identity ranking GET /identities runs in SQL.
    */
-  source: 'rollup' | 'conduct' | 'context' | 'identities' | 'storms';
+  source: 'rollup' | 'conduct' | 'context' | 'identities' | 'storms' | 'denials';
   groupBys: readonly GroupBy[];
   /** One line for the rule editor: what the number is. */
   help: string;
@@ -115,6 +116,13 @@ export const METRIC_INFO: Record<Metric, MetricInfo> = {
     source: 'rollup',
     groupBys: TRAFFIC_GROUPS,
     help: 'Requests refused because the path or method is not in the server’s discovery document.',
+  },
+  denials_not_held: {
+    label: 'Denials that did not hold',
+    unit: 'count',
+    source: 'denials',
+    groupBys: TRAFFIC_GROUPS,
+    help: 'Refused requests answered differently while the refusal still stood (the decision store forgot it).',
   },
 };
 

@@ -8,6 +8,7 @@ import {
   valuesFromConduct,
   valuesFromContext,
   valuesFromCounts,
+  valuesFromDenials,
   valuesFromSends,
   valuesFromStorms,
 } from './values.ts';
@@ -121,6 +122,17 @@ describe('alert metrics from the analyses', () => {
     expect(valuesFromContext([], 'none')).toEqual([{ group: '', value: null, server: null }]);
   });
 
+  it('counts denials that did not hold per server, per client and in all', () => {
+    const items = [
+      { client: 'a', server: 'x' },
+      { client: 'a', server: 'y' },
+      { client: 'b', server: 'x' },
+    ];
+    expect(byGroup(valuesFromDenials(items, 'server'))).toEqual({ x: 2, y: 1 });
+    expect(byGroup(valuesFromDenials(items, 'client'))).toEqual({ a: 2, b: 1 });
+    expect(valuesFromDenials([], 'none')).toEqual([{ group: '', value: 0, server: null }]);
+  });
+
   it('has exactly one home for every metric', () => {
     for (const metric of METRICS) {
       const { source } = METRIC_INFO[metric];
@@ -130,6 +142,7 @@ describe('alert metrics from the analyses', () => {
       if (source === 'conduct') expect(metric).toBe('retries_after_refusal');
       if (source === 'context') expect(metric).toBe('context_trim_rate');
       if (source === 'identities') expect(metric).toBe('identity_representations');
+      if (source === 'denials') expect(metric).toBe('denials_not_held');
     }
   });
 });

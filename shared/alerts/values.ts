@@ -1,4 +1,5 @@
 import { addContextCount, type ContextGap, emptyContextGap, trimRate } from '../analysis/context-gap.ts';
+import { countNotHeld, type DenialNotHeld } from '../analysis/denials.ts';
 import { representations } from '../analysis/identities.ts';
 import type { ContextScope } from '../analysis/types.ts';
 import { BUCKETS } from '../classify/types.ts';
@@ -165,4 +166,20 @@ export function valuesFromStorms(storms: readonly StormLike[], groupBy: GroupBy)
     }
   }
   return [...largest.values()];
+}
+
+/**
+ * Denials that did not hold (shared/analysis/denials.ts), counted per group by the count the API answers. An ungrouped
+ * rule always has a reading: none is a count of 0.
+ */
+export function valuesFromDenials(
+  items: readonly Pick<DenialNotHeld, 'client' | 'server'>[],
+  groupBy: GroupBy,
+): GroupValue[] {
+  const counts = countNotHeld(items);
+  if (groupBy === 'server')
+    return Object.entries(counts.byServer).map(([server, value]) => ({ group: server, value, server }));
+  if (groupBy === 'client')
+    return Object.entries(counts.byClient).map(([client, value]) => ({ group: client, value, server: null }));
+  return [{ group: '', value: counts.total, server: null }];
 }

@@ -227,7 +227,20 @@ function liveBlock(p: PartitionGateState, key: string, t: number): boolean {
 }
 
 function blocksAt(held: KeyGateState, t: number): boolean {
-  return held.block === 'after_refusal' && (held.until === undefined || t < held.until);
+  return held.block === 'after_refusal' && standsAt(held.until ?? null, t);
+}
+
+/**
+ * When a refusal lapses (DOMAIN.md section 6): its `waitUntil` (`resetsAt`, or seed 002's TTL for its reason), when
+ * that is after the refusal; null: it never does. A time already past named no lapse the refusal could wait for.
+ */
+export function refusalLapse(refusal: Pick<AnalysisEvent, 'ts' | 'waitUntil'>): number | null {
+  return refusal.waitUntil !== null && refusal.waitUntil > refusal.ts ? refusal.waitUntil : null;
+}
+
+/** Whether a refusal that lapses at `lapse` (null: never) still stands at `t`. */
+export function standsAt(lapse: number | null, t: number): boolean {
+  return lapse === null || t < lapse;
 }
 
 interface Held {
@@ -285,7 +298,8 @@ function record(p: PartitionGateState, key: string, found: KeyGateState | undefi
 }
 
 function recordRefusal(p: PartitionGateState, k: KeyGateState, e: AnalysisEvent): void {
-  const lapses = e.waitUntil !== null && e.waitUntil > e.ts ? { until: e.waitUntil } : {};
+  const lapse = refusalLapse(e);
+  const lapses = lapse === null ? {} : { until: lapse };
   const block = refusalBlock(e);
   if (block === 'key') Object.assign(k, { block: 'after_refusal', ...lapses });
   else if (block === 'session') {

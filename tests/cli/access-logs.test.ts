@@ -68,13 +68,40 @@ describe('access logs on the command line', () => {
       expect(both.stderr).toBe('');
       expect(both.code).toBe(0);
       // Each request counted once, with the client's view: the numbers are the client log's.
-      const { events, buckets, avoidable } = JSON.parse(both.stdout);
+      const { events, buckets, avoidable, denialsNotHeld } = JSON.parse(both.stdout);
       const expected = JSON.parse(alone.stdout);
-      expect({ events, buckets, byServer: avoidable.byServer }).toEqual({
+      expect({ events, buckets, byServer: avoidable.byServer, denialsNotHeld }).toEqual({
         events: expected.events,
         buckets: expected.buckets,
         byServer: expected.avoidable.byServer,
+        denialsNotHeld: expected.denialsNotHeld,
       });
+    });
+
+    it('reports the denials that did not hold of expected.json, each across a new session', async () => {
+      const { stdout, code } = await lens([
+        'report',
+        '--discovery',
+        discoveryFile(corpus),
+        corpusPath(corpus, 'client.ndjson'),
+      ]);
+      expect(code).toBe(0);
+      const { denialsNotHeld } = JSON.parse(stdout);
+      const scenarios = Object.values(expectedOf(corpus).scenarios) as { denialsThatDidNotHold?: unknown[] }[];
+      const expected = scenarios.flatMap((s) => s.denialsThatDidNotHold ?? []);
+      const found = denialsNotHeld.items.map(
+        (d: { identity: string; refusal: { id: string }; answer: { id: string }; newSession: boolean }) => ({
+          identity: d.identity,
+          refused: d.refusal.id,
+          laterAnswered: d.answer.id,
+          newSessionInBetween: d.newSession,
+        }),
+      );
+      expect(found).toEqual(expect.arrayContaining(expected));
+      expect(denialsNotHeld.total).toBe(expected.length);
+      expect(Object.values(denialsNotHeld.byServer).reduce((a: number, b) => a + (b as number), 0)).toBe(
+        expected.length,
+      );
     });
   });
 

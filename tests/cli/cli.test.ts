@@ -7,6 +7,7 @@ import { startServer } from '../../api/server.ts';
 import { syntheticLines } from '../../bench/generate.ts';
 import { clientConduct } from '../../shared/analysis/conduct.ts';
 import { contextGapByServer, gapSummary } from '../../shared/analysis/context-gap.ts';
+import { auditDenials, denialSummary, replaysPerClient } from '../../shared/analysis/denials.ts';
 import { replayGate } from '../../shared/analysis/gate.ts';
 import { topIdentities } from '../../shared/analysis/identities.ts';
 import { detectStorms, summariseAvoidable } from '../../shared/analysis/storms.ts';
@@ -45,6 +46,7 @@ async function arrayReport(args: string[]) {
   const counted = events.filter((e) => e.counted);
   const verdicts = replayGate(events);
   const avoidable = summariseAvoidable(events, verdicts);
+  const audit = auditDenials(events);
   const report = {
     events: counted.length,
     buckets: Object.fromEntries(BUCKETS.map((b) => [b, counted.filter((e) => e.bucket === b).length])),
@@ -56,6 +58,7 @@ async function arrayReport(args: string[]) {
     identities: topIdentities(events, 20),
     contextGap: Object.fromEntries([...contextGapByServer(events)].map(([server, gap]) => [server, gapSummary(gap)])),
     conduct: Object.fromEntries(clientConduct(events, verdicts).map(({ client, ...rest }) => [client, rest])),
+    denialsNotHeld: denialSummary(audit.notHeld, replaysPerClient(audit.replayed)),
   };
   return JSON.parse(JSON.stringify(report));
 }
@@ -154,6 +157,7 @@ describe('the command line', () => {
       'identities',
       'contextGap',
       'conduct',
+      'denialsNotHeld',
     ]);
     const classified = await lens(['classify', '--discovery', discovery, log]);
     expect(avoidableFlags(classified.stdout).filter((f) => f)).toHaveLength(21);

@@ -1,6 +1,7 @@
 import type { QueryClient } from '@tanstack/react-query';
 import { clientKeys } from './clients.ts';
 import { contextGapKeys } from './context-gap.ts';
+import { denialKeys } from './denials.ts';
 import { eventKeys } from './events.ts';
 import { identityKeys } from './identities.ts';
 import { serverKeys } from './servers.ts';
@@ -18,6 +19,7 @@ const RECLASSIFIED = [
   eventKeys.all,
   clientKeys.all,
   contextGapKeys.all,
+  denialKeys.all,
 ];
 
 export function invalidateAfterReclassify(client: QueryClient): Promise<unknown> {

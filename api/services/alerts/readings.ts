@@ -7,6 +7,7 @@ import {
   type RangeFilter,
 } from '../../../db/counters/rollups.ts';
 import { type IdentityRow, serverInfo, topIdentityRows } from '../../../db/queries/analysis.ts';
+import { breachesIn } from '../../../db/queries/denials.ts';
 import { type StormScope, stormRows, stormsComplete } from '../../../db/queries/storms.ts';
 import type { SqlRunner } from '../../../db/runner.ts';
 import type { GroupBy, Metric } from '../../../shared/alerts/metrics.ts';
@@ -18,6 +19,7 @@ import {
   valuesFromConduct,
   valuesFromContext,
   valuesFromCounts,
+  valuesFromDenials,
   valuesFromSends,
   valuesFromStorms,
 } from '../../../shared/alerts/values.ts';
@@ -126,6 +128,9 @@ async function readGroups(db: SqlRunner, reads: RoundReads, rule: Reading, end: 
   if (rule.metric === 'context_trim_rate') {
     // The context counts only ever hold the scopes ingest validated.
     return valuesFromContext((await contextRows(db, scope, null)) as ContextLike[], rule.groupBy);
+  }
+  if (rule.metric === 'denials_not_held') {
+    return valuesFromDenials(await breachesIn(db, scope), rule.groupBy);
   }
   if (rule.metric === 'probe_storm_size') {
     // Judged on a partial list, a storm not yet built would read as over: wait for the build instead.

@@ -11,6 +11,7 @@ import { type ClientConduct, clientsQuery } from '../../queries/clients.ts';
 import { scopeQuery } from '../../queries/scope.ts';
 import { routePath } from '../../router.ts';
 import { useUrl } from '../../use-url.ts';
+import { DenialsPanel } from '../denials/DenialsPanel.tsx';
 
 /** Each client's conduct: how much of what it sent a correct client would not have, and where it hurts. */
 export function ClientsScreen() {
@@ -66,6 +67,7 @@ export function ClientsScreen() {
           );
         }}
       </Panel>
+      <DenialsPanel />
     </>
   );
 }

@@ -1,0 +1,25 @@
+import { breachesIn, type DenialScope, replayedPerClient } from '../../../db/queries/denials.ts';
+import type { SqlRunner } from '../../../db/runner.ts';
+import { denialSummary } from '../../../shared/analysis/denials.ts';
+import { analysisLag } from '../analysis-lag.ts';
+
+/**
+ * The decision store's audit in a window (DOMAIN.md section 5): the denials that did not hold, their counts per
+ * client and per server, and per client how its re-presented refusals were answered: replayed (the same refusal
+ * again, the store working) or evaluated afresh (a denial that did not hold). The one reader of these numbers: the
+ * route, `lens report` and the alert metric call it.
+ */
+export async function denialsIn(db: SqlRunner, scope: DenialScope) {
+  const [items, replays, lag] = await Promise.all([
+    breachesIn(db, scope),
+    replayedPerClient(db, scope),
+    analysisLag(db),
+  ]);
+  return {
+    from: new Date(scope.from).toISOString(),
+    to: new Date(scope.to).toISOString(),
+    ...denialSummary(items, replays),
+    analysedThrough: lag.analysedThrough,
+    lagMs: lag.lagMs,
+  };
+}

@@ -1,0 +1,58 @@
+import { sql } from 'drizzle-orm';
+import { bigint, bytes, defineTable, index, integer, primaryKey, SQLITE_WITHOUT_ROWID, text } from './tables.ts';
+
+/**
+ * The audit of the decision store (DOMAIN.md section 5, shared/analysis/denials.ts), kept by the fold
+ * (db/counters/denials.ts): every identity with a counted refusal is audited anew from its events whenever one of
+ * them changes, and its results replace the stored ones. Refused identities are few, so the audit reads few rows.
+ */
+
+/** The identities (server, digest) that have a counted refusal: the ones whose changes call for an audit. */
+export const denialIdentity = defineTable(
+  'denial_identity',
+  {
+    server: text('server').notNull(),
+    identity: bytes('identity').notNull(),
+    /** 1 while the identity waits for its first audit (the migration that built this table queued every one). */
+    pending: integer('pending').notNull().default(0),
+  },
+  (t) => [
+    primaryKey(t.server, t.identity),
+    index('denial_identity_pending_idx').on(t.pending).where(sql`${t.pending} = 1`),
+  ],
+  SQLITE_WITHOUT_ROWID,
+);
+
+/** Denials that did not hold: a refusal, and the later answer that differed while it stood. */
+export const denialBreach = defineTable(
+  'denial_breach',
+  {
+    server: text('server').notNull(),
+    identity: bytes('identity').notNull(),
+    /** The later answer's event id: an answer overturns at most one decision. */
+    answerId: text('answer_id').notNull(),
+    answerTs: bigint('answer_ts').notNull(),
+    client: text('client').notNull(),
+    rpcMethod: text('rpc_method'),
+    /** 1 when the answer came on another session than the refusal. */
+    newSession: integer('new_session').notNull(),
+    /** JSON shared/analysis/denials.ts DenialEventRef of the refusal and of the answer. */
+    refusal: text('refusal').notNull(),
+    answer: text('answer').notNull(),
+  },
+  (t) => [primaryKey(t.server, t.identity, t.answerId), index('denial_breach_ts_idx').on(t.answerTs)],
+);
+
+/** Re-presented requests that got their standing refusal again (replayed), per identity, client and hour. */
+export const denialReplayHour = defineTable(
+  'denial_replay_hour',
+  {
+    server: text('server').notNull(),
+    identity: bytes('identity').notNull(),
+    client: text('client').notNull(),
+    start: bigint('start').notNull(),
+    replayed: integer('replayed').notNull(),
+  },
+  (t) => [primaryKey(t.server, t.identity, t.client, t.start), index('denial_replay_hour_start_idx').on(t.start)],
+  SQLITE_WITHOUT_ROWID,
+);

@@ -1,0 +1,167 @@
+/**
+ * Denials that did not hold (DOMAIN.md section 5, seed 002 "the decision has to outlive the answer"): the audit of
+ * the decision store. A refusal of a request is a decision about that request; while it stands, the same request
+ * presented again should get the same refusal, replayed. A different answer means the request was evaluated afresh:
+ * the store forgot the decision (a store scoped to the connection forgets it at every reconnect).
+ *
+ * Per request key (shared/analysis/request-key.ts: client, server, endpoint and identity), in time order:
+ * - A refusal the gate holds against the request key (`refusalBlock` 'key') is a decision about the request. Refusals
+ *   about the endpoint (`not_declared`, 405) or the JSON-RPC method (-32601) say nothing about this request's
+ *   decision, and session-scoped refusals end with their session: a success on a new session after `session_expired`
+ *   is the prescribed recovery, not a forgotten decision. Those are skipped.
+ * - The decision stands until it lapses, where the gate says it does (gate.ts `refusalLapse`: `resetsAt`, or seed
+ *   002's TTL for its reason). A re-presentation after that is a fresh evaluation the client is owed, not a breach.
+ * - While it stands, the same refusal again (same kind and code) is the store working: `replayed`. An answer that
+ *   is no such refusal (a success above all, an ambiguous answer that ran the tool, a refusal for another reason) did
+ *   not hold it: one `DenialNotHeld`, and that answer replaces the decision, as it does in the gate. Transient and
+ *   throttled answers say nothing about the decision (the request never reached it) and leave it standing.
+ *
+ * Only events the gate judges (counted records of a named client) with an identity take part.
+ */
+import { byTimeOrder, isJudged, refusalBlock, refusalLapse, standsAt } from './gate.ts';
+import { requestKey } from './request-key.ts';
+import type { AnalysisEvent } from './types.ts';
+
+/** One side of a denial that did not hold, as the list shows it and links to it. */
+export interface DenialEventRef {
+  id: string;
+  ts: number;
+  session: string | null;
+  bucket: string;
+  kind: string;
+  rpcCode: number | null;
+  httpStatus: number | null;
+}
+
+export interface DenialNotHeld {
+  client: string;
+  server: string;
+  /** The public identity (DOMAIN.md section 5). */
+  identity: string;
+  rpcMethod: string | null;
+  /** The decision: the refusal that first refused the request. */
+  refusal: DenialEventRef;
+  /** The later answer that differed while the refusal stood. */
+  answer: DenialEventRef;
+  /** Whether the answer came on another session than the refusal: the store was reset by a reconnect. */
+  newSession: boolean;
+}
+
+/** A re-presented request that got its standing refusal again: the decision store replayed it. */
+export interface DenialReplay {
+  client: string;
+  server: string;
+  identity: string;
+  ts: number;
+}
+
+export interface DenialAudit {
+  notHeld: DenialNotHeld[];
+  replayed: DenialReplay[];
+}
+
+/** The audit of `events` (any order; the result does not depend on it). */
+export function auditDenials(events: readonly AnalysisEvent[]): DenialAudit {
+  const audit: DenialAudit = { notHeld: [], replayed: [] };
+  const decisions: DenialDecisions = new Map();
+  for (const e of events.filter(isAudited).sort(byTimeOrder)) stepDenialAudit(decisions, e, audit);
+  return audit;
+}
+
+/** Request key → the decision standing on it: all the audit holds between events. */
+export type DenialDecisions = Map<string, AnalysisEvent>;
+
+/** Whether a refusal is a decision about the request itself (see the module comment). */
+export function isDecision(e: AnalysisEvent): boolean {
+  return e.bucket === 'refusal' && refusalBlock(e) === 'key';
+}
+
+function isAudited(e: AnalysisEvent): boolean {
+  return isJudged(e) && e.identity !== null;
+}
+
+/**
+ * Audits one event, in time order (per request key), against the decisions standing so far, adding what it finds to
+ * `audit`: what `auditDenials` replays, and what a stream (`lens report`) steps event by event.
+ */
+export function stepDenialAudit(decisions: DenialDecisions, e: AnalysisEvent, audit: DenialAudit): void {
+  if (!isAudited(e)) return;
+  const key = requestKey(e);
+  let decision = decisions.get(key);
+  if (decision !== undefined && !standsAt(refusalLapse(decision), e.ts)) {
+    decisions.delete(key);
+    decision = undefined;
+  }
+  if (decision === undefined) {
+    if (isDecision(e)) decisions.set(key, e);
+    return;
+  }
+  if (e.bucket === 'transient' || e.bucket === 'throttled') return;
+  const { client, server, identity } = decision as AnalysisEvent & { client: string; identity: string };
+  if (e.bucket === 'refusal' && e.kind === decision.kind && e.rpcCode === decision.rpcCode) {
+    audit.replayed.push({ client, server, identity, ts: e.ts });
+    return;
+  }
+  audit.notHeld.push({
+    client,
+    server,
+    identity,
+    rpcMethod: decision.rpcMethod,
+    refusal: refOf(decision),
+    answer: refOf(e),
+    newSession: e.session !== decision.session,
+  });
+  if (isDecision(e)) decisions.set(key, e);
+  else decisions.delete(key);
+}
+
+function refOf(e: AnalysisEvent): DenialEventRef {
+  return {
+    id: e.id,
+    ts: e.ts,
+    session: e.session,
+    bucket: e.bucket,
+    kind: e.kind,
+    rpcCode: e.rpcCode,
+    httpStatus: e.httpStatus,
+  };
+}
+
+/** Counts of a list of denials that did not hold, per client and per server. */
+export interface DenialCounts {
+  total: number;
+  byClient: Record<string, number>;
+  byServer: Record<string, number>;
+}
+
+export function countNotHeld(items: readonly Pick<DenialNotHeld, 'client' | 'server'>[]): DenialCounts {
+  const counts: DenialCounts = { total: 0, byClient: {}, byServer: {} };
+  for (const { client, server } of items) {
+    counts.total++;
+    counts.byClient[client] = (counts.byClient[client] ?? 0) + 1;
+    counts.byServer[server] = (counts.byServer[server] ?? 0) + 1;
+  }
+  return counts;
+}
+
+/** Per client, how its re-presented refusals were answered: replayed (the store working) or evaluated afresh. */
+export function representedRefusalsOf(replayed: ReadonlyMap<string, number>, notHeldByClient: Record<string, number>) {
+  const clients = new Set([...replayed.keys(), ...Object.keys(notHeldByClient)]);
+  return [...clients].sort().map((client) => ({
+    client,
+    replayed: replayed.get(client) ?? 0,
+    evaluatedAfresh: notHeldByClient[client] ?? 0,
+  }));
+}
+
+/** The counts and list of denials that did not hold, with how each client's re-presented refusals went. */
+export function denialSummary(items: readonly DenialNotHeld[], replayed: ReadonlyMap<string, number>) {
+  const counts = countNotHeld(items);
+  return { ...counts, items, representedRefusals: representedRefusalsOf(replayed, counts.byClient) };
+}
+
+/** Replays counted per client. */
+export function replaysPerClient(replays: readonly DenialReplay[], into = new Map<string, number>()) {
+  for (const r of replays) into.set(r.client, (into.get(r.client) ?? 0) + 1);
+  return into;
+}
