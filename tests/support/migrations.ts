@@ -104,3 +104,42 @@ async function postgresCatalogAt(folder: string): Promise<Catalog> {
     await database.drop();
   }
 }
+
+/**
+ * Turns the store back into what the release before the migration events_by_day left: on PostgreSQL, `events` and
+ * `event_bodies` as plain tables (the blocks keep their day-numbered ids, which the migration maps to themselves) with
+ * seq as the primary key; on both, the dedupe key on event_id alone; and the migration not yet applied. A test of an
+ * earlier migration runs this first, to reach the shape that migration left.
+ */
+export async function asBeforeEventsByDay(store: Store): Promise<void> {
+  if (store.dialect === 'sqlite') {
+    await store.run(sql`DROP INDEX events_event_id_uq`);
+    await store.run(sql`CREATE UNIQUE INDEX events_event_id_uq ON events (event_id)`);
+    // The migrator's own table numbers no row on SQLite: the last migration is the one created last.
+    await store.run(
+      sql`DELETE FROM __drizzle_migrations WHERE created_at = (SELECT max(created_at) FROM __drizzle_migrations)`,
+    );
+    return;
+  }
+  for (const [table, sequence, key] of [
+    ['events', 'events_seq_seq', 'seq'],
+    ['event_bodies', 'event_bodies_id_seq', 'id'],
+  ] as const) {
+    await store.run(sql.raw(`ALTER TABLE ${table} RENAME TO ${table}_partitioned`));
+    await store.run(sql.raw(`ALTER SEQUENCE ${sequence} OWNED BY NONE`));
+    await store.run(sql.raw(`CREATE TABLE ${table} (LIKE ${table}_partitioned INCLUDING DEFAULTS)`));
+    await store.run(sql.raw(`INSERT INTO ${table} SELECT * FROM ${table}_partitioned`));
+    await store.run(sql.raw(`DROP TABLE ${table}_partitioned`));
+    await store.run(sql.raw(`ALTER SEQUENCE ${sequence} OWNED BY ${table}.${key}`));
+    await store.run(sql.raw(`ALTER TABLE ${table} ADD CONSTRAINT ${table}_pkey PRIMARY KEY (${key})`));
+  }
+  await replayMigration(
+    store,
+    'postgres',
+    'events_by_day',
+    (statement) => statement.includes('CREATE INDEX') && !statement.includes('events_seq_idx'),
+  );
+  await store.run(sql`CREATE UNIQUE INDEX events_event_id_uq ON events (event_id)`);
+  await store.run(sql`DELETE FROM drizzle.__drizzle_migrations
+    WHERE created_at = (SELECT max(created_at) FROM drizzle.__drizzle_migrations)`);
+}
