@@ -123,13 +123,28 @@ describe.each(STORE_KINDS)('events by day, on $name', (kind) => {
       let app = createTestApp(db.store);
       // Batches that cross midnight: the blocks written before the upgrade held lines of two days.
       await ingest(app, traffic(DAY0 + 20 * 3_600_000, 1, 3, 'u'));
+      // And a retry loop: the same refused call sent again and again.
+      const loop = Array.from({ length: 6 }, (_, k) =>
+        clientEvent({
+          id: `loop-${k}`,
+          ts: new Date(DAY0 + 21 * 3_600_000 + k * 2_000).toISOString(),
+          client: 'agent-loop',
+          server: 'docs',
+          request: { jsonrpc: '2.0', id: k, method: 'tools/call', params: { name: 'gone', arguments: {} } },
+          response: rpcError(-32601, 'Method not found'),
+        }),
+      );
+      await ingest(app, loop);
       const days = [eventDay(DAY0), eventDay(MIDNIGHT)];
       const read = async () => ({
         events: (await json(app, `/api/v1/events?${range(DAY0, DAY0 + 3 * DAY_MS)}&limit=1000`)).events,
         hours: (await json(app, `/api/v1/timeseries?${range(DAY0, DAY0 + 3 * DAY_MS)}&step=1h`)).points,
+        // Kept under (id, server) since storms_key_with_server, which the upgrade runs too.
+        storms: (await json(app, `/api/v1/storms?${range(DAY0, DAY0 + 3 * DAY_MS)}&limit=100`)).storms,
       });
       const before = await read();
-      expect(before.events).toHaveLength(72);
+      expect(before.events).toHaveLength(78);
+      expect(before.storms.length).toBeGreaterThan(0);
 
       await asBeforeEventsByDay(db.store);
       expect(await readCatalog(db.store)).toEqual(await catalogBefore(kind.name, 'events_by_day'));
@@ -139,9 +154,10 @@ describe.each(STORE_KINDS)('events by day, on $name', (kind) => {
         expect(eventDay(first?.ts as number)).toBe(eventDay(DAY0));
         expect(eventDay(second?.ts as number)).toBe(eventDay(MIDNIGHT));
         const [block] = packLines([first?.body as string, second?.body as string]).blocks;
-        await db.store.run(sql`INSERT INTO event_bodies (id, data) VALUES (7, ${block})`);
-        await db.store.run(sql`UPDATE events SET body_block = 7, body_line = CASE event_id WHEN 'u-11' THEN 0 ELSE 1 END
-          WHERE event_id IN ('u-11', 'u-12')`);
+        const [{ id } = { id: 0 }] = await db.store.all<{ id: number }>(sql`INSERT INTO event_bodies (id, data)
+          VALUES (nextval(pg_get_serial_sequence('event_bodies', 'id')), ${block}) RETURNING id`);
+        await db.store.run(sql`UPDATE events SET body_block = ${id},
+          body_line = CASE event_id WHEN 'u-11' THEN 0 ELSE 1 END WHERE event_id IN ('u-11', 'u-12')`);
       }
 
       app = createTestApp(await db.reopen());
