@@ -3,6 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { serve } from '@hono/node-server';
 import { serveStatic } from '@hono/node-server/serve-static';
+import { eventDay } from '../db/event-days.ts';
+import { ensureEventDays } from '../db/queries/partitions.ts';
 import { openStore, type StoreConfig } from '../db/store.ts';
 import type { ProxyRoute } from '../shared/proxy-logs/routes.ts';
 import { createApp } from './app.ts';
@@ -171,7 +173,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const horizons = options.horizons ?? DEFAULT_HORIZONS;
   const retention = startBackgroundLoop(
     async () => {
-      await applyRetention(store, horizons, Date.now(), () => !closing);
+      const now = Date.now();
+      // Today's and the next two days' partitions (PostgreSQL) are made ahead, so that live ingest never waits on one.
+      await ensureEventDays(
+        store,
+        [0, 1, 2].map((ahead) => eventDay(now) + ahead),
+      );
+      await applyRetention(store, horizons, now, () => !closing);
       return false;
     },
     { idleMs: RETENTION_EVERY_MS, what: 'deleting events and counts past retention', log: console.error },

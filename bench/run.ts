@@ -7,7 +7,9 @@
  * READS, UI, SOAK).
  */
 import { buildEvent } from '../api/services/event-row.ts';
+import { eventDay } from '../db/event-days.ts';
 import { type EventRow, packRows } from '../db/event-row.ts';
+import { ensureEventDays } from '../db/queries/partitions.ts';
 import { openStore, type StoreConfig } from '../db/store.ts';
 import { NO_POLICY } from '../shared/classify/types.ts';
 import { parseEventLine } from '../shared/event.ts';
@@ -48,6 +50,11 @@ function makeFixture(): Fixture {
 async function bareInsert(config: StoreConfig, { rows }: Fixture): Promise<number> {
   const store = await openStore(config);
   const starts = Array.from({ length: Math.ceil(rows.length / BATCH) }, (_, i) => i * BATCH);
+  // The day partitions (PostgreSQL) are made before the clock starts, as the server makes them ahead of time.
+  await ensureEventDays(
+    store,
+    rows.map((row) => eventDay(row.ts)),
+  );
   const start = performance.now();
   const write = async () => {
     for (let i = starts.shift(); i !== undefined; i = starts.shift()) {

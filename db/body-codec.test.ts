@@ -17,22 +17,33 @@ function line(i: number): string {
 describe('body blocks', () => {
   it('packs lines in order, BLOCK_LINES a block, and gives them back byte for byte', () => {
     const lines = Array.from({ length: BLOCK_LINES + 3 }, (_, i) => line(i));
-    const blocks = packLines(lines);
+    const { blocks, blockOf, lineOf } = packLines(lines);
     expect(blocks).toHaveLength(2);
     expect(blocks.flatMap((block) => decodeBlock(block))).toEqual(lines);
+    expect(lines.map((_, i) => decodeBlock(blocks[blockOf[i] as number] as Buffer)[lineOf[i] as number])).toEqual(
+      lines,
+    );
+  });
+
+  it('starts a block wherever the cut key changes, so that a block holds one day', () => {
+    const lines = Array.from({ length: 6 }, (_, i) => line(i));
+    const { blocks, blockOf, lineOf } = packLines(lines, [20_000, 20_000, 20_001, 20_001, 20_000, 20_000]);
+    expect(blocks.map((block) => decodeBlock(block))).toEqual([lines.slice(0, 2), lines.slice(2, 4), lines.slice(4)]);
+    expect(blockOf).toEqual([0, 0, 1, 1, 2, 2]);
+    expect(lineOf).toEqual([0, 1, 0, 1, 0, 1]);
   });
 
   it('stores a line in a fraction of its size, even alone', () => {
     const one = line(1);
-    const [alone] = packLines([one]);
+    const [alone] = packLines([one]).blocks;
     expect(alone?.length).toBeLessThan(Buffer.byteLength(one) / 3);
     const lines = Array.from({ length: BLOCK_LINES }, (_, i) => line(i));
-    const total = packLines(lines).reduce((n, block) => n + block.length, 0);
+    const total = packLines(lines).blocks.reduce((n, block) => n + block.length, 0);
     expect(total / BLOCK_LINES).toBeLessThan(Buffer.byteLength(one) / 8);
   });
 
   it('reads a block as the writer thread hands it back: a Uint8Array over part of a larger buffer', () => {
-    const [block = Buffer.alloc(0)] = packLines([line(1), line(2)]);
+    const [block = Buffer.alloc(0)] = packLines([line(1), line(2)]).blocks;
     const pool = new Uint8Array(block.length + 7);
     pool.set(block, 7);
     expect(decodeBlock(pool.subarray(7))).toEqual([line(1), line(2)]);

@@ -60,13 +60,35 @@ const DICTIONARY_V1 = Buffer.from(
 /** deflate keeps a window of 2^windowBits bytes: 4 KB holds the dictionary and allocates less than the default. */
 const OPTIONS = { dictionary: DICTIONARY_V1, windowBits: 12 } as const;
 
-/** Lines in blocks, in order: line i is line i % BLOCK_LINES of block i / BLOCK_LINES (rounded down). */
-export function packLines(lines: readonly string[]): Buffer[] {
+/** Lines packed into blocks: line i is line `lineOf[i]` of block `blockOf[i]`. */
+export interface PackedLines {
+  blocks: Buffer[];
+  blockOf: number[];
+  lineOf: number[];
+}
+
+/**
+ * Lines in blocks, in order, up to BLOCK_LINES a block, a new block starting wherever `cutKeys` (one per line, when
+ * given) changes from the line before: the stores cut at each change of day, so that a block holds one day's lines
+ * and goes with that day (docs/adr/0009-retention.md). A block is always a run of consecutive lines.
+ */
+export function packLines(lines: readonly string[], cutKeys?: readonly number[]): PackedLines {
   const blocks: Buffer[] = [];
-  for (let start = 0; start < lines.length; start += BLOCK_LINES) {
-    blocks.push(encodeBlock(lines.slice(start, start + BLOCK_LINES)));
+  const blockOf: number[] = new Array(lines.length);
+  const lineOf: number[] = new Array(lines.length);
+  let start = 0;
+  for (let i = 1; i <= lines.length; i++) {
+    const full = i - start === BLOCK_LINES;
+    const cut = i === lines.length || full || (cutKeys !== undefined && cutKeys[i] !== cutKeys[i - 1]);
+    if (!cut) continue;
+    for (let line = start; line < i; line++) {
+      blockOf[line] = blocks.length;
+      lineOf[line] = line - start;
+    }
+    blocks.push(encodeBlock(lines.slice(start, i)));
+    start = i;
   }
-  return blocks;
+  return { blocks, blockOf, lineOf };
 }
 
 function encodeBlock(lines: readonly string[]): Buffer {

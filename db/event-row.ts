@@ -1,4 +1,5 @@
 import { packLines } from './body-codec.ts';
+import { eventDay } from './event-days.ts';
 import { storedDigest } from './stored-identity.ts';
 
 /**
@@ -87,10 +88,15 @@ export const EVENT_COLUMNS = [
   ['gateReason', 'gate_reason'],
 ] as const satisfies readonly (readonly [keyof EventRow, string])[];
 
-/** Rows ready for the hot insert, their lines packed into blocks (db/body-codec.ts): row i in block i / BLOCK_LINES. */
+/** Rows ready for the hot insert, their lines packed into blocks (db/body-codec.ts), one day's lines a block. */
 export interface PackedRows {
   rows: readonly EventRow[];
   blocks: Buffer[];
+  /** Row i's line is line `lineOf[i]` of block `blockOf[i]`. */
+  blockOf: number[];
+  lineOf: number[];
+  /** Block b holds lines of day `blockDays[b]` (db/event-days.ts) only. */
+  blockDays: number[];
   /** Row i's identity as stored: its digest in hex (db/stored-identity.ts), the server being the row's. */
   digests: (string | null)[];
 }
@@ -100,9 +106,30 @@ export interface PackedRows {
  * transaction: inside, it would hold up the one writer.
  */
 export function packRows(rows: readonly EventRow[]): PackedRows {
+  const days = rows.map((row) => eventDay(row.ts));
+  const { blocks, blockOf, lineOf } = packLines(
+    rows.map((row) => row.body),
+    days,
+  );
+  const blockDays = new Array<number>(blocks.length);
+  blockOf.forEach((block, row) => {
+    blockDays[block] = days[row] as number;
+  });
   return {
     rows,
-    blocks: packLines(rows.map((row) => row.body)),
+    blocks,
+    blockOf,
+    lineOf,
+    blockDays,
     digests: rows.map((row) => storedDigest(row.identity, row.server)),
   };
+}
+
+/**
+ * What tells one stored event from another: the dedupe key of `events` (`event_id`, `ts`, `server`). The day
+ * partitions of PostgreSQL need the time in every unique key, a store distributed by server the server
+ * (docs/adr/0009-retention.md, docs/adr/0014-distribution-by-server.md); a re-sent event has all three the same.
+ */
+export function storedKey(row: { eventId: string; ts: number; server: string }): string {
+  return `${row.ts}\u0000${row.server}\u0000${row.eventId}`;
 }

@@ -4,8 +4,8 @@ import { drizzle } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import pg from 'pg';
-import { BLOCK_LINES } from './body-codec.ts';
-import { EVENT_COLUMNS } from './event-row.ts';
+import { dayBlockId } from './event-days.ts';
+import { EVENT_COLUMNS, storedKey } from './event-row.ts';
 import type { SqlRunner, Store, TxRunner } from './runner.ts';
 
 const MIGRATIONS = fileURLToPath(new URL('./migrations/pg', import.meta.url));
@@ -34,7 +34,7 @@ const PICKS = COLUMNS.map((column) => (column === 'identity' ? `decode(${column}
 const ARRAYS = COLUMNS.map((c, i) => `$${i + 1}::${PG_ARRAY_TYPES[c] ?? 'text'}[]`);
 const INSERT_EVENTS = `INSERT INTO events (${COLUMNS.join(', ')})
   SELECT ${PICKS.join(', ')} FROM unnest(${ARRAYS.join(', ')}) AS batch(${COLUMNS.join(', ')})
-  ON CONFLICT (event_id) DO NOTHING RETURNING event_id, seq`;
+  ON CONFLICT (event_id, ts, server) DO NOTHING RETURNING event_id, ts, server, seq`;
 
 const BLOCK_IDS = `SELECT nextval(pg_get_serial_sequence('event_bodies', 'id')) AS id FROM generate_series(1, $1::integer)`;
 const INSERT_BLOCKS = 'INSERT INTO event_bodies (id, data) SELECT * FROM unnest($1::bigint[], $2::bytea[])';
@@ -118,31 +118,37 @@ function txRunnerOver(client: pg.PoolClient): TxRunner & { abandon(): Promise<vo
     dialect: 'postgres',
     all: (query) => inTurn(() => runner.all(query)),
     run: (query) => inTurn(() => runner.run(query)),
-    insertEvents: ({ rows, blocks, digests }) =>
+    insertEvents: ({ rows, blocks, blockOf, lineOf, blockDays, digests }) =>
       inTurn(async () => {
-        // The blocks' ids are drawn first, so that the one insert of the rows can point each at its block.
+        // The blocks' ids are drawn first, so that the one insert of the rows can point each at its block. Each
+        // falls in its day's range of ids, the partition of event_bodies its day's events go with.
         const drawn = await client.query<{ id: string }>({
           name: 'block_ids',
           text: BLOCK_IDS,
           values: [blocks.length],
         });
-        const ids = drawn.rows.map((row) => Number(row.id));
+        const ids = drawn.rows.map((row, block) => dayBlockId(blockDays[block] as number, Number(row.id)));
         await client.query({ name: 'insert_blocks', text: INSERT_BLOCKS, values: [ids, blocks] });
-        const blockOf = (index: number) => ids[Math.floor(index / BLOCK_LINES)];
+        const idOf = (index: number) => ids[blockOf[index] as number];
         const columns = [
           ...EVENT_COLUMNS.map(([field]) => rows.map((row) => row[field])),
           digests,
-          rows.map((_, index) => blockOf(index)),
-          rows.map((_, index) => index % BLOCK_LINES),
+          rows.map((_, index) => idOf(index)),
+          lineOf,
         ];
-        const result = await client.query<{ event_id: string; seq: string | number }>({
+        const result = await client.query<{ event_id: string; ts: string; server: string; seq: string | number }>({
           name: 'insert_events',
           text: INSERT_EVENTS,
           values: columns,
         });
-        const fresh = new Map(result.rows.map((row) => [row.event_id, Number(row.seq)]));
+        const fresh = new Map(
+          result.rows.map((row) => [
+            storedKey({ eventId: row.event_id, ts: Number(row.ts), server: row.server }),
+            Number(row.seq),
+          ]),
+        );
         // A block whose rows were all duplicates (a batch sent again) holds nothing anyone will read.
-        const used = new Set(rows.flatMap((row, index) => (fresh.has(row.eventId) ? [blockOf(index)] : [])));
+        const used = new Set(rows.flatMap((row, index) => (fresh.has(storedKey(row)) ? [idOf(index)] : [])));
         const unused = ids.filter((id) => !used.has(id));
         if (unused.length > 0) await client.query({ name: 'drop_blocks', text: DROP_BLOCKS, values: [unused] });
         return fresh;

@@ -20,7 +20,10 @@ export interface SqlRunner {
 
 /** A runner inside a transaction; it also owns the hot ingest path. */
 export interface TxRunner extends SqlRunner {
-  /** Inserts rows with a prepared, batched statement; answers the seq of each event id that was new (not a duplicate). */
+  /**
+   * Inserts rows with a prepared, batched statement; answers the seq of each row that was new (not a duplicate), by
+   * its storedKey (db/event-row.ts).
+   */
   insertEvents(packed: PackedRows): Promise<Map<string, number>>;
 }
 

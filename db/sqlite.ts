@@ -8,8 +8,7 @@ import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
 import { storedCorrelation } from '../shared/correlation-key.ts';
-import { BLOCK_LINES } from './body-codec.ts';
-import { EVENT_COLUMNS } from './event-row.ts';
+import { EVENT_COLUMNS, storedKey } from './event-row.ts';
 import type { Store, TxRunner } from './runner.ts';
 
 const MIGRATIONS = fileURLToPath(new URL('./migrations/sqlite', import.meta.url));
@@ -19,7 +18,7 @@ const COLUMNS = [...EVENT_COLUMNS.map(([, column]) => column), 'identity', 'body
 // The identity's digest travels to the writer as hex (the values go as JSON) and is stored as its bytes.
 const SLOTS = COLUMNS.map((column) => (column === 'identity' ? 'unhex(?)' : '?'));
 const INSERT_SQL = `INSERT INTO events (${COLUMNS.join(', ')})
-  VALUES (${SLOTS.join(', ')}) ON CONFLICT (event_id) DO NOTHING`;
+  VALUES (${SLOTS.join(', ')}) ON CONFLICT (event_id, ts, server) DO NOTHING`;
 
 const dialect = new SQLiteSyncDialect();
 
@@ -71,21 +70,21 @@ export function openSqliteStore(dataDir: string): Store {
     all: async <T>(query: SQL) => rowObjects<T>(await writer.call<WriterRows>({ op: 'all', ...render(query) })),
     run: (query: SQL) => writer.call<number>({ op: 'run', ...render(query) }),
     runEach,
-    async insertEvents({ rows, blocks, digests }) {
+    async insertEvents({ rows, blocks, blockOf, lineOf, digests }) {
       // body_block holds the block's place in `blocks` until the writer has stored it and knows its id.
       const values = new Array<unknown>(rows.length * COLUMNS.length);
       let i = 0;
       rows.forEach((row, index) => {
         for (const field of FIELDS) values[i++] = row[field];
         values[i++] = digests[index];
-        values[i++] = Math.floor(index / BLOCK_LINES);
-        values[i++] = index % BLOCK_LINES;
+        values[i++] = blockOf[index];
+        values[i++] = lineOf[index];
       });
       const seqs = await writer.call<Float64Array>({ op: 'insert', values: JSON.stringify(values), blocks });
       const inserted = new Map<string, number>();
       rows.forEach((row, index) => {
         const seq = seqs[index] ?? 0;
-        if (seq > 0) inserted.set(row.eventId, seq);
+        if (seq > 0) inserted.set(storedKey(row), seq);
       });
       return inserted;
     },

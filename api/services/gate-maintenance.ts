@@ -51,7 +51,10 @@ import type { StormSummary } from '../../shared/analysis/storms.ts';
 import type { AnalysisEvent } from '../../shared/analysis/types.ts';
 
 interface Verdict {
+  /** The event's dedupe key (db/queries/gate.ts setVerdicts). */
   eventId: string;
+  ts: number;
+  server: string;
   avoidable: boolean;
   reason: string | null;
   blockedBy: string | null;
@@ -359,7 +362,14 @@ function continuePartition({ pk, saved, events, digests }: Continuation, stored:
     const verdict = gateStep(state, event);
     for (const storm of stormStep(storms, event, verdict.key, verdict.avoidable)) writes.storms.set(storm.id, storm);
     if (!verdict.avoidable) continue;
-    writes.verdicts.push({ eventId: event.id, avoidable: true, reason: verdict.reason, blockedBy: verdict.blockedBy });
+    writes.verdicts.push({
+      eventId: event.id,
+      ts: event.ts,
+      server: event.server,
+      avoidable: true,
+      reason: verdict.reason,
+      blockedBy: verdict.blockedBy,
+    });
     writes.rollups.verdict(event, NEEDED, { avoidable: 1, reason: verdict.reason });
   }
   const last = events[events.length - 1] as AnalysisEvent;
@@ -443,7 +453,7 @@ function stepRows(replay: Replay, rows: PartitionRow[], writes: Writes): void {
       for (const storm of stormStep(replay.storms, event, key, avoidable)) writes.storms.set(storm.id, storm);
     }
     if ((row.avoidable === 1) === avoidable && row.gateReason === reason && row.blockedBy === blockedBy) continue;
-    writes.verdicts.push({ eventId: row.eventId, avoidable, reason, blockedBy });
+    writes.verdicts.push({ eventId: row.eventId, ts: row.ts, server: row.server, avoidable, reason, blockedBy });
     // Only counted records are in the rollups; a shadowed one's counts came off when it was shadowed. The old
     // verdict comes off under its reason and the new one goes on under its own.
     if (row.counted === 1) {

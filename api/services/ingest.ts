@@ -1,5 +1,7 @@
-import { type PackedRows, packRows } from '../../db/event-row.ts';
+import { eventDay } from '../../db/event-days.ts';
+import { type PackedRows, packRows, storedKey } from '../../db/event-row.ts';
 import { queueForFold } from '../../db/queries/fold-queue.ts';
+import { withEventDays } from '../../db/queries/partitions.ts';
 import { ensureServers, loadServerConfigs, type ServerConfigRow } from '../../db/queries/servers.ts';
 import type { Store, TxRunner } from '../../db/runner.ts';
 import type { BatchLine } from '../../shared/batch.ts';
@@ -68,12 +70,16 @@ export async function ingestBatch(store: Store, items: readonly BatchItem[]): Pr
   const names = [...new Set(valid.map((v) => v.event.server))];
   const seen = await loadServerConfigs(store, names);
   let chunks = await buildChunks(valid, seen);
-  const accepted = await store.transaction(async (tx) => {
-    await ensureServers(tx, names);
-    const current = await loadServerConfigs(tx, names);
-    if (configChanged(seen, current)) chunks = await buildChunks(valid, current);
-    return insertAll(tx, chunks);
-  });
+  // PostgreSQL keeps events in day partitions: each day the batch holds has one before the transaction begins.
+  const days = valid.map((v) => eventDay(v.event.ts));
+  const accepted = await withEventDays(store, days, () =>
+    store.transaction(async (tx) => {
+      await ensureServers(tx, names);
+      const current = await loadServerConfigs(tx, names);
+      if (configChanged(seen, current)) chunks = await buildChunks(valid, current);
+      return insertAll(tx, chunks);
+    }),
+  );
   return { accepted, duplicates: valid.length - accepted, ...notes };
 }
 
@@ -147,11 +153,11 @@ function configChanged(before: readonly ServerConfigRow[], after: readonly Serve
 /** Sends every chunk without waiting for the one before, then queues the events that were new for the fold. */
 async function insertAll(tx: TxRunner, chunks: readonly Chunk[]): Promise<number> {
   const results = await Promise.all(chunks.map((chunk) => tx.insertEvents(chunk.packed)));
-  // A second copy of an id inside the batch was not stored: the first one was, under one seq.
+  // A second copy of an event inside the batch was not stored: the first one was, under one seq.
   const stored = new Map<number, number>();
   chunks.forEach((chunk, index) => {
     for (const { row } of chunk.built) {
-      const seq = results[index]?.get(row.eventId);
+      const seq = results[index]?.get(storedKey(row));
       if (seq !== undefined && !stored.has(seq)) stored.set(seq, row.ts);
     }
   });

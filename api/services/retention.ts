@@ -1,3 +1,5 @@
+import { eventDay } from '../../db/event-days.ts';
+import { dropEventDaysBefore } from '../../db/queries/partitions.ts';
 import {
   deleteCountsBefore,
   deleteEventsBefore,
@@ -32,8 +34,10 @@ export async function keptData(db: SqlRunner): Promise<Kept> {
 }
 
 /**
- * One retention pass: everything before the horizons (rounded down to the hour, so that whole hours of counts stay)
- * is deleted, in short transactions. The new horizons are recorded first: from then on reads take the older part of
+ * One retention pass: everything before the horizons is deleted, in short transactions. The events horizon is
+ * rounded down to the day, so that PostgreSQL drops whole day partitions of events (db/queries/partitions.ts) where
+ * SQLite deletes rows, and both keep the same events; the counts horizon to the hour, so that whole hours of counts
+ * stay. The new horizons are recorded first: from then on reads take the older part of
  * a range from the hour counts alone, so a range never shows a half-deleted hour. A pass that stops half way (a
  * crash) leaves only what is past the horizon to delete again. Answers how many events and count rows went.
  */
@@ -44,13 +48,14 @@ export async function applyRetention(
   keepGoing: () => boolean = () => true,
 ): Promise<{ events: number; counts: number }> {
   const kept = await keptData(store);
-  const eventsFrom = Math.max(floorHour(now - horizons.eventsMs), kept.eventsFrom ?? 0);
+  const eventsFrom = Math.max(floorDay(now - horizons.eventsMs), kept.eventsFrom ?? 0);
   const countsFrom = Math.max(floorHour(now - horizons.countsMs), kept.countsFrom ?? 0);
   await store.transaction(async (tx) => {
     await putSetting(tx, EVENTS_KEY, String(eventsFrom));
     await putSetting(tx, COUNTS_KEY, String(countsFrom));
   });
-  let events = 0;
+  if (!keepGoing()) return { events: 0, counts: 0 };
+  let events = await dropEventDaysBefore(store, eventDay(eventsFrom));
   for (;;) {
     if (!keepGoing()) return { events, counts: 0 };
     const deleted = await store.transaction((tx) => deleteEventsBefore(tx, eventsFrom, EVENTS_PER_DELETE));
@@ -66,4 +71,8 @@ export async function applyRetention(
 
 function floorHour(ms: number): number {
   return Math.max(0, bucketStart(ms, HOUR_MS));
+}
+
+function floorDay(ms: number): number {
+  return Math.max(0, bucketStart(ms, DAY_MS));
 }

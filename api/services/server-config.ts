@@ -99,7 +99,13 @@ async function reclassifyFailures(
       if (!parsed.ok) continue; // stored rows were valid when accepted; a body we cannot read again keeps its bucket
       const next = classify(parsed.event, policy);
       if (next.bucket !== row.bucket || next.kind !== row.kind || next.rule !== row.rule) {
-        await updateClassification(tx, { seq: row.seq, ...next, waitUntil: waitUntilFor(parsed.event, next) });
+        await updateClassification(tx, {
+          seq: row.seq,
+          ts: row.ts,
+          server: row.server,
+          ...next,
+          waitUntil: waitUntilFor(parsed.event, next),
+        });
         if (row.counted === 1) rollups.reclassified(row, next, row.queued === 0);
         changed++;
       }

@@ -60,7 +60,7 @@ async function refile(tx: TxRunner, row: FactsRow, rollups: CountChanges): Promi
     rollups.add(row, 1, row.avoidable, row.gateReason);
   }
   if (identity === row.identity && waitUntil === row.waitUntil) return serverSent;
-  await updateFacts(tx, { seq: row.seq, server: row.server, identity, waitUntil });
+  await updateFacts(tx, { seq: row.seq, ts: row.ts, server: row.server, identity, waitUntil });
   if (row.counted === 1 && identity !== row.identity) {
     rollups.addSend({ ts: row.ts, server: row.server, identity: row.identity, bucket: row.bucket }, -1);
     rollups.addSend({ ts: row.ts, server: row.server, identity, bucket: row.bucket }, 1);

@@ -45,6 +45,12 @@ export async function failedEventsPage(
 
 export interface Reclassified {
   seq: number;
+  /**
+   * The event's time and server beside its seq: PostgreSQL then looks in one day partition (ADR 9), and a store
+   * distributed by server on one node (ADR 14).
+   */
+  ts: number;
+  server: string;
   bucket: string;
   kind: string;
   rule: string;
@@ -55,7 +61,7 @@ export interface Reclassified {
 
 export async function updateClassification(db: SqlRunner, row: Reclassified): Promise<void> {
   await db.run(sql`UPDATE events SET bucket = ${row.bucket}, kind = ${row.kind}, rule = ${row.rule},
-    evidence = ${row.evidence}, wait_until = ${row.waitUntil} WHERE seq = ${row.seq}`);
+    evidence = ${row.evidence}, wait_until = ${row.waitUntil} WHERE seq = ${row.seq} AND ts = ${row.ts} AND server = ${row.server}`);
 }
 
 /** What a shadowed proxy record's counts came from (db/queries/request-join.ts writePairs returns them): db/counters/changes.ts CountedRecord. */
@@ -107,8 +113,9 @@ export async function factsPage(
 /** Files a stored event's identity (of a request to its `server`) and lapse anew. */
 export async function updateFacts(
   db: SqlRunner,
-  row: { seq: number; server: string; identity: string | null; waitUntil: number | null },
+  row: { seq: number; ts: number; server: string; identity: string | null; waitUntil: number | null },
 ): Promise<void> {
   const digest = bytesFromHex(db, sql`${storedDigest(row.identity, row.server)}`);
-  await db.run(sql`UPDATE events SET identity = ${digest}, wait_until = ${row.waitUntil} WHERE seq = ${row.seq}`);
+  await db.run(sql`UPDATE events SET identity = ${digest}, wait_until = ${row.waitUntil}
+    WHERE seq = ${row.seq} AND ts = ${row.ts} AND server = ${row.server}`);
 }

@@ -51,17 +51,19 @@ function runsOf(stored: readonly { seq: number; ts: number }[]): (SeqRun & { min
  * batch before an earlier one would make the earlier one's partitions replay. The caller folds them in the same
  * transaction, holding the fold lock, so the read and the delete see the same queue.
  */
-export async function takeQueued(db: SqlRunner, maxEvents: number): Promise<SeqRun[]> {
-  const queued = await db.all<{ firstSeq: number | string; lastSeq: number | string }>(sql`SELECT
-      first_seq AS "firstSeq", last_seq AS "lastSeq" FROM fold_queue ORDER BY min_ts, first_seq LIMIT ${TAKE_RUNS}`);
-  const taken: SeqRun[] = [];
+export async function takeQueued(db: SqlRunner, maxEvents: number): Promise<TakenRun[]> {
+  const queued = await db.all<{ firstSeq: number | string; lastSeq: number | string; minTs: number | string }>(sql`
+    SELECT first_seq AS "firstSeq", last_seq AS "lastSeq", min_ts AS "minTs" FROM fold_queue
+    ORDER BY min_ts, first_seq LIMIT ${TAKE_RUNS}`);
+  const taken: TakenRun[] = [];
   let room = maxEvents;
-  let cut: SeqRun | null = null;
+  let cut: TakenRun | null = null;
   for (const row of queued) {
-    const run = { firstSeq: Number(row.firstSeq), lastSeq: Number(row.lastSeq) };
+    const run = { firstSeq: Number(row.firstSeq), lastSeq: Number(row.lastSeq), minTs: Number(row.minTs) };
     const size = run.lastSeq - run.firstSeq + 1;
     if (size > room) {
-      if (room > 0) cut = { firstSeq: run.firstSeq, lastSeq: run.firstSeq + room - 1 };
+      // The run's earliest time bounds the part taken as well as the part left.
+      if (room > 0) cut = { ...run, lastSeq: run.firstSeq + room - 1 };
       break;
     }
     taken.push(run);
@@ -76,6 +78,11 @@ export async function takeQueued(db: SqlRunner, maxEvents: number): Promise<SeqR
     taken.push(cut);
   }
   return taken.sort((a, b) => a.firstSeq - b.firstSeq);
+}
+
+/** A run taken for a fold, with the earliest event time in it (a bound for the read: fewer day partitions). */
+export interface TakenRun extends SeqRun {
+  minTs: number;
 }
 
 /** Runs read per take: on PostgreSQL interleaved inserts may leave many short ones. */
@@ -136,7 +143,12 @@ export interface FoldRow extends AnalysisRow {
  * 200k events), and one range from the first run to the last read the whole backlog when the runs taken, the
  * earliest events first, lay far apart in seq (interleaved inserts).
  */
-export async function foldRows(db: SqlRunner, runs: readonly SeqRun[]): Promise<FoldRow[]> {
+export async function foldRows(db: SqlRunner, runs: readonly TakenRun[]): Promise<FoldRow[]> {
+  // No event of the runs is older than their earliest time: on PostgreSQL the read looks only in the day partitions
+  // from it on, instead of in every day's seq index. SQLite reads the rowid ranges, which a bound on ts could only
+  // tempt onto events_ts_idx.
+  const fromTs = runs.reduce((least, run) => Math.min(least, run.minTs), Number.POSITIVE_INFINITY);
+  const inDays = db.dialect === 'postgres' ? sql`ts >= ${fromTs} AND ` : sql``;
   const spans: SeqRun[] = [];
   for (const run of runs) {
     const last = spans[spans.length - 1];
@@ -150,7 +162,7 @@ export async function foldRows(db: SqlRunner, runs: readonly SeqRun[]): Promise<
       .map((span) => sql`(seq >= ${span.firstSeq} AND seq <= ${span.lastSeq})`);
     const read = await db.all<FoldRow & { seq: number | string }>(sql`SELECT seq, timeout, correlation,
         request_id AS "requestId", ${analysisColumns(db)}
-      FROM events WHERE ${sql.join(ranges, sql` OR `)} ORDER BY seq`);
+      FROM events WHERE ${inDays}(${sql.join(ranges, sql` OR `)}) ORDER BY seq`);
     for (const row of read) {
       row.seq = Number(row.seq);
       if (inRuns(runs, row.seq)) rows.push(row);

@@ -227,24 +227,37 @@ export async function clientsOfServer(db: SqlRunner, server: string): Promise<st
   return rows.map((row) => row.client);
 }
 
-/** Writes verdicts in one statement; callers pass only those that differ from what is stored. */
+/**
+ * Writes verdicts in one statement; callers pass only those that differ from what is stored. An event is named by its
+ * dedupe key (event_id, ts, server): the time lets PostgreSQL look in one day partition.
+ */
 export async function setVerdicts(
   db: SqlRunner,
-  verdicts: readonly { eventId: string; avoidable: boolean; reason: string | null; blockedBy: string | null }[],
+  verdicts: readonly {
+    eventId: string;
+    ts: number;
+    server: string;
+    avoidable: boolean;
+    reason: string | null;
+    blockedBy: string | null;
+  }[],
 ): Promise<void> {
   if (verdicts.length === 0) return;
   const table = rowsTable(
     db,
     [
       ['event_id', 'text'],
+      ['ts', 'bigint'],
+      ['server', 'text'],
       ['avoidable', 'smallint'],
       ['reason', 'text'],
       ['blocked_by', 'text'],
     ],
-    verdicts.map((v) => [v.eventId, v.avoidable ? 1 : 0, v.reason, v.blockedBy]),
+    verdicts.map((v) => [v.eventId, v.ts, v.server, v.avoidable ? 1 : 0, v.reason, v.blockedBy]),
   );
   await db.run(sql`UPDATE events SET avoidable = verdicts.avoidable, gate_reason = verdicts.reason,
-    blocked_by = verdicts.blocked_by FROM ${table} AS verdicts WHERE events.event_id = verdicts.event_id`);
+    blocked_by = verdicts.blocked_by FROM ${table} AS verdicts
+    WHERE events.event_id = verdicts.event_id AND events.ts = verdicts.ts AND events.server = verdicts.server`);
 }
 
 /** Every (client, server) the gate judges events of, as partition keys (JSON [client, server]). */

@@ -11,6 +11,8 @@ export const LOCK_CLASS = {
    * so that each record is joined and counted by exactly one fold, which sees every fold before it committed.
    */
   fold: 7_263,
+  /** Making and dropping the day partitions of events (db/queries/partitions.ts): one process at a time. */
+  partitions: 7_265,
 } as const;
 
 const LOCK_SLOTS = 256;

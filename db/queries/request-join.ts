@@ -1,6 +1,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { JoinedPair, JoinFacts } from '../../shared/request-join.ts';
 import type { CountedRecord } from '../counters/changes.ts';
+import { storedKey } from '../event-row.ts';
 import type { SqlRunner } from '../runner.ts';
 import { shadowedColumns } from './classification.ts';
 import { QUEUED } from './fold-queue.ts';
@@ -100,30 +101,43 @@ function inWindows(db: SqlRunner, side: JoinFacts['source'], windows: readonly T
  */
 export async function writePairs(db: SqlRunner, pairs: readonly JoinedPair[]): Promise<CountedRecord[]> {
   if (pairs.length === 0) return [];
-  const shadowed = await db.all<CountedRecord & { eventId: string; partner: string }>(sql`UPDATE events
+  const shadowed = await db.all<CountedRecord & { eventId: string }>(sql`UPDATE events
     SET partner = pairs.partner, counted = 0
     FROM ${pairTable(
       db,
-      pairs.map((p) => [p.proxy.eventId, p.client.eventId]),
+      pairs.map(({ proxy, client }) => [proxy, client.eventId]),
     )} AS pairs
-    WHERE events.event_id = pairs.event_id AND events.partner IS NULL AND events.counted = 1
-    RETURNING events.event_id AS "eventId", events.partner AS partner, ${shadowedColumns(db)}`);
-  const kept = shadowed.map((row): [string, string] => [row.partner, row.eventId]);
+    WHERE ${sameRecord} AND events.partner IS NULL AND events.counted = 1
+    RETURNING events.event_id AS "eventId", ${shadowedColumns(db)}`);
+  const byProxy = new Map(pairs.map((pair) => [storedKey(pair.proxy), pair]));
+  const kept = shadowed.flatMap((row): [JoinFacts, string][] => {
+    const pair = byProxy.get(storedKey(row));
+    return pair === undefined ? [] : [[pair.client, pair.proxy.eventId]];
+  });
   if (kept.length > 0) {
     await db.run(sql`UPDATE events SET partner = pairs.partner
       FROM ${pairTable(db, kept)} AS pairs
-      WHERE events.event_id = pairs.event_id AND events.partner IS NULL`);
+      WHERE ${sameRecord} AND events.partner IS NULL`);
   }
-  return shadowed.map(({ eventId: _id, partner: _partner, ...row }) => row);
+  return shadowed.map(({ eventId: _id, ...row }) => row);
 }
 
-function pairTable(db: SqlRunner, rows: readonly (readonly [eventId: string, partner: string])[]): SQL {
+/**
+ * A record named by its dedupe key (event_id, ts, server): the time lets PostgreSQL look in one day partition. The
+ * pairs' columns have names of their own, so that RETURNING's unqualified event columns name the event's.
+ */
+const sameRecord = sql`events.event_id = pairs.record_id AND events.ts = pairs.record_ts
+  AND events.server = pairs.record_server`;
+
+function pairTable(db: SqlRunner, rows: readonly (readonly [record: JoinFacts, partner: string])[]): SQL {
   return rowsTable(
     db,
     [
-      ['event_id', 'text'],
+      ['record_id', 'text'],
+      ['record_ts', 'bigint'],
+      ['record_server', 'text'],
       ['partner', 'text'],
     ],
-    rows,
+    rows.map(([record, partner]) => [record.eventId, record.ts, record.server, partner]),
   );
 }

@@ -22,7 +22,8 @@ const SAVE_STORMS: Upsert = {
     ['first_bucket', 'text'],
     ['first_kind', 'text'],
   ],
-  key: ['id'],
+  // A storm's id is a digest of its kind, client, server and first event; the server is in the key for ADR 14.
+  key: ['id', 'server'],
   set: 'paths = excluded.paths, attempts = excluded.attempts, avoidable = excluded.avoidable, last_ts = excluded.last_ts',
 };
 

@@ -61,7 +61,10 @@ export const events = defineTable(
     bodyLine: smallint('body_line').notNull(),
   },
   (t) => [
-    uniqueIndex('events_event_id_uq').on(t.eventId),
+    // The dedupe key: a re-sent event has the same id, time and server. The time is in it because PostgreSQL keeps
+    // events in day partitions (ADR 9), the server because a distributed store keeps each server's rows on one
+    // node (ADR 14); every unique key of a partitioned or distributed table must hold those columns.
+    uniqueIndex('events_event_id_uq').on(t.eventId, t.ts, t.server),
     index('events_server_ts_idx').on(t.server, t.ts),
     // The server rides along so that a (client, server) read (a storm's attempts, a partition's replay) skips the
     // client's other servers in the index rather than row by row: a 3-hour storm read 31k rows to keep 1.2k.

@@ -1,4 +1,4 @@
-import { bigint, defineTable, index, integer, text } from './tables.ts';
+import { bigint, defineTable, index, integer, primaryKey, text } from './tables.ts';
 
 /**
  * Retry loops and probe storms (DOMAIN.md section 6) as the ingest path keeps them (api/services/gate-maintenance.ts,
@@ -8,8 +8,11 @@ import { bigint, defineTable, index, integer, text } from './tables.ts';
 export const storms = defineTable(
   'storms',
   {
-    /** shared/analysis/storms.ts stormId: kind, client, server and the first attempt's id, digested. */
-    id: text('id').primaryKey(),
+    /**
+     * shared/analysis/storms.ts stormId: kind, client, server and the first attempt's id, digested. The key is
+     * (id, server), so that a store distributed by server keeps it on one node (ADR 14).
+     */
+    id: text('id').notNull(),
     client: text('client').notNull(),
     server: text('server').notNull(),
     kind: text('kind').notNull(),
@@ -25,6 +28,7 @@ export const storms = defineTable(
     firstKind: text('first_kind').notNull(),
   },
   (t) => [
+    primaryKey(t.id, t.server),
     // The storms of a window, counted and put in any list order (ranked: active first, then most avoidable; by start,
     // first or newest) from the index alone: a day at 10M events a day is ~200k storms, and only the few shown are
     // read whole. Without kind and attempts, ordering by start fetched every row (~50 and ~110 ms).

@@ -74,21 +74,21 @@ describe.each(STORE_KINDS)('retention on $name', (kind) => {
       const now = DAY0 + 4 * DAY_MS;
       const whole = range(DAY0, now);
       const hoursBefore = (await json(app, `/api/v1/timeseries?${whole}&step=1h`)).points;
-      const serversBefore = (await json(app, `/api/v1/servers?${range(DAY0 + DAY_MS, now)}`)).servers;
+      const serversBefore = (await json(app, `/api/v1/servers?${range(DAY0 + DAY_MS / 2, now)}`)).servers;
       const blocksBefore = await count(db, 'event_bodies');
 
-      // Events kept 2.5 days (from day 1 12:00), counts 3.5 days (from day 0 12:00).
+      // Events kept 2.5 days, from the start of that day (day 1 00:00), counts 3.5 days (from day 0 12:00).
       const done = await applyRetention(db.store, { eventsMs: 2.5 * DAY_MS, countsMs: 3.5 * DAY_MS }, now);
-      const eventsFrom = DAY0 + 1.5 * DAY_MS;
+      const eventsFrom = DAY0 + DAY_MS;
       const countsFrom = DAY0 + 0.5 * DAY_MS;
-      expect(done.events).toBe(1.5 * 24 * 6);
+      expect(done.events).toBe(24 * 6);
       expect(done.counts).toBeGreaterThan(0);
 
       // The raw events before the horizon are gone, with every line block only they read; the rest are whole.
       const old = await json(app, `/api/v1/events?${range(DAY0, eventsFrom)}&limit=100`);
       expect(old.events).toEqual([]);
       const kept = await json(app, `/api/v1/events?${range(eventsFrom, now)}&limit=1000`);
-      expect(kept.events).toHaveLength(2.5 * 24 * 6);
+      expect(kept.events).toHaveLength(3 * 24 * 6);
       expect(await count(db, 'event_bodies')).toBeLessThan(blocksBefore);
       const orphans = await db.store.all<{ n: number }>(sql`SELECT COUNT(*) AS n FROM event_bodies b
         WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.body_block = b.id)`);
@@ -107,9 +107,9 @@ describe.each(STORE_KINDS)('retention on $name', (kind) => {
       }
       // A range that starts before the events horizon reads its older hours from the counts: the same servers'
       // totals and avoidable requests as before retention.
-      expect((await json(app, `/api/v1/servers?${range(DAY0 + DAY_MS, now)}`)).servers).toEqual(serversBefore);
+      expect((await json(app, `/api/v1/servers?${range(DAY0 + DAY_MS / 2, now)}`)).servers).toEqual(serversBefore);
       // Before the horizon a range is read in whole hours: one that starts half way into an hour counts all of it.
-      const halfHour = (await json(app, `/api/v1/servers?${range(DAY0 + DAY_MS + HOUR_MS / 2, now)}`)).servers;
+      const halfHour = (await json(app, `/api/v1/servers?${range(DAY0 + DAY_MS / 2 + HOUR_MS / 2, now)}`)).servers;
       expect(halfHour).toEqual(serversBefore);
       // A minute series has no counts before the horizon: zeros there, exact after it.
       const minutes = (

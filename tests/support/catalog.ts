@@ -13,7 +13,10 @@ export interface TableShape {
   indexes: Record<string, { columns: string[]; unique: boolean; partial: boolean }>;
 }
 
-/** Every table of the app's schema by name: `public` on PostgreSQL, `main` on SQLite without its own tables. */
+/**
+ * Every table of the app's schema by name: `public` on PostgreSQL, `main` on SQLite without its own tables. A
+ * partition of a partitioned table (PostgreSQL's day partitions of events) is part of its parent, not a table here.
+ */
 export type Catalog = Record<string, TableShape>;
 
 interface ColumnRow {
@@ -56,7 +59,9 @@ const POSTGRES_COLUMNS = sql`
   LEFT JOIN information_schema.key_column_usage AS k
     ON k.constraint_schema = p.constraint_schema AND k.constraint_name = p.constraint_name
     AND k.column_name = c.column_name
-  WHERE c.table_schema = 'public'`;
+  WHERE c.table_schema = 'public' AND NOT EXISTS (SELECT 1 FROM pg_class AS part
+    JOIN pg_namespace AS pn ON pn.oid = part.relnamespace
+    WHERE pn.nspname = c.table_schema AND part.relname = c.table_name AND part.relispartition)`;
 
 const POSTGRES_INDEX_COLUMNS = sql`
   SELECT t.relname AS "table", i.relname AS "index", a.attname AS "column", x.indisunique AS "unique",
@@ -67,7 +72,7 @@ const POSTGRES_INDEX_COLUMNS = sql`
   JOIN pg_namespace AS n ON n.oid = t.relnamespace
   CROSS JOIN LATERAL unnest(x.indkey::int2[]) WITH ORDINALITY AS k(attnum, place)
   JOIN pg_attribute AS a ON a.attrelid = t.oid AND a.attnum = k.attnum
-  WHERE n.nspname = 'public' AND NOT x.indisprimary
+  WHERE n.nspname = 'public' AND NOT x.indisprimary AND NOT t.relispartition
   ORDER BY k.place`;
 
 /** The store's tables, columns, not-null columns, primary keys and secondary indexes. */

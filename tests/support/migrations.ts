@@ -104,3 +104,72 @@ async function postgresCatalogAt(folder: string): Promise<Catalog> {
     await database.drop();
   }
 }
+
+/** The migrator's record of the last migration applied, gone: the next start applies it again. */
+async function forgetLastMigration(store: Store): Promise<void> {
+  // The migrator's own table numbers no row on SQLite: the last migration is the one created last.
+  const journal = store.dialect === 'sqlite' ? sql`__drizzle_migrations` : sql`drizzle.__drizzle_migrations`;
+  await store.run(sql`DELETE FROM ${journal} WHERE created_at = (SELECT max(created_at) FROM ${journal})`);
+}
+
+/** Turns the store back into what the release before the migration storms_key_with_server left: storms keyed by id. */
+export async function asBeforeStormsKeyWithServer(store: Store): Promise<void> {
+  if (store.dialect === 'postgres') {
+    await store.run(sql`ALTER TABLE storms DROP CONSTRAINT storms_id_server_pk`);
+    await store.run(sql`ALTER TABLE storms ADD CONSTRAINT storms_pkey PRIMARY KEY (id)`);
+  } else {
+    const [table] = await store.all<{ text: string }>(
+      sql`SELECT sql AS text FROM sqlite_master WHERE type = 'table' AND name = 'storms'`,
+    );
+    const before = (table?.text ?? '')
+      .replace(/^CREATE TABLE [`"]?storms[`"]?/, 'CREATE TABLE storms_before')
+      .replace('`id` text NOT NULL', '`id` text PRIMARY KEY NOT NULL')
+      .replace(/,\s*PRIMARY KEY\(`id`, `server`\)/, '');
+    const indexes = await store.all<{ text: string }>(
+      sql`SELECT sql AS text FROM sqlite_master WHERE type = 'index' AND tbl_name = 'storms' AND sql IS NOT NULL`,
+    );
+    await store.run(sql.raw(before));
+    await store.run(sql`INSERT INTO storms_before SELECT * FROM storms`);
+    await store.run(sql`DROP TABLE storms`);
+    await store.run(sql`ALTER TABLE storms_before RENAME TO storms`);
+    for (const index of indexes) await store.run(sql.raw(index.text));
+  }
+  await forgetLastMigration(store);
+}
+
+/**
+ * Turns the store back into what the release before the migration events_by_day left (and the migrations after it
+ * undone first): on PostgreSQL, `events` and
+ * `event_bodies` as plain tables (the blocks keep their day-numbered ids, which the migration maps to themselves) with
+ * seq as the primary key; on both, the dedupe key on event_id alone; and the migration not yet applied. A test of an
+ * earlier migration runs this first, to reach the shape that migration left.
+ */
+export async function asBeforeEventsByDay(store: Store): Promise<void> {
+  await asBeforeStormsKeyWithServer(store);
+  if (store.dialect === 'sqlite') {
+    await store.run(sql`DROP INDEX events_event_id_uq`);
+    await store.run(sql`CREATE UNIQUE INDEX events_event_id_uq ON events (event_id)`);
+    await forgetLastMigration(store);
+    return;
+  }
+  for (const [table, sequence, key] of [
+    ['events', 'events_seq_seq', 'seq'],
+    ['event_bodies', 'event_bodies_id_seq', 'id'],
+  ] as const) {
+    await store.run(sql.raw(`ALTER TABLE ${table} RENAME TO ${table}_partitioned`));
+    await store.run(sql.raw(`ALTER SEQUENCE ${sequence} OWNED BY NONE`));
+    await store.run(sql.raw(`CREATE TABLE ${table} (LIKE ${table}_partitioned INCLUDING DEFAULTS)`));
+    await store.run(sql.raw(`INSERT INTO ${table} SELECT * FROM ${table}_partitioned`));
+    await store.run(sql.raw(`DROP TABLE ${table}_partitioned`));
+    await store.run(sql.raw(`ALTER SEQUENCE ${sequence} OWNED BY ${table}.${key}`));
+    await store.run(sql.raw(`ALTER TABLE ${table} ADD CONSTRAINT ${table}_pkey PRIMARY KEY (${key})`));
+  }
+  await replayMigration(
+    store,
+    'postgres',
+    'events_by_day',
+    (statement) => statement.includes('CREATE INDEX') && !statement.includes('events_seq_idx'),
+  );
+  await store.run(sql`CREATE UNIQUE INDEX events_event_id_uq ON events (event_id)`);
+  await forgetLastMigration(store);
+}
