@@ -6,7 +6,7 @@ import { requestIdentity } from '../../shared/identity.ts';
 import { createTestApp, get, postNdjson, TEST_NOW, type TestApp } from '../support/app.ts';
 import { readCatalog } from '../support/catalog.ts';
 import { clientEvent } from '../support/events.ts';
-import { asBeforeEventsByDay, catalogBefore } from '../support/migrations.ts';
+import { asBeforeDenialAudit, catalogBefore } from '../support/migrations.ts';
 import { STORE_KINDS, type TestStore } from '../support/stores.ts';
 
 // The store keeps an identity as the row's server and 16 bytes of digest (ADR 11); the API shows and takes
@@ -118,7 +118,7 @@ describe.each(STORE_KINDS)('a store from before identities were kept as digests,
       await postNdjson(app, traffic());
       const before = await readAll(app, db.store);
 
-      await asBeforeEventsByDay(db.store);
+      await asBeforeDenialAudit(db.store);
       await asBeforeDigests(db.store);
       // The shape the release before left, and its identities: the public strings.
       expect(await readCatalog(db.store)).toEqual(await catalogBefore(kind.name, 'identity_digest'));

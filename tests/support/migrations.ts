@@ -173,3 +173,15 @@ export async function asBeforeEventsByDay(store: Store): Promise<void> {
   await store.run(sql`CREATE UNIQUE INDEX events_event_id_uq ON events (event_id)`);
   await forgetLastMigration(store);
 }
+
+/**
+ * Turns the store back into what the release before the migration denial_audit left (the migrations after it undone
+ * first): without the audit's tables.
+ */
+export async function asBeforeDenialAudit(store: Store): Promise<void> {
+  await asBeforeEventsByDay(store);
+  for (const table of ['denial_breach', 'denial_identity', 'denial_replay_hour']) {
+    await store.run(sql.raw(`DROP TABLE ${table}`));
+  }
+  await forgetLastMigration(store);
+}
