@@ -1,3 +1,4 @@
+import { actionabilityReport, ProfileTally } from '../../shared/actionability/summary.ts';
 import { addConduct, conductReport, emptyConduct } from '../../shared/analysis/conduct.ts';
 import { addContext, type ContextGap, emptyContextGap, gapSummary } from '../../shared/analysis/context-gap.ts';
 import { createGateState, gateStep, isJudged, type KeyGateState, stepsInOrder } from '../../shared/analysis/gate.ts';
@@ -39,7 +40,8 @@ export async function reportCommand(args: string[]): Promise<number> {
   const conduct = emptyConduct();
   let events = 0;
   let outOfOrder = 0;
-  for await (const { analysis: e } of run.events()) {
+  const profiles = new ProfileTally();
+  for await (const { analysis: e, profile } of run.events()) {
     let verdict: GateVerdict | undefined;
     if (!stepsInOrder(gate, e)) outOfOrder++;
     else {
@@ -52,6 +54,7 @@ export async function reportCommand(args: string[]): Promise<number> {
     if (!e.counted) continue;
     events++;
     buckets[e.bucket]++;
+    if (profile !== null) profiles.add(e.server, profile);
     if (e.context === null) continue;
     let gap = contextGap.get(e.server);
     if (gap === undefined) {
@@ -74,6 +77,7 @@ export async function reportCommand(args: string[]): Promise<number> {
     identities: topIdentitiesOf(identities, 20),
     contextGap: Object.fromEntries([...contextGap].map(([server, gap]) => [server, gapSummary(gap)])),
     conduct: Object.fromEntries(conductReport(conduct).map(({ client, ...rest }) => [client, rest])),
+    actionability: actionabilityReport(profiles.rows()),
   };
   // One JSON document, the storms (as many as the log holds) written one at a time from the spill, in list order.
   const out = new LineWriter();

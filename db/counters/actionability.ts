@@ -12,10 +12,10 @@ export interface ActionabilityDelta {
   failures: number;
 }
 
-/** Counted failures of one server with one packed pair of profiles. */
+/** Counted failures of one server with one packed pair of profiles (shared/actionability ServerProfileCount). */
 export interface ProfileCountRow {
   server: string;
-  profile: number;
+  packed: number;
   failures: number;
 }
 
@@ -68,7 +68,7 @@ export async function profileCounts(
   const rows = await db.all<{ server: string; profile: number | string; failures: number | string }>(sql`
     SELECT server, profile, sum(failures) AS failures FROM (${sql.join(selects, sql` UNION ALL `)}) AS parts
     GROUP BY server, profile HAVING sum(failures) <> 0 ORDER BY server, profile`);
-  return rows.map((row) => ({ server: row.server, profile: Number(row.profile), failures: Number(row.failures) }));
+  return rows.map((row) => ({ server: row.server, packed: Number(row.profile), failures: Number(row.failures) }));
 }
 
 /** The same counts grouped from the events: what `profileCounts` must equal. */
@@ -81,7 +81,7 @@ export async function rawProfileCounts(
     SELECT server, act_profile AS profile, count(*) AS failures FROM events
     WHERE ts >= ${filter.from} AND ts < ${filter.to} AND counted = 1 AND act_profile IS NOT NULL${server}
     GROUP BY server, act_profile ORDER BY server, act_profile`);
-  return rows.map((row) => ({ server: row.server, profile: Number(row.profile), failures: Number(row.failures) }));
+  return rows.map((row) => ({ server: row.server, packed: Number(row.profile), failures: Number(row.failures) }));
 }
 
 /**

@@ -107,3 +107,75 @@ export function incomparablePairs(profiles: readonly number[]): number {
   }
   return pairs;
 }
+
+/** Counted failures of one server with one packed pair of profiles: what the store and `lens report` tally. */
+export interface ServerProfileCount extends PackedCount {
+  server: string;
+}
+
+export interface ServerActionability extends ActionabilityCounts {
+  server: string;
+  /** Bits earned per failure on average, per view: what the servers are ranked by. */
+  bitsPerFailure: Record<View, number>;
+  /** Per view, the servers this one strictly dominates, and those that strictly dominate it. */
+  dominates: Record<View, string[]>;
+  dominatedBy: Record<View, string[]>;
+}
+
+export interface ActionabilityAnswer extends ActionabilityCounts {
+  /** Ranked by bits per failure in the control view, then with transport, then by name. */
+  servers: ServerActionability[];
+}
+
+/** The fleet's counts and each server's, ranked, with dominance: the one reading of the numbers (API, report, UI). */
+export function actionabilityAnswer(rows: readonly ServerProfileCount[]): ActionabilityAnswer {
+  const perServer = new Map<string, PackedCount[]>();
+  for (const row of rows) {
+    const list = perServer.get(row.server) ?? [];
+    list.push(row);
+    perServer.set(row.server, list);
+  }
+  const items = [...perServer].map(([server, counts]) => ({ server, ...countViews(counts) }));
+  const ranked = { control: rankServers(items, 'control'), transport: rankServers(items, 'transport') };
+  const relations = (view: View, server: string) => ranked[view].find((r) => r.item.server === server);
+  const servers = ranked.control.map(({ item }): ServerActionability => {
+    const [control, transport] = [relations('control', item.server), relations('transport', item.server)];
+    return {
+      ...item,
+      bitsPerFailure: { control: bitsPerFailure(item.control), transport: bitsPerFailure(item.transport) },
+      dominates: { control: control?.dominates ?? [], transport: transport?.dominates ?? [] },
+      dominatedBy: { control: control?.dominatedBy ?? [], transport: transport?.dominatedBy ?? [] },
+    };
+  });
+  return { ...countViews(rows), servers };
+}
+
+/** Counted failures per server and packed profile pair, tallied one failure at a time (`lens report`). */
+export class ProfileTally {
+  private readonly counts = new Map<string, Map<number, number>>();
+
+  add(server: string, packed: number): void {
+    let perProfile = this.counts.get(server);
+    if (perProfile === undefined) {
+      perProfile = new Map();
+      this.counts.set(server, perProfile);
+    }
+    perProfile.set(packed, (perProfile.get(packed) ?? 0) + 1);
+  }
+
+  rows(): ServerProfileCount[] {
+    return [...this.counts].flatMap(([server, perProfile]) =>
+      [...perProfile].map(([packed, failures]) => ({ server, packed, failures })),
+    );
+  }
+}
+
+/** `lens report`'s member: the fleet's two views and each server's, keyed by server in ranking order. */
+export function actionabilityReport(rows: readonly ServerProfileCount[]) {
+  const { control, transport, servers } = actionabilityAnswer(rows);
+  return {
+    control,
+    transport,
+    byServer: Object.fromEntries(servers.map(({ server, ...rest }) => [server, rest])),
+  };
+}

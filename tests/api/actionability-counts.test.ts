@@ -70,7 +70,7 @@ describe.each(STORE_KINDS)('actionability counts on $name', (kind) => {
 
     it('hold what the traffic earns: a 429 with Retry-After earns D, P, C, R with transport, nothing in control', async () => {
       const all = await profileCounts(db.store, RANGES[0] ?? { from: 0, to: 0 });
-      const views = all.map((row) => unpackViews(row.profile));
+      const views = all.map((row) => unpackViews(row.packed));
       expect(views).toContainEqual({ control: 0b000000, transport: 0b111001 });
       // -32602 at HTTP 200: 110000 in both views.
       expect(views).toContainEqual({ control: 0b110000, transport: 0b110000 });
