@@ -53,6 +53,14 @@ export function shares(counts: ViewCounts): Record<Bit, number | null> {
   return out;
 }
 
+/**
+ * The share of failures whose typed fields select no coarse policy (no P in the control view): what a client can only
+ * act on by reading prose. Null without failures. The alert metric `failures_without_policy` reads it.
+ */
+export function withoutPolicyShare(counts: ViewCounts): number | null {
+  return counts.failures === 0 ? null : (counts.failures - counts.P) / counts.failures;
+}
+
 /** Bits earned per failure on average (0..6): what the ranking of servers orders by. */
 export function bitsPerFailure(counts: ViewCounts): number {
   if (counts.failures === 0) return 0;

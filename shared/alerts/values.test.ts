@@ -130,6 +130,7 @@ describe('alert metrics from the analyses', () => {
       if (source === 'conduct') expect(metric).toBe('retries_after_refusal');
       if (source === 'context') expect(metric).toBe('context_trim_rate');
       if (source === 'identities') expect(metric).toBe('identity_representations');
+      if (source === 'actionability') expect(metric).toBe('failures_without_policy');
     }
   });
 });

@@ -1,3 +1,4 @@
+import { countViews, type ServerProfileCount, withoutPolicyShare } from '../actionability/summary.ts';
 import { addContextCount, type ContextGap, emptyContextGap, trimRate } from '../analysis/context-gap.ts';
 import { representations } from '../analysis/identities.ts';
 import type { ContextScope } from '../analysis/types.ts';
@@ -165,4 +166,22 @@ export function valuesFromStorms(storms: readonly StormLike[], groupBy: GroupBy)
     }
   }
   return [...largest.values()];
+}
+
+/**
+ * `failures_without_policy` per group from the counted failures per server and profile pair (db/counters/actionability.ts),
+ * as GET /actionability reads them. A group without failures has no reading.
+ */
+export function valuesFromProfiles(rows: readonly ServerProfileCount[], groupBy: GroupBy): GroupValue[] {
+  const groups = new Map<string, ServerProfileCount[]>();
+  if (groupBy === 'none') groups.set('', []);
+  for (const row of rows) {
+    const group = groupBy === 'server' ? row.server : '';
+    groups.set(group, [...(groups.get(group) ?? []), row]);
+  }
+  return [...groups].map(([group, counts]) => ({
+    group,
+    server: groupBy === 'server' ? group : null,
+    value: withoutPolicyShare(countViews(counts).control),
+  }));
 }

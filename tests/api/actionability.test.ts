@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { analysed, createTestApp, get, postNdjson, putJson, type TestApp } from '../support/app.ts';
+import { readMetric, storeReads } from '../../api/services/alerts/readings.ts';
+import { analysed, createTestApp, get, postJson, postNdjson, putJson, type TestApp } from '../support/app.ts';
 import { type CorpusName, corpusText, expectedOf } from '../support/corpus.ts';
 import { STORE_KINDS, type TestStore } from '../support/stores.ts';
 
@@ -88,6 +89,32 @@ describe.each(STORE_KINDS)('GET /api/v1/actionability on $name', (kind) => {
       const bad = await get(app, `/api/v1/events?profile=11`);
       expect(bad.status).toBe(400);
       expect((await bad.json()).error.code).toBe('invalid_request');
+    });
+
+    it('watches the share of failures without a policy with the numbers the route answers', async () => {
+      await postNdjson(app, PAPER);
+      const answer = await read(PAPER_RANGE);
+      const to = Date.parse('2026-08-21T00:00:00Z');
+      const rule = { metric: 'failures_without_policy' as const, scope: {}, windowSeconds: 86_400 };
+      const values = await readMetric(db.store, storeReads(db.store), { ...rule, groupBy: 'server' }, to);
+      for (const server of answer.servers as { server: string; control: Counts }[]) {
+        const { failures, P } = server.control;
+        const reading = values.find((v) => v.group === server.server)?.value;
+        expect(reading, server.server).toBe((failures - (P as number)) / failures);
+      }
+      expect(values.find((v) => v.group === 'paper-s01')?.value).toBe(0);
+      expect(values.find((v) => v.group === 'paper-s10')?.value).toBe(1);
+      // The fleet: 13 of the 21 failures select no policy from typed fields.
+      const [fleet] = await readMetric(db.store, storeReads(db.store), { ...rule, groupBy: 'none' }, to);
+      expect(fleet?.value).toBe(13 / 21);
+      const scoped = await postJson(app, '/api/v1/alerts/rules', {
+        name: 'prose only',
+        metric: 'failures_without_policy',
+        scope: { client: 'probe' },
+        critical: 0.5,
+      });
+      expect(scoped.status).toBe(400);
+      expect((await scoped.json()).error.field).toBe('scope.client');
     });
 
     it('refuses a range that ends before it begins', async () => {

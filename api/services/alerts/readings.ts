@@ -1,3 +1,4 @@
+import { profileCounts } from '../../../db/counters/actionability.ts';
 import { contextRows } from '../../../db/counters/context.ts';
 import {
   type CountRow,
@@ -18,6 +19,7 @@ import {
   valuesFromConduct,
   valuesFromContext,
   valuesFromCounts,
+  valuesFromProfiles,
   valuesFromSends,
   valuesFromStorms,
 } from '../../../shared/alerts/values.ts';
@@ -126,6 +128,9 @@ async function readGroups(db: SqlRunner, reads: RoundReads, rule: Reading, end: 
   if (rule.metric === 'context_trim_rate') {
     // The context counts only ever hold the scopes ingest validated.
     return valuesFromContext((await contextRows(db, scope, null)) as ContextLike[], rule.groupBy);
+  }
+  if (rule.metric === 'failures_without_policy') {
+    return valuesFromProfiles(await profileCounts(db, scope), rule.groupBy);
   }
   if (rule.metric === 'probe_storm_size') {
     // Judged on a partial list, a storm not yet built would read as over: wait for the build instead.
