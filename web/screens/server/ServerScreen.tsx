@@ -4,6 +4,7 @@ import { Link } from '../../components/Link.tsx';
 import { serverQuery, serverTableDownloads } from '../../queries/servers.ts';
 import { useUrl } from '../../use-url.ts';
 import { FiringAlerts } from '../alerts/FiringAlerts.tsx';
+import { ActionabilityPanel } from './ActionabilityPanel.tsx';
 import { ClientsPanel } from './ClientsPanel.tsx';
 import { ContextGapPanel } from './ContextGapPanel.tsx';
 import { DiscoveryPanel } from './DiscoveryPanel.tsx';
@@ -44,6 +45,7 @@ export function ServerScreen({ server }: { server: string }) {
           <FiringAlerts server={server} />
           <TrafficPanel server={server} query={detail} />
           <KindsPanel server={server} query={detail} />
+          <ActionabilityPanel server={server} />
           <StormTable query={detail} download={serverDownloads.storms} />
           <div className="grid">
             <IdentityPanel query={detail} download={serverDownloads.identities} />
