@@ -108,6 +108,7 @@ export function ActionabilityScreen() {
                 rowKey={(row) => row.server}
                 rowClassName={(row) => (row.server === selected ? 'row-selected' : '')}
                 rowTestId="actionability-row"
+                className="actionability-table"
                 stackOnPhone
               />
             </div>

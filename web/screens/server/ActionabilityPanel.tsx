@@ -45,6 +45,7 @@ export function ActionabilityPanel({ server }: { server: string }) {
             <div className="table-wrap">
               <DataTable columns={columns} rows={VIEWS} rowKey={(view) => view} stackOnPhone />
             </div>
+            <p className="muted small">Profiles, typed fields only (D P C T E R):</p>
             <ProfileList counts={data.control} />
           </>
         );
