@@ -10,6 +10,7 @@ import type { ProxyRoute } from '../shared/proxy-logs/routes.ts';
 import { createApp } from './app.ts';
 import { loadDemo } from './demo/load.ts';
 import { type AppConfig, DEFAULT_CONFIG } from './env.ts';
+import { backfillActionability } from './services/actionability-backfill.ts';
 import { DELIVERY_DEFAULTS } from './services/alerts/deliver.ts';
 import { startAlertEngine } from './services/alerts/engine.ts';
 import { seedDefaultRules } from './services/alerts/rules.ts';
@@ -107,6 +108,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const store = await openStore(options);
   // Before the gate is replayed from them (buildMissingStorms below), and before any batch can replay a partition.
   await rederiveStoredFacts(store);
+  await backfillActionability(store);
   if (options.demo) await loadDemo(store, Date.now());
   await seedDefaultRules({ ctx: { db: store, now: Date.now() } });
   const config: AppConfig = {

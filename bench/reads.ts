@@ -116,6 +116,9 @@ async function timeEndpoints(store: Store, now: number): Promise<void> {
     `/api/v1/context-gap?${day}`,
     `/api/v1/storms?${day}`,
     `/api/v1/servers/server-3?${day}`,
+    // The actionability screen and the server page's panel (ADR 13).
+    `/api/v1/actionability?${day}`,
+    `/api/v1/actionability?${day}&server=server-3`,
     // A Prometheus scrape: all-time totals and the gauges of now, whatever the store's size.
     '/metrics',
   ];

@@ -44,6 +44,8 @@ export interface EventColumns {
   gateReason: string | null;
   /** Which block made it avoidable (set by the gate, never at insert). */
   blockedBy: string | null;
+  /** A failure's two actionability profiles, packed (shared/actionability packViews); null when it did not fail. */
+  actProfile: number | null;
 }
 
 /** One row as the ingest path builds it: what insert writes, and the line it came from. */
@@ -86,6 +88,7 @@ export const EVENT_COLUMNS = [
   ['ctxReason', 'ctx_reason'],
   ['avoidable', 'avoidable'],
   ['gateReason', 'gate_reason'],
+  ['actProfile', 'act_profile'],
 ] as const satisfies readonly (readonly [keyof EventRow, string])[];
 
 /** Rows ready for the hot insert, their lines packed into blocks (db/body-codec.ts), one day's lines a block. */

@@ -24,6 +24,7 @@ const PG_ARRAY_TYPES: Record<string, string> = {
   avoidable: 'smallint',
   body_block: 'bigint',
   body_line: 'smallint',
+  act_profile: 'smallint',
 };
 
 // One unnest() statement with a fixed number of array parameters inserts any number of rows, so it can stay a

@@ -1,6 +1,7 @@
 import { lazy, Suspense, useEffect } from 'react';
 import { Link } from './components/Link.tsx';
 import type { Route } from './router.ts';
+import { ActionabilityScreen } from './screens/actionability/ActionabilityScreen.tsx';
 import { ClientsScreen } from './screens/clients/ClientsScreen.tsx';
 import { EventsScreen } from './screens/events/EventsScreen.tsx';
 import { IngestScreen } from './screens/ingest/IngestScreen.tsx';
@@ -54,6 +55,8 @@ function Screen() {
       return <EventsScreen />;
     case 'clients':
       return <ClientsScreen />;
+    case 'actionability':
+      return <ActionabilityScreen />;
     case 'ingest':
       return <IngestScreen />;
     case 'alerts':

@@ -10,6 +10,7 @@ describe('matchRoute', () => {
     expect(matchRoute('/storms/abc')).toEqual({ name: 'storm', id: 'abc' });
     expect(matchRoute('/events/')).toEqual({ name: 'events' });
     expect(matchRoute('/clients')).toEqual({ name: 'clients' });
+    expect(matchRoute('/actionability')).toEqual({ name: 'actionability' });
     expect(matchRoute('/ingest')).toEqual({ name: 'ingest' });
     expect(matchRoute('/alerts')).toEqual({ name: 'alerts' });
     expect(matchRoute('/alerts/new')).toEqual({ name: 'alert_rule', id: 'new' });

@@ -11,6 +11,7 @@ export type Route =
   | { name: 'storm'; id: string }
   | { name: 'events' }
   | { name: 'clients' }
+  | { name: 'actionability' }
   | { name: 'ingest' }
   | { name: 'alerts' }
   /** `id` is 'new' for a rule not yet saved. */
@@ -34,6 +35,7 @@ export function matchRoute(pathname: string): Route {
     if (first === 'servers') return { name: 'servers' };
     if (first === 'events') return { name: 'events' };
     if (first === 'clients') return { name: 'clients' };
+    if (first === 'actionability') return { name: 'actionability' };
     if (first === 'ingest') return { name: 'ingest' };
     if (first === 'alerts') return { name: 'alerts' };
   }

@@ -1,3 +1,4 @@
+import { profileString, unpackViews } from '../../shared/actionability/profile.ts';
 import { createGateState, gateStep, type KeyGateState, stepsInOrder } from '../../shared/analysis/gate.ts';
 import { OfflineRun, REORDER_HOLD_MS } from './offline.ts';
 import { LineWriter } from './output.ts';
@@ -16,12 +17,22 @@ export async function classifyCommand(args: string[]): Promise<number> {
   const gateKeys = spill.map<KeyGateState>('gate_keys', CACHED_ENTRIES);
   const gate = createGateState(() => spilledRecord(gateKeys));
   let outOfOrder = 0;
-  for await (const { classification, analysis } of run.events()) {
+  for await (const { classification, analysis, profile } of run.events()) {
     const { bucket, kind, rule, evidence } = classification;
     let avoidable: boolean | null = null;
     if (stepsInOrder(gate, analysis)) avoidable = gateStep(gate, analysis).avoidable;
     else outOfOrder++;
-    const line = { id: analysis.id, bucket, kind, rule, evidence, identity: analysis.identity, avoidable };
+    const line = {
+      id: analysis.id,
+      bucket,
+      kind,
+      rule,
+      evidence,
+      identity: analysis.identity,
+      avoidable,
+      // The control view's profile of a failure (seed 004's D/P/C/T/E/R); `lens report` has both views' counts.
+      ...(profile !== null && { profile: profileString(unpackViews(profile).control) }),
+    };
     await out.write(JSON.stringify(line));
   }
   await out.flush();

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { storedProfile } from '../../shared/actionability/index.ts';
 import { toAnalysisEvent } from '../../shared/analysis/from-event.ts';
 import type { AnalysisEvent } from '../../shared/analysis/types.ts';
 import { classify } from '../../shared/classify/index.ts';
@@ -40,6 +41,8 @@ export interface OfflineEvent {
   analysis: AnalysisEvent;
   /** What pairs it with the other side's record of the same request. */
   join: JoinFacts;
+  /** A failure's two actionability profiles, packed (shared/actionability storedProfile); null for a success. */
+  profile: number | null;
 }
 
 /** An event as read, with where it was read: (ts, file, line) is the order it is released in. */
@@ -190,7 +193,8 @@ export class OfflineRun {
         identity: requestIdentity(event.server, event.request, event.protocol),
         counted: true,
       });
-      yield { classification, analysis, join: joinFactsOf(event, analysis, file, line), file, line };
+      const join = joinFactsOf(event, analysis, file, line);
+      yield { classification, analysis, join, profile: storedProfile(event), file, line };
     }
   }
 

@@ -1,3 +1,4 @@
+import { actionabilityReport, ProfileTally } from '../../shared/actionability/summary.ts';
 import { addConduct, conductReport, emptyConduct } from '../../shared/analysis/conduct.ts';
 import { addContext, type ContextGap, emptyContextGap, gapSummary } from '../../shared/analysis/context-gap.ts';
 import {
@@ -49,7 +50,8 @@ export async function reportCommand(args: string[]): Promise<number> {
   const replayed = new Map<string, number>();
   let events = 0;
   let outOfOrder = 0;
-  for await (const { analysis: e } of run.events()) {
+  const profiles = new ProfileTally();
+  for await (const { analysis: e, profile } of run.events()) {
     let verdict: GateVerdict | undefined;
     if (!stepsInOrder(gate, e)) outOfOrder++;
     else {
@@ -66,6 +68,7 @@ export async function reportCommand(args: string[]): Promise<number> {
     if (!e.counted) continue;
     events++;
     buckets[e.bucket]++;
+    if (profile !== null) profiles.add(e.server, profile);
     if (e.context === null) continue;
     let gap = contextGap.get(e.server);
     if (gap === undefined) {
@@ -89,6 +92,7 @@ export async function reportCommand(args: string[]): Promise<number> {
     contextGap: Object.fromEntries([...contextGap].map(([server, gap]) => [server, gapSummary(gap)])),
     conduct: Object.fromEntries(conductReport(conduct).map(({ client, ...rest }) => [client, rest])),
     denialsNotHeld: denialSummary(denials.notHeld, replayed),
+    actionability: actionabilityReport(profiles.rows()),
   };
   // One JSON document, the storms (as many as the log holds) written one at a time from the spill, in list order.
   const out = new LineWriter();

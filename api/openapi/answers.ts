@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BITS } from '../../shared/actionability/profile.ts';
 import { ALERT_STATES } from '../../shared/alerts/state.ts';
 import { BUCKETS } from '../../shared/classify/types.ts';
 
@@ -67,6 +68,13 @@ export const event = z.looseObject({
   gateReason: z.string().nullable(),
   request: z.unknown(),
   response: z.unknown(),
+  actionability: z
+    .looseObject({
+      control: z.looseObject({ profile: z.string(), evidence: z.record(z.string(), z.string()) }),
+      transport: z.looseObject({ profile: z.string(), evidence: z.record(z.string(), z.string()) }),
+    })
+    .nullable()
+    .meta({ description: "a failure's profile per view and, per bit earned, the field that earned it" }),
 });
 export const eventPage = z.looseObject({
   events: z.array(event),
@@ -289,6 +297,37 @@ export const deliveryLog = z.looseObject({
       target: z.looseObject({ type: z.string(), host: z.string() }),
       notice: z.looseObject({ key: z.string(), status: z.string() }),
       attempts: z.array(z.looseObject({ at: epochMs, httpStatus: z.number().nullable(), outcome: z.string() })),
+    }),
+  ),
+});
+
+const bitCounts = Object.fromEntries(BITS.map((bit) => [bit, z.number().int()]));
+const actionabilityCounts = z
+  .looseObject({
+    failures: z.number().int(),
+    ...bitCounts,
+    profiles: z.record(z.string(), z.number().int()).meta({ description: 'failures per profile, e.g. "110000"' }),
+  })
+  .meta({ description: "one view's failures, how many earned each bit (D P C T E R), and how many had each profile" });
+const perView = <T extends z.ZodType>(schema: T) => z.looseObject({ control: schema, transport: schema });
+
+export const actionability = z.looseObject({
+  from: iso,
+  to: iso,
+  analysedThrough: iso,
+  lagMs: z.number(),
+  control: actionabilityCounts.meta({ description: "seed 004's control view: typed fields of the frame only" }),
+  transport: actionabilityCounts.meta({ description: 'the control view plus the HTTP status and Retry-After' }),
+  servers: z.array(
+    z.looseObject({
+      server: z.string(),
+      control: actionabilityCounts,
+      transport: actionabilityCounts,
+      bitsPerFailure: perView(z.number()),
+      dominates: perView(z.array(z.string())).meta({
+        description: 'servers whose every bit share this one matches or beats',
+      }),
+      dominatedBy: perView(z.array(z.string())),
     }),
   ),
 });

@@ -206,6 +206,13 @@ export const OPERATIONS: Record<string, Operation> = {
     summary: 'Denials that did not hold: refused identities answered differently while the refusal stood',
     ok: { description: 'The audit of the decision store.', body: answer.denials },
   },
+  'GET /api/v1/actionability': {
+    tag: 'analysis',
+    summary: "What failures let a client decide: seed 004's six bits per server and for the fleet, in two views",
+    description:
+      "Counted failures over the range with how many earned each of D (failure detected), P (coarse policy), C (cause), T (repair target), E (executable repair) and R (replay constraints), and how many had each profile, in the control view (typed fields only) and with transport (HTTP status, Retry-After). Servers are ranked by bits per failure, with componentwise dominance between them. A failure's bits and the fields that earned them: GET /api/v1/events?server=…&failed=true.",
+    ok: { description: 'The fleet and its servers.', body: answer.actionability },
+  },
   'GET /api/v1/clients': {
     tag: 'analysis',
     summary: 'Per client: avoidable share, conduct findings, the servers it hurts most',

@@ -6,6 +6,7 @@ import type { AppDeps, Env } from '../env.ts';
 import { ApiError } from '../errors.ts';
 import { downloadable, formatParam } from '../export.ts';
 import { rangeParams } from '../params.ts';
+import { actionabilityIn } from '../services/analysis/actionability.ts';
 import { denialsIn } from '../services/analysis/denials.ts';
 import { identitiesIn, identitiesOverAlarm, identityIn } from '../services/analysis/identity-views.ts';
 import { serverDetail } from '../services/analysis/server-detail.ts';
@@ -34,6 +35,9 @@ const stormListQuery = rangeQuery.extend({
   limit: z.coerce.number().int().min(1).max(1000).default(200),
   sort: z.enum(STORM_ORDERS).default('first'),
 });
+
+// The counts are kept per server, not per client.
+const actionabilityQuery = rangeParams.omit({ client: true });
 
 type RangeQuery = z.output<typeof rangeQuery>;
 
@@ -152,6 +156,10 @@ export const analysisRoutes = new Hono<Env>()
       return c.json(detail);
     },
   )
+  .get('/actionability', validate('query', actionabilityQuery), async (c) => {
+    const scope = await analysisWindow(c.var.deps.store, c.req.valid('query'), c.var.deps.clock());
+    return c.json(await actionabilityIn(c.var.deps.store, scope));
+  })
   .get('/timeseries', validate('query', timeseriesQuery), async (c) => {
     const query = c.req.valid('query');
     const scope = await analysisWindow(c.var.deps.store, query, c.var.deps.clock());

@@ -13,6 +13,17 @@ import { validate } from '../validate.ts';
 const eventsQuery = rangeParams.extend(formatParam.shape).extend({
   bucket: z.enum(BUCKETS).optional(),
   kind: z.string().min(1).max(64).optional(),
+  /** `true`: failures only (any bucket but ok). */
+  failed: z
+    .enum(['true'])
+    .transform(() => true)
+    .optional(),
+  /** A control-view actionability profile (`110000`): the failures that have it. */
+  profile: z
+    .string()
+    .regex(/^[01]{6}$/, 'six bits, D P C T E R, e.g. 110000')
+    .transform((text) => Number.parseInt(text, 2))
+    .optional(),
   cursor: z.string().max(64).optional(),
   limit: z.coerce.number().int().min(1).max(1000).default(100),
 });
@@ -35,12 +46,16 @@ export const eventsRoutes = new Hono<Env>()
     '/events',
     validate('query', eventsQuery),
     // A download is every matching event, not a page: `limit` sizes the JSON answer's pages only.
-    downloadable(EVENTS_TABLE, ({ cursor, limit: _page, format: _format, ...filter }: EventsQuery, { store }) =>
-      allEvents(store, filter, issuedCursor(cursor)),
+    downloadable(
+      EVENTS_TABLE,
+      ({ cursor, limit: _page, format: _format, profile, ...filter }: EventsQuery, { store }) =>
+        allEvents(store, { ...filter, controlProfile: profile }, issuedCursor(cursor)),
     ),
     async (c) => {
-      const { cursor, limit, format: _json, ...filter } = c.req.valid('query');
-      return c.json(await eventPage(c.var.deps.store, filter, issuedCursor(cursor), limit));
+      const { cursor, limit, format: _json, profile, ...filter } = c.req.valid('query');
+      return c.json(
+        await eventPage(c.var.deps.store, { ...filter, controlProfile: profile }, issuedCursor(cursor), limit),
+      );
     },
   )
   .get('/events/:id', validate('param', z.object({ id: z.string().min(1).max(256) })), async (c) => {

@@ -1,4 +1,5 @@
 import type { EventRow } from '../../db/event-row.ts';
+import { storedProfile } from '../../shared/actionability/index.ts';
 import { toAnalysisEvent } from '../../shared/analysis/from-event.ts';
 import type { AnalysisEvent } from '../../shared/analysis/types.ts';
 import { classify } from '../../shared/classify/index.ts';
@@ -57,6 +58,7 @@ export function buildEvent(event: LensEvent, body: string, policy: ServerPolicy)
     ctxReason: analysis.context?.reason ?? null,
     avoidable: 0,
     gateReason: null,
+    actProfile: storedProfile(event),
     body,
   };
   return { row, analysis };

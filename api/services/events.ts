@@ -6,6 +6,14 @@ import {
   type StoredEventRow,
 } from '../../db/queries/events.ts';
 import type { SqlRunner } from '../../db/runner.ts';
+import {
+  actionabilityOf,
+  type BitEvidence,
+  profileString,
+  type Reading,
+  type View,
+} from '../../shared/actionability/index.ts';
+import { validateEvent } from '../../shared/event.ts';
 
 export interface EventView {
   seq: number;
@@ -41,7 +49,14 @@ export interface EventView {
   blockedBy: string | null;
   request: unknown;
   response: unknown;
+  /**
+   * A failure's actionability (seed 004) in both views: the profile and, per bit earned, the field that earned it,
+   * read from the stored line now; null for an event that did not fail.
+   */
+  actionability: EventActionability | null;
 }
+
+export type EventActionability = Record<View, { profile: string; evidence: BitEvidence }>;
 
 export interface EventPage {
   events: EventView[];
@@ -120,7 +135,16 @@ function toView(row: StoredEventRow): EventView {
     blockedBy: row.blockedBy,
     request: body.request ?? null,
     response: body.response ?? null,
+    actionability: actionabilityOfLine(body),
   };
+}
+
+function actionabilityOfLine(line: unknown): EventActionability | null {
+  const parsed = validateEvent(line);
+  const read = parsed.ok ? actionabilityOf(parsed.event) : undefined;
+  if (read === undefined) return null;
+  const view = ({ profile, evidence }: Reading) => ({ profile: profileString(profile), evidence });
+  return { control: view(read.control), transport: view(read.transport) };
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -1,6 +1,7 @@
 import { isSentByServer } from '../../shared/frames.ts';
 import type { EventColumns } from '../event-row.ts';
 import type { SqlRunner } from '../runner.ts';
+import { ActionabilityChanges } from './actionability.ts';
 import { applyCodeDeltas, type CodeDelta } from './codes.ts';
 import { applyContextDeltas, type ContextDelta } from './context.ts';
 import { DenialTouches } from './denials.ts';
@@ -28,7 +29,7 @@ export interface CountedRecord
   extends Counted,
     Sampled,
     Coded,
-    Pick<EventColumns, 'identity' | 'avoidable' | 'gateReason'> {}
+    Pick<EventColumns, 'identity' | 'avoidable' | 'gateReason' | 'actProfile'> {}
 
 /** A gate verdict as the counts file it: avoidable (0/1) and why. */
 export interface VerdictCount {
@@ -50,6 +51,7 @@ export class CountChanges {
   private readonly failures: CodeDelta[] = [];
   /** The identities whose decision-store audit the change may move (db/counters/denials.ts). */
   private readonly denials = new DenialTouches();
+  private readonly profiles = new ActionabilityChanges();
 
   /** A record folded: in every family. Its avoidable count follows from the gate step of the same fold (verdict). */
   stored(record: CountedRecord): void {
@@ -57,6 +59,7 @@ export class CountChanges {
     this.addSampled(record, 1);
     this.addSend(record, 1);
     this.addFailure(record, 1);
+    this.profiles.count(record, 1);
   }
 
   /** A proxy record joined to its client's: out of every family, its avoidable count with it. */
@@ -65,12 +68,13 @@ export class CountChanges {
     this.addSampled(record, -1);
     this.addSend(record, -1);
     this.addFailure(record, -1);
+    this.profiles.count(record, -1);
   }
 
   /**
    * A counted record moved to another bucket and kind. One still queued for its fold is in no count but its verdict's
    * (none: replays judge folded records only); its fold counts it under the bucket it has by then. Sampling and
-   * identity counts do not follow the bucket.
+   * identity counts do not follow the bucket, nor do actionability profiles (db/counters/actionability.ts).
    */
   reclassified(
     record: Counted & Coded & Pick<CountedRecord, 'avoidable' | 'gateReason' | 'identity'>,
@@ -163,6 +167,7 @@ export class CountChanges {
       applyContextDeltas(db, this.context),
       applyIdentityDeltas(db, this.sends),
       applyCodeDeltas(db, this.failures),
+      this.profiles.write(db),
       // Last, in every writer alike: concurrent transactions lock rows table by table in one order.
       applyTotalDeltas(db, this.deltas),
     ]);

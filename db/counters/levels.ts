@@ -51,6 +51,11 @@ export const COUNTER_FAMILIES = {
   ],
   context: [{ table: 'context_minute', size: MINUTE_MS }],
   identities: [{ table: 'identity_hour', size: HOUR_MS }],
+  /** Failures per server and pair of actionability profiles (migration actionability, ADR 13). */
+  actionability: [
+    { table: 'actionability_hour', size: HOUR_MS },
+    { table: 'actionability_minute', size: MINUTE_MS },
+  ],
 } as const satisfies Record<string, readonly Level[]>;
 
 /** Every counter table once. */

@@ -68,7 +68,8 @@ export async function updateClassification(db: SqlRunner, row: Reclassified): Pr
 export function shadowedColumns(db: SqlRunner): SQL {
   return sql`ts, client, server, rpc_method AS "rpcMethod", ${identityText(db, 'events')} AS identity, bucket, kind,
   avoidable, gate_reason AS "gateReason", discovery_read AS "discoveryRead", ctx_requested AS "ctxRequested",
-  ctx_applied AS "ctxApplied", ctx_reason AS "ctxReason", rpc_code AS "rpcCode", http_status AS "httpStatus"`;
+  ctx_applied AS "ctxApplied", ctx_reason AS "ctxReason", rpc_code AS "rpcCode", http_status AS "httpStatus",
+  act_profile AS "actProfile"`;
 }
 
 /** What a stored event's identity and lapse were derived from, as `factsPage` reads it. */

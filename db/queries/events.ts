@@ -9,6 +9,10 @@ export interface EventFilter {
   client?: string;
   bucket?: string;
   kind?: string;
+  /** Only failures (any bucket but `ok`). */
+  failed?: boolean;
+  /** Only failures with this control-view actionability profile (shared/actionability, 0..63). */
+  controlProfile?: number;
   /** Epoch ms, inclusive. */
   from?: number;
   /** Epoch ms, exclusive. */
@@ -45,6 +49,9 @@ export function filterConditions(filter: EventFilter): SQL[] {
   } else if (filter.server !== undefined) conditions.push(sql`server = ${filter.server}`);
   if (filter.bucket !== undefined) conditions.push(sql`bucket = ${filter.bucket}`);
   if (filter.kind !== undefined) conditions.push(sql`kind = ${filter.kind}`);
+  if (filter.failed === true) conditions.push(sql`bucket <> 'ok'`);
+  // The control view is the packed profile's low six bits (shared/actionability packViews).
+  if (filter.controlProfile !== undefined) conditions.push(sql`act_profile % 64 = ${filter.controlProfile}`);
   if (filter.from !== undefined) conditions.push(sql`ts >= ${filter.from}`);
   if (filter.to !== undefined) conditions.push(sql`ts < ${filter.to}`);
   return conditions;
@@ -69,7 +76,7 @@ function eventColumns(db: SqlRunner): SQL {
   rpc_method AS "rpcMethod", http_method AS "httpMethod", http_path AS "httpPath", http_status AS "httpStatus",
   rpc_code AS "rpcCode", latency_ms AS "latencyMs", ${identityText(db, 'events')} AS identity, counted, bucket, kind,
   rule, evidence, avoidable, gate_reason AS "gateReason", blocked_by AS "blockedBy", request_id AS "requestId",
-  partner, ${BODY_COLUMNS}`;
+  partner, act_profile AS "actProfile", ${BODY_COLUMNS}`;
 }
 
 export async function getEvent(db: SqlRunner, eventId: string): Promise<StoredEventRow | null> {

@@ -134,6 +134,7 @@ export interface FoldRow extends AnalysisRow {
   timeout: number;
   correlation: string | null;
   requestId: string | null;
+  actProfile: number | null;
 }
 
 /**
@@ -161,7 +162,7 @@ export async function foldRows(db: SqlRunner, runs: readonly TakenRun[]): Promis
       .slice(start, start + SPANS_PER_READ)
       .map((span) => sql`(seq >= ${span.firstSeq} AND seq <= ${span.lastSeq})`);
     const read = await db.all<FoldRow & { seq: number | string }>(sql`SELECT seq, timeout, correlation,
-        request_id AS "requestId", ${analysisColumns(db)}
+        request_id AS "requestId", act_profile AS "actProfile", ${analysisColumns(db)}
       FROM events WHERE ${inDays}(${sql.join(ranges, sql` OR `)}) ORDER BY seq`);
     for (const row of read) {
       row.seq = Number(row.seq);

@@ -44,6 +44,12 @@ export const events = defineTable(
     kind: text('kind').notNull(),
     rule: text('rule').notNull(),
     evidence: text('evidence').notNull(),
+    /**
+     * A failure's actionability profiles (shared/actionability): the control view in the low six bits, the transport
+     * view above (packViews). Null for an event that did not fail, and for one stored before migration actionability
+     * until api/services/actionability-backfill.ts has read its line (ADR 13).
+     */
+    actProfile: smallint('act_profile'),
     /** For a throttled answer: epoch ms before which the client should not send again (Retry-After / resetsAt). */
     waitUntil: bigint('wait_until'),
     /** Sampling context (DOMAIN.md section 7): requested scope, applied scope (null: not reported), reason. */

@@ -1,4 +1,5 @@
 /** Every table of both stores, declared once (tables.ts); db/schema/pg.ts and db/schema/sqlite.ts build them. */
+export * from './actionability.ts';
 export * from './alerts.ts';
 export * from './code-rollups.ts';
 export * from './context-rollup.ts';

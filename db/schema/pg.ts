@@ -57,6 +57,8 @@ function table(declaration: TableDecl) {
 
 /** The PostgreSQL store's tables, for drizzle-kit (db/drizzle.pg.config.ts). */
 export const {
+  actionabilityHour,
+  actionabilityMinute,
   alertDeliveries,
   alertDeliveryAttempts,
   alertHistory,

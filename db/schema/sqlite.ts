@@ -55,6 +55,8 @@ function table(declaration: TableDecl) {
 
 /** The SQLite store's tables, for drizzle-kit (db/drizzle.sqlite.config.ts). */
 export const {
+  actionabilityHour,
+  actionabilityMinute,
   alertDeliveries,
   alertDeliveryAttempts,
   alertHistory,

@@ -21,6 +21,7 @@ export const METRICS = [
   'context_trim_rate',
   'undeclared_requests',
   'denials_not_held',
+  'failures_without_policy',
 ] as const;
 export type Metric = (typeof METRICS)[number];
 
@@ -35,8 +36,10 @@ export interface MetricInfo {
    * Where the reading comes from: counters kept at ingest (the bucket rollups, their conduct counters, the context
    * counts) and the storms kept at ingest, cheap at any window; or the identity ranking GET /identities runs in SQL.
    */
-  source: 'rollup' | 'conduct' | 'context' | 'identities' | 'storms' | 'denials';
+  source: 'rollup' | 'conduct' | 'context' | 'identities' | 'storms' | 'denials' | 'actionability';
   groupBys: readonly GroupBy[];
+  /** False when its counts are not kept per client, so that a rule cannot be scoped to one. */
+  clientScope?: false;
   /** One line for the rule editor: what the number is. */
   help: string;
 }
@@ -123,6 +126,14 @@ export const METRIC_INFO: Record<Metric, MetricInfo> = {
     source: 'denials',
     groupBys: TRAFFIC_GROUPS,
     help: 'Refused requests answered differently while the refusal still stood (the decision store forgot it).',
+  },
+  failures_without_policy: {
+    label: 'Failures without a policy',
+    unit: 'ratio',
+    source: 'actionability',
+    groupBys: ['none', 'server'],
+    clientScope: false,
+    help: 'Share of failures whose typed fields select no coarse policy (seed 004: no P bit), so a client must read prose; no data without failures.',
   },
 };
 

@@ -128,6 +128,13 @@ export const ruleInputSchema = z
   .strict()
   .superRefine((rule, ctx) => {
     const info = METRIC_INFO[rule.metric];
+    if (info.clientScope === false && rule.scope.client !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['scope', 'client'],
+        message: `${rule.metric} is kept per server, not per client: leave scope.client out`,
+      });
+    }
     if (!info.groupBys.includes(rule.groupBy)) {
       ctx.addIssue({
         code: 'custom',

@@ -1,3 +1,4 @@
+import { countViews, type ServerProfileCount, withoutPolicyShare } from '../actionability/summary.ts';
 import { addContextCount, type ContextGap, emptyContextGap, trimRate } from '../analysis/context-gap.ts';
 import { countNotHeld, type DenialNotHeld } from '../analysis/denials.ts';
 import { representations } from '../analysis/identities.ts';
@@ -182,4 +183,22 @@ export function valuesFromDenials(
   if (groupBy === 'client')
     return Object.entries(counts.byClient).map(([client, value]) => ({ group: client, value, server: null }));
   return [{ group: '', value: counts.total, server: null }];
+}
+
+/**
+ * `failures_without_policy` per group from the counted failures per server and profile pair (db/counters/actionability.ts),
+ * as GET /actionability reads them. A group without failures has no reading.
+ */
+export function valuesFromProfiles(rows: readonly ServerProfileCount[], groupBy: GroupBy): GroupValue[] {
+  const groups = new Map<string, ServerProfileCount[]>();
+  if (groupBy === 'none') groups.set('', []);
+  for (const row of rows) {
+    const group = groupBy === 'server' ? row.server : '';
+    groups.set(group, [...(groups.get(group) ?? []), row]);
+  }
+  return [...groups].map(([group, counts]) => ({
+    group,
+    server: groupBy === 'server' ? group : null,
+    value: withoutPolicyShare(countViews(counts).control),
+  }));
 }

@@ -24,6 +24,9 @@ function adcpOf(carrier: Json | undefined): Classification | undefined {
 
 export const adcpError = (s: Signals): Classification | undefined => adcpOf(s.errorData) ?? adcpOf(s.content);
 
+/** Whether one carrier's `adcp_error` decides a bucket by itself (shared/actionability reads it as policy). */
+export const adcpDecides = (carrier: Json): boolean => adcpOf(carrier) !== undefined;
+
 const envelope = (bucket: FailureBucket, kind: Kind) =>
   outcome('structured.control_envelope', bucket, kind, 'control_envelope');
 const ALTERNATIVE = envelope('refusal', 'alternative_required');
@@ -40,7 +43,7 @@ const RETRY_LATER = envelope('transient', 'retry_advised');
 const RATE_LIMITED = envelope('throttled', 'rate_limited');
 
 // The envelope is experimental (seed 004 section VII) and names no delay member; these are the spellings accepted.
-const DELAY_FIELDS = ['after', 'afterMs', 'afterSeconds', 'delayMs', 'delaySeconds', 'retryAfter', 'resetsAt'];
+export const DELAY_FIELDS = ['after', 'afterMs', 'afterSeconds', 'delayMs', 'delaySeconds', 'retryAfter', 'resetsAt'];
 const RATE_CAUSE = /rate[._ -]?limit|throttl|too[._ -]?many[._ -]?requests/i;
 
 const hasDelay = (retry: Json | undefined) => retry !== undefined && DELAY_FIELDS.some((f) => retry[f] != null);
@@ -64,6 +67,9 @@ function envelopeOf(error: Json | undefined): Classification | undefined {
   if (!retryable) return undefined;
   return namesRate(error, retry) ? RATE_LIMITED : RETRY_LATER;
 }
+
+/** Whether one envelope's policy or retry decides a bucket by itself (shared/actionability reads it as policy). */
+export const envelopeDecides = (error: Json): boolean => envelopeOf(error) !== undefined;
 
 export const controlEnvelope = (s: Signals): Classification | undefined =>
   envelopeOf(s.resultError) ?? envelopeOf(s.errorData) ?? envelopeOf(s.contentError);

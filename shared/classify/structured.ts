@@ -55,6 +55,9 @@ const slugOf = (carrier: Json | undefined): Verdict | undefined => {
 
 export const adapterSlug = (s: Signals): Classification | undefined => firstVerdict(s, slugOf);
 
+/** Whether one carrier's seed 003 slug decides a bucket by itself (shared/actionability reads it as policy). */
+export const slugDecides = (carrier: Json): boolean => slugOf(carrier) !== undefined;
+
 const REASON_RULE = 'structured.denial_reason';
 const NOT_RETRYABLE = verdict(REASON_RULE, 'refusal', 'policy_denied');
 const RATE_LIMIT = verdict(REASON_RULE, 'throttled', 'rate_limited');
@@ -73,3 +76,6 @@ const reasonOf = (carrier: Json | undefined): Verdict | undefined => {
 };
 
 export const denialReason = (s: Signals): Classification | undefined => firstVerdict(s, reasonOf);
+
+/** Whether one carrier's seed 002 reason decides a bucket by itself (shared/actionability reads it as policy). */
+export const reasonDecides = (carrier: Json): boolean => reasonOf(carrier) !== undefined;

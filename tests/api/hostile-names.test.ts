@@ -417,6 +417,19 @@ describe.each(STORE_KINDS)('names from logs that are Object.prototype members, o
       }
     });
 
+    it('/actionability ranks the hostile servers as ordinary names', async () => {
+      hit('/actionability');
+      const answer = await read(app, '/api/v1/actionability');
+      const failing = answer.servers.map((s: Json) => s.server);
+      expect(failing.length).toBeGreaterThan(0);
+      for (const server of answer.servers) {
+        expect(HOSTILE).toContain(server.server);
+        expect(server.control.failures).toBeGreaterThan(0);
+        const one = await read(app, `/api/v1/actionability?server=${q(server.server)}`);
+        expect(one.servers.map((s: Json) => s.server)).toEqual([server.server]);
+      }
+    });
+
     it('/timeseries and /health answer', async () => {
       hit('/timeseries');
       hit('/health');

@@ -114,6 +114,7 @@ const ROUTES: Record<`${'GET' | 'POST' | 'PUT' | 'DELETE'} /${string}`, Entry> =
   'GET /api/v1/clients': { access: 'admin', path: () => `/api/v1/clients?${RANGE}`, ok: 200 },
   'GET /api/v1/context-gap': { access: 'admin', path: () => `/api/v1/context-gap?${RANGE}`, ok: 200 },
   'GET /api/v1/denials': { access: 'admin', path: () => `/api/v1/denials?${RANGE}`, ok: 200 },
+  'GET /api/v1/actionability': { access: 'admin', path: () => `/api/v1/actionability?${RANGE}`, ok: 200 },
   'GET /api/v1/alerts': { access: 'admin', path: () => '/api/v1/alerts', ok: 200 },
   'GET /api/v1/alerts/history': { access: 'admin', path: () => '/api/v1/alerts/history', ok: 200 },
   'GET /api/v1/alerts/deliveries': { access: 'admin', path: () => '/api/v1/alerts/deliveries', ok: 200 },

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OfflineRun } from '../../api/cli/offline.ts';
 import { startServer } from '../../api/server.ts';
 import { syntheticLines } from '../../bench/generate.ts';
+import { actionabilityReport } from '../../shared/actionability/summary.ts';
 import { clientConduct } from '../../shared/analysis/conduct.ts';
 import { contextGapByServer, gapSummary } from '../../shared/analysis/context-gap.ts';
 import { auditDenials, denialSummary, replaysPerClient } from '../../shared/analysis/denials.ts';
@@ -34,10 +35,12 @@ function avoidableFlags(stdout: string): (boolean | null)[] {
 async function arrayReport(args: string[]) {
   const byId = new Map<string, AnalysisEvent>();
   const sides: Record<JoinFacts['source'], JoinFacts[]> = { client: [], proxy: [] };
-  for await (const { analysis, join } of (await OfflineRun.fromArgs('report', args)).events()) {
+  const profiles = new Map<string, number | null>();
+  for await (const { analysis, join, profile } of (await OfflineRun.fromArgs('report', args)).events()) {
     analysis.counted = true;
     if (byId.has(analysis.id)) continue;
     byId.set(analysis.id, analysis);
+    profiles.set(analysis.id, profile);
     sides[analysis.source].push(join);
   }
   for (const { proxy } of pairRecords(sides.client, sides.proxy))
@@ -59,6 +62,12 @@ async function arrayReport(args: string[]) {
     contextGap: Object.fromEntries([...contextGapByServer(events)].map(([server, gap]) => [server, gapSummary(gap)])),
     conduct: Object.fromEntries(clientConduct(events, verdicts).map(({ client, ...rest }) => [client, rest])),
     denialsNotHeld: denialSummary(audit.notHeld, replaysPerClient(audit.replayed)),
+    actionability: actionabilityReport(
+      counted.flatMap((e) => {
+        const packed = profiles.get(e.id) ?? null;
+        return packed === null ? [] : [{ server: e.server, packed, failures: 1 }];
+      }),
+    ),
   };
   return JSON.parse(JSON.stringify(report));
 }
@@ -100,7 +109,17 @@ describe('the command line', () => {
       kind: 'not_declared',
       evidence: 'http_status',
     });
-    expect(Object.keys(lines[0]).sort()).toEqual(['avoidable', 'bucket', 'evidence', 'id', 'identity', 'kind', 'rule']);
+    expect(Object.keys(lines[0]).sort()).toEqual([
+      'avoidable',
+      'bucket',
+      'evidence',
+      'id',
+      'identity',
+      'kind',
+      'profile',
+      'rule',
+    ]);
+    expect(lines[0].profile).toBe('000000');
     expect(lines[1]).toMatchObject({ id: 'c-1', bucket: 'ok' });
     expect(lines[1].identity).toMatch(/^release-notes:[0-9a-f]{32}$/);
     expect(lines[2]).toMatchObject({ bucket: 'ambiguous', kind: 'unclassifiable_no_discovery' });
@@ -158,6 +177,7 @@ describe('the command line', () => {
       'contextGap',
       'conduct',
       'denialsNotHeld',
+      'actionability',
     ]);
     const classified = await lens(['classify', '--discovery', discovery, log]);
     expect(avoidableFlags(classified.stdout).filter((f) => f)).toHaveLength(21);

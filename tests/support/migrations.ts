@@ -112,8 +112,24 @@ async function forgetLastMigration(store: Store): Promise<void> {
   await store.run(sql`DELETE FROM ${journal} WHERE created_at = (SELECT max(created_at) FROM ${journal})`);
 }
 
-/** Turns the store back into what the release before the migration storms_key_with_server left: storms keyed by id. */
+/**
+ * Turns the store back into what the release before the migration actionability left: no profile on the events, no
+ * actionability counts, nor the marks of their backfill.
+ */
+export async function asBeforeActionability(store: Store): Promise<void> {
+  await store.run(sql`DROP TABLE actionability_hour`);
+  await store.run(sql`DROP TABLE actionability_minute`);
+  await store.run(sql`ALTER TABLE events DROP COLUMN act_profile`);
+  await store.run(sql`DELETE FROM settings WHERE key LIKE 'actionability_v1%'`);
+  await forgetLastMigration(store);
+}
+
+/**
+ * Turns the store back into what the release before the migration storms_key_with_server left (the migrations after
+ * it undone first): storms keyed by id.
+ */
 export async function asBeforeStormsKeyWithServer(store: Store): Promise<void> {
+  await asBeforeActionability(store);
   if (store.dialect === 'postgres') {
     await store.run(sql`ALTER TABLE storms DROP CONSTRAINT storms_id_server_pk`);
     await store.run(sql`ALTER TABLE storms ADD CONSTRAINT storms_pkey PRIMARY KEY (id)`);

@@ -14,6 +14,8 @@ export interface EventFilters {
   client?: string;
   bucket?: Bucket;
   kind?: string;
+  /** Failures only (the actionability screen's list of a server's failures). */
+  failed?: 'true';
 }
 
 export const eventKeys = {

@@ -9,6 +9,7 @@ const NAV: readonly { path: string; label: string; active: readonly Route['name'
   { path: '/servers', label: 'Servers', active: ['servers', 'server', 'storm'] },
   { path: '/events', label: 'Events', active: ['events'] },
   { path: '/clients', label: 'Clients', active: ['clients'] },
+  { path: '/actionability', label: 'Actionability', active: ['actionability'] },
   { path: '/alerts', label: 'Alerts', active: ['alerts', 'alert_rule'] },
   { path: '/ingest', label: 'Ingest', active: ['ingest'] },
 ];

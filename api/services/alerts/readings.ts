@@ -1,3 +1,4 @@
+import { profileCounts } from '../../../db/counters/actionability.ts';
 import { contextRows } from '../../../db/counters/context.ts';
 import {
   type CountRow,
@@ -20,6 +21,7 @@ import {
   valuesFromContext,
   valuesFromCounts,
   valuesFromDenials,
+  valuesFromProfiles,
   valuesFromSends,
   valuesFromStorms,
 } from '../../../shared/alerts/values.ts';
@@ -131,6 +133,9 @@ async function readGroups(db: SqlRunner, reads: RoundReads, rule: Reading, end: 
   }
   if (rule.metric === 'denials_not_held') {
     return valuesFromDenials(await breachesIn(db, scope), rule.groupBy);
+  }
+  if (rule.metric === 'failures_without_policy') {
+    return valuesFromProfiles(await profileCounts(db, scope), rule.groupBy);
   }
   if (rule.metric === 'probe_storm_size') {
     // Judged on a partial list, a storm not yet built would read as over: wait for the build instead.

@@ -11,6 +11,7 @@ import { eventQuery } from '../../queries/events.ts';
 import { routePath } from '../../router.ts';
 import { applyPatch, hrefOf } from '../../url-state.ts';
 import { useUrl } from '../../use-url.ts';
+import { BitEvidence } from '../actionability/BitEvidence.tsx';
 import { requestLabel } from './EventTable.tsx';
 import type { EventSelection } from './filters.ts';
 import { JoinedRecords } from './JoinedRecords.tsx';
@@ -101,6 +102,15 @@ export function EventDetail({ selection, onClose, onFollow }: EventDetailProps) 
       <p className={event.avoidable ? 'gate-note avoidable' : 'gate-note'}>
         {gateText(event.avoidable, event.gateReason, event.blockedBy)}
       </p>
+      {event.actionability === null ? null : (
+        <>
+          <h3>What its typed fields let a client decide</h3>
+          <BitEvidence reading={event.actionability.control} />
+          <p className="muted small">
+            With the HTTP status: <code>{event.actionability.transport.profile}</code> (seed 004’s D P C T E R).
+          </p>
+        </>
+      )}
       {event.identity ? (
         <p className="muted small">
           Identity <code>{event.identity}</code>

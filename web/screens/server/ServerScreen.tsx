@@ -5,6 +5,7 @@ import { serverQuery, serverTableDownloads } from '../../queries/servers.ts';
 import { useUrl } from '../../use-url.ts';
 import { FiringAlerts } from '../alerts/FiringAlerts.tsx';
 import { DenialsPanel } from '../denials/DenialsPanel.tsx';
+import { ActionabilityPanel } from './ActionabilityPanel.tsx';
 import { ClientsPanel } from './ClientsPanel.tsx';
 import { ContextGapPanel } from './ContextGapPanel.tsx';
 import { DiscoveryPanel } from './DiscoveryPanel.tsx';
@@ -45,6 +46,7 @@ export function ServerScreen({ server }: { server: string }) {
           <FiringAlerts server={server} />
           <TrafficPanel server={server} query={detail} />
           <KindsPanel server={server} query={detail} />
+          <ActionabilityPanel server={server} />
           <StormTable query={detail} download={serverDownloads.storms} />
           <DenialsPanel server={server} />
           <div className="grid">

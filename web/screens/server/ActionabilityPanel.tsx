@@ -1,0 +1,55 @@
+import { useQuery } from '@tanstack/react-query';
+import { type Column, DataTable } from '../../components/DataTable.tsx';
+import { Link } from '../../components/Link.tsx';
+import { Panel } from '../../components/Panel.tsx';
+import { formatCount } from '../../format.ts';
+import { BIT_MEANING, BITS, VIEW_LABEL, VIEWS, type View } from '../../prepare/actionability.ts';
+import { actionabilityQuery } from '../../queries/actionability.ts';
+import { useUrl } from '../../use-url.ts';
+import { BitShare, ProfileList } from '../actionability/BitCells.tsx';
+
+/** What this server's failures let a client decide from typed fields (seed 004), in both views. */
+export function ActionabilityPanel({ server }: { server: string }) {
+  const { range, link } = useUrl();
+  const query = useQuery(actionabilityQuery({ range, server }));
+  return (
+    <Panel
+      title="What its errors let a client decide"
+      what="the actionability of its failures"
+      query={query}
+      minHeight={140}
+      isEmpty={(data) => data.control.failures === 0}
+      empty="No failed request to this server in this range."
+      testId="server-actionability"
+      actions={
+        <Link href={link('/actionability', { server })} className="head-link">
+          Each failure’s fields →
+        </Link>
+      }
+    >
+      {(data) => {
+        const columns: Column<View>[] = [
+          { label: 'View', rowHeader: true, cell: (view) => VIEW_LABEL[view] },
+          { label: 'Failures', num: true, cell: (view) => formatCount(data[view].failures) },
+          ...BITS.map(
+            (bit): Column<View> => ({
+              label: bit,
+              num: true,
+              title: BIT_MEANING[bit],
+              cell: (view) => <BitShare counts={data[view]} bit={bit} />,
+            }),
+          ),
+        ];
+        return (
+          <>
+            <div className="table-wrap">
+              <DataTable columns={columns} rows={VIEWS} rowKey={(view) => view} stackOnPhone />
+            </div>
+            <p className="muted small">Profiles, typed fields only (D P C T E R):</p>
+            <ProfileList counts={data.control} />
+          </>
+        );
+      }}
+    </Panel>
+  );
+}
