@@ -430,6 +430,18 @@ describe.each(STORE_KINDS)('names from logs that are Object.prototype members, o
       }
     });
 
+    it('/denials answers for the hostile names, keyed by them where it counts anything', async () => {
+      hit('/denials');
+      const answer = await read(app, '/api/v1/denials');
+      for (const key of [...Object.keys(answer.byServer), ...Object.keys(answer.byClient)]) {
+        expect(HOSTILE).toContain(key);
+      }
+      for (const name of HOSTILE) {
+        const one = await read(app, `/api/v1/denials?server=${q(name)}&client=${q(name)}`);
+        expect(one.items.every((item: Json) => item.server === name && item.client === name)).toBe(true);
+      }
+    });
+
     it('/timeseries and /health answer', async () => {
       hit('/timeseries');
       hit('/health');
