@@ -1,4 +1,4 @@
-import { type PackedRows, packRows } from '../../db/event-row.ts';
+import { type EventRow, type PackedRows, packRows } from '../../db/event-row.ts';
 import { queueForFold } from '../../db/queries/fold-queue.ts';
 import { ensureServers, loadServerConfigs, type ServerConfigRow } from '../../db/queries/servers.ts';
 import type { Store, TxRunner } from '../../db/runner.ts';
@@ -12,6 +12,7 @@ import {
   validateEvent,
 } from '../../shared/event.ts';
 import { type BuiltEvent, buildEvent } from './event-row.ts';
+import type { FreshRows } from './fresh-rows.ts';
 import { policyOf } from './policy.ts';
 
 export interface RejectedLine extends LineError {
@@ -60,20 +61,23 @@ const YIELD_EVERY = 500;
  * The CPU work (decode, validate, classify, identity, packing the lines) happens before the transaction, against
  * the configuration as last committed, so that it overlaps with another batch's commit; inside the transaction the
  * configuration is read again under lock and, in the rare case it changed meanwhile, the batch is classified again.
+ * Once it has committed, the stored rows go to `fresh`, for a fold in this process to take.
  */
-export async function ingestBatch(store: Store, items: readonly BatchItem[]): Promise<IngestReport> {
+export async function ingestBatch(store: Store, items: readonly BatchItem[], fresh?: FreshRows): Promise<IngestReport> {
   const { valid, notes } = await validateItems(items);
   if (valid.length === 0) return { accepted: 0, duplicates: 0, ...notes };
 
   const names = [...new Set(valid.map((v) => v.event.server))];
   const seen = await loadServerConfigs(store, names);
   let chunks = await buildChunks(valid, seen);
-  const accepted = await store.transaction(async (tx) => {
+  const stored = await store.transaction(async (tx) => {
     await ensureServers(tx, names);
     const current = await loadServerConfigs(tx, names);
     if (configChanged(seen, current)) chunks = await buildChunks(valid, current);
     return insertAll(tx, chunks);
   });
+  fresh?.remember(stored);
+  const accepted = stored.size;
   return { accepted, duplicates: valid.length - accepted, ...notes };
 }
 
@@ -144,21 +148,24 @@ function configChanged(before: readonly ServerConfigRow[], after: readonly Serve
   return after.some((row) => (stamps.get(row.name) ?? 0) !== row.updatedAt);
 }
 
-/** Sends every chunk without waiting for the one before, then queues the events that were new for the fold. */
-async function insertAll(tx: TxRunner, chunks: readonly Chunk[]): Promise<number> {
+/**
+ * Sends every chunk without waiting for the one before, then queues the events that were new for the fold. Answers
+ * them by seq.
+ */
+async function insertAll(tx: TxRunner, chunks: readonly Chunk[]): Promise<Map<number, EventRow>> {
   const results = await Promise.all(chunks.map((chunk) => tx.insertEvents(chunk.packed)));
   // A second copy of an id inside the batch was not stored: the first one was, under one seq.
-  const stored = new Map<number, number>();
+  const stored = new Map<number, EventRow>();
   chunks.forEach((chunk, index) => {
     for (const { row } of chunk.built) {
       const seq = results[index]?.get(row.eventId);
-      if (seq !== undefined && !stored.has(seq)) stored.set(seq, row.ts);
+      if (seq !== undefined && !stored.has(seq)) stored.set(seq, row);
     }
   });
   await queueForFold(
     tx,
-    [...stored].map(([seq, ts]) => ({ seq, ts })),
+    [...stored].map(([seq, row]) => ({ seq, ts: row.ts })),
     Date.now(),
   );
-  return stored.size;
+  return stored;
 }
