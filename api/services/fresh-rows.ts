@@ -18,8 +18,13 @@ export class FreshRows {
     return this.facts;
   }
 
-  /** Called once the transaction that stored the rows has committed. */
+  /**
+   * Called once the transaction that stored the rows has committed. Rows that would pass the bound empty it first:
+   * what it held is read back, and rows that another process or a `foldAll` folded (this one never hears of it)
+   * cannot pile up.
+   */
   remember(stored: ReadonlyMap<number, EventRow>): void {
+    if (this.facts.size + stored.size > this.max) this.facts.clear();
     for (const [seq, row] of stored) {
       if (this.facts.size >= this.max) return;
       this.facts.set(seq, factsOf(row));
