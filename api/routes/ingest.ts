@@ -27,7 +27,7 @@ export const ingestRoutes = new Hono<Env>().post(
       config.maxBodyBytes,
       format === 'native' ? undefined : (lines) => proxyBatchItems(lines, format, names, serverOf),
     );
-    const report = await ingestBatch(store, items);
+    const report = await ingestBatch(store, items, folder.fresh);
     folder.kick();
     processMetrics.ingested(report);
     return c.json(report);

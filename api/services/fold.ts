@@ -4,6 +4,7 @@ import { analysisEventOfRow } from '../../db/queries/analysis.ts';
 import { foldRows, takeQueued } from '../../db/queries/fold-queue.ts';
 import { tryFoldLock } from '../../db/queries/locks.ts';
 import type { Store } from '../../db/runner.ts';
+import { FreshRows } from './fresh-rows.ts';
 import { advanceGate, INLINE_REPLAY_MAX } from './gate-maintenance.ts';
 import { secondsSince } from './process-metrics.ts';
 import { joinFreshRecords } from './request-join.ts';
@@ -22,27 +23,36 @@ export async function foldQueued(
   store: Store,
   maxEvents: number = FOLD_EVENTS,
   inlineReplayMax: number = INLINE_REPLAY_MAX,
+  fresh?: FreshRows,
 ): Promise<number> {
-  return store.transaction(async (tx) => {
-    if (!(await tryFoldLock(tx))) return 0;
-    const runs = await takeQueued(tx, maxEvents);
+  const { runs, audited } = await store.transaction(async (tx) => {
+    if (!(await tryFoldLock(tx))) return { runs: [], audited: 0 };
+    const taken = await takeQueued(tx, maxEvents);
     // An idle fold audits what the migration that built the denial audit left pending (0 once none is).
-    if (runs.length === 0) return auditPendingDenials(tx);
+    if (taken.length === 0) return { runs: taken, audited: await auditPendingDenials(tx) };
     // A record shadowed or reclassified since it was stored was already changed in place: only counted ones count.
-    const fresh = (await foldRows(tx, runs)).filter((row) => row.counted === 1);
+    const rows = (await foldRows(tx, taken, fresh?.known)).filter((row) => row.counted === 1);
     const changes = new CountChanges();
-    for (const row of fresh) changes.stored(row);
-    const shadowed = await joinFreshRecords(tx, fresh);
+    for (const row of rows) changes.stored(row);
+    const shadowed = await joinFreshRecords(tx, rows);
     for (const row of shadowed) changes.shadowed(row);
     const replay = new Set(shadowed.filter((s) => s.client !== null).map((s) => JSON.stringify([s.client, s.server])));
-    await advanceGate(tx, fresh.map(analysisEventOfRow), changes, replay, inlineReplayMax);
+    await advanceGate(tx, rows.map(analysisEventOfRow), changes, replay, inlineReplayMax);
     await changes.write(tx);
-    return runs.reduce((sum, run) => sum + run.lastSeq - run.firstSeq + 1, 0);
+    return { runs: taken, audited: 0 };
   });
+  fresh?.forget(runs);
+  return audited + runs.reduce((sum, run) => sum + run.lastSeq - run.firstSeq + 1, 0);
 }
 
 /** Events per fold: about half a second of work here, and as long as ingest on SQLite waits for the file's lock. */
 export const FOLD_EVENTS = 10_000;
+
+/**
+ * Stored rows held for the fold at most: a few folds' worth (~0.4 KB each), what is queued while the fold keeps up.
+ * A backlog past it is read back.
+ */
+const FRESH_ROWS = 3 * FOLD_EVENTS;
 
 /** Folds until the queue is empty (or another process holds the fold). */
 export async function foldAll(store: Store, inlineReplayMax: number = INLINE_REPLAY_MAX): Promise<number> {
@@ -56,6 +66,11 @@ export async function foldAll(store: Store, inlineReplayMax: number = INLINE_REP
 
 /** What ingest and the server need of whoever folds: asked after each commit, waited for, stopped. */
 export interface Folding {
+  /**
+   * The rows this process stored, for a fold in this process to take without reading them back; absent where the
+   * folds run elsewhere (a thread of their own, api/services/fold-thread.ts).
+   */
+  readonly fresh?: FreshRows;
   kick(): void;
   /** Resolves once the folds asked for so far have run. */
   settled(): Promise<void>;
@@ -75,6 +90,7 @@ export interface FolderOptions {
  * one fold at a time. `settled` resolves once the folds asked for so far have run.
  */
 export class Folder implements Folding {
+  readonly fresh = new FreshRows(FRESH_ROWS);
   private running: Promise<void> | null = null;
   private again = false;
   private stopped = false;
@@ -111,7 +127,7 @@ export class Folder implements Folding {
       try {
         while (!this.stopped) {
           const began = performance.now();
-          if ((await foldQueued(this.store, FOLD_EVENTS, this.options.inlineReplayMax)) === 0) break;
+          if ((await foldQueued(this.store, FOLD_EVENTS, this.options.inlineReplayMax, this.fresh)) === 0) break;
           this.options.onFold?.(secondsSince(began));
         }
       } catch (error) {

@@ -1,5 +1,5 @@
 import { eventDay } from '../../db/event-days.ts';
-import { type PackedRows, packRows, storedKey } from '../../db/event-row.ts';
+import { type EventRow, type PackedRows, packRows, storedKey } from '../../db/event-row.ts';
 import { queueForFold } from '../../db/queries/fold-queue.ts';
 import { withEventDays } from '../../db/queries/partitions.ts';
 import { ensureServers, loadServerConfigs, type ServerConfigRow } from '../../db/queries/servers.ts';
@@ -14,6 +14,7 @@ import {
   validateEvent,
 } from '../../shared/event.ts';
 import { type BuiltEvent, buildEvent } from './event-row.ts';
+import type { FreshRows } from './fresh-rows.ts';
 import { policyOf } from './policy.ts';
 
 export interface RejectedLine extends LineError {
@@ -62,8 +63,9 @@ const YIELD_EVERY = 500;
  * The CPU work (decode, validate, classify, identity, packing the lines) happens before the transaction, against
  * the configuration as last committed, so that it overlaps with another batch's commit; inside the transaction the
  * configuration is read again under lock and, in the rare case it changed meanwhile, the batch is classified again.
+ * Once it has committed, the stored rows go to `fresh`, for a fold in this process to take.
  */
-export async function ingestBatch(store: Store, items: readonly BatchItem[]): Promise<IngestReport> {
+export async function ingestBatch(store: Store, items: readonly BatchItem[], fresh?: FreshRows): Promise<IngestReport> {
   const { valid, notes } = await validateItems(items);
   if (valid.length === 0) return { accepted: 0, duplicates: 0, ...notes };
 
@@ -72,7 +74,7 @@ export async function ingestBatch(store: Store, items: readonly BatchItem[]): Pr
   let chunks = await buildChunks(valid, seen);
   // PostgreSQL keeps events in day partitions: each day the batch holds has one before the transaction begins.
   const days = valid.map((v) => eventDay(v.event.ts));
-  const accepted = await withEventDays(store, days, () =>
+  const stored = await withEventDays(store, days, () =>
     store.transaction(async (tx) => {
       await ensureServers(tx, names);
       const current = await loadServerConfigs(tx, names);
@@ -80,6 +82,8 @@ export async function ingestBatch(store: Store, items: readonly BatchItem[]): Pr
       return insertAll(tx, chunks);
     }),
   );
+  fresh?.remember(stored);
+  const accepted = stored.size;
   return { accepted, duplicates: valid.length - accepted, ...notes };
 }
 
@@ -150,21 +154,24 @@ function configChanged(before: readonly ServerConfigRow[], after: readonly Serve
   return after.some((row) => (stamps.get(row.name) ?? 0) !== row.updatedAt);
 }
 
-/** Sends every chunk without waiting for the one before, then queues the events that were new for the fold. */
-async function insertAll(tx: TxRunner, chunks: readonly Chunk[]): Promise<number> {
+/**
+ * Sends every chunk without waiting for the one before, then queues the events that were new for the fold. Answers
+ * them by seq.
+ */
+async function insertAll(tx: TxRunner, chunks: readonly Chunk[]): Promise<Map<number, EventRow>> {
   const results = await Promise.all(chunks.map((chunk) => tx.insertEvents(chunk.packed)));
   // A second copy of an event inside the batch was not stored: the first one was, under one seq.
-  const stored = new Map<number, number>();
+  const stored = new Map<number, EventRow>();
   chunks.forEach((chunk, index) => {
     for (const { row } of chunk.built) {
       const seq = results[index]?.get(storedKey(row));
-      if (seq !== undefined && !stored.has(seq)) stored.set(seq, row.ts);
+      if (seq !== undefined && !stored.has(seq)) stored.set(seq, row);
     }
   });
   await queueForFold(
     tx,
-    [...stored].map(([seq, ts]) => ({ seq, ts })),
+    [...stored].map(([seq, row]) => ({ seq, ts: row.ts })),
     Date.now(),
   );
-  return stored.size;
+  return stored;
 }

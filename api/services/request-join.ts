@@ -1,5 +1,5 @@
 import type { CountedRecord } from '../../db/counters/changes.ts';
-import type { FoldRow } from '../../db/queries/fold-queue.ts';
+import type { FoldRow, SeqRun } from '../../db/queries/fold-queue.ts';
 import { type TimeWindow, unjoinedRecords, writePairs } from '../../db/queries/request-join.ts';
 import type { TxRunner } from '../../db/runner.ts';
 import { clientWindow, type JoinFacts, pairRecords, proxyWindow } from '../../shared/request-join.ts';
@@ -12,14 +12,15 @@ import { clientWindow, type JoinFacts, pairRecords, proxyWindow } from '../../sh
  */
 export async function joinFreshRecords(tx: TxRunner, fresh: readonly FoldRow[]): Promise<CountedRecord[]> {
   const facts = fresh.map(joinFactsOf);
+  const known = seqRuns(fresh);
   const clients = facts.filter((f) => f.source === 'client');
   const proxies = facts.filter((f) => f.source === 'proxy');
   if (clients.length === 0 && proxies.length === 0) return [];
   const [storedProxies, storedClients] = await Promise.all([
-    clients.length === 0 ? [] : unjoinedRecords(tx, 'proxy', probesOf(clients, proxyWindow)),
-    proxies.length === 0 ? [] : unjoinedRecords(tx, 'client', probesOf(proxies, clientWindow)),
+    clients.length === 0 ? [] : unjoinedRecords(tx, 'proxy', { ...probesOf(clients, proxyWindow), known }),
+    proxies.length === 0 ? [] : unjoinedRecords(tx, 'client', { ...probesOf(proxies, clientWindow), known }),
   ]);
-  // The fresh records of each side are stored already, so the queries returned them too.
+  // The fresh records are left out of the queries: this has them already.
   const pairs = pairRecords(union(clients, storedClients), union(proxies, storedProxies));
   return writePairs(tx, pairs);
 }
@@ -75,6 +76,17 @@ function probesOf(records: readonly JoinFacts[], windowOf: (record: JoinFacts) =
 
 /** Windows closer than this are asked for as one: fewer queries, few rows more. */
 const MERGE_GAP_MS = 60_000;
+
+/** The fresh records' seqs as runs of consecutive ones (they come in seq order). */
+function seqRuns(fresh: readonly FoldRow[]): SeqRun[] {
+  const runs: SeqRun[] = [];
+  for (const { seq } of fresh) {
+    const last = runs[runs.length - 1];
+    if (last !== undefined && seq === last.lastSeq + 1) last.lastSeq = seq;
+    else runs.push({ firstSeq: seq, lastSeq: seq });
+  }
+  return runs;
+}
 
 /** The fresh records and the stored ones, each once: a fresh record read back is the same record. */
 function union(fresh: readonly JoinFacts[], stored: readonly JoinFacts[]): JoinFacts[] {

@@ -1,5 +1,6 @@
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import type { SqlRunner } from '../runner.ts';
+import { identityText } from '../stored-identity.ts';
 import { type AnalysisRow, analysisColumns } from './analysis.ts';
 import { listTable, type RowsColumn, rowsTable } from './lists.ts';
 
@@ -138,13 +139,111 @@ export interface FoldRow extends AnalysisRow {
 }
 
 /**
- * The events of the runs taken (in seq order, as `takeQueued` answers them), in seq order. Runs close together are
- * read as one primary-key range and what lies between them (another transaction's events) is left out; runs far
- * apart are read apart. A join of the runs to the events made PostgreSQL scan the table once per run (7 s a fold at
- * 200k events), and one range from the first run to the last read the whole backlog when the runs taken, the
- * earliest events first, lay far apart in seq (interleaved inserts).
+ * What a stored event's row keeps as it was inserted: everything the fold reads but the columns a later statement may
+ * change (MUTABLE_COLUMNS: a reclassification, re-filed facts, a gate verdict, a join). The process that stored an
+ * event can hand these to the fold (api/services/fresh-rows.ts), which then reads back only the rest.
  */
-export async function foldRows(db: SqlRunner, runs: readonly TakenRun[]): Promise<FoldRow[]> {
+export type FoldFacts = Omit<FoldRow, MutableColumn>;
+
+type MutableColumn =
+  | 'seq'
+  | 'counted'
+  | 'bucket'
+  | 'kind'
+  | 'rule'
+  | 'waitUntil'
+  | 'identity'
+  | 'avoidable'
+  | 'gateReason'
+  | 'blockedBy';
+
+/** The columns an UPDATE of events may change after the insert (db/queries/classification.ts, gate.ts, request-join.ts). */
+function mutableColumns(db: SqlRunner): SQL {
+  return sql`seq, counted, bucket, kind, rule, wait_until AS "waitUntil", ${identityText(db, 'events')} AS identity,
+    avoidable, gate_reason AS "gateReason", blocked_by AS "blockedBy"`;
+}
+
+/**
+ * The events of the runs taken (in seq order, as `takeQueued` answers them), in seq order. Of a run whose every
+ * event's facts are `known` (this process stored them), only the columns that may have changed since are read;
+ * the others are read whole. A row no longer stored (retention deleted it) is not read either way, so it is not
+ * folded.
+ */
+export async function foldRows(
+  db: SqlRunner,
+  runs: readonly TakenRun[],
+  known: ReadonlyMap<number, FoldFacts> = new Map(),
+): Promise<FoldRow[]> {
+  const knownRuns = runs.filter((run) => runKnown(run, known));
+  const otherRuns = runs.filter((run) => !runKnown(run, known));
+  const [changing, whole] = await Promise.all([
+    readRuns<Pick<FoldRow, MutableColumn>>(db, knownRuns, mutableColumns(db)),
+    readRuns<FoldRow>(
+      db,
+      otherRuns,
+      sql`seq, timeout, correlation, request_id AS "requestId", act_profile AS "actProfile",
+      ${analysisColumns(db)}`,
+    ),
+  ]);
+  const rows = changing.map((row) => withFacts(row, known.get(row.seq) as FoldFacts));
+  if (whole.length === 0) return rows;
+  return [...rows, ...whole].sort((a, b) => a.seq - b.seq);
+}
+
+function runKnown(run: SeqRun, known: ReadonlyMap<number, FoldFacts>): boolean {
+  if (known.size === 0) return false;
+  for (let seq = run.firstSeq; seq <= run.lastSeq; seq++) if (!known.has(seq)) return false;
+  return true;
+}
+
+/** One object literal, so that every fold row has one shape. */
+function withFacts(row: Pick<FoldRow, MutableColumn>, facts: FoldFacts): FoldRow {
+  return {
+    seq: row.seq,
+    eventId: facts.eventId,
+    ts: facts.ts,
+    source: facts.source,
+    client: facts.client,
+    server: facts.server,
+    session: facts.session,
+    httpMethod: facts.httpMethod,
+    httpPath: facts.httpPath,
+    httpStatus: facts.httpStatus,
+    rpcMethod: facts.rpcMethod,
+    rpcCode: facts.rpcCode,
+    latencyMs: facts.latencyMs,
+    identity: row.identity,
+    bucket: row.bucket,
+    kind: row.kind,
+    rule: row.rule,
+    waitUntil: row.waitUntil,
+    discoveryRead: facts.discoveryRead,
+    counted: row.counted,
+    ctxRequested: facts.ctxRequested,
+    ctxApplied: facts.ctxApplied,
+    ctxReason: facts.ctxReason,
+    avoidable: row.avoidable,
+    gateReason: row.gateReason,
+    blockedBy: row.blockedBy,
+    timeout: facts.timeout,
+    correlation: facts.correlation,
+    requestId: facts.requestId,
+    actProfile: facts.actProfile,
+  };
+}
+
+/**
+ * The `columns` of the events of `runs`, in seq order. Runs close together are read as one primary-key range and
+ * what lies between them (another transaction's events) is left out; runs far apart are read apart. A join of the
+ * runs to the events made PostgreSQL scan the table once per run (7 s a fold at 200k events), and one range from the
+ * first run to the last read the whole backlog when the runs taken, the earliest events first, lay far apart in seq
+ * (interleaved inserts).
+ */
+async function readRuns<T extends { seq: number }>(
+  db: SqlRunner,
+  runs: readonly TakenRun[],
+  columns: SQL,
+): Promise<T[]> {
   // No event of the runs is older than their earliest time: on PostgreSQL the read looks only in the day partitions
   // from it on, instead of in every day's seq index. SQLite reads the rowid ranges, which a bound on ts could only
   // tempt onto events_ts_idx.
@@ -156,14 +255,14 @@ export async function foldRows(db: SqlRunner, runs: readonly TakenRun[]): Promis
     if (last !== undefined && run.firstSeq - last.lastSeq <= SPAN_GAP) last.lastSeq = run.lastSeq;
     else spans.push({ ...run });
   }
-  const rows: FoldRow[] = [];
+  const rows: T[] = [];
   for (let start = 0; start < spans.length; start += SPANS_PER_READ) {
     const ranges = spans
       .slice(start, start + SPANS_PER_READ)
       .map((span) => sql`(seq >= ${span.firstSeq} AND seq <= ${span.lastSeq})`);
-    const read = await db.all<FoldRow & { seq: number | string }>(sql`SELECT seq, timeout, correlation,
-        request_id AS "requestId", act_profile AS "actProfile", ${analysisColumns(db)}
-      FROM events WHERE ${inDays}(${sql.join(ranges, sql` OR `)}) ORDER BY seq`);
+    const read = await db.all<T & { seq: number | string }>(
+      sql`SELECT ${columns} FROM events WHERE ${inDays}(${sql.join(ranges, sql` OR `)}) ORDER BY seq`,
+    );
     for (const row of read) {
       row.seq = Number(row.seq);
       if (inRuns(runs, row.seq)) rows.push(row);
