@@ -38,7 +38,7 @@ export function ActionabilityScreen() {
         </button>
       ),
     },
-    { label: 'Failures', num: true, cell: (row) => formatCount(row[view].failures) },
+    { label: 'Failures', num: true, className: 'phone-row', cell: (row) => formatCount(row[view].failures) },
     ...BITS.map(
       (bit): Column<ServerActionability> => ({
         label: bit,
@@ -51,12 +51,14 @@ export function ActionabilityScreen() {
     {
       label: 'Bits / failure',
       num: true,
+      className: 'phone-row',
       title: 'Bits earned per failure on average (0 to 6): the ranking',
       cell: (row) => row.bitsPerFailure[view].toFixed(1),
     },
     {
       label: 'Dominates',
       num: true,
+      className: 'phone-row',
       title: 'Servers whose every bit this one matches or beats in share, and not the other way round',
       cell: (row) => (
         <span title={row.dominates[view].join(', ') || 'none'}>{formatCount(row.dominates[view].length)}</span>
