@@ -1,11 +1,11 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../../api/server.ts';
-import { buildWeb, chromiumMissing, launchBrowser, openPage } from './support.ts';
+import { buildWeb, chromiumMissing, launchBrowser, openPage, sendFixture } from './support.ts';
 
 /**
  * What a person sees of seed 004's profiles: the paper's 21 failures beside the mcp-python corpus's, on a fresh
@@ -25,16 +25,6 @@ let dataDir: string;
 
 const skipped = chromiumMissing();
 
-async function send(path: string, method: string, type: string, file: string): Promise<unknown> {
-  const response = await fetch(server.url + path, {
-    method,
-    headers: { 'content-type': type },
-    body: readFileSync(join(FIXTURES, file), 'utf8'),
-  });
-  if (!response.ok) throw new Error(`${path}: HTTP ${response.status} ${await response.text()}`);
-  return response.json();
-}
-
 beforeAll(async () => {
   if (skipped) return;
   dataDir = mkdtempSync(join(tmpdir(), 'lens-act-'));
@@ -46,9 +36,21 @@ beforeAll(async () => {
   ]);
   browser = launched;
   server = started;
-  await send('/api/v1/servers/release-desk/discovery', 'PUT', 'application/json', 'corpus/mcp-python/discovery.json');
-  const paper = await send('/api/v1/ingest', 'POST', 'application/x-ndjson', 'actionability/seed-004.ndjson');
-  const corpus = await send('/api/v1/ingest', 'POST', 'application/x-ndjson', 'corpus/mcp-python/client.ndjson');
+  await sendFixture(server.url, '/api/v1/servers/release-desk/discovery', {
+    method: 'PUT',
+    type: 'application/json',
+    file: join(FIXTURES, 'corpus/mcp-python/discovery.json'),
+  });
+  const paper = await sendFixture(server.url, '/api/v1/ingest', {
+    method: 'POST',
+    type: 'application/x-ndjson',
+    file: join(FIXTURES, 'actionability/seed-004.ndjson'),
+  });
+  const corpus = await sendFixture(server.url, '/api/v1/ingest', {
+    method: 'POST',
+    type: 'application/x-ndjson',
+    file: join(FIXTURES, 'corpus/mcp-python/client.ndjson'),
+  });
   expect([paper, corpus]).toMatchObject([{ accepted: 21 }, { accepted: 120 }]);
 });
 

@@ -1,11 +1,11 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../../api/server.ts';
-import { buildWeb, chromiumMissing, launchBrowser, openPage, readCount } from './support.ts';
+import { buildWeb, chromiumMissing, launchBrowser, openPage, readCount, sendFixture } from './support.ts';
 
 /**
  * Denials that did not hold, as a person sees them: the mcp-python corpus's `represent` client had its sampling
@@ -24,15 +24,6 @@ let dataDir: string;
 
 const skipped = chromiumMissing();
 
-async function send(path: string, method: string, type: string, file: string): Promise<void> {
-  const response = await fetch(server.url + path, {
-    method,
-    headers: { 'content-type': type },
-    body: readFileSync(join(CORPUS, file), 'utf8'),
-  });
-  if (!response.ok) throw new Error(`${path}: HTTP ${response.status} ${await response.text()}`);
-}
-
 beforeAll(async () => {
   if (skipped) return;
   dataDir = mkdtempSync(join(tmpdir(), 'lens-denials-'));
@@ -44,8 +35,16 @@ beforeAll(async () => {
   ]);
   browser = launched;
   server = started;
-  await send('/api/v1/servers/release-desk/discovery', 'PUT', 'application/json', 'discovery.json');
-  await send('/api/v1/ingest', 'POST', 'application/x-ndjson', 'client.ndjson');
+  await sendFixture(server.url, '/api/v1/servers/release-desk/discovery', {
+    method: 'PUT',
+    type: 'application/json',
+    file: join(CORPUS, 'discovery.json'),
+  });
+  await sendFixture(server.url, '/api/v1/ingest', {
+    method: 'POST',
+    type: 'application/x-ndjson',
+    file: join(CORPUS, 'client.ndjson'),
+  });
 });
 
 afterAll(async () => {

@@ -1,11 +1,11 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../../api/server.ts';
-import { buildWeb, chromiumMissing, launchBrowser, openPage } from './support.ts';
+import { buildWeb, chromiumMissing, launchBrowser, openPage, sendFixture } from './support.ts';
 
 /**
  * One request seen by a client and by nginx, stored as two records and joined: the events screen shows both, says
@@ -27,16 +27,6 @@ let dataDir: string;
 
 const skipped = chromiumMissing();
 
-async function send(path: string, init: { method: string; type: string; file: string }): Promise<unknown> {
-  const response = await fetch(server.url + path, {
-    method: init.method,
-    headers: { 'content-type': init.type },
-    body: readFileSync(join(CORPUS, init.file), 'utf8'),
-  });
-  if (!response.ok) throw new Error(`${path}: HTTP ${response.status} ${await response.text()}`);
-  return response.json();
-}
-
 beforeAll(async () => {
   if (skipped) return;
   dataDir = mkdtempSync(join(tmpdir(), 'lens-joined-'));
@@ -49,16 +39,20 @@ beforeAll(async () => {
   browser = launched;
   server = started;
   // The contract first, so that the 404s of the probes read against it; then the client's log, then nginx's.
-  await send('/api/v1/servers/release-desk/discovery', {
+  await sendFixture(server.url, '/api/v1/servers/release-desk/discovery', {
     method: 'PUT',
     type: 'application/json',
-    file: 'discovery.json',
+    file: join(CORPUS, 'discovery.json'),
   });
-  const client = await send('/api/v1/ingest', { method: 'POST', type: 'application/x-ndjson', file: 'client.ndjson' });
-  const proxy = await send('/api/v1/ingest?format=nginx-json&server=release-desk', {
+  const client = await sendFixture(server.url, '/api/v1/ingest', {
+    method: 'POST',
+    type: 'application/x-ndjson',
+    file: join(CORPUS, 'client.ndjson'),
+  });
+  const proxy = await sendFixture(server.url, '/api/v1/ingest?format=nginx-json&server=release-desk', {
     method: 'POST',
     type: 'text/plain',
-    file: 'nginx-access.json.log',
+    file: join(CORPUS, 'nginx-access.json.log'),
   });
   expect([client, proxy]).toMatchObject([{ accepted: 120 }, { accepted: 120 }]);
 });

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -93,4 +93,22 @@ export async function openPage(browser: Browser): Promise<{ page: Page; errors: 
 /** A number as the dashboard shows it ("12,175") read back. */
 export function readCount(text: string | null): number {
   return Number((text ?? '').replaceAll(',', ''));
+}
+
+/**
+ * Sends a fixture file to a running server as a real client would (a discovery document, a log to ingest), and
+ * answers its JSON; any refusal fails the test with the server's answer.
+ */
+export async function sendFixture(
+  serverUrl: string,
+  path: string,
+  { method, type, file }: { method: string; type: string; file: string },
+): Promise<unknown> {
+  const response = await fetch(serverUrl + path, {
+    method,
+    headers: { 'content-type': type },
+    body: readFileSync(file, 'utf8'),
+  });
+  if (!response.ok) throw new Error(`${path}: HTTP ${response.status} ${await response.text()}`);
+  return response.json();
 }
