@@ -151,9 +151,18 @@ export async function sendTimes(
   // client's rows are read first. No ORDER BY: SQLite walks the index one identity after another, each one's times
   // in order, where sorting them took a temporary B-tree; times out of order (another plan, another engine) are
   // sorted here.
-  const rows = await db.all<{ place: number; ts: number }>(sql`WITH p AS MATERIALIZED (SELECT * FROM ${pairs} AS pairs)
-    SELECT p.place AS place, e.ts AS ts FROM p JOIN events AS e ON e.identity = p.identity AND e.server = p.server
-    WHERE e.identity IS NOT NULL AND e.counted = 1 AND e.ts >= ${from} AND e.ts < ${to}${ofClient}`);
+  const sends = sql`e.identity IS NOT NULL AND e.counted = 1 AND e.ts >= ${from} AND e.ts < ${to}${ofClient}`;
+  // PostgreSQL joined the pairs to the day partitions by scanning each whole (0.7 s for a day of 200k events): as a
+  // lateral subquery, each identity is one seek per partition. OFFSET 0 keeps the planner from flattening it back
+  // into that join.
+  const query =
+    db.dialect === 'postgres'
+      ? sql`SELECT p.place AS place, e.ts AS ts FROM ${pairs} AS p CROSS JOIN LATERAL (SELECT e.ts FROM events AS e
+          WHERE e.identity = p.identity AND e.server = p.server AND ${sends} OFFSET 0) AS e`
+      : sql`WITH p AS MATERIALIZED (SELECT * FROM ${pairs} AS pairs)
+          SELECT p.place AS place, e.ts AS ts FROM p JOIN events AS e ON e.identity = p.identity AND e.server = p.server
+          WHERE ${sends}`;
+  const rows = await db.all<{ place: number; ts: number }>(query);
   const disordered = new Set<number[]>();
   for (const { place, ts } of rows) {
     const identity = identities[place] as string;
