@@ -3,8 +3,15 @@ import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { StoreConfig } from '../db/store.ts';
 
-/** The flags `npm run lens` gives the server process. */
-const SERVER_NODE_FLAGS = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+/** The node flags `npm run lens` gives the server process (package.json), unless BENCH_NODE_FLAGS says otherwise. */
+const SERVER_NODE_FLAGS = (process.env.BENCH_NODE_FLAGS ?? lensNodeFlags()).split(' ').filter(Boolean);
+
+function lensNodeFlags(): string {
+  const { scripts } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+  const flags = /^node (.*?)--import tsx /.exec(scripts.lens)?.[1];
+  if (flags === undefined) throw new Error('package.json: the lens script is no longer `node FLAGS --import tsx …`');
+  return flags;
+}
 
 export interface ServerProcess {
   url: string;
