@@ -15,6 +15,19 @@ export const denialIdentity = defineTable(
     identity: bytes('identity').notNull(),
     /** 1 while the identity waits for its first audit (the migration that built this table queued every one). */
     pending: integer('pending').notNull().default(0),
+    /**
+     * The audit's checkpoint (db/counters/denials.ts): an hour's start, before which the identity's stored audit rows
+     * are final, and the decisions standing then (JSON, shared/analysis/denials.ts `serialiseDecisions`). A change
+     * to events at or after it resumes the audit from there. Null: none yet (the next audit reads every event).
+     */
+    checkpointAt: bigint('checkpoint_at'),
+    checkpoint: text('checkpoint'),
+    /**
+     * Where a full audit starts: the events horizon of the retention pass that deleted the events before it
+     * (api/services/retention.ts), and the decisions standing there. Null: from the first event.
+     */
+    baseAt: bigint('base_at'),
+    base: text('base'),
   },
   (t) => [
     primaryKey(t.server, t.identity),
