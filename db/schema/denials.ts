@@ -4,7 +4,8 @@ import { bigint, bytes, defineTable, index, integer, primaryKey, SQLITE_WITHOUT_
 /**
  * The audit of the decision store (DOMAIN.md section 5, shared/analysis/denials.ts), kept by the fold
  * (db/counters/denials.ts): every identity with a counted refusal is audited anew from its events whenever one of
- * them changes, and its results replace the stored ones. Refused identities are few, so the audit reads few rows.
+ * them changes (from its checkpoint when the change is after it), and its results replace the stored ones. Refused
+ * identities are few, so the audit reads few rows.
  */
 
 /** The identities (server, digest) that have a counted refusal: the ones whose changes call for an audit. */
