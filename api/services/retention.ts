@@ -1,4 +1,6 @@
+import { auditPendingDenials, rebaseDenialAudit } from '../../db/counters/denials.ts';
 import { eventDay } from '../../db/event-days.ts';
+import { waitForFoldLock } from '../../db/queries/locks.ts';
 import { dropEventDaysBefore } from '../../db/queries/partitions.ts';
 import {
   deleteCountsBefore,
@@ -54,7 +56,7 @@ export async function applyRetention(
     await putSetting(tx, EVENTS_KEY, String(eventsFrom));
     await putSetting(tx, COUNTS_KEY, String(countsFrom));
   });
-  if (!keepGoing()) return { events: 0, counts: 0 };
+  if (!(await rebaseDenials(store, eventsFrom, keepGoing))) return { events: 0, counts: 0 };
   let events = await dropEventDaysBefore(store, eventDay(eventsFrom));
   for (;;) {
     if (!keepGoing()) return { events, counts: 0 };
@@ -67,6 +69,24 @@ export async function applyRetention(
   const counts = await deleteCountsBefore(store, eventsFrom, countsFrom);
   if (events + counts > 0) await releaseFreePages(store);
   return { events, counts };
+}
+
+/**
+ * Moves the denial audit's bases up to the events horizon before the events before it go (ADR 15), a batch of
+ * identities per transaction beside no fold (the audit's rows and checkpoints are the fold's): a full audit after
+ * then starts from the decisions standing at the horizon, not from nothing. Identities still pending their first
+ * audit get it first. False when stopped half way: the events are not deleted then.
+ */
+async function rebaseDenials(store: Store, horizon: number, keepGoing: () => boolean): Promise<boolean> {
+  for (;;) {
+    if (!keepGoing()) return false;
+    const moved = await store.transaction(async (tx) => {
+      await waitForFoldLock(tx);
+      return (await auditPendingDenials(tx)) + (await rebaseDenialAudit(tx, horizon));
+    });
+    if (moved === 0) return true;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
 }
 
 function floorHour(ms: number): number {

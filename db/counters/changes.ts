@@ -83,7 +83,7 @@ export class CountChanges {
   ): void {
     const requests = folded ? 1 : 0;
     this.denials.touch(record);
-    this.denials.touch({ identity: record.identity, bucket: next.bucket });
+    this.denials.touch({ identity: record.identity, bucket: next.bucket, ts: record.ts });
     const moved = { ...record, ...next };
     this.add(record, -requests, -record.avoidable, record.gateReason);
     this.add(moved, requests, record.avoidable, record.gateReason);

@@ -1,27 +1,47 @@
-import { sql } from 'drizzle-orm';
-import { auditDenials } from '../../shared/analysis/denials.ts';
-import { HOUR_MS } from '../../shared/analysis/time-buckets.ts';
+import { type SQL, sql } from 'drizzle-orm';
+import {
+  auditDenialsFrom,
+  type DenialDecisions,
+  parseDecisions,
+  serialiseDecisions,
+} from '../../shared/analysis/denials.ts';
+import { bucketStart, HOUR_MS } from '../../shared/analysis/time-buckets.ts';
+import type { AnalysisEvent } from '../../shared/analysis/types.ts';
 import { type AnalysisRow, analysisColumns, analysisEventOfRow } from '../queries/analysis.ts';
 import { upsertRows } from '../queries/lists.ts';
 import type { SqlRunner } from '../runner.ts';
 import { identityRows, identityText, storedDigest } from '../stored-identity.ts';
 
 /**
- * The decision store's audit (db/schema/denials.ts) as the fold keeps it: a change to any counted event of an
- * identity with a refusal (stored, shadowed, reclassified, refiled) audits that identity anew from all its counted
+ * The decision store's audit (db/schema/denials.ts) as the fold keeps it (ADR 15): a change to any counted event of
+ * an identity with a refusal (stored, shadowed, reclassified, refiled) audits that identity anew from its counted
  * events (the index on (identity, server, ts)), and its results replace the stored ones. A function of the stored
  * events alone, so it is exact whatever order they arrived in, and whatever was shadowed or reclassified meanwhile.
+ *
+ * Not from all of them each time: an identity's checkpoint is an hour's start before which its stored rows are
+ * final, with the decisions standing then. A change whose events are all at or after it resumes the audit there
+ * (reads the events from it, replaces the rows from it), and moves it up to the hour before the change's newest
+ * event; so a storm identity re-presented all day is re-read an hour or two at a fold, not all its sends. A change to
+ * an earlier event (a late arrival, a shadowing or reclassification of an old one) audits from the start: the
+ * identity's base, where retention left it (`rebaseDenialAudit`), else its first event.
+ *
  * The cost follows the refused identities touched, not the events folded: other identities cost one probe of the
  * small `denial_identity` per fold.
  */
 export class DenialTouches {
-  /** Public identity → whether a touching record was a refusal (then the identity is audited whatever is stored). */
-  private readonly touched = new Map<string, boolean>();
+  /** Public identity → what touched it. */
+  private readonly touched = new Map<string, Touch>();
 
-  touch(record: { identity: string | null; bucket?: string }): void {
+  touch(record: { identity: string | null; bucket?: string; ts: number }): void {
     if (record.identity === null) return;
     const refused = record.bucket === 'refusal';
-    if (refused || !this.touched.has(record.identity)) this.touched.set(record.identity, refused);
+    const seen = this.touched.get(record.identity);
+    if (seen === undefined) this.touched.set(record.identity, { refused, earliest: record.ts, latest: record.ts });
+    else {
+      seen.refused ||= refused;
+      seen.earliest = Math.min(seen.earliest, record.ts);
+      seen.latest = Math.max(seen.latest, record.ts);
+    }
   }
 
   /** Audits the touched identities that have (or had) a refusal, and forgets them. */
@@ -29,87 +49,247 @@ export class DenialTouches {
     if (this.touched.size === 0) return;
     const touched = [...this.touched];
     this.touched.clear();
-    const known = await knownRefused(
+    const stored = await storedAudits(
       db,
       touched.map(([identity]) => identity),
     );
-    const due = touched.filter(([identity, refused]) => refused || known.has(identity)).map(([identity]) => identity);
-    await auditIdentities(db, due);
+    const plans = touched
+      .filter(([identity, touch]) => touch.refused || stored.has(identity))
+      .map(([identity, touch]) => planOf(identity, stored.get(identity), touch));
+    await auditIdentities(db, plans);
   }
 }
+
+/** Whether any touching record was a refusal (then the identity is audited whatever is stored), and their times. */
+interface Touch {
+  refused: boolean;
+  earliest: number;
+  latest: number;
+}
+
+/**
+ * Events the audit has read since the process started, and identities it resumed at their checkpoint or audited
+ * from their start: what the tests and the bench hold the audit to (its cost follows the events it reads).
+ */
+export const denialAuditReads = { events: 0, resumed: 0, full: 0 };
 
 /** Identities waiting since the migration that built the audit, audited a batch at a time by idle folds. */
 export async function auditPendingDenials(db: SqlRunner, limit = PENDING_BATCH): Promise<number> {
   const pending = await db.all<{ identity: string }>(sql`SELECT ${identityText(db)} AS identity
     FROM denial_identity WHERE pending = 1 LIMIT ${limit}`);
-  await auditIdentities(
+  const stored = await storedAudits(
     db,
     pending.map((row) => row.identity),
+  );
+  await auditIdentities(
+    db,
+    pending.map((row) => planOf(row.identity, stored.get(row.identity), null)),
   );
   return pending.length;
 }
 
 const PENDING_BATCH = 500;
 
-async function knownRefused(db: SqlRunner, identities: readonly string[]): Promise<Set<string>> {
-  const table = identityRows(
-    db,
-    identities.map((identity) => [identity]),
-    [],
-  );
-  if (table === null) return new Set();
-  const rows = await db.all<{ identity: string }>(sql`SELECT ${identityText(db, 'd')} AS identity
-    FROM denial_identity AS d JOIN ${table} AS t ON d.server = t.server AND d.identity = t.identity`);
-  return new Set(rows.map((row) => row.identity));
+/**
+ * Before retention deletes the events before `horizon` (an hour's start): moves up to it the base of up to `limit`
+ * audited identities based earlier, with the decisions standing there, so that a later full audit starts from
+ * there instead of forgetting what the deleted events decided. Their rows before it are final already (each audit
+ * left them so). Reads each identity's events from its checkpoint or base, whichever is later and not past the
+ * horizon, up to it: a day of events a day. Answers how many identities moved (0: none is left).
+ */
+export async function rebaseDenialAudit(db: SqlRunner, horizon: number, limit = PENDING_BATCH): Promise<number> {
+  const due = await db.all<StoredRow & { identity: string }>(sql`SELECT ${identityText(db)} AS identity, ${STORED}
+    FROM denial_identity WHERE pending = 0 AND (base_at IS NULL OR base_at < ${horizon}) LIMIT ${limit}`);
+  const starts = due.map((row) => {
+    const checkpoint = row.checkpointAt === null ? null : Number(row.checkpointAt);
+    if (checkpoint !== null && checkpoint <= horizon) {
+      return { identity: row.identity, from: checkpoint, decisions: parseDecisions(row.checkpoint ?? '[]') };
+    }
+    return { identity: row.identity, ...baseOf(row) };
+  });
+  const events = await countedEvents(db, starts, horizon);
+  const rows = starts.map(({ identity, decisions }) => {
+    const base = serialiseDecisions(auditDenialsFrom(decisions, events.get(identity) ?? [], horizon).decisionsAt);
+    return [...digestKey(identity), horizon, base];
+  });
+  // A checkpoint before the horizon moves up with the base; a later one stays.
+  await upsertRows(db, BASE_UPSERT, rows);
+  return due.length;
 }
 
-/** Replaces the stored audit of `identities` by one computed from their counted events now. */
-async function auditIdentities(db: SqlRunner, identities: readonly string[]): Promise<void> {
+/** What `denial_identity` holds of an identity's audit. */
+interface StoredRow {
+  pending: number;
+  checkpointAt: number | string | null;
+  checkpoint: string | null;
+  baseAt: number | string | null;
+  base: string | null;
+}
+
+const STORED = sql.raw(`pending, checkpoint_at AS "checkpointAt", checkpoint, base_at AS "baseAt", base`);
+
+async function storedAudits(db: SqlRunner, identities: readonly string[]): Promise<Map<string, StoredRow>> {
   const table = identityRows(
     db,
     identities.map((identity) => [identity]),
     [],
   );
-  if (table === null) return;
-  const rows = await db.all<AnalysisRow & { seq: number }>(sql`SELECT ${analysisColumns(db)}, events.seq AS seq
-    FROM (SELECT server AS s, identity AS i FROM ${table} AS t) AS t JOIN events ON events.identity = t.i
-      AND events.server = t.s
-    WHERE events.identity IS NOT NULL AND events.counted = 1`);
-  const events = rows.map((row) => ({ ...analysisEventOfRow(row), seq: row.seq }));
-  const audit = auditDenials(events);
-  const ofThese = sql`(server, identity) IN (SELECT server, identity FROM ${table} AS t)`;
-  await db.run(sql`DELETE FROM denial_breach WHERE ${ofThese}`);
-  await db.run(sql`DELETE FROM denial_replay_hour WHERE ${ofThese}`);
-  await db.run(sql`DELETE FROM denial_identity WHERE ${ofThese}`);
-  const refused = new Set(events.filter((e) => e.bucket === 'refusal').map((e) => e.identity as string));
-  await upsertRows(
-    db,
-    IDENTITY_UPSERT,
-    [...refused].sort().map((identity) => digestKey(identity)),
-  );
-  await upsertRows(
-    db,
-    BREACH_UPSERT,
-    audit.notHeld.map((d) => [
-      ...digestKey(d.identity),
-      d.answer.id,
-      d.answer.ts,
-      d.client,
-      d.rpcMethod,
-      d.newSession ? 1 : 0,
-      JSON.stringify(d.refusal),
-      JSON.stringify(d.answer),
-    ]),
-  );
-  const hours = new Map<string, [string, string, string, number, number]>();
-  for (const r of audit.replayed) {
-    const start = r.ts - (r.ts % HOUR_MS);
-    const id = JSON.stringify([r.identity, r.client, start]);
-    const row = hours.get(id);
-    if (row === undefined) hours.set(id, [...digestKey(r.identity), r.client, start, 1]);
-    else row[4]++;
+  if (table === null) return new Map();
+  const rows = await db.all<StoredRow & { identity: string }>(sql`SELECT ${identityText(db, 'd')} AS identity,
+      d.pending AS pending, d.checkpoint_at AS "checkpointAt", d.checkpoint AS checkpoint, d.base_at AS "baseAt",
+      d.base AS base
+    FROM denial_identity AS d JOIN ${table} AS t ON d.server = t.server AND d.identity = t.identity`);
+  return new Map(rows.map((row) => [row.identity, row]));
+}
+
+/** One identity's audit: from where (null: its first event), with the decisions standing there. */
+interface AuditPlan {
+  identity: string;
+  from: number | null;
+  decisions: DenialDecisions;
+  /** Resumed at its checkpoint (then it stays known whatever it reads), else audited from its base or first event. */
+  resumed: boolean;
+  /** The newest touching event, which the checkpoint moves up to (the hour before); null: the newest event read. */
+  latest: number | null;
+  baseAt: number | null;
+  base: string | null;
+}
+
+function planOf(identity: string, stored: StoredRow | undefined, touch: Touch | null): AuditPlan {
+  const checkpoint = stored?.checkpointAt == null ? null : Number(stored.checkpointAt);
+  const latest = touch?.latest ?? null;
+  const kept = { baseAt: stored?.baseAt == null ? null : Number(stored.baseAt), base: stored?.base ?? null };
+  if (stored !== undefined && stored.pending === 0 && checkpoint !== null && touch !== null) {
+    if (touch.earliest >= checkpoint) {
+      const decisions = parseDecisions(stored.checkpoint ?? '[]');
+      return { identity, from: checkpoint, decisions, resumed: true, latest, ...kept };
+    }
   }
+  return { identity, ...baseOf(stored), resumed: false, latest, ...kept };
+}
+
+/** Where a full audit of the identity starts: its base, else its first event. */
+function baseOf(stored: Pick<StoredRow, 'baseAt' | 'base'> | undefined) {
+  if (stored?.baseAt == null) return { from: null, decisions: new Map() as DenialDecisions };
+  return { from: Number(stored.baseAt), decisions: parseDecisions(stored.base ?? '[]') };
+}
+
+/** Counted events of each identity from its start (and before `until`), read by the (identity, server, ts) index. */
+async function countedEvents(
+  db: SqlRunner,
+  starts: readonly { identity: string; from: number | null }[],
+  until: number | null = null,
+): Promise<Map<string, AnalysisEvent[]>> {
+  const table = identityRows(
+    db,
+    starts.map(({ identity, from }) => [identity, from ?? Number.MIN_SAFE_INTEGER]),
+    [['since', 'bigint']],
+  );
+  const byIdentity = new Map<string, AnalysisEvent[]>();
+  if (table === null) return byIdentity;
+  const before = until === null ? sql`` : sql` AND events.ts < ${until}`;
+  const counted = sql`events.identity = t.i AND events.server = t.s AND events.ts >= t.f${before}
+    AND events.identity IS NOT NULL AND events.counted = 1`;
+  const columns = sql`${analysisColumns(db)}, events.seq AS seq`;
+  const pairs = sql`(SELECT server AS s, identity AS i, since AS f FROM ${table} AS t)`;
+  // PostgreSQL as a lateral subquery: one seek per identity and day partition (as db/counters/identities.ts
+  // sendTimes, whose join the planner ran over every partition's whole index). OFFSET 0 keeps it from flattening.
+  const query: SQL =
+    db.dialect === 'postgres'
+      ? sql`SELECT ${columns} FROM ${pairs} AS t CROSS JOIN LATERAL (SELECT * FROM events WHERE ${counted} OFFSET 0)
+          AS events`
+      : sql`SELECT ${columns} FROM ${pairs} AS t JOIN events ON ${counted}`;
+  const rows = await db.all<AnalysisRow & { seq: number | string }>(query);
+  denialAuditReads.events += rows.length;
+  for (const row of rows) {
+    const e = { ...analysisEventOfRow(row), seq: Number(row.seq) };
+    const list = byIdentity.get(e.identity as string);
+    if (list === undefined) byIdentity.set(e.identity as string, [e]);
+    else list.push(e);
+  }
+  return byIdentity;
+}
+
+/** Replaces the stored audit of each identity from its plan's start by one computed from its counted events now. */
+async function auditIdentities(db: SqlRunner, plans: readonly AuditPlan[]): Promise<void> {
+  if (plans.length === 0) return;
+  for (const plan of plans) denialAuditReads[plan.resumed ? 'resumed' : 'full']++;
+  const events = await countedEvents(db, plans);
+  const starts = identityRows(
+    db,
+    plans.map(({ identity, from }) => [identity, from ?? Number.MIN_SAFE_INTEGER]),
+    [['since', 'bigint']],
+  );
+  if (starts === null) return;
+  const fromStart = (time: string) =>
+    sql`EXISTS (SELECT 1 FROM ${starts} AS t WHERE t.server = audit.server AND t.identity = audit.identity
+      AND audit.${sql.raw(time)} >= t.since)`;
+  await db.run(sql`DELETE FROM denial_breach AS audit WHERE ${fromStart('answer_ts')}`);
+  await db.run(sql`DELETE FROM denial_replay_hour AS audit WHERE ${fromStart('start')}`);
+  const identities: unknown[][] = [];
+  const forgotten: string[] = [];
+  const breaches: unknown[][] = [];
+  const hours = new Map<string, [string, string, string, number, number]>();
+  for (const plan of plans) {
+    const own = events.get(plan.identity) ?? [];
+    const checkpointAt = checkpointOf(plan, own);
+    const audit = auditDenialsFrom(plan.decisions, own, checkpointAt);
+    // Known while it has a refusal; once it has a checkpoint or a base, the refusals before them count too.
+    const known = plan.resumed || plan.baseAt !== null || own.some((e) => e.bucket === 'refusal');
+    if (!known) {
+      forgotten.push(plan.identity);
+      continue;
+    }
+    const checkpoint = checkpointAt === null ? null : serialiseDecisions(audit.decisionsAt);
+    identities.push([...digestKey(plan.identity), checkpointAt, checkpoint, plan.baseAt, plan.base]);
+    for (const d of audit.notHeld) {
+      breaches.push([
+        ...digestKey(d.identity),
+        d.answer.id,
+        d.answer.ts,
+        d.client,
+        d.rpcMethod,
+        d.newSession ? 1 : 0,
+        JSON.stringify(d.refusal),
+        JSON.stringify(d.answer),
+      ]);
+    }
+    for (const r of audit.replayed) {
+      const start = r.ts - (r.ts % HOUR_MS);
+      const id = JSON.stringify([r.identity, r.client, start]);
+      const row = hours.get(id);
+      if (row === undefined) hours.set(id, [...digestKey(r.identity), r.client, start, 1]);
+      else row[4]++;
+    }
+  }
+  const gone = identityRows(
+    db,
+    forgotten.map((identity) => [identity]),
+    [],
+  );
+  if (gone !== null) {
+    await db.run(
+      sql`DELETE FROM denial_identity WHERE (server, identity) IN (SELECT server, identity FROM ${gone} AS t)`,
+    );
+  }
+  identities.sort((a, b) => (String(a[0]) + a[1] < String(b[0]) + b[1] ? -1 : 1));
+  await upsertRows(db, IDENTITY_UPSERT, identities);
+  await upsertRows(db, BREACH_UPSERT, breaches);
   await upsertRows(db, REPLAY_UPSERT, [...hours.values()]);
+}
+
+/**
+ * The hour before the newest touching event (the newest read, for an audit nothing touched), not before the start:
+ * the events a later fold brings are mostly after it, and an hour or two of an identity's sends is what a fold
+ * re-reads. An hour's start, so that the hours of replays before it are whole. Null for an audit from the first
+ * event that read none.
+ */
+function checkpointOf(plan: AuditPlan, events: readonly AnalysisEvent[]): number | null {
+  let latest = plan.latest;
+  if (latest === null) for (const e of events) latest = latest === null ? e.ts : Math.max(latest, e.ts);
+  if (latest === null) return plan.from;
+  const candidate = bucketStart(latest, HOUR_MS) - HOUR_MS;
+  return plan.from === null ? candidate : Math.max(plan.from, candidate);
 }
 
 function digestKey(identity: string): [string, string] {
@@ -122,9 +302,30 @@ const IDENTITY_UPSERT = {
   columns: [
     ['server', 'text'],
     ['identity', 'bytea'],
+    ['checkpoint_at', 'bigint'],
+    ['checkpoint', 'text'],
+    ['base_at', 'bigint'],
+    ['base', 'text'],
   ],
   key: ['server', 'identity'],
-  set: 'pending = 0',
+  set: 'pending = 0, checkpoint_at = excluded.checkpoint_at, checkpoint = excluded.checkpoint',
+} as const;
+
+/** A new base; the checkpoint moves up to it when it was earlier (or none). */
+const BASE_UPSERT = {
+  table: 'denial_identity',
+  columns: [
+    ['server', 'text'],
+    ['identity', 'bytea'],
+    ['base_at', 'bigint'],
+    ['base', 'text'],
+  ],
+  key: ['server', 'identity'],
+  set: `base_at = excluded.base_at, base = excluded.base,
+    checkpoint = CASE WHEN denial_identity.checkpoint_at IS NULL OR denial_identity.checkpoint_at < excluded.base_at
+      THEN excluded.base ELSE denial_identity.checkpoint END,
+    checkpoint_at = CASE WHEN denial_identity.checkpoint_at IS NULL OR denial_identity.checkpoint_at < excluded.base_at
+      THEN excluded.base_at ELSE denial_identity.checkpoint_at END`,
 } as const;
 
 const BREACH_UPSERT = {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { auditDenials, countNotHeld } from './denials.ts';
+import { auditDenials, auditDenialsFrom, countNotHeld, parseDecisions, serialiseDecisions } from './denials.ts';
 import { analysisEvent, at, shuffled } from './fixtures.ts';
 import type { AnalysisEvent } from './types.ts';
 
@@ -88,6 +88,85 @@ describe('auditDenials', () => {
     const shadowed = answered(1, 's1', { counted: false });
     const otherClient = answered(1, 's1', { client: 'agent-8' });
     expect(auditDenials([denied(0, 's1'), shadowed, otherClient]).notHeld).toEqual([]);
+  });
+});
+
+/** A small LCG: the property tests' randomness, fixed by a seed so a failure replays. */
+function random(seed: number): () => number {
+  let state = seed >>> 0 || 1;
+  return () => {
+    state = (Math.imul(state, 1_664_525) + 1_013_904_223) >>> 0;
+    return state / 2 ** 32;
+  };
+}
+
+/** Random traffic of two clients on two request keys over `seconds`: refusals (lapsing or not), answers, noise. */
+function randomTraffic(seed: number, count: number, seconds: number): AnalysisEvent[] {
+  const next = random(seed);
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)] as T;
+  return Array.from({ length: count }, () => {
+    const t = Math.floor(next() * seconds);
+    const base = {
+      session: pick(['s1', 's2', null]),
+      client: pick(['agent-7', 'agent-8']),
+      httpPath: pick(['/mcp', '/mcp?x=1', '/other']),
+    };
+    const shape = next();
+    if (shape < 0.45) return denied(t, base.session, next() < 0.3 ? at(t + Math.floor(next() * 600)) : null);
+    if (shape < 0.55) return answered(t, base.session, { ...base, kind: 'upstream_error', bucket: 'transient' });
+    if (shape < 0.6) return answered(t, base.session, { ...base, kind: 'session_expired', bucket: 'refusal' });
+    if (shape < 0.65) return answered(t, base.session, { ...base, counted: false });
+    if (shape < 0.75)
+      return answered(t, base.session, { ...base, kind: 'other_denial', bucket: 'refusal', rpcCode: -32004 });
+    return answered(t, base.session, base);
+  });
+}
+
+describe('auditDenialsFrom', () => {
+  it('resumed at any boundaries, through the stored state, finds what one pass over all events finds', () => {
+    for (const seed of [1, 2, 3, 4, 5, 6, 7, 8]) {
+      const events = randomTraffic(seed, 120, 3600);
+      const whole = auditDenials(events);
+      expect(whole.notHeld.length + whole.replayed.length).toBeGreaterThan(0);
+      const next = random(seed * 31);
+      // Boundaries anywhere, some on an event's own time (an event at the boundary belongs to the later part).
+      const cuts = [...new Set(Array.from({ length: 4 }, () => at(Math.floor(next() * 3600))))].sort((a, b) => a - b);
+      cuts.push(events[Math.floor(next() * events.length)]?.ts as number);
+      cuts.sort((a, b) => a - b);
+      const found = { notHeld: [] as typeof whole.notHeld, replayed: [] as typeof whole.replayed };
+      let state = new Map<string, AnalysisEvent>();
+      let from = Number.NEGATIVE_INFINITY;
+      for (const boundary of [...new Set(cuts), null]) {
+        const part = events.filter((e) => e.ts >= from && (boundary === null || e.ts < boundary));
+        // The later part's events too, as a pass reads everything after its start: the boundary only snapshots.
+        const later = events.filter((e) => e.ts >= from);
+        const resumed = auditDenialsFrom(state, shuffled(later, seed), boundary);
+        const own = auditDenialsFrom(state, part, null);
+        found.notHeld.push(...own.notHeld);
+        found.replayed.push(...own.replayed);
+        expect(resumed.notHeld.filter((d) => boundary === null || d.answer.ts < boundary)).toEqual(own.notHeld);
+        state = parseDecisions(serialiseDecisions(resumed.decisionsAt));
+        from = boundary ?? from;
+      }
+      expect(found).toEqual(whole);
+    }
+  });
+
+  it('keeps at a boundary only the decisions still standing there', () => {
+    const lapsing = denied(0, 's1', at(60));
+    const other = { ...denied(1, 's1'), httpPath: '/other' };
+    expect([...auditDenialsFrom(new Map(), [lapsing, other], at(60)).decisionsAt.values()]).toEqual([other]);
+    expect([...auditDenialsFrom(new Map(), [lapsing, other], at(59)).decisionsAt.values()]).toEqual([lapsing, other]);
+    // A boundary before an event: that event is not in the state yet.
+    expect([...auditDenialsFrom(new Map(), [lapsing, other], at(1)).decisionsAt.values()]).toEqual([lapsing]);
+  });
+
+  it('leaves the state it resumes from as it was', () => {
+    const start = auditDenialsFrom(new Map(), [denied(0, 's1')], null).decisionsAt;
+    const before = serialiseDecisions(start);
+    const resumed = auditDenialsFrom(start, [answered(5, 's2'), denied(6, 's2')], null);
+    expect(resumed.notHeld).toHaveLength(1);
+    expect(serialiseDecisions(start)).toBe(before);
   });
 });
 

@@ -62,14 +62,59 @@ export interface DenialAudit {
 
 /** The audit of `events` (any order; the result does not depend on it). */
 export function auditDenials(events: readonly AnalysisEvent[]): DenialAudit {
-  const audit: DenialAudit = { notHeld: [], replayed: [] };
-  const decisions: DenialDecisions = new Map();
-  for (const e of events.filter(isAudited).sort(byTimeOrder)) stepDenialAudit(decisions, e, audit);
-  return audit;
+  const { notHeld, replayed } = auditDenialsFrom(new Map(), events, null);
+  return { notHeld, replayed };
 }
 
 /** Request key → the decision standing on it: all the audit holds between events. */
 export type DenialDecisions = Map<string, AnalysisEvent>;
+
+/** An audit resumed from a standing state, with the state it passed through at a boundary. */
+export interface ResumedDenialAudit extends DenialAudit {
+  /**
+   * The decisions standing at `boundary` (after every event before it, those lapsed by then left out): what an audit
+   * of the later events resumes from. Those at the end when the boundary is null.
+   */
+  decisionsAt: DenialDecisions;
+}
+
+/**
+ * The audit of `events` resumed from `decisions`, the state an audit of the earlier events left: for events all at
+ * or after the time `decisions` stand at, the findings of `auditDenials` over the earlier and these events together
+ * that fall on these (the audit is a pass in time order, so nothing earlier depends on a later event). `decisions` is
+ * not changed. Any order of `events`.
+ */
+export function auditDenialsFrom(
+  decisions: ReadonlyMap<string, AnalysisEvent>,
+  events: readonly AnalysisEvent[],
+  boundary: number | null,
+): ResumedDenialAudit {
+  const audit: DenialAudit = { notHeld: [], replayed: [] };
+  const state: DenialDecisions = new Map(decisions);
+  let decisionsAt: DenialDecisions | null = null;
+  for (const e of events.filter(isAudited).sort(byTimeOrder)) {
+    if (decisionsAt === null && boundary !== null && e.ts >= boundary) decisionsAt = standingAt(state, boundary);
+    stepDenialAudit(state, e, audit);
+  }
+  return { ...audit, decisionsAt: decisionsAt ?? (boundary === null ? state : standingAt(state, boundary)) };
+}
+
+/** The decisions that still stand at `t`: one lapsed by then can decide nothing later (`standsAt` is a `t <`). */
+function standingAt(decisions: DenialDecisions, t: number): DenialDecisions {
+  const standing: DenialDecisions = new Map();
+  for (const [key, decision] of decisions) if (standsAt(refusalLapse(decision), t)) standing.set(key, decision);
+  return standing;
+}
+
+/** Standing decisions as stored (db/counters/denials.ts): the deciding events, each under its own request key. */
+export function serialiseDecisions(decisions: ReadonlyMap<string, AnalysisEvent>): string {
+  return JSON.stringify([...decisions.values()]);
+}
+
+export function parseDecisions(text: string): DenialDecisions {
+  const events = JSON.parse(text) as AnalysisEvent[];
+  return new Map(events.map((e) => [requestKey(e), e]));
+}
 
 /** Whether a refusal is a decision about the request itself (see the module comment). */
 export function isDecision(e: AnalysisEvent): boolean {

@@ -112,11 +112,20 @@ async function forgetLastMigration(store: Store): Promise<void> {
   await store.run(sql`DELETE FROM ${journal} WHERE created_at = (SELECT max(created_at) FROM ${journal})`);
 }
 
+/** Turns the store back into what the release before the migration denial_checkpoint left: no audit checkpoints. */
+export async function asBeforeDenialCheckpoint(store: Store): Promise<void> {
+  for (const column of ['checkpoint_at', 'checkpoint', 'base_at', 'base']) {
+    await store.run(sql.raw(`ALTER TABLE denial_identity DROP COLUMN ${column}`));
+  }
+  await forgetLastMigration(store);
+}
+
 /**
- * Turns the store back into what the release before the migration actionability left: no profile on the events, no
- * actionability counts, nor the marks of their backfill.
+ * Turns the store back into what the release before the migration actionability left (the migrations after it undone
+ * first): no profile on the events, no actionability counts, nor the marks of their backfill.
  */
 export async function asBeforeActionability(store: Store): Promise<void> {
+  await asBeforeDenialCheckpoint(store);
   await store.run(sql`DROP TABLE actionability_hour`);
   await store.run(sql`DROP TABLE actionability_minute`);
   await store.run(sql`ALTER TABLE events DROP COLUMN act_profile`);

@@ -1,0 +1,7 @@
+-- The denial audit's checkpoints (ADR 15, db/counters/denials.ts): where a change to later events resumes the audit,
+-- and where a full audit starts once retention deleted the events before it. Every identity starts with neither:
+-- its next audit reads all its events, as before.
+ALTER TABLE "denial_identity" ADD COLUMN "checkpoint_at" bigint;--> statement-breakpoint
+ALTER TABLE "denial_identity" ADD COLUMN "checkpoint" text;--> statement-breakpoint
+ALTER TABLE "denial_identity" ADD COLUMN "base_at" bigint;--> statement-breakpoint
+ALTER TABLE "denial_identity" ADD COLUMN "base" text;
