@@ -13,11 +13,16 @@ export interface ServerConfigRow {
 const SELECT_CONFIG = sql`SELECT name, discovery, discovery_raw AS "discoveryRaw", overrides, updated_at AS "updatedAt"
   FROM servers`;
 
-/** Registers servers first seen in traffic, so they are listed before anyone configures them. */
+/**
+ * Registers servers first seen in traffic, so they are listed before anyone configures them. The names go in sorted:
+ * two PostgreSQL ingest transactions inserting the same new names in different orders each held one the other
+ * waited for, a deadlock that failed one batch at the start of every concurrent ingest.
+ */
 export async function ensureServers(db: SqlRunner, names: readonly string[]): Promise<void> {
   if (names.length === 0) return;
   await db.run(sql`INSERT INTO servers (name, overrides, updated_at)
-    SELECT value, '[]', 0 FROM ${listTable(db, names)} AS names WHERE true ON CONFLICT (name) DO NOTHING`);
+    SELECT value, '[]', 0 FROM ${listTable(db, names)} AS names WHERE true ORDER BY value
+    ON CONFLICT (name) DO NOTHING`);
 }
 
 /**

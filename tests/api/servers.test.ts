@@ -1,7 +1,11 @@
+import { sql } from 'drizzle-orm';
+import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ensureServers } from '../../db/queries/servers.ts';
+import { openStore } from '../../db/store.ts';
 import { createTestApp, get, postNdjson, putJson, type TestApp } from '../support/app.ts';
 import { clientEvent, proxyEvent, rpcError } from '../support/events.ts';
-import { STORE_KINDS, type TestStore } from '../support/stores.ts';
+import { openTempPostgres, STORE_KINDS, type TestStore } from '../support/stores.ts';
 
 const PLAIN = { endpoints: [{ method: 'POST', path: '/mcp' }], methods: ['tools/call'] };
 
@@ -149,3 +153,50 @@ describe.each(STORE_KINDS)('server configuration on $name', (kind) => {
     });
   });
 });
+
+const postgres = STORE_KINDS.find((kind) => kind.name === 'postgres');
+
+describe.skipIf(postgres?.unavailable !== null)('servers first seen by concurrent batches on postgres', () => {
+  it('registers the same new names in any order without a deadlock', async () => {
+    const db = await openTempPostgres();
+    const other = await openStore(db.config);
+    const watcher = new pg.Client({ connectionString: db.config.databaseUrl });
+    await watcher.connect();
+    try {
+      let secondWaits: () => void = () => {};
+      const waiting = new Promise<void>((resolve) => {
+        secondWaits = resolve;
+      });
+      // The first batch holds `a`; the second names `b` and `a` and must wait for it. Inserted in the order given,
+      // the second would take `b` first, and the first's `b` would then close the circle.
+      const first = db.store.transaction(async (tx) => {
+        await ensureServers(tx, ['a']);
+        await waiting;
+        await ensureServers(tx, ['b']);
+      });
+      const second = new Promise<void>((resolve, reject) => {
+        setTimeout(() => other.transaction((tx) => ensureServers(tx, ['b', 'a'])).then(resolve, reject), 50);
+      });
+      await untilOneWaitsForALock(watcher);
+      secondWaits();
+      await Promise.all([first, second]);
+      const names = await db.store.all<{ name: string }>(sql`SELECT name FROM servers ORDER BY name`);
+      expect(names.map((row) => row.name)).toEqual(['a', 'b']);
+    } finally {
+      await watcher.end();
+      await other.close();
+      await db.dispose();
+    }
+  });
+});
+
+async function untilOneWaitsForALock(watcher: pg.Client): Promise<void> {
+  for (let tries = 0; tries < 500; tries++) {
+    const { rows } = await watcher.query(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+    );
+    if (rows[0].n > 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error('the second batch never waited for the first');
+}
