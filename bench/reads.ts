@@ -119,6 +119,9 @@ async function timeEndpoints(store: Store, now: number): Promise<void> {
     // The actionability screen and the server page's panel (ADR 13).
     `/api/v1/actionability?${day}`,
     `/api/v1/actionability?${day}&server=server-3`,
+    // Denials that did not hold: the Clients screen and the server page (ADR 15).
+    `/api/v1/denials?${day}`,
+    `/api/v1/denials?${day}&server=server-3`,
     // A Prometheus scrape: all-time totals and the gauges of now, whatever the store's size.
     '/metrics',
   ];
