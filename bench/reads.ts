@@ -102,6 +102,8 @@ async function timeEndpoints(store: Store, now: number): Promise<void> {
   const endpoints = [
     `/api/v1/summary?${day}`,
     `/api/v1/timeseries?${day}`,
+    // A day of one server by the minute, in one call (issue 19 item 6).
+    `/api/v1/timeseries?${day}&server=server-3&step=1m`,
     `/api/v1/servers?${day}`,
     `/api/v1/events?limit=100`,
     `/api/v1/summary?${hour}&server=server-3`,
