@@ -221,11 +221,17 @@ async function auditIdentities(db: SqlRunner, plans: readonly AuditPlan[]): Prom
     [['since', 'bigint']],
   );
   if (starts === null) return;
-  const fromStart = (time: string) =>
-    sql`EXISTS (SELECT 1 FROM ${starts} AS t WHERE t.server = audit.server AND t.identity = audit.identity
-      AND audit.${sql.raw(time)} >= t.since)`;
-  await db.run(sql`DELETE FROM denial_breach AS audit WHERE ${fromStart('answer_ts')}`);
-  await db.run(sql`DELETE FROM denial_replay_hour AS audit WHERE ${fromStart('start')}`);
+  // The rows to go are found by a join from the plans into each table's key, in a subquery that runs once: as a
+  // correlated EXISTS per stored row, SQLite parsed the plans' JSON again for every row of both tables, a cost that
+  // grew with the store (at 1M events a day, most of each fold).
+  const fromStart = (table: string, key: readonly string[], time: string) => {
+    const columns = (prefix: string) => sql.raw(key.map((column) => `${prefix}${column}`).join(', '));
+    return sql`DELETE FROM ${sql.raw(table)} WHERE (${columns('')}) IN (SELECT ${columns('audit.')}
+      FROM ${starts} AS t JOIN ${sql.raw(table)} AS audit ON audit.server = t.server AND audit.identity = t.identity
+        AND audit.${sql.raw(time)} >= t.since)`;
+  };
+  await db.run(fromStart('denial_breach', ['server', 'identity', 'answer_id'], 'answer_ts'));
+  await db.run(fromStart('denial_replay_hour', ['server', 'identity', 'client', 'start'], 'start'));
   const identities: unknown[][] = [];
   const forgotten: string[] = [];
   const breaches: unknown[][] = [];
