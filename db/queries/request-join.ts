@@ -37,12 +37,12 @@ const UNJOINED: Record<JoinFacts['source'], SQL> = {
 /**
  * Records of `side` without a partner that share a key with `fresh` or fall in one of its time windows (per server,
  * from `from` to `to`), each with its seq as its `order`. Folded or still queued alike: the caller asks once, of what
- * both sides found, which are still queued (`stillQueued`). Asked in these statements, a probe of fold_queue for
- * every row the windows hold, it made the join on PostgreSQL 3.5 s of the folds of a 200k-event backlog, against
- * 2.0 s asked after. The key probes join the keys to the events, so that PostgreSQL hashes them: as
- * `IN (SELECT unnest(…))` it compared 10k keys with each of 6k waiting proxy records, 20 s a fold, against 16 ms. The
- * records in `known` (the fresh ones, which the caller holds) are left out: a fold's windows cover its own client
- * records, and reading them back cost as much as reading the fold's rows.
+ * both sides found, which are still queued (`stillQueued`). Asked in these statements, a probe of fold_queue a row,
+ * it made the join on PostgreSQL 2.8-3.6 s of the folds of a 200k-event backlog, against 2.2 s asked after. The
+ * key probes join the keys to the events, so that PostgreSQL hashes them: as `IN (SELECT unnest(…))` it compared 10k
+ * keys with each of 6k waiting proxy records, 20 s a fold, against 16 ms. The records in `known` (the fresh ones,
+ * which the caller holds) are left out: a fold's windows cover its own client records, and reading them back cost as
+ * much as reading the fold's rows.
  */
 export async function unjoinedRecords(
   db: SqlRunner,
