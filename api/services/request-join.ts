@@ -1,5 +1,5 @@
 import type { CountedRecord } from '../../db/counters/changes.ts';
-import type { FoldRow, SeqRun } from '../../db/queries/fold-queue.ts';
+import { type FoldRow, type SeqRun, stillQueued } from '../../db/queries/fold-queue.ts';
 import { type TimeWindow, unjoinedRecords, writePairs } from '../../db/queries/request-join.ts';
 import type { TxRunner } from '../../db/runner.ts';
 import { clientWindow, type JoinFacts, pairRecords, proxyWindow } from '../../shared/request-join.ts';
@@ -20,8 +20,14 @@ export async function joinFreshRecords(tx: TxRunner, fresh: readonly FoldRow[]):
     clients.length === 0 ? [] : unjoinedRecords(tx, 'proxy', { ...probesOf(clients, proxyWindow), known }),
     proxies.length === 0 ? [] : unjoinedRecords(tx, 'client', { ...probesOf(proxies, clientWindow), known }),
   ]);
+  // Asked after the reads, of what they found: none of it can leave the queue meanwhile, as this fold holds the lock.
+  const queued = await stillQueued(
+    tx,
+    [...storedProxies, ...storedClients].map((stored) => stored.order),
+  );
+  const folded = (stored: JoinFacts) => !queued.has(stored.order);
   // The fresh records are left out of the queries: this has them already.
-  const pairs = pairRecords(union(clients, storedClients), union(proxies, storedProxies));
+  const pairs = pairRecords(union(clients, storedClients.filter(folded)), union(proxies, storedProxies.filter(folded)));
   return writePairs(tx, pairs);
 }
 

@@ -1,10 +1,11 @@
+import { sql } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createApp } from '../../api/app.ts';
 import { DEFAULT_CONFIG } from '../../api/env.ts';
 import { Folder, foldAll, foldQueued } from '../../api/services/fold.ts';
 import { FoldThread } from '../../api/services/fold-thread.ts';
 import { createTestApp, get, postNdjson, postNdjsonUnfolded, putJson, TEST_NOW, type TestApp } from '../support/app.ts';
-import { BASE_TS } from '../support/events.ts';
+import { BASE_TS, clientEvent, proxyEvent } from '../support/events.ts';
 import { readEverything } from '../support/readings.ts';
 import { STORE_KINDS, type TestStore } from '../support/stores.ts';
 import { mixedTraffic } from '../support/traffic.ts';
@@ -33,6 +34,32 @@ function shuffled<T>(items: readonly T[], seed: number): T[] {
 function batches<T>(items: readonly T[], count: number): T[][] {
   const size = Math.ceil(items.length / count);
   return Array.from({ length: count }, (_, i) => items.slice(i * size, (i + 1) * size));
+}
+
+/**
+ * Two requests a pair of batches, each seen by a client and by a proxy, one side in each batch; the early batch also
+ * holds a lone record from half an hour before, which puts it first in the queue's order (earliest events first).
+ */
+function crossedBatches(pairs: number): { early: object[][]; late: object[][] } {
+  const early: object[][] = [];
+  const late: object[][] = [];
+  for (let i = 0; i < pairs; i++) {
+    const ts = BASE_TS + i * 10_000;
+    const server = `s${1 + (i % 2)}`;
+    const seen = (name: string, at: number) => {
+      const request = { jsonrpc: '2.0', id: name, method: 'tools/call', params: { _meta: { traceparent: name } } };
+      return {
+        client: clientEvent({ ts: new Date(at).toISOString(), client: 'c1', server, request }),
+        proxy: proxyEvent({ ts: new Date(at).toISOString(), client: 'c1', server, request }),
+      };
+    };
+    const first = seen(`first-${i}`, ts);
+    const second = seen(`second-${i}`, ts + 5_000);
+    const lone = clientEvent({ ts: new Date(BASE_TS - 1_800_000 + i).toISOString(), client: 'c2', server: 's0' });
+    early.push([lone, first.client, second.proxy]);
+    late.push([first.proxy, second.client]);
+  }
+  return { early, late };
 }
 
 describe.each(STORE_KINDS)('the fold behind the commit on $name', (kind) => {
@@ -100,6 +127,27 @@ describe.each(STORE_KINDS)('the fold behind the commit on $name', (kind) => {
       expect(folds).toBeGreaterThan(5);
       expect(await analysis()).toMatchObject({ pendingEvents: 0 });
       expect(await readEverything(app, RANGE)).toEqual(await counted(events));
+    });
+
+    it('joins a fold of more than 64 seq runs to the records between them once folded, not while queued', async () => {
+      const pairs = 70;
+      const { early, late } = crossedBatches(pairs);
+      for (let i = 0; i < pairs; i++) {
+        await postNdjsonUnfolded(app, early[i] as object[]);
+        await postNdjsonUnfolded(app, late[i] as object[]);
+      }
+      // The first fold takes the early batches, 70 runs with a late batch queued between each two: their partners
+      // are left for the second fold, which takes the late batches, 70 runs around the early ones, folded by then.
+      expect(await foldQueued(db.store, early.flat().length)).toBe(early.flat().length);
+      const queued = await db.store.all<{ runs: number }>(sql`SELECT count(*) AS runs FROM fold_queue`);
+      expect(queued).toEqual([{ runs: pairs }]);
+      expect(await foldQueued(db.store, late.flat().length)).toBe(late.flat().length);
+      const events = [...early.flat(), ...late.flat()];
+      const read = await readEverything(app, RANGE);
+      // Each event's flags: id, counted, partner, avoidable, bucket.
+      const joined = (read.events as unknown[][]).filter((flags) => flags[2] !== null);
+      expect(joined).toHaveLength(4 * pairs);
+      expect(read).toEqual(await counted(events));
     });
 
     it('takes a batch sent again as duplicates, queued or folded, and counts it once', async () => {
