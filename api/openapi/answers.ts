@@ -195,17 +195,19 @@ export const denials = z.looseObject({
   total: z.number().int().meta({ description: 'denials that did not hold whose later answer is in the range' }),
   byClient: z.record(z.string(), z.number().int()),
   byServer: z.record(z.string(), z.number().int()),
-  items: z.array(
-    z.looseObject({
-      client: z.string(),
-      server: z.string(),
-      identity: z.string(),
-      rpcMethod: z.string().nullable(),
-      refusal: denialSide.meta({ description: 'the refusal: the decision that should have stood' }),
-      answer: denialSide.meta({ description: 'the later, different answer while it stood' }),
-      newSession: z.boolean().meta({ description: 'whether the answer came on another session than the refusal' }),
-    }),
-  ),
+  items: z
+    .array(
+      z.looseObject({
+        client: z.string(),
+        server: z.string(),
+        identity: z.string(),
+        rpcMethod: z.string().nullable(),
+        refusal: denialSide.meta({ description: 'the refusal: the decision that should have stood' }),
+        answer: denialSide.meta({ description: 'the later, different answer while it stood' }),
+        newSession: z.boolean().meta({ description: 'whether the answer came on another session than the refusal' }),
+      }),
+    )
+    .meta({ description: 'the latest 200 of them, oldest first; the counts are of all' }),
   representedRefusals: z
     .array(
       z.looseObject({

@@ -22,12 +22,17 @@ export interface BreachRow {
   answer: DenialEventRef;
 }
 
-/** The denials that did not hold whose later answer falls in the window, oldest first. */
-export async function breachesIn(db: SqlRunner, scope: DenialScope): Promise<BreachRow[]> {
+/**
+ * The denials that did not hold whose later answer falls in the window, oldest first; with `newest`, only that many
+ * of the latest (a day at 10M events can hold a hundred thousand, each with two event references as JSON).
+ */
+export async function breachesIn(db: SqlRunner, scope: DenialScope, newest?: number): Promise<BreachRow[]> {
+  const latest = newest === undefined ? sql`` : sql` ORDER BY answer_ts DESC, answer_id DESC LIMIT ${newest}`;
   const rows = await db.all<Omit<BreachRow, 'newSession' | 'refusal' | 'answer'> & Record<string, unknown>>(
-    sql`SELECT client, server, ${identityText(db)} AS identity, rpc_method AS "rpcMethod",
-      new_session AS "newSession", refusal, answer FROM denial_breach
-    WHERE answer_ts >= ${scope.from} AND answer_ts < ${scope.to}${narrowed(scope)}
+    sql`SELECT client, server, identity, "rpcMethod", "newSession", refusal, answer FROM (
+      SELECT client, server, ${identityText(db)} AS identity, rpc_method AS "rpcMethod", new_session AS "newSession",
+        refusal, answer, answer_ts, answer_id FROM denial_breach
+      WHERE answer_ts >= ${scope.from} AND answer_ts < ${scope.to}${narrowed(scope)}${latest}) AS found
     ORDER BY answer_ts, answer_id`,
   );
   return rows.map((row) => ({
@@ -39,6 +44,18 @@ export async function breachesIn(db: SqlRunner, scope: DenialScope): Promise<Bre
     refusal: JSON.parse(String(row.refusal)) as DenialEventRef,
     answer: JSON.parse(String(row.answer)) as DenialEventRef,
   }));
+}
+
+/** The denials that did not hold whose later answer falls in the window, counted per client and server. */
+export async function breachCountsIn(
+  db: SqlRunner,
+  scope: DenialScope,
+): Promise<{ client: string; server: string; count: number }[]> {
+  const rows = await db.all<{ client: string; server: string; count: number | string }>(sql`SELECT client, server,
+      count(*) AS count FROM denial_breach
+    WHERE answer_ts >= ${scope.from} AND answer_ts < ${scope.to}${narrowed(scope)}
+    GROUP BY client, server`);
+  return rows.map((row) => ({ ...row, count: Number(row.count) }));
 }
 
 /** Re-presented refusals replayed per client, in the hours that start in the window (the counts are per hour). */

@@ -172,19 +172,22 @@ function refOf(e: AnalysisEvent): DenialEventRef {
   };
 }
 
-/** Counts of a list of denials that did not hold, per client and per server. */
+/** Denials that did not hold, in all and per client and per server. */
 export interface DenialCounts {
   total: number;
   byClient: Record<string, number>;
   byServer: Record<string, number>;
 }
 
-export function countNotHeld(items: readonly Pick<DenialNotHeld, 'client' | 'server'>[]): DenialCounts {
+/** Counts of denials that did not hold, each item one of them or, with `count`, that many of its client and server. */
+export function countNotHeld(
+  items: readonly (Pick<DenialNotHeld, 'client' | 'server'> & { count?: number })[],
+): DenialCounts {
   const counts: DenialCounts = { total: 0, byClient: {}, byServer: {} };
-  for (const { client, server } of items) {
-    counts.total++;
-    counts.byClient[client] = (counts.byClient[client] ?? 0) + 1;
-    counts.byServer[server] = (counts.byServer[server] ?? 0) + 1;
+  for (const { client, server, count = 1 } of items) {
+    counts.total += count;
+    counts.byClient[client] = (counts.byClient[client] ?? 0) + count;
+    counts.byServer[server] = (counts.byServer[server] ?? 0) + count;
   }
   return counts;
 }
@@ -200,8 +203,11 @@ export function representedRefusalsOf(replayed: ReadonlyMap<string, number>, not
 }
 
 /** The counts and list of denials that did not hold, with how each client's re-presented refusals went. */
-export function denialSummary(items: readonly DenialNotHeld[], replayed: ReadonlyMap<string, number>) {
-  const counts = countNotHeld(items);
+export function denialSummary(
+  items: readonly DenialNotHeld[],
+  replayed: ReadonlyMap<string, number>,
+  counts: DenialCounts = countNotHeld(items),
+) {
   return { ...counts, items, representedRefusals: representedRefusalsOf(replayed, counts.byClient) };
 }
 

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DENIALS_LISTED } from '../../api/services/analysis/denials.ts';
 import { foldAll } from '../../api/services/fold.ts';
 import { analysed, createTestApp, get, postJson, postNdjson, putJson, type TestApp } from '../support/app.ts';
 import { CORPORA, corpusText, expectedOf } from '../support/corpus.ts';
@@ -98,6 +99,30 @@ describe.each(STORE_KINDS)('GET /api/v1/denials on $name', (kind) => {
       expect((await denials()).total).toBe(1);
       // Narrowed to a client without any: nothing.
       expect((await denials(`${RANGE}&client=nobody`)).total).toBe(0);
+    });
+
+    it('lists the latest 200 and counts them all', async () => {
+      const events = Array.from({ length: DENIALS_LISTED + 5 }, (_, i) => {
+        const request = { jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: `tool-${i}`, arguments: {} } };
+        const client = i % 2 === 0 ? 'even' : 'odd';
+        return [
+          { ...denial(i, `s${i}`), client, request },
+          { ...granted(i + 0.5, `t${i}`), client, request },
+        ];
+      }).flat();
+      await postNdjson(app, events);
+      const all = await denials();
+      expect(all.total).toBe(DENIALS_LISTED + 5);
+      expect(all.byClient).toEqual({ even: 103, odd: 102 });
+      expect(all.items).toHaveLength(DENIALS_LISTED);
+      // The latest, oldest first: the first five answers are the ones left out.
+      const idOf = (event: object | undefined) => (event as { id?: string } | undefined)?.id;
+      expect(all.items[0].answer.id).toBe(idOf(events[2 * 5 + 1]));
+      expect(all.items.at(-1).answer.id).toBe(idOf(events.at(-1)));
+      expect(all.representedRefusals).toEqual([
+        { client: 'even', replayed: 0, evaluatedAfresh: 103 },
+        { client: 'odd', replayed: 0, evaluatedAfresh: 102 },
+      ]);
     });
 
     it('follows a reclassification: a denial re-filed as transient is no decision', async () => {

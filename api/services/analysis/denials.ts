@@ -1,7 +1,10 @@
-import { breachesIn, type DenialScope, replayedPerClient } from '../../../db/queries/denials.ts';
+import { breachCountsIn, breachesIn, type DenialScope, replayedPerClient } from '../../../db/queries/denials.ts';
 import type { SqlRunner } from '../../../db/runner.ts';
-import { denialSummary } from '../../../shared/analysis/denials.ts';
+import { countNotHeld, denialSummary } from '../../../shared/analysis/denials.ts';
 import { analysisLag } from '../analysis-lag.ts';
+
+/** The latest denials that did not hold listed (the counts are of all of them): a day can hold a hundred thousand. */
+export const DENIALS_LISTED = 200;
 
 /**
  * The decision store's audit in a window (DOMAIN.md section 5): the denials that did not hold, their counts per
@@ -10,15 +13,16 @@ import { analysisLag } from '../analysis-lag.ts';
  * route, `lens report` and the alert metric call it.
  */
 export async function denialsIn(db: SqlRunner, scope: DenialScope) {
-  const [items, replays, lag] = await Promise.all([
-    breachesIn(db, scope),
+  const [items, counts, replays, lag] = await Promise.all([
+    breachesIn(db, scope, DENIALS_LISTED),
+    breachCountsIn(db, scope),
     replayedPerClient(db, scope),
     analysisLag(db),
   ]);
   return {
     from: new Date(scope.from).toISOString(),
     to: new Date(scope.to).toISOString(),
-    ...denialSummary(items, replays),
+    ...denialSummary(items, replays, countNotHeld(counts)),
     analysedThrough: lag.analysedThrough,
     lagMs: lag.lagMs,
   };
