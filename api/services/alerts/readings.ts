@@ -8,7 +8,7 @@ import {
   type RangeFilter,
 } from '../../../db/counters/rollups.ts';
 import { type IdentityRow, serverInfo, topIdentityRows } from '../../../db/queries/analysis.ts';
-import { breachesIn } from '../../../db/queries/denials.ts';
+import { breachCountsIn } from '../../../db/queries/denials.ts';
 import { type StormScope, stormRows, stormsComplete } from '../../../db/queries/storms.ts';
 import type { SqlRunner } from '../../../db/runner.ts';
 import type { GroupBy, Metric } from '../../../shared/alerts/metrics.ts';
@@ -132,7 +132,7 @@ async function readGroups(db: SqlRunner, reads: RoundReads, rule: Reading, end: 
     return valuesFromContext((await contextRows(db, scope, null)) as ContextLike[], rule.groupBy);
   }
   if (rule.metric === 'denials_not_held') {
-    return valuesFromDenials(await breachesIn(db, scope), rule.groupBy);
+    return valuesFromDenials(await breachCountsIn(db, scope), rule.groupBy);
   }
   if (rule.metric === 'failures_without_policy') {
     return valuesFromProfiles(await profileCounts(db, scope), rule.groupBy);
