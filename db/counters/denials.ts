@@ -11,6 +11,7 @@ import { type AnalysisRow, analysisColumns, analysisEventOfRow } from '../querie
 import { upsertRows } from '../queries/lists.ts';
 import type { SqlRunner } from '../runner.ts';
 import { identityRows, identityText, storedDigest } from '../stored-identity.ts';
+import { DenialHourChanges } from './denial-hours.ts';
 
 /**
  * The decision store's audit (db/schema/denials.ts) as the fold keeps it (ADR 15): a change to any counted event of
@@ -224,14 +225,27 @@ async function auditIdentities(db: SqlRunner, plans: readonly AuditPlan[]): Prom
   // The rows to go are found by a join from the plans into each table's key, in a subquery that runs once: as a
   // correlated EXISTS per stored row, SQLite parsed the plans' JSON again for every row of both tables, a cost that
   // grew with the store (at 1M events a day, most of each fold).
-  const fromStart = (table: string, key: readonly string[], time: string) => {
+  // What goes is returned, to be taken off the hour counts (db/counters/denial-hours.ts) that what comes adds to.
+  const fromStart = (table: string, key: readonly string[], time: string, returned: string) => {
     const columns = (prefix: string) => sql.raw(key.map((column) => `${prefix}${column}`).join(', '));
     return sql`DELETE FROM ${sql.raw(table)} WHERE (${columns('')}) IN (SELECT ${columns('audit.')}
       FROM ${starts} AS t JOIN ${sql.raw(table)} AS audit ON audit.server = t.server AND audit.identity = t.identity
-        AND audit.${sql.raw(time)} >= t.since)`;
+        AND audit.${sql.raw(time)} >= t.since) RETURNING ${sql.raw(returned)}`;
   };
-  await db.run(fromStart('denial_breach', ['server', 'identity', 'answer_id'], 'answer_ts'));
-  await db.run(fromStart('denial_replay_hour', ['server', 'identity', 'client', 'start'], 'start'));
+  const hourly = new DenialHourChanges();
+  const goneBreaches = await db.all<{ server: string; client: string; ts: number | string }>(
+    fromStart('denial_breach', ['server', 'identity', 'answer_id'], 'answer_ts', 'server, client, answer_ts AS ts'),
+  );
+  for (const row of goneBreaches) hourly.breach(row.server, row.client, Number(row.ts), -1);
+  const goneReplays = await db.all<{ server: string; client: string; start: number | string; replayed: number }>(
+    fromStart(
+      'denial_replay_hour',
+      ['server', 'identity', 'client', 'start'],
+      'start',
+      'server, client, start, replayed',
+    ),
+  );
+  for (const row of goneReplays) hourly.replays(row.server, row.client, Number(row.start), -Number(row.replayed));
   const identities: unknown[][] = [];
   const forgotten: string[] = [];
   const breaches: unknown[][] = [];
@@ -249,6 +263,7 @@ async function auditIdentities(db: SqlRunner, plans: readonly AuditPlan[]): Prom
     const checkpoint = checkpointAt === null ? null : serialiseDecisions(audit.decisionsAt);
     identities.push([...digestKey(plan.identity), checkpointAt, checkpoint, plan.baseAt, plan.base]);
     for (const d of audit.notHeld) {
+      hourly.breach(digestKey(d.identity)[0], d.client, d.answer.ts, 1);
       breaches.push([
         ...digestKey(d.identity),
         d.answer.id,
@@ -266,6 +281,7 @@ async function auditIdentities(db: SqlRunner, plans: readonly AuditPlan[]): Prom
       const row = hours.get(id);
       if (row === undefined) hours.set(id, [...digestKey(r.identity), r.client, start, 1]);
       else row[4]++;
+      hourly.replays(digestKey(r.identity)[0], r.client, start, 1);
     }
   }
   const gone = identityRows(
@@ -282,6 +298,7 @@ async function auditIdentities(db: SqlRunner, plans: readonly AuditPlan[]): Prom
   await upsertRows(db, IDENTITY_UPSERT, identities);
   await upsertRows(db, BREACH_UPSERT, breaches);
   await upsertRows(db, REPLAY_UPSERT, [...hours.values()]);
+  await hourly.write(db);
 }
 
 /**

@@ -56,6 +56,8 @@ export const COUNTER_FAMILIES = {
     { table: 'actionability_hour', size: HOUR_MS },
     { table: 'actionability_minute', size: MINUTE_MS },
   ],
+  /** The decision store's audit per server and client: denials that did not hold, replayed refusals (ADR 15). */
+  denials: [{ table: 'denial_hour', size: HOUR_MS }],
 } as const satisfies Record<string, readonly Level[]>;
 
 /** Every counter table once. */

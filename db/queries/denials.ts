@@ -1,6 +1,5 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { DenialEventRef } from '../../shared/analysis/denials.ts';
-import { HOUR_MS } from '../../shared/analysis/time-buckets.ts';
 import type { SqlRunner } from '../runner.ts';
 import { identityText } from '../stored-identity.ts';
 
@@ -32,7 +31,7 @@ export async function breachesIn(db: SqlRunner, scope: DenialScope, newest?: num
     sql`SELECT client, server, identity, "rpcMethod", "newSession", refusal, answer FROM (
       SELECT client, server, ${identityText(db)} AS identity, rpc_method AS "rpcMethod", new_session AS "newSession",
         refusal, answer, answer_ts, answer_id FROM denial_breach
-      WHERE answer_ts >= ${scope.from} AND answer_ts < ${scope.to}${narrowed(scope)}${latest}) AS found
+      WHERE answer_ts >= ${scope.from} AND answer_ts < ${scope.to}${narrowedTo(scope)}${latest}) AS found
     ORDER BY answer_ts, answer_id`,
   );
   return rows.map((row) => ({
@@ -46,28 +45,8 @@ export async function breachesIn(db: SqlRunner, scope: DenialScope, newest?: num
   }));
 }
 
-/** The denials that did not hold whose later answer falls in the window, counted per client and server. */
-export async function breachCountsIn(
-  db: SqlRunner,
-  scope: DenialScope,
-): Promise<{ client: string; server: string; count: number }[]> {
-  const rows = await db.all<{ client: string; server: string; count: number | string }>(sql`SELECT client, server,
-      count(*) AS count FROM denial_breach
-    WHERE answer_ts >= ${scope.from} AND answer_ts < ${scope.to}${narrowed(scope)}
-    GROUP BY client, server`);
-  return rows.map((row) => ({ ...row, count: Number(row.count) }));
-}
-
-/** Re-presented refusals replayed per client, in the hours that start in the window (the counts are per hour). */
-export async function replayedPerClient(db: SqlRunner, scope: DenialScope): Promise<Map<string, number>> {
-  const rows = await db.all<{ client: string; replayed: number | string }>(sql`SELECT client,
-      sum(replayed) AS replayed FROM denial_replay_hour
-    WHERE start >= ${scope.from - (scope.from % HOUR_MS)} AND start < ${scope.to}${narrowed(scope)}
-    GROUP BY client ORDER BY client`);
-  return new Map(rows.map((row) => [row.client, Number(row.replayed)]));
-}
-
-function narrowed({ server, client }: DenialScope): SQL {
+/** The conditions that narrow a window of the audit's tables to its server and client. */
+export function narrowedTo({ server, client }: DenialScope): SQL {
   const server_ = server === undefined ? sql`` : sql` AND server = ${server}`;
   const client_ = client === undefined ? sql`` : sql` AND client = ${client}`;
   return sql`${server_}${client_}`;

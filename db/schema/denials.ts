@@ -54,7 +54,11 @@ export const denialBreach = defineTable(
     refusal: text('refusal').notNull(),
     answer: text('answer').notNull(),
   },
-  (t) => [primaryKey(t.server, t.identity, t.answerId), index('denial_breach_ts_idx').on(t.answerTs)],
+  (t) => [
+    primaryKey(t.server, t.identity, t.answerId),
+    // With the server and client: a window's edge hours are counted from this index alone (denial_hour the rest).
+    index('denial_breach_ts_idx').on(t.answerTs, t.server, t.client),
+  ],
 );
 
 /** Re-presented requests that got their standing refusal again (replayed), per identity, client and hour. */
@@ -68,5 +72,25 @@ export const denialReplayHour = defineTable(
     replayed: integer('replayed').notNull(),
   },
   (t) => [primaryKey(t.server, t.identity, t.client, t.start), index('denial_replay_hour_start_idx').on(t.start)],
+  SQLITE_WITHOUT_ROWID,
+);
+
+/**
+ * The audit's counts per hour, server and client: the denials that did not hold (by their answer's hour) and the
+ * replayed refusals. Kept by the audit beside the rows it counts (db/counters/denials.ts), so that a day's counts
+ * read a few rows per client and server instead of the day's breaches and replays.
+ */
+export const denialHour = defineTable(
+  'denial_hour',
+  {
+    /** Epoch ms of the hour's start. */
+    start: bigint('start').notNull(),
+    server: text('server').notNull(),
+    client: text('client').notNull(),
+    breaches: integer('breaches').notNull(),
+    replayed: integer('replayed').notNull(),
+  },
+  // The hour first: the fleet's window reads a range of it, a server's the same few rows per hour.
+  (t) => [primaryKey(t.start, t.server, t.client)],
   SQLITE_WITHOUT_ROWID,
 );

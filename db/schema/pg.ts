@@ -71,6 +71,7 @@ export const {
   contextServer5Min,
   contextServerHour,
   denialBreach,
+  denialHour,
   denialIdentity,
   denialReplayHour,
   eventBodies,

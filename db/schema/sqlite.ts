@@ -69,6 +69,7 @@ export const {
   contextServer5Min,
   contextServerHour,
   denialBreach,
+  denialHour,
   denialIdentity,
   denialReplayHour,
   eventBodies,

@@ -7,7 +7,7 @@ import type { Store } from '../../db/runner.ts';
 import { identityText } from '../../db/stored-identity.ts';
 import { auditDenials } from '../../shared/analysis/denials.ts';
 import { HOUR_MS } from '../../shared/analysis/time-buckets.ts';
-import { createTestApp, putJson, type TestApp } from '../support/app.ts';
+import { createTestApp, get, putJson, type TestApp } from '../support/app.ts';
 import { BASE_TS, clientEvent, proxyEvent, rpcError } from '../support/events.ts';
 import { ingestFolded } from '../support/ingest.ts';
 import { STORE_KINDS, type TestStore } from '../support/stores.ts';
@@ -111,7 +111,10 @@ async function storedAudit(store: Store) {
   const replays = await store.all<{ identity: string; client: string; start: number | string; replayed: number }>(
     sql`SELECT ${identityText(store)} AS identity, client, start, replayed FROM denial_replay_hour`,
   );
+  const hours = await store.all<Record<string, number | string>>(sql`SELECT start, server, client, breaches, replayed
+    FROM denial_hour WHERE breaches <> 0 OR replayed <> 0`);
   return {
+    hours: hours.map((h) => `${Number(h.start)} ${h.server} ${h.client} ${h.breaches} ${h.replayed}`).sort(),
     breaches: breaches
       .map((b) => {
         const [refusal, answer] = [JSON.parse(b.refusal), JSON.parse(b.answer)];
@@ -122,6 +125,17 @@ async function storedAudit(store: Store) {
   };
 }
 
+/** The hour counts as the audit's rows add up: what `denial_hour` must hold (the migration fills it so). */
+async function hoursOfRows(store: Store) {
+  const rows = await store.all<Record<string, number | string>>(sql`SELECT start, server, client,
+      sum(breaches) AS breaches, sum(replayed) AS replayed FROM (
+      SELECT answer_ts - answer_ts % ${HOUR_MS} AS start, server, client, 1 AS breaches, 0 AS replayed
+      FROM denial_breach
+      UNION ALL SELECT start, server, client, 0 AS breaches, replayed FROM denial_replay_hour) AS parts
+    GROUP BY start, server, client`);
+  return rows.map((h) => `${Number(h.start)} ${h.server} ${h.client} ${h.breaches} ${h.replayed}`).sort();
+}
+
 /** The audit of every counted event stored now, in one pass (shared/analysis/denials.ts), as the same rows. */
 async function expectedAudit(store: Store) {
   const rows = await store.all<AnalysisRow & { seq: number | string }>(
@@ -129,11 +143,20 @@ async function expectedAudit(store: Store) {
   );
   const audit = auditDenials(rows.map((row) => ({ ...analysisEventOfRow(row), seq: Number(row.seq) })));
   const hours = new Map<string, number>();
+  const perHour = new Map<string, [number, number]>();
+  const add = (e: { server: string; client: string; ts: number }, breaches: number, replayed: number) => {
+    const id = `${e.ts - (e.ts % HOUR_MS)} ${e.server} ${e.client}`;
+    const [b, r] = perHour.get(id) ?? [0, 0];
+    perHour.set(id, [b + breaches, r + replayed]);
+  };
   for (const r of audit.replayed) {
     const id = `${r.identity} ${r.client} ${r.ts - (r.ts % HOUR_MS)}`;
     hours.set(id, (hours.get(id) ?? 0) + 1);
+    add(r, 0, 1);
   }
+  for (const d of audit.notHeld) add({ ...d, ts: d.answer.ts }, 1, 0);
   return {
+    hours: [...perHour].map(([id, [b, r]]) => `${id} ${b} ${r}`).sort(),
     breaches: audit.notHeld
       .map((d) => `${d.identity} ${d.refusal.id} ${d.answer.id} ${d.answer.ts} ${d.newSession ? 1 : 0}`)
       .sort(),
@@ -193,6 +216,38 @@ describe.each(STORE_KINDS)('the denial audit from checkpoints on $name', (kind) 
         expect(Number(shadowed[0]?.n)).toBeGreaterThan(0);
       });
     }
+
+    it('counts a window from its whole hours and its edges as from the audit rows themselves', async () => {
+      await send(arrivalOrder(traffic(4, 400, 7), 4, 0.1));
+      const windows = [
+        [BASE_TS, BASE_TS + 7 * HOUR_MS],
+        [BASE_TS + 17 * 60_000, BASE_TS + 5 * HOUR_MS + 3 * 60_000],
+        [BASE_TS + 2 * HOUR_MS + 5 * 60_000, BASE_TS + 2 * HOUR_MS + 40 * 60_000],
+      ];
+      let counted = 0;
+      for (const [from, to] of windows as [number, number][]) {
+        for (const narrowed of ['', '&client=agent-8', `&server=${SERVER}`]) {
+          const res = await get(app, `/api/v1/denials?from=${from}&to=${to}${narrowed}`);
+          expect(res.status).toBe(200);
+          const answer = await res.json();
+          const client = narrowed.startsWith('&client=') ? sql` AND client = 'agent-8'` : sql``;
+          const breaches = await db.store.all<{ client: string; n: number | string }>(sql`SELECT client,
+              count(*) AS n FROM denial_breach WHERE answer_ts >= ${from} AND answer_ts < ${to}${client}
+            GROUP BY client`);
+          const replays = await db.store.all<{ client: string; n: number | string }>(sql`SELECT client,
+              sum(replayed) AS n FROM denial_replay_hour
+            WHERE start >= ${from - (from % HOUR_MS)} AND start < ${to}${client} GROUP BY client`);
+          const byClient = Object.fromEntries(breaches.map((row) => [row.client, Number(row.n)]));
+          expect(answer.byClient).toEqual(byClient);
+          expect(answer.total).toBe(Object.values(byClient).reduce((a, b) => a + b, 0));
+          const replayed = Object.fromEntries(replays.map((row) => [row.client, Number(row.n)]));
+          for (const row of answer.representedRefusals) expect(row.replayed).toBe(replayed[row.client] ?? 0);
+          counted += answer.total;
+        }
+      }
+      expect(counted).toBeGreaterThan(0);
+      expect((await storedAudit(db.store)).hours).toEqual(await hoursOfRows(db.store));
+    });
 
     it('reads an hour or two of a storm identity at a fold, not all its sends', async () => {
       const perHour = 60;
@@ -254,6 +309,7 @@ describe.each(STORE_KINDS)('the denial audit from checkpoints on $name', (kind) 
       expect(after.breaches).toEqual(whole.breaches);
       const identity = after.breaches[0]?.split(' ')[0];
       expect(after.replays).toEqual([...whole.replays, `${identity} agent-7 ${start + day} 1`].sort());
+      expect(after.hours).toEqual(await hoursOfRows(db.store));
     });
   });
 });

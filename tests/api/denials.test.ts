@@ -169,12 +169,31 @@ describe.each(STORE_KINDS)('GET /api/v1/denials on $name', (kind) => {
       expect(kept.total).toBe(1);
       // The store as the release before left it: no audit. The migration queues its refused identities, and an
       // idle fold audits them.
-      for (const table of ['denial_breach', 'denial_replay_hour', 'denial_identity']) {
+      for (const table of ['denial_breach', 'denial_replay_hour', 'denial_hour', 'denial_identity']) {
         await db.store.run(sql.raw(`DELETE FROM ${table}`));
       }
       expect((await denials()).total).toBe(0);
       await replayMigration(db.store, kind.name, 'denial_audit', 'INSERT INTO');
       await foldAll(db.store);
+      expect(await audit()).toEqual(kept);
+    });
+
+    it('counts, after the upgrade that added the hour counts, what the audit held before', async () => {
+      await postNdjson(app, [denial(0, 's1'), denial(2, 's1'), granted(10, 's2'), denial(3_700, 's3')]);
+      await postNdjson(app, [denial(3_710, 's3'), granted(3_720, 's4')]);
+      const hours = `from=${BASE_TS - 3_600_000}&to=${BASE_TS + 3 * 3_600_000}`;
+      // The lag is wall-clock time: the audit is the rest.
+      const audit = async () => {
+        const { analysedThrough: _through, lagMs: _lag, ...rest } = await denials(hours);
+        return rest;
+      };
+      const kept = await audit();
+      expect(kept.total).toBe(2);
+      expect(kept.representedRefusals).toEqual([{ client: 'agent-7', replayed: 2, evaluatedAfresh: 2 }]);
+      // The store as the release before left it: no hour counts. The migration fills them from the audit's rows.
+      await db.store.run(sql`DELETE FROM denial_hour`);
+      expect((await denials(hours)).total).toBe(0);
+      await replayMigration(db.store, kind.name, 'denial_hours', 'INSERT INTO');
       expect(await audit()).toEqual(kept);
     });
 

@@ -112,8 +112,23 @@ async function forgetLastMigration(store: Store): Promise<void> {
   await store.run(sql`DELETE FROM ${journal} WHERE created_at = (SELECT max(created_at) FROM ${journal})`);
 }
 
-/** Turns the store back into what the release before the migration denial_checkpoint left: no audit checkpoints. */
+/**
+ * Turns the store back into what the release before the migration denial_hours left: no hour counts of the audit,
+ * and denial_breach's time index on the time alone.
+ */
+export async function asBeforeDenialHours(store: Store): Promise<void> {
+  await store.run(sql`DROP TABLE denial_hour`);
+  await store.run(sql`DROP INDEX denial_breach_ts_idx`);
+  await store.run(sql`CREATE INDEX denial_breach_ts_idx ON denial_breach (answer_ts)`);
+  await forgetLastMigration(store);
+}
+
+/**
+ * Turns the store back into what the release before the migration denial_checkpoint left (the migrations after it
+ * undone first): no audit checkpoints.
+ */
 export async function asBeforeDenialCheckpoint(store: Store): Promise<void> {
+  await asBeforeDenialHours(store);
   for (const column of ['checkpoint_at', 'checkpoint', 'base_at', 'base']) {
     await store.run(sql.raw(`ALTER TABLE denial_identity DROP COLUMN ${column}`));
   }

@@ -1,5 +1,6 @@
 import { profileCounts } from '../../../db/counters/actionability.ts';
 import { contextRows } from '../../../db/counters/context.ts';
+import { breachCountsIn } from '../../../db/counters/denial-hours.ts';
 import {
   type CountRow,
   conductRows,
@@ -8,7 +9,6 @@ import {
   type RangeFilter,
 } from '../../../db/counters/rollups.ts';
 import { type IdentityRow, serverInfo, topIdentityRows } from '../../../db/queries/analysis.ts';
-import { breachCountsIn } from '../../../db/queries/denials.ts';
 import { type StormScope, stormRows, stormsComplete } from '../../../db/queries/storms.ts';
 import type { SqlRunner } from '../../../db/runner.ts';
 import type { GroupBy, Metric } from '../../../shared/alerts/metrics.ts';

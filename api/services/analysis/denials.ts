@@ -1,4 +1,5 @@
-import { breachCountsIn, breachesIn, type DenialScope, replayedPerClient } from '../../../db/queries/denials.ts';
+import { breachCountsIn, replayedPerClient } from '../../../db/counters/denial-hours.ts';
+import { breachesIn, type DenialScope } from '../../../db/queries/denials.ts';
 import type { SqlRunner } from '../../../db/runner.ts';
 import { countNotHeld, denialSummary } from '../../../shared/analysis/denials.ts';
 import { analysisLag } from '../analysis-lag.ts';
