@@ -234,7 +234,12 @@ async function auditIdentities(db: SqlRunner, plans: readonly AuditPlan[]): Prom
   };
   const hourly = new DenialHourChanges();
   const goneBreaches = await db.all<{ server: string; client: string; ts: number | string }>(
-    fromStart('denial_breach', ['server', 'identity', 'answer_id'], 'answer_ts', 'server, client, answer_ts AS ts'),
+    fromStart(
+      'denial_breach',
+      ['server', 'identity', 'answer_ts', 'answer_id'],
+      'answer_ts',
+      'server, client, answer_ts AS ts',
+    ),
   );
   for (const row of goneBreaches) hourly.breach(row.server, row.client, Number(row.ts), -1);
   const goneReplays = await db.all<{ server: string; client: string; start: number | string; replayed: number }>(
@@ -364,8 +369,9 @@ const BREACH_UPSERT = {
     ['refusal', 'text'],
     ['answer', 'text'],
   ],
-  key: ['server', 'identity', 'answer_id'],
-  set: 'answer_ts = excluded.answer_ts',
+  key: ['server', 'identity', 'answer_ts', 'answer_id'],
+  // The audit deleted the identity's rows from its start, and writes only rows from there: nothing is left to meet.
+  set: 'new_session = excluded.new_session, refusal = excluded.refusal, answer = excluded.answer',
 } as const;
 
 const REPLAY_UPSERT = {

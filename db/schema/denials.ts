@@ -43,7 +43,7 @@ export const denialBreach = defineTable(
   {
     server: text('server').notNull(),
     identity: bytes('identity').notNull(),
-    /** The later answer's event id: an answer overturns at most one decision. */
+    /** The later answer's event id and time (an event is its id, time and server): it overturns one decision. */
     answerId: text('answer_id').notNull(),
     answerTs: bigint('answer_ts').notNull(),
     client: text('client').notNull(),
@@ -55,7 +55,8 @@ export const denialBreach = defineTable(
     answer: text('answer').notNull(),
   },
   (t) => [
-    primaryKey(t.server, t.identity, t.answerId),
+    // The time too: logs reuse ids, and the store keeps two events of one id at different times apart.
+    primaryKey(t.server, t.identity, t.answerTs, t.answerId),
     // With the server and client: a window's edge hours are counted from this index alone (denial_hour the rest).
     index('denial_breach_ts_idx').on(t.answerTs, t.server, t.client),
   ],

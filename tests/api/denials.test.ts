@@ -193,8 +193,17 @@ describe.each(STORE_KINDS)('GET /api/v1/denials on $name', (kind) => {
       // The store as the release before left it: no hour counts. The migration fills them from the audit's rows.
       await db.store.run(sql`DELETE FROM denial_hour`);
       expect((await denials(hours)).total).toBe(0);
-      await replayMigration(db.store, kind.name, 'denial_hours', 'INSERT INTO');
+      await replayMigration(db.store, kind.name, 'denial_hours', 'INSERT INTO denial_hour');
       expect(await audit()).toEqual(kept);
+    });
+
+    it('counts two answers that share an event id at different times', async () => {
+      // Logs reuse ids (a client restarting its numbering): the store keeps both events, and so does the audit.
+      const answer = (seconds: number, session: string) => ({ ...granted(seconds, session), id: 'reused-id' });
+      await postNdjson(app, [denial(0, 's1'), answer(10, 's2'), denial(20, 's3'), answer(30, 's4')]);
+      const found = await denials();
+      expect(found.total).toBe(2);
+      expect(found.items.map((item: { answer: { ts: number } }) => item.answer.ts - BASE_TS)).toEqual([10_000, 30_000]);
     });
 
     it('refuses a range that ends before it starts', async () => {

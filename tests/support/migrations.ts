@@ -114,11 +114,28 @@ async function forgetLastMigration(store: Store): Promise<void> {
 
 /**
  * Turns the store back into what the release before the migration denial_hours left: no hour counts of the audit,
- * and denial_breach's time index on the time alone.
+ * denial_breach keyed without the answer's time, and its time index on the time alone.
  */
 export async function asBeforeDenialHours(store: Store): Promise<void> {
   await store.run(sql`DROP TABLE denial_hour`);
   await store.run(sql`DROP INDEX denial_breach_ts_idx`);
+  if (store.dialect === 'postgres') {
+    await store.run(
+      sql`ALTER TABLE denial_breach DROP CONSTRAINT denial_breach_server_identity_answer_ts_answer_id_pk`,
+    );
+    await store.run(sql`ALTER TABLE denial_breach ADD CONSTRAINT denial_breach_server_identity_answer_id_pk
+      PRIMARY KEY (server, identity, answer_id)`);
+  } else {
+    // SQLite changes a key by copying the table, as the migration did.
+    await store.run(sql`CREATE TABLE denial_breach_before (server text NOT NULL, identity blob NOT NULL,
+      answer_id text NOT NULL, answer_ts integer NOT NULL, client text NOT NULL, rpc_method text,
+      new_session integer NOT NULL, refusal text NOT NULL, answer text NOT NULL,
+      PRIMARY KEY (server, identity, answer_id))`);
+    await store.run(sql`INSERT INTO denial_breach_before SELECT server, identity, answer_id, answer_ts, client,
+      rpc_method, new_session, refusal, answer FROM denial_breach`);
+    await store.run(sql`DROP TABLE denial_breach`);
+    await store.run(sql`ALTER TABLE denial_breach_before RENAME TO denial_breach`);
+  }
   await store.run(sql`CREATE INDEX denial_breach_ts_idx ON denial_breach (answer_ts)`);
   await forgetLastMigration(store);
 }

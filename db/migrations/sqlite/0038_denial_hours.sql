@@ -1,7 +1,9 @@
 -- The denial audit's counts per hour, server and client (issue 18, ADR 15): GET /denials over a day at 10M events
 -- counted the day's denial_breach and denial_replay_hour rows (p50 426 ms); it now reads these, and the window's edge
--- hours from denial_breach's index, which gains the server and client for that. Filled here from the audit's rows;
--- from now on the audit keeps it beside them (db/counters/denials.ts).
+-- hours from denial_breach's time index, which gains the server and client for that. Filled here from the audit's
+-- rows; from now on the audit keeps it beside them (db/counters/denials.ts). denial_breach's key gains the answer's
+-- time: logs reuse event ids, and two answers of one id at different times collided in one upsert (PostgreSQL
+-- refused the fold's statement; SQLite kept one of the two).
 CREATE TABLE `denial_hour` (
 	`start` integer NOT NULL,
 	`server` text NOT NULL,
@@ -11,7 +13,24 @@ CREATE TABLE `denial_hour` (
 	PRIMARY KEY(`start`, `server`, `client`)
 ) WITHOUT ROWID;
 --> statement-breakpoint
-DROP INDEX `denial_breach_ts_idx`;--> statement-breakpoint
+PRAGMA foreign_keys=OFF;--> statement-breakpoint
+CREATE TABLE `__new_denial_breach` (
+	`server` text NOT NULL,
+	`identity` blob NOT NULL,
+	`answer_id` text NOT NULL,
+	`answer_ts` integer NOT NULL,
+	`client` text NOT NULL,
+	`rpc_method` text,
+	`new_session` integer NOT NULL,
+	`refusal` text NOT NULL,
+	`answer` text NOT NULL,
+	PRIMARY KEY(`server`, `identity`, `answer_ts`, `answer_id`)
+);
+--> statement-breakpoint
+INSERT INTO `__new_denial_breach`("server", "identity", "answer_id", "answer_ts", "client", "rpc_method", "new_session", "refusal", "answer") SELECT "server", "identity", "answer_id", "answer_ts", "client", "rpc_method", "new_session", "refusal", "answer" FROM `denial_breach`;--> statement-breakpoint
+DROP TABLE `denial_breach`;--> statement-breakpoint
+ALTER TABLE `__new_denial_breach` RENAME TO `denial_breach`;--> statement-breakpoint
+PRAGMA foreign_keys=ON;--> statement-breakpoint
 CREATE INDEX `denial_breach_ts_idx` ON `denial_breach` (`answer_ts`,`server`,`client`);
 --> statement-breakpoint
 INSERT INTO denial_hour (start, server, client, breaches, replayed)
