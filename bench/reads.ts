@@ -8,6 +8,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { sql } from 'drizzle-orm';
 import { createApp } from '../api/app.ts';
 import { DEFAULT_CONFIG } from '../api/env.ts';
 import { loadAnalysis } from '../api/services/analysis/load.ts';
@@ -156,6 +157,14 @@ async function timeEndpoints(store: Store, now: number): Promise<void> {
   console.log(
     `  ${'raw events: the 24 h identity ranking'.padEnd(60)} p50 ${ms(identities, 0.5)}  p95 ${ms(identities, 0.95)}`,
   );
+  // What GET /denials counted before the audit kept hour counts: the day's breaches and replay hours themselves.
+  const denials = await sample(async () => {
+    await store.all(sql`SELECT client, server, count(*) AS n FROM denial_breach
+      WHERE answer_ts >= ${now - 24 * 3_600_000} AND answer_ts < ${now} GROUP BY client, server`);
+    await store.all(sql`SELECT client, sum(replayed) AS n FROM denial_replay_hour
+      WHERE start >= ${now - 24 * 3_600_000} AND start < ${now} GROUP BY client`);
+  }, 5);
+  console.log(`  ${'audit rows: the 24 h denial counts'.padEnd(60)} p50 ${ms(denials, 0.5)}  p95 ${ms(denials, 0.95)}`);
   // What the storms list did before storms were kept: the detector over the hour's events (and the probe window).
   const storms = await sample(async () => {
     const { events, verdicts } = await loadAnalysis(store, {

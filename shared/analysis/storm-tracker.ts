@@ -126,7 +126,7 @@ function stepLoop(
   if (avoidable) run.avoidable++;
   if (e.bucket === 'ok') delete state.loops[key];
   return {
-    id: stormId('retry_loop', state.client, state.server, run.firstId),
+    id: stormId('retry_loop', state.client, state.server, { id: run.firstId, ts: run.firstTs }),
     kind: 'retry_loop',
     client: state.client,
     server: state.server,
@@ -253,7 +253,7 @@ function qualifies(refusals: readonly WindowRefusal[], o: Readonly<Required<Stor
 
 function probeStorm(state: PartitionStormState, p: OpenProbe): StormSummary {
   return {
-    id: stormId('probe_storm', state.client, state.server, p.firstId),
+    id: stormId('probe_storm', state.client, state.server, { id: p.firstId, ts: p.start }),
     kind: 'probe_storm',
     client: state.client,
     server: state.server,

@@ -280,7 +280,7 @@ function buildStorm(
     return { id, ts, status, rpcCode, latencyMs, bucket, kind, avoidable, blockedBy, gate: gate.get(e.id) ?? '' };
   });
   return {
-    id: stormId(f.kind, p.client, p.server, first.id),
+    id: stormId(f.kind, p.client, p.server, first),
     kind: f.kind,
     client: p.client,
     server: p.server,
@@ -475,9 +475,13 @@ const FNV_OFFSET = 0xcbf29ce484222325n;
 const FNV_PRIME = 0x100000001b3n;
 const MASK_64 = (1n << 64n) - 1n;
 
-/** `kind:` + 64-bit FNV-1a of the parts: stable across runs and stores, and pure (no crypto module needed). */
-export function stormId(kind: StormKind, client: string, server: string, firstId: string): string {
-  const text = JSON.stringify([kind, client, server, firstId]);
+/**
+ * `kind:` + 64-bit FNV-1a of the parts: stable across runs and stores, and pure (no crypto module needed). The first
+ * attempt is its id and time, as the store keys an event: logs reuse ids, and by id alone two storms of one client
+ * and server whose first attempts shared an id were one row, the second overwriting the first.
+ */
+export function stormId(kind: StormKind, client: string, server: string, first: { id: string; ts: number }): string {
+  const text = JSON.stringify([kind, client, server, first.id, first.ts]);
   let h = FNV_OFFSET;
   for (let i = 0; i < text.length; i++) {
     h ^= BigInt(text.charCodeAt(i));

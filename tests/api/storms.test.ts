@@ -97,6 +97,19 @@ describe.each(STORE_KINDS)('storms kept at ingest on $name', (kind) => {
       expect(await listed()).toEqual(await detectedIn(db.store));
     });
 
+    it("writes a partition's storms again under their ids of id and time once a batch touches it (storm_ids)", async () => {
+      const events = traffic('u');
+      const half = events.length / 2;
+      expect((await postNdjson(app, events.slice(0, half))).status).toBe(200);
+      // The ids an earlier release gave them, open storms among them: the migration has each partition replayed.
+      await db.store.run(sql`UPDATE storms SET id = 'before-' || id`);
+      await replayMigration(db.store, kind.name, 'storm_ids', 'UPDATE gate_partitions');
+      expect((await postNdjson(app, events.slice(half))).status).toBe(200);
+      const storms = await listed();
+      expect(storms.some((s: { id: string }) => s.id.startsWith('before-'))).toBe(false);
+      expect(storms).toEqual(await detectedIn(db.store));
+    });
+
     it('lists a storm that overlaps the window whole, and none that ended before it', async () => {
       await postNdjson(app, traffic('w'));
       const all = await listed();

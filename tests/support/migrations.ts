@@ -112,11 +112,17 @@ async function forgetLastMigration(store: Store): Promise<void> {
   await store.run(sql`DELETE FROM ${journal} WHERE created_at = (SELECT max(created_at) FROM ${journal})`);
 }
 
+/** The migration storm_ids changed no schema (it has every partition's storms written again): forgotten, it is undone. */
+export async function asBeforeStormIds(store: Store): Promise<void> {
+  await forgetLastMigration(store);
+}
+
 /**
- * Turns the store back into what the release before the migration denial_hours left: no hour counts of the audit,
- * denial_breach keyed without the answer's time, and its time index on the time alone.
+ * Turns the store back into what the release before the migration denial_hours left (the migrations after it undone
+ * first): no hour counts of the audit, denial_breach keyed without the answer's time, its time index on the time alone.
  */
 export async function asBeforeDenialHours(store: Store): Promise<void> {
+  await asBeforeStormIds(store);
   await store.run(sql`DROP TABLE denial_hour`);
   await store.run(sql`DROP INDEX denial_breach_ts_idx`);
   if (store.dialect === 'postgres') {
