@@ -266,11 +266,13 @@ async function auditIdentities(db: SqlRunner, plans: readonly AuditPlan[]): Prom
       continue;
     }
     const checkpoint = checkpointAt === null ? null : serialiseDecisions(audit.decisionsAt);
-    identities.push([...digestKey(plan.identity), checkpointAt, checkpoint, plan.baseAt, plan.base]);
+    // Every row of the audit is of the identity audited.
+    const key = digestKey(plan.identity);
+    identities.push([...key, checkpointAt, checkpoint, plan.baseAt, plan.base]);
     for (const d of audit.notHeld) {
-      hourly.breach(digestKey(d.identity)[0], d.client, d.answer.ts, 1);
+      hourly.breach(key[0], d.client, d.answer.ts, 1);
       breaches.push([
-        ...digestKey(d.identity),
+        ...key,
         d.answer.id,
         d.answer.ts,
         d.client,
@@ -282,11 +284,11 @@ async function auditIdentities(db: SqlRunner, plans: readonly AuditPlan[]): Prom
     }
     for (const r of audit.replayed) {
       const start = r.ts - (r.ts % HOUR_MS);
-      const id = JSON.stringify([r.identity, r.client, start]);
+      const id = JSON.stringify([plan.identity, r.client, start]);
       const row = hours.get(id);
-      if (row === undefined) hours.set(id, [...digestKey(r.identity), r.client, start, 1]);
+      if (row === undefined) hours.set(id, [...key, r.client, start, 1]);
       else row[4]++;
-      hourly.replays(digestKey(r.identity)[0], r.client, start, 1);
+      hourly.replays(key[0], r.client, start, 1);
     }
   }
   const gone = identityRows(
