@@ -1,4 +1,5 @@
-import { type SQL, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
+import type { DenialCounts } from '../../shared/analysis/denials.ts';
 import { bucketStart } from '../../shared/analysis/time-buckets.ts';
 import { type DenialScope, narrowedTo } from '../queries/denials.ts';
 import { addCounts, type RowsColumn } from '../queries/lists.ts';
@@ -7,72 +8,106 @@ import { COUNTER_FAMILIES } from './levels.ts';
 import { segments } from './rollups.ts';
 
 /**
- * The decision store's audit counted per hour, server and client (db/schema/denials.ts `denial_hour`): the denials
- * that did not hold, by their answer's hour, and the replayed refusals. The audit (db/counters/denials.ts) replaces
+ * The decision store's audit counted per hour (db/schema/denials.ts `denial_hour` and its per-client and per-server
+ * twins): the denials that did not hold, by their answer's hour, and the replayed refusals. The audit (db/counters/denials.ts) replaces
  * an identity's rows from a start; what it deletes and what it writes come here as changes, so the counts stay the
  * sum of the rows they count whatever is audited again. A day's counts then read some rows per hour, client and
  * server, not the day's breaches (a hundred thousand at 10M events a day).
  */
-const LEVELS = COUNTER_FAMILIES.denials;
-const [{ table: HOURS, size: HOUR }] = LEVELS;
+const [{ table: PAIRS, size: HOUR }] = COUNTER_FAMILIES.denials;
+const [{ table: CLIENTS }] = COUNTER_FAMILIES.denialsByClient;
+const [{ table: SERVERS }] = COUNTER_FAMILIES.denialsByServer;
 
-const KEYS: readonly RowsColumn[] = [
-  ['start', 'bigint'],
-  ['server', 'text'],
-  ['client', 'text'],
-];
+/** Each table's key after the hour: what it keeps apart. */
+const TABLES = [
+  { table: PAIRS, keeps: ['server', 'client'] },
+  { table: CLIENTS, keeps: ['client'] },
+  { table: SERVERS, keeps: ['server'] },
+] as const;
 
 /** Changes to the hour counts, added up and written once per audit. */
 export class DenialHourChanges {
-  private readonly changes: (string | number)[][] = [];
+  private readonly changes: { start: number; server: string; client: string; breaches: number; replayed: number }[] =
+    [];
 
   /** A denial that did not hold, answered at `ts`, stored (+1) or replaced (-1). */
   breach(server: string, client: string, ts: number, sign: 1 | -1): void {
-    this.changes.push([bucketStart(ts, HOUR), server, client, sign, 0]);
+    this.changes.push({ start: bucketStart(ts, HOUR), server, client, breaches: sign, replayed: 0 });
   }
 
   /** Replayed refusals of the hour starting at `start`, stored (+) or replaced (-). */
   replays(server: string, client: string, start: number, replayed: number): void {
-    this.changes.push([start, server, client, 0, replayed]);
+    this.changes.push({ start, server, client, breaches: 0, replayed });
   }
 
   async write(db: SqlRunner): Promise<void> {
-    await addCounts(db, HOURS, KEYS, ['breaches', 'replayed'], this.changes);
+    await Promise.all(
+      TABLES.map(({ table, keeps }) =>
+        addCounts(
+          db,
+          table,
+          [['start', 'bigint'], ...keeps.map((column): RowsColumn => [column, 'text'])],
+          ['breaches', 'replayed'],
+          this.changes.map((c) => [c.start, ...keeps.map((column) => c[column]), c.breaches, c.replayed]),
+        ),
+      ),
+    );
     this.changes.length = 0;
   }
 }
 
-/**
- * The denials that did not hold whose later answer falls in the window, counted per client and server: whole hours
- * from the hour counts, the window's edges from `denial_breach` (its (answer_ts, server, client) index).
- */
-export async function breachCountsIn(
-  db: SqlRunner,
-  scope: DenialScope,
-): Promise<{ client: string; server: string; count: number }[]> {
-  const parts = segments(scope, LEVELS);
-  const narrowed = narrowedTo(scope);
-  const selects: SQL[] = [
-    ...parts.rollups.map(
-      ([, from, to]) => sql`SELECT client, server, breaches AS count FROM ${sql.raw(HOURS)}
-        WHERE start >= ${from} AND start < ${to} AND breaches <> 0${narrowed}`,
-    ),
-    ...parts.raw.map(
-      ([from, to]) => sql`SELECT client, server, count(*) AS count FROM denial_breach
-        WHERE answer_ts >= ${from} AND answer_ts < ${to}${narrowed} GROUP BY client, server`,
-    ),
-  ];
-  const rows = await db.all<{ client: string; server: string; count: number | string }>(sql`SELECT client, server,
-      sum(count) AS count FROM (${sql.join(selects, sql` UNION ALL `)}) AS parts
-    GROUP BY client, server HAVING sum(count) <> 0 ORDER BY client, server`);
-  return rows.map((row) => ({ ...row, count: Number(row.count) }));
+/** A window's denials that did not hold, counted per client and server, and its replayed refusals per client. */
+export interface DenialCountsIn {
+  counts: DenialCounts;
+  replayed: Map<string, number>;
 }
 
-/** Re-presented refusals replayed per client, in the hours that start in the window (the counts are per hour). */
-export async function replayedPerClient(db: SqlRunner, scope: DenialScope): Promise<Map<string, number>> {
-  const rows = await db.all<{ client: string; replayed: number | string }>(sql`SELECT client,
-      sum(replayed) AS replayed FROM ${sql.raw(HOURS)}
-    WHERE start >= ${bucketStart(scope.from, HOUR)} AND start < ${scope.to} AND replayed <> 0${narrowedTo(scope)}
-    GROUP BY client ORDER BY client`);
-  return new Map(rows.map((row) => [row.client, Number(row.replayed)]));
+/**
+ * The denials that did not hold whose later answer falls in the window, counted per client and per server, and the
+ * re-presented refusals replayed per client in the hours that start in it (the replays are counted per hour): whole
+ * hours from the hour counts (of the pairs when the window names a server or client, else of the clients and of the
+ * servers), the window's edges from `denial_breach`'s (answer_ts, server, client) index.
+ */
+export async function denialCountsIn(db: SqlRunner, scope: DenialScope): Promise<DenialCountsIn> {
+  const parts = segments(scope, COUNTER_FAMILIES.denials);
+  const narrowed = narrowedTo(scope);
+  // The hours that start in the window hold its replays; the whole ones among them its breaches.
+  const hours = sql`start >= ${bucketStart(scope.from, HOUR)} AND start < ${scope.to}${narrowed}`;
+  const [whole] = parts.rollups;
+  const inWhole = whole === undefined ? sql`0 = 1` : sql`start >= ${whole[1]} AND start < ${whole[2]}`;
+  const breaches = sql`CASE WHEN ${inWhole} THEN breaches ELSE 0 END`;
+  const read = (table: string, keeps: string) =>
+    db.all<{ client: string; server: string; breaches: number | string; replayed: number | string }>(sql`SELECT
+        ${sql.raw(keeps)}, sum(${breaches}) AS breaches, sum(replayed) AS replayed FROM ${sql.raw(table)}
+      WHERE ${hours} GROUP BY ${sql.raw(keeps)}`);
+  const edges = parts.raw.map(
+    ([from, to]) => sql`SELECT client, server, count(*) AS breaches FROM denial_breach
+      WHERE answer_ts >= ${from} AND answer_ts < ${to}${narrowed} GROUP BY client, server`,
+  );
+  const edgeRows = (): Promise<{ client: string; server: string; breaches: number | string }[]> =>
+    edges.length === 0 ? Promise.resolve([]) : db.all(sql.join(edges, sql` UNION ALL `));
+  const narrow = scope.server !== undefined || scope.client !== undefined;
+  const [byClient, byServer, edge] = await Promise.all(
+    narrow
+      ? [read(PAIRS, 'client, server'), Promise.resolve([]), edgeRows()]
+      : [read(CLIENTS, 'client'), read(SERVERS, 'server'), edgeRows()],
+  );
+  const counts: DenialCounts = { total: 0, byClient: {}, byServer: {} };
+  const replayed = new Map<string, number>();
+  const add = (into: Record<string, number>, name: string, n: number) => {
+    if (n !== 0) into[name] = (into[name] ?? 0) + n;
+  };
+  for (const row of byClient) {
+    add(counts.byClient, row.client, Number(row.breaches));
+    // Narrowed, the pairs give the servers too; else the servers' own rows do.
+    if (narrow) add(counts.byServer, row.server, Number(row.breaches));
+    if (Number(row.replayed) !== 0) replayed.set(row.client, (replayed.get(row.client) ?? 0) + Number(row.replayed));
+  }
+  for (const row of byServer) add(counts.byServer, row.server, Number(row.breaches));
+  for (const row of edge) {
+    add(counts.byClient, row.client, Number(row.breaches));
+    add(counts.byServer, row.server, Number(row.breaches));
+  }
+  counts.total = Object.values(counts.byClient).reduce((sum, n) => sum + n, 0);
+  return { counts, replayed };
 }

@@ -56,8 +56,11 @@ export const COUNTER_FAMILIES = {
     { table: 'actionability_hour', size: HOUR_MS },
     { table: 'actionability_minute', size: MINUTE_MS },
   ],
-  /** The decision store's audit per server and client: denials that did not hold, replayed refusals (ADR 15). */
+  /** The decision store's audit: denials that did not hold, replayed refusals (ADR 15), per server and client. */
   denials: [{ table: 'denial_hour', size: HOUR_MS }],
+  /** The same per client and per server alone: a fleet's window reads their rows, not every pair's. */
+  denialsByClient: [{ table: 'denial_client_hour', size: HOUR_MS }],
+  denialsByServer: [{ table: 'denial_server_hour', size: HOUR_MS }],
 } as const satisfies Record<string, readonly Level[]>;
 
 /** Every counter table once. */

@@ -77,9 +77,10 @@ export const denialReplayHour = defineTable(
 );
 
 /**
- * The audit's counts per hour, server and client: the denials that did not hold (by their answer's hour) and the
- * replayed refusals. Kept by the audit beside the rows it counts (db/counters/denials.ts), so that a day's counts
- * read a few rows per client and server instead of the day's breaches and replays.
+ * The audit's counts per hour: the denials that did not hold (by their answer's hour) and the replayed refusals. Kept
+ * by the audit beside the rows it counts (db/counters/denial-hours.ts), per server and client for a window narrowed
+ * to either, and per client and per server alone for the fleet's: a day of the fleet reads its clients' and servers'
+ * hours (some rows per hour each), not every pair's (a thousand an hour in the bench) nor the day's breaches.
  */
 export const denialHour = defineTable(
   'denial_hour',
@@ -91,7 +92,31 @@ export const denialHour = defineTable(
     breaches: integer('breaches').notNull(),
     replayed: integer('replayed').notNull(),
   },
-  // The hour first: the fleet's window reads a range of it, a server's the same few rows per hour.
+  // The hour first: a window reads a range of it, narrowed to a server or client within each hour.
   (t) => [primaryKey(t.start, t.server, t.client)],
+  SQLITE_WITHOUT_ROWID,
+);
+
+export const denialClientHour = defineTable(
+  'denial_client_hour',
+  {
+    start: bigint('start').notNull(),
+    client: text('client').notNull(),
+    breaches: integer('breaches').notNull(),
+    replayed: integer('replayed').notNull(),
+  },
+  (t) => [primaryKey(t.start, t.client)],
+  SQLITE_WITHOUT_ROWID,
+);
+
+export const denialServerHour = defineTable(
+  'denial_server_hour',
+  {
+    start: bigint('start').notNull(),
+    server: text('server').notNull(),
+    breaches: integer('breaches').notNull(),
+    replayed: integer('replayed').notNull(),
+  },
+  (t) => [primaryKey(t.start, t.server)],
   SQLITE_WITHOUT_ROWID,
 );

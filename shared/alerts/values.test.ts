@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { countNotHeld } from '../analysis/denials.ts';
 import { seed000, T0 } from '../analysis/fixtures.ts';
 import { replayGate } from '../analysis/gate.ts';
 import { detectStorms } from '../analysis/storms.ts';
@@ -123,14 +124,15 @@ describe('alert metrics from the analyses', () => {
   });
 
   it('counts denials that did not hold per server, per client and in all', () => {
-    const items = [
+    const counts = countNotHeld([
       { client: 'a', server: 'x' },
       { client: 'a', server: 'y' },
       { client: 'b', server: 'x' },
-    ];
-    expect(byGroup(valuesFromDenials(items, 'server'))).toEqual({ x: 2, y: 1 });
-    expect(byGroup(valuesFromDenials(items, 'client'))).toEqual({ a: 2, b: 1 });
-    expect(valuesFromDenials([], 'none')).toEqual([{ group: '', value: 0, server: null }]);
+    ]);
+    expect(byGroup(valuesFromDenials(counts, 'server'))).toEqual({ x: 2, y: 1 });
+    expect(byGroup(valuesFromDenials(counts, 'client'))).toEqual({ a: 2, b: 1 });
+    expect(byGroup(valuesFromDenials(counts, 'none'))).toEqual({ '': 3 });
+    expect(valuesFromDenials(countNotHeld([]), 'none')).toEqual([{ group: '', value: 0, server: null }]);
   });
 
   it('has exactly one home for every metric', () => {

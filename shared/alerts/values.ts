@@ -1,6 +1,6 @@
 import { countViews, type ServerProfileCount, withoutPolicyShare } from '../actionability/summary.ts';
 import { addContextCount, type ContextGap, emptyContextGap, trimRate } from '../analysis/context-gap.ts';
-import { countNotHeld } from '../analysis/denials.ts';
+import type { DenialCounts } from '../analysis/denials.ts';
 import { representations } from '../analysis/identities.ts';
 import type { ContextScope } from '../analysis/types.ts';
 import { BUCKETS } from '../classify/types.ts';
@@ -173,8 +173,7 @@ export function valuesFromStorms(storms: readonly StormLike[], groupBy: GroupBy)
  * Denials that did not hold (shared/analysis/denials.ts), counted per group from the counts GET /denials answers. An ungrouped
  * rule always has a reading: none is a count of 0.
  */
-export function valuesFromDenials(items: Parameters<typeof countNotHeld>[0], groupBy: GroupBy): GroupValue[] {
-  const counts = countNotHeld(items);
+export function valuesFromDenials(counts: DenialCounts, groupBy: GroupBy): GroupValue[] {
   if (groupBy === 'server')
     return Object.entries(counts.byServer).map(([server, value]) => ({ group: server, value, server }));
   if (groupBy === 'client')

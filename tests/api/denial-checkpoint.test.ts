@@ -111,10 +111,16 @@ async function storedAudit(store: Store) {
   const replays = await store.all<{ identity: string; client: string; start: number | string; replayed: number }>(
     sql`SELECT ${identityText(store)} AS identity, client, start, replayed FROM denial_replay_hour`,
   );
-  const hours = await store.all<Record<string, number | string>>(sql`SELECT start, server, client, breaches, replayed
-    FROM denial_hour WHERE breaches <> 0 OR replayed <> 0`);
+  const counted = async (table: string, keeps: string) => {
+    const rows = await store.all<Record<string, number | string>>(sql`SELECT start, ${sql.raw(keeps)}, breaches,
+        replayed FROM ${sql.raw(table)} WHERE breaches <> 0 OR replayed <> 0`);
+    const names = keeps.split(', ');
+    return rows.map((h) => [Number(h.start), ...names.map((name) => h[name]), h.breaches, h.replayed].join(' ')).sort();
+  };
   return {
-    hours: hours.map((h) => `${Number(h.start)} ${h.server} ${h.client} ${h.breaches} ${h.replayed}`).sort(),
+    hours: await counted('denial_hour', 'server, client'),
+    clientHours: await counted('denial_client_hour', 'client'),
+    serverHours: await counted('denial_server_hour', 'server'),
     breaches: breaches
       .map((b) => {
         const [refusal, answer] = [JSON.parse(b.refusal), JSON.parse(b.answer)];
@@ -155,8 +161,21 @@ async function expectedAudit(store: Store) {
     add(r, 0, 1);
   }
   for (const d of audit.notHeld) add({ ...d, ts: d.answer.ts }, 1, 0);
+  // The per-client and per-server hours: the pairs' summed.
+  const summed = (keep: (start: string, server: string, client: string) => string) => {
+    const sums = new Map<string, [number, number]>();
+    for (const [id, [b, r]] of perHour) {
+      const [start = '', server = '', client = ''] = id.split(' ');
+      const key = keep(start, server, client);
+      const [sb, sr] = sums.get(key) ?? [0, 0];
+      sums.set(key, [sb + b, sr + r]);
+    }
+    return [...sums].map(([id, [b, r]]) => `${id} ${b} ${r}`).sort();
+  };
   return {
     hours: [...perHour].map(([id, [b, r]]) => `${id} ${b} ${r}`).sort(),
+    clientHours: summed((start, _server, client) => `${start} ${client}`),
+    serverHours: summed((start, server) => `${start} ${server}`),
     breaches: audit.notHeld
       .map((d) => `${d.identity} ${d.refusal.id} ${d.answer.id} ${d.answer.ts} ${d.newSession ? 1 : 0}`)
       .sort(),

@@ -169,7 +169,8 @@ describe.each(STORE_KINDS)('GET /api/v1/denials on $name', (kind) => {
       expect(kept.total).toBe(1);
       // The store as the release before left it: no audit. The migration queues its refused identities, and an
       // idle fold audits them.
-      for (const table of ['denial_breach', 'denial_replay_hour', 'denial_hour', 'denial_identity']) {
+      const rows = ['denial_breach', 'denial_replay_hour', 'denial_identity'];
+      for (const table of [...rows, 'denial_hour', 'denial_client_hour', 'denial_server_hour']) {
         await db.store.run(sql.raw(`DELETE FROM ${table}`));
       }
       expect((await denials()).total).toBe(0);
@@ -191,9 +192,12 @@ describe.each(STORE_KINDS)('GET /api/v1/denials on $name', (kind) => {
       expect(kept.total).toBe(2);
       expect(kept.representedRefusals).toEqual([{ client: 'agent-7', replayed: 2, evaluatedAfresh: 2 }]);
       // The store as the release before left it: no hour counts. The migration fills them from the audit's rows.
-      await db.store.run(sql`DELETE FROM denial_hour`);
+      for (const table of ['denial_hour', 'denial_client_hour', 'denial_server_hour']) {
+        await db.store.run(sql.raw(`DELETE FROM ${table}`));
+      }
       expect((await denials(hours)).total).toBe(0);
-      await replayMigration(db.store, kind.name, 'denial_hours', 'INSERT INTO denial_hour');
+      expect((await denials(`${hours}&server=release-notes`)).total).toBe(0);
+      await replayMigration(db.store, kind.name, 'denial_hours', (statement) => /INSERT INTO denial_/.test(statement));
       expect(await audit()).toEqual(kept);
     });
 

@@ -123,7 +123,9 @@ export async function asBeforeStormIds(store: Store): Promise<void> {
  */
 export async function asBeforeDenialHours(store: Store): Promise<void> {
   await asBeforeStormIds(store);
-  await store.run(sql`DROP TABLE denial_hour`);
+  for (const table of ['denial_hour', 'denial_client_hour', 'denial_server_hour']) {
+    await store.run(sql.raw(`DROP TABLE ${table}`));
+  }
   await store.run(sql`DROP INDEX denial_breach_ts_idx`);
   if (store.dialect === 'postgres') {
     await store.run(

@@ -1,6 +1,6 @@
 import { profileCounts } from '../../../db/counters/actionability.ts';
 import { contextRows } from '../../../db/counters/context.ts';
-import { breachCountsIn } from '../../../db/counters/denial-hours.ts';
+import { denialCountsIn } from '../../../db/counters/denial-hours.ts';
 import {
   type CountRow,
   conductRows,
@@ -132,7 +132,7 @@ async function readGroups(db: SqlRunner, reads: RoundReads, rule: Reading, end: 
     return valuesFromContext((await contextRows(db, scope, null)) as ContextLike[], rule.groupBy);
   }
   if (rule.metric === 'denials_not_held') {
-    return valuesFromDenials(await breachCountsIn(db, scope), rule.groupBy);
+    return valuesFromDenials((await denialCountsIn(db, scope)).counts, rule.groupBy);
   }
   if (rule.metric === 'failures_without_policy') {
     return valuesFromProfiles(await profileCounts(db, scope), rule.groupBy);

@@ -1,7 +1,7 @@
-import { breachCountsIn, replayedPerClient } from '../../../db/counters/denial-hours.ts';
+import { denialCountsIn } from '../../../db/counters/denial-hours.ts';
 import { breachesIn, type DenialScope } from '../../../db/queries/denials.ts';
 import type { SqlRunner } from '../../../db/runner.ts';
-import { countNotHeld, denialSummary } from '../../../shared/analysis/denials.ts';
+import { denialSummary } from '../../../shared/analysis/denials.ts';
 import { analysisLag } from '../analysis-lag.ts';
 
 /** The latest denials that did not hold listed (the counts are of all of them): a day can hold a hundred thousand. */
@@ -14,16 +14,15 @@ export const DENIALS_LISTED = 200;
  * route, `lens report` and the alert metric call it.
  */
 export async function denialsIn(db: SqlRunner, scope: DenialScope) {
-  const [items, counts, replays, lag] = await Promise.all([
+  const [items, { counts, replayed }, lag] = await Promise.all([
     breachesIn(db, scope, DENIALS_LISTED),
-    breachCountsIn(db, scope),
-    replayedPerClient(db, scope),
+    denialCountsIn(db, scope),
     analysisLag(db),
   ]);
   return {
     from: new Date(scope.from).toISOString(),
     to: new Date(scope.to).toISOString(),
-    ...denialSummary(items, replays, countNotHeld(counts)),
+    ...denialSummary(items, replayed, counts),
     analysedThrough: lag.analysedThrough,
     lagMs: lag.lagMs,
   };
