@@ -10,8 +10,8 @@ export const DENIALS_LISTED = 200;
 /**
  * The decision store's audit in a window (DOMAIN.md section 5): the denials that did not hold, their counts per
  * client and per server, and per client how its re-presented refusals were answered: replayed (the same refusal
- * again, the store working) or evaluated afresh (a denial that did not hold). The one reader of these numbers: the
- * route, `lens report` and the alert metric call it.
+ * again, the store working) or evaluated afresh (a denial that did not hold). The route's reader; the counts are
+ * `denialCountsIn`'s, which the alert metric `denials_not_held` reads too (`lens report` audits its logs offline).
  */
 export async function denialsIn(db: SqlRunner, scope: DenialScope) {
   const [items, { counts, replayed }, lag] = await Promise.all([
