@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { BITS } from '../../shared/actionability/profile.ts';
 import { ALERT_STATES } from '../../shared/alerts/state.ts';
+import { STORM_KINDS } from '../../shared/analysis/storm-model.ts';
 import { BUCKETS } from '../../shared/classify/types.ts';
 
 /**
@@ -129,9 +130,14 @@ export const timeseries = z.looseObject({
 
 const stormSummary = z.looseObject({
   id: z.string(),
-  kind: z.enum(['retry_loop', 'probe_storm']),
+  kind: z.enum(STORM_KINDS),
   client: z.string(),
   server: z.string(),
+  sentBy: z.enum(['client', 'server']).meta({ description: 'who sent the attempts: a server sends its own requests' }),
+  actor: z.string().meta({ description: 'the sender: the client, or the server' }),
+  counterpart: z.string(),
+  title: z.string().meta({ description: 'the actor and the fault, in a sentence' }),
+  key: z.string(),
   attempts: z.number().int(),
   avoidable: z.number().int(),
   firstTs: epochMs,
@@ -147,7 +153,14 @@ export const stormList = z.looseObject({
 });
 export const storm = stormSummary.extend({
   timeline: z.array(
-    z.looseObject({ id: z.string(), ts: epochMs, status: z.number().nullable(), bucket, avoidable: z.boolean() }),
+    z.looseObject({
+      id: z.string(),
+      ts: epochMs,
+      rpcMethod: z.string().nullable(),
+      status: z.number().nullable(),
+      bucket,
+      avoidable: z.boolean(),
+    }),
   ),
 });
 
