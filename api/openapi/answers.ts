@@ -36,6 +36,9 @@ export const health = z.looseObject({
   kept: z.looseObject({ eventsFrom: epochMs.nullable(), countsFrom: epochMs.nullable() }),
 });
 
+/** When some events happened: the first and last `ts`. */
+const span = z.looseObject({ first: iso, last: iso });
+
 const lineProblem = z.looseObject({ line: z.number().int(), message: z.string(), field: z.string().optional() });
 export const ingestReport = z.looseObject({
   accepted: z.number().int(),
@@ -44,6 +47,9 @@ export const ingestReport = z.looseObject({
   rejectedTotal: z.number().int(),
   warnings: z.array(lineProblem).meta({ description: 'the first 1000, by line' }),
   warningsTotal: z.number().int(),
+  span: span.nullable().meta({
+    description: "the batch's events, stored now or before (duplicates): their first and last time; null without any",
+  }),
 });
 
 /** OTLP's ExportTraceServiceResponse in its JSON encoding: empty, or the spans that could not become events. */
@@ -79,6 +85,11 @@ export const event = z.looseObject({
 export const eventPage = z.looseObject({
   events: z.array(event),
   nextCursor: z.string().nullable().meta({ description: 'pass as `cursor` for the next, older page' }),
+});
+
+export const storedSpan = z.looseObject({
+  first: iso.nullable().meta({ description: 'the oldest stored event; null on an empty store' }),
+  last: iso.nullable().meta({ description: 'the newest stored event; null on an empty store' }),
 });
 
 export const summary = z.looseObject({
