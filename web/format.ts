@@ -81,11 +81,19 @@ export function formatDuration(ms: number): string {
   return `${m} min ${s} s`;
 }
 
-/** How long ago, coarse: "just now", "4 min ago", "3 h ago". */
+/** How long ago, coarse and in words: "just now", "4 min ago", "1 hour ago", "3 days ago". */
 export function formatAgo(ms: number, now: number): string {
-  const elapsed = now - ms;
-  if (elapsed < 60_000) return 'just now';
-  return `${formatDuration(elapsed).split(' ').slice(0, 2).join(' ')} ago`;
+  const minutes = Math.floor((now - ms) / 60_000);
+  if (minutes < 1) return 'just now';
+  if (minutes < 60) return `${minutes} min ago`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 24) return `${counted(hours, 'hour')} ago`;
+  return `${counted(Math.floor(hours / 24), 'day')} ago`;
+}
+
+/** A count with its noun agreeing: "1 request", "12,000 requests", "2 identities" (give the plural when not -s). */
+export function counted(count: number, singular: string, plural = `${singular}s`): string {
+  return `${formatCount(count)} ${count === 1 ? singular : plural}`;
 }
 
 /** `release-notes:5dca032b…`: the server and enough of the digest to tell identities apart. */
