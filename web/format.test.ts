@@ -40,6 +40,10 @@ describe('format', () => {
     expect(formatDuration(161_000)).toBe('2 min 41 s');
     expect(formatDuration(35_997_000)).toBe('9 h 59 min');
     expect(formatDuration(2 * 86_400_000 + 3 * 3_600_000)).toBe('2 d 3 h');
+    expect(formatDuration(60_000), 'no zero second unit').toBe('1 min');
+    expect(formatDuration(900_000)).toBe('15 min');
+    expect(formatDuration(3_600_000)).toBe('1 h');
+    expect(formatDuration(2 * 86_400_000)).toBe('2 d');
     expect(formatAgo(t - 30_000, t)).toBe('just now');
     expect(formatAgo(t - 4 * 60_000, t)).toBe('4 min ago');
   });

@@ -285,6 +285,12 @@ export const alertList = z.looseObject({
       severity: z.string().nullable(),
       value: z.number().nullable(),
       since: epochMs,
+      threshold: z.number().nullable().meta({ description: "the threshold of the instance's severity" }),
+      warning: z.number().nullable(),
+      critical: z.number().nullable(),
+      resolveThreshold: z.number().nullable(),
+      keepFiringForSeconds: z.number(),
+      clearSince: epochMs.nullable().meta({ description: 'while firing: since when the value is clear again' }),
     }),
   ),
 });
