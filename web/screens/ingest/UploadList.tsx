@@ -43,7 +43,7 @@ function FileRow({ file }: { file: FileUpload }) {
       <div className="upload-head">
         <strong className="upload-name">{file.name}</strong>
         <span className="muted small nowrap">
-          {STATUS[file.status]} · {formatCount(file.linesDone)} of {formatCount(file.linesTotal)} lines ·{' '}
+          {STATUS[file.status]} · {formatCount(file.linesDone)} of {counted(file.linesTotal, 'line')} ·{' '}
           {formatBytes(done)} of {formatBytes(file.bytesTotal)}
         </span>
       </div>
