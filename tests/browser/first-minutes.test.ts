@@ -123,7 +123,7 @@ describe.skipIf(skipped)("a newcomer's first minutes", () => {
     const arrived = page.getByTestId('ingest-span');
     expect(await arrived.textContent()).toContain(spanText(stored));
     expect(await page.getByTestId('stored-span').textContent()).toContain(spanText(stored).replace(' – ', ' to '));
-    expect(await page.getByTestId('recent-ingest').textContent()).toContain('No request was logged in the last hour.');
+    expect(await page.getByTestId('stored-events').textContent()).toContain('No request was logged in the last hour.');
 
     await arrived.getByTestId('view-span').click();
     const url = new URL(page.url());

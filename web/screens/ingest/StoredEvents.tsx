@@ -14,7 +14,7 @@ const LAST_HOUR: Scope = { range: { preset: '1h' } };
  * the last hour, which is where shipped live traffic shows. An old log lands in the first, never in the second: a
  * request counts at the time its log gives, not when it arrived.
  */
-export function RecentIngest() {
+export function StoredEvents() {
   const span = useQuery(storedSpanQuery());
   const summary = useQuery(summaryQuery(LAST_HOUR));
   return (
@@ -25,7 +25,7 @@ export function RecentIngest() {
       minHeight={96}
       isEmpty={(data) => data === null}
       empty="Nothing stored yet. Upload a file above, or ship logs from the command line."
-      testId="recent-ingest"
+      testId="stored-events"
     >
       {(stored) =>
         stored === null ? null : (
