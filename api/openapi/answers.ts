@@ -37,6 +37,9 @@ export const health = z.looseObject({
   kept: z.looseObject({ eventsFrom: epochMs.nullable(), countsFrom: epochMs.nullable() }),
 });
 
+/** When some events happened: the first and last `ts`. */
+const span = z.looseObject({ first: iso, last: iso });
+
 const lineProblem = z.looseObject({ line: z.number().int(), message: z.string(), field: z.string().optional() });
 export const ingestReport = z.looseObject({
   accepted: z.number().int(),
@@ -45,6 +48,9 @@ export const ingestReport = z.looseObject({
   rejectedTotal: z.number().int(),
   warnings: z.array(lineProblem).meta({ description: 'the first 1000, by line' }),
   warningsTotal: z.number().int(),
+  span: span.nullable().meta({
+    description: "the batch's events, stored now or before (duplicates): their first and last time; null without any",
+  }),
 });
 
 /** OTLP's ExportTraceServiceResponse in its JSON encoding: empty, or the spans that could not become events. */
@@ -80,6 +86,11 @@ export const event = z.looseObject({
 export const eventPage = z.looseObject({
   events: z.array(event),
   nextCursor: z.string().nullable().meta({ description: 'pass as `cursor` for the next, older page' }),
+});
+
+export const storedSpan = z.looseObject({
+  first: iso.nullable().meta({ description: 'the oldest stored event; null on an empty store' }),
+  last: iso.nullable().meta({ description: 'the newest stored event; null on an empty store' }),
 });
 
 export const summary = z.looseObject({
@@ -287,6 +298,12 @@ export const alertList = z.looseObject({
       severity: z.string().nullable(),
       value: z.number().nullable(),
       since: epochMs,
+      threshold: z.number().nullable().meta({ description: "the threshold of the instance's severity" }),
+      warning: z.number().nullable(),
+      critical: z.number().nullable(),
+      resolveThreshold: z.number().nullable(),
+      keepFiringForSeconds: z.number(),
+      clearSince: epochMs.nullable().meta({ description: 'while firing: since when the value is clear again' }),
     }),
   ),
 });
