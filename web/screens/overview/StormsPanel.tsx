@@ -47,7 +47,7 @@ export function StormsPanel({ scope }: { scope: Scope }) {
                         <strong>{formatCount(storm.avoidable)}</strong> / {formatCount(storm.attempts)} avoidable
                       </span>
                       <span className="muted">
-                        <BucketBadge bucket={storm.firstFailure.bucket} kind={storm.firstFailure.kind} /> · last{' '}
+                        <BucketBadge bucket={storm.firstFailure.bucket} kind={storm.firstFailure.kind} /> · last attempt{' '}
                         {formatAgo(storm.lastTs, now)}
                       </span>
                     </span>
