@@ -37,7 +37,7 @@ export function StormsPanel({ scope }: { scope: Scope }) {
                   <Link href={link(routePath({ name: 'storm', id: storm.id }))} className="row-link">
                     <span className="row-main">
                       {isActiveStorm(storm, now) ? <span className="pill pill-live">active</span> : null}
-                      <strong>{storm.title}</strong>
+                      <strong data-testid="storm-row-title">{storm.title}</strong>
                       <span className="muted">
                         {STORM_KIND_LABEL[storm.kind]} · {stormTarget(storm)}
                       </span>
