@@ -19,8 +19,10 @@ export function columnText(value: unknown): string | null {
   return text.length === 0 || text.length > MAX_DERIVED_TEXT ? null : text;
 }
 
+/** The request frame's method, else the `Mcp-Method` header a proxy logged (a line without a frame). */
 export function rpcMethodOf(event: LensEvent): string | null {
-  return columnText(event.request?.method);
+  if (event.request !== undefined) return columnText(event.request.method);
+  return columnText(event.http?.mcpMethod);
 }
 
 /** The methods that name something, as `Mcp-Name` carries it: a tool, a prompt, a resource's URI. */
@@ -37,7 +39,8 @@ export const NAMING_METHODS: readonly string[] = [
  * prompt of `prompts/get`, the URI of `resources/read` (and of subscriptions). Null for other methods.
  */
 export function rpcNameOf(event: LensEvent): string | null {
-  const params = event.request?.params;
+  if (event.request === undefined) return columnText(event.http?.mcpName);
+  const params = event.request.params;
   if (typeof params !== 'object' || params === null) return null;
   const method = rpcMethodOf(event);
   if (method === 'tools/call' || method === 'prompts/get') return columnText((params as { name?: unknown }).name);
