@@ -19,8 +19,8 @@ import { Folder } from './services/fold.ts';
 import { FoldThread } from './services/fold-thread.ts';
 import { buildMissingStorms, replayDuePartitions } from './services/gate-maintenance.ts';
 import { ProcessMetrics } from './services/process-metrics.ts';
+import { backfillRequestFacts } from './services/request-facts.ts';
 import { applyRetention, DEFAULT_HORIZONS, type Horizons } from './services/retention.ts';
-import { backfillRpcNames } from './services/rpc-name-backfill.ts';
 import { rederiveStoredFacts } from './services/stored-facts.ts';
 
 export interface ServerOptions extends StoreConfig {
@@ -110,7 +110,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   // Before the gate is replayed from them (buildMissingStorms below), and before any batch can replay a partition.
   await rederiveStoredFacts(store);
   await backfillActionability(store);
-  await backfillRpcNames(store);
+  await backfillRequestFacts(store);
   if (options.demo) await loadDemo(store, Date.now());
   await seedDefaultRules({ ctx: { db: store, now: Date.now() } });
   const config: AppConfig = {

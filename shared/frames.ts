@@ -26,7 +26,7 @@ export function rpcMethodOf(event: LensEvent): string | null {
 }
 
 /** The methods that name something, as `Mcp-Name` carries it: a tool, a prompt, a resource's URI. */
-export const NAMING_METHODS: readonly string[] = [
+const NAMING_METHODS: readonly string[] = [
   'tools/call',
   'prompts/get',
   'resources/read',

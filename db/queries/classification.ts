@@ -121,37 +121,38 @@ export async function updateFacts(
     WHERE seq = ${row.seq} AND ts = ${row.ts} AND server = ${row.server}`);
 }
 
-/** A stored event whose method names something (a tool, a prompt, a resource) and its line, as `unnamedPage` reads it. */
-export interface UnnamedRow {
+/** A stored MCP event and its line, as `unreadRequestsPage` reads it. */
+export interface UnreadRequestRow {
   seq: number;
   ts: number;
   server: string;
   body: string;
 }
 
-/**
- * One page, in arrival order, of the events stored before migration storms_by_sender whose method names something
- * (`methods`): their rpc_name is read from their lines.
- */
-export async function unnamedPage(
-  db: SqlRunner,
-  methods: readonly string[],
-  afterSeq: number,
-  limit: number,
-): Promise<UnnamedRow[]> {
-  const rows = await db.all<WithBlock<UnnamedRow>>(sql`SELECT seq, ts, server, ${BODY_COLUMNS}
+/** One page, in arrival order, of the MCP events after `afterSeq`, with their lines. */
+export async function unreadRequestsPage(db: SqlRunner, afterSeq: number, limit: number): Promise<UnreadRequestRow[]> {
+  const rows = await db.all<WithBlock<UnreadRequestRow>>(sql`SELECT seq, ts, server, ${BODY_COLUMNS}
     FROM ${EVENTS_WITH_BODIES}
-    WHERE seq > ${afterSeq} AND rpc_method IN ${listTable(db, methods)} AND rpc_name IS NULL
+    WHERE seq > ${afterSeq} AND protocol = 'mcp'
     ORDER BY seq LIMIT ${limit}`);
   return withBodies(rows).map((row) => ({ ...row, seq: Number(row.seq), ts: Number(row.ts) }));
 }
 
-export async function writeRpcNames(
-  db: SqlRunner,
-  rows: readonly { seq: number; ts: number; server: string; rpcName: string }[],
-): Promise<void> {
+/** What a request says of itself (shared/era.ts, shared/frames.ts rpcNameOf), filed for one stored event. */
+export interface RequestFacts {
+  seq: number;
+  ts: number;
+  server: string;
+  rpcName: string | null;
+  era: string | null;
+  protocolVersion: string | null;
+  continuation: number;
+}
+
+export async function writeRequestFacts(db: SqlRunner, rows: readonly RequestFacts[]): Promise<void> {
   for (const row of rows) {
-    await db.run(sql`UPDATE events SET rpc_name = ${row.rpcName}
+    await db.run(sql`UPDATE events SET rpc_name = ${row.rpcName}, era = ${row.era},
+        protocol_version = ${row.protocolVersion}, continuation = ${row.continuation}
       WHERE seq = ${row.seq} AND ts = ${row.ts} AND server = ${row.server}`);
   }
 }

@@ -42,6 +42,9 @@ export function analysisEvent(overrides: Partial<AnalysisEvent> = {}): AnalysisE
     waitUntil: null,
     discoveryRead: true,
     counted: true,
+    era: null,
+    protocolVersion: null,
+    continuation: false,
     context: null,
     ...overrides,
   };

@@ -1,4 +1,5 @@
 import type { Classification } from '../classify/types.ts';
+import { eraOf, isContinuation, protocolVersionOf } from '../era.ts';
 import type { LensEvent } from '../event.ts';
 import { columnText, rpcErrorCodeOf, rpcMethodOf, rpcNameOf } from '../frames.ts';
 import { SCOPES } from './context-gap.ts';
@@ -13,6 +14,7 @@ export interface StoredFacts {
 
 /** The analysis view of one classified event. */
 export function toAnalysisEvent(event: LensEvent, classification: Classification, stored: StoredFacts): AnalysisEvent {
+  const version = protocolVersionOf(event);
   return {
     id: stored.id,
     ts: event.ts,
@@ -36,6 +38,9 @@ export function toAnalysisEvent(event: LensEvent, classification: Classification
     waitUntil: waitUntilFor(event, classification),
     discoveryRead: event.discoveryRead ?? null,
     counted: stored.counted,
+    era: eraOf(event, version),
+    protocolVersion: version,
+    continuation: isContinuation(event),
     context: contextOf(event),
   };
 }

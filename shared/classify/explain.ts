@@ -10,6 +10,10 @@ export interface BucketGuide {
 /** DOMAIN.md section 4's table: what each bucket says, and what a correct client does with it. */
 export const BUCKET_GUIDE: Readonly<Record<Bucket, BucketGuide>> = {
   ok: { means: 'The request succeeded.', clientShould: 'Nothing.' },
+  pending: {
+    means: 'Not an answer yet: the server asks for input (MCP 2026-07-28) before it answers the call.',
+    clientShould: "Answer the input requests in the call's next round; do not send the call again without them.",
+  },
   refusal: {
     means: 'A statement about the contract: this interface will not do that.',
     clientShould: 'Do not retry; route to a declared interface, repair the request, authenticate, or stop.',
@@ -30,7 +34,10 @@ export const BUCKET_GUIDE: Readonly<Record<Bucket, BucketGuide>> = {
 
 /** Why an event that matched a rule landed where it did. Keyed by rule id, so a new rule cannot go unexplained. */
 const RULE_TEXT: Readonly<Record<RuleId, string>> = {
+  'mrtr.input_required': 'The result says resultType "input_required": the server asks for input before it answers.',
+  'mrtr.user_declined': "The round answers the server's input request with a decline or a cancel: the user refused.",
   ok: 'No timeout, no error, a status below 400 and no isError result.',
+  'era.legacy_probe': 'The 2026-07-28 era probe (server/discover) got a 400: the server speaks only the 2025 protocol.',
   'override.rpc_code': 'An operator re-mapped this JSON-RPC code for this server.',
   'override.http_status': 'An operator re-mapped this HTTP status for this server.',
   'structured.adapter_slug':

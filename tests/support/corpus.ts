@@ -58,6 +58,7 @@ export function ruleNumber(rule: string): number {
   if (rule === 'http.429' || rule === 'http.5xx' || rule === 'timeout') return 5;
   if (rule.startsWith('tool_error')) return 6;
   if (rule === 'fallback.ambiguous') return 7;
+  if (rule.startsWith('mrtr.') || rule.startsWith('era.')) return 10;
   throw new Error(`no DOMAIN.md rule number for ${rule}`);
 }
 

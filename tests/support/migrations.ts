@@ -114,11 +114,13 @@ async function forgetLastMigration(store: Store): Promise<void> {
 
 /**
  * Turns the store back into what the release before the migration storms_by_sender left: storms without their
- * sender and title and a probe storm's key null, open runs in gate_runs, and no rpc_name on the events.
+ * sender and title and a probe storm's key null, open runs in gate_runs, and none of the request facts on the events.
  */
 export async function asBeforeStormsBySender(store: Store): Promise<void> {
-  await store.run(sql`ALTER TABLE events DROP COLUMN rpc_name`);
-  await store.run(sql`DELETE FROM settings WHERE key LIKE 'rpc_names_v1%'`);
+  for (const column of ['rpc_name', 'era', 'protocol_version', 'continuation']) {
+    await store.run(sql.raw(`ALTER TABLE events DROP COLUMN ${column}`));
+  }
+  await store.run(sql`DELETE FROM settings WHERE key LIKE 'request_facts_v1%'`);
   if (store.dialect === 'postgres') {
     await store.run(sql`ALTER TABLE storms DROP COLUMN sent_by`);
     await store.run(sql`ALTER TABLE storms DROP COLUMN title`);

@@ -4,14 +4,18 @@
 -- events: the rows are emptied, every partition's tracker state (the open runs moved from gate_runs into it) is
 -- dropped so the next batch replays the partition, and storms_built is reset so that the server rebuilds the
 -- partitions no batch touches (api/services/gate-maintenance.ts buildMissingStorms; a store without events has
--- nothing to build). rpc_name carries what a method names (a tool call's tool) for the storms' titles.
+-- nothing to build). The events gain what MCP 2026-07-28 requests say of themselves (section 10): what a method names
+-- (rpc_name, a storm's title names the tool), the era, the protocol version and whether a round continues its call;
+-- api/services/request-facts.ts reads them from the stored lines at start.
 DELETE FROM "storms";--> statement-breakpoint
 UPDATE "gate_partitions" SET "storms" = NULL;--> statement-breakpoint
 DELETE FROM "settings" WHERE "key" = 'storms_built' AND EXISTS (SELECT 1 FROM "events");--> statement-breakpoint
+INSERT INTO "settings" ("key", "value") SELECT 'request_facts_v1', 'new store' WHERE NOT EXISTS (SELECT 1 FROM "events");--> statement-breakpoint
 DROP TABLE "gate_runs" CASCADE;--> statement-breakpoint
 ALTER TABLE "storms" ALTER COLUMN "key" SET NOT NULL;--> statement-breakpoint
 ALTER TABLE "events" ADD COLUMN "rpc_name" text;--> statement-breakpoint
--- api/services/rpc-name-backfill.ts reads the names of the stored events at start; a store without any has none to read.
-INSERT INTO "settings" ("key", "value") SELECT 'rpc_names_v1', 'new store' WHERE NOT EXISTS (SELECT 1 FROM "events");--> statement-breakpoint
+ALTER TABLE "events" ADD COLUMN "era" text;--> statement-breakpoint
+ALTER TABLE "events" ADD COLUMN "protocol_version" text;--> statement-breakpoint
+ALTER TABLE "events" ADD COLUMN "continuation" smallint DEFAULT 0 NOT NULL;--> statement-breakpoint
 ALTER TABLE "storms" ADD COLUMN "sent_by" text NOT NULL;--> statement-breakpoint
 ALTER TABLE "storms" ADD COLUMN "title" text NOT NULL;

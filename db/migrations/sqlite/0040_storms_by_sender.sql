@@ -4,10 +4,13 @@
 -- events: the rows are emptied, every partition's tracker state (the open runs moved from gate_runs into it) is
 -- dropped so the next batch replays the partition, and storms_built is reset so that the server rebuilds the
 -- partitions no batch touches (api/services/gate-maintenance.ts buildMissingStorms; a store without events has
--- nothing to build). rpc_name carries what a method names (a tool call's tool) for the storms' titles.
+-- nothing to build). The events gain what MCP 2026-07-28 requests say of themselves (section 10): what a method names
+-- (rpc_name, a storm's title names the tool), the era, the protocol version and whether a round continues its call;
+-- api/services/request-facts.ts reads them from the stored lines at start.
 DELETE FROM `storms`;--> statement-breakpoint
 UPDATE `gate_partitions` SET `storms` = NULL;--> statement-breakpoint
 DELETE FROM `settings` WHERE `key` = 'storms_built' AND EXISTS (SELECT 1 FROM `events`);--> statement-breakpoint
+INSERT INTO `settings` (`key`, `value`) SELECT 'request_facts_v1', 'new store' WHERE NOT EXISTS (SELECT 1 FROM `events`);--> statement-breakpoint
 DROP TABLE `gate_runs`;--> statement-breakpoint
 PRAGMA foreign_keys=OFF;--> statement-breakpoint
 CREATE TABLE `__new_storms` (
@@ -35,5 +38,6 @@ CREATE INDEX `storms_window_idx` ON `storms` (`last_ts`,`first_ts`,`avoidable`,`
 CREATE INDEX `storms_server_window_idx` ON `storms` (`server`,`last_ts`,`first_ts`,`avoidable`,`id`,`kind`,`attempts`);--> statement-breakpoint
 CREATE INDEX `storms_client_server_idx` ON `storms` (`client`,`server`);--> statement-breakpoint
 ALTER TABLE `events` ADD `rpc_name` text;--> statement-breakpoint
--- api/services/rpc-name-backfill.ts reads the names of the stored events at start; a store without any has none to read.
-INSERT INTO `settings` (`key`, `value`) SELECT 'rpc_names_v1', 'new store' WHERE NOT EXISTS (SELECT 1 FROM `events`);
+ALTER TABLE `events` ADD `era` text;--> statement-breakpoint
+ALTER TABLE `events` ADD `protocol_version` text;--> statement-breakpoint
+ALTER TABLE `events` ADD `continuation` integer DEFAULT 0 NOT NULL;
