@@ -154,6 +154,9 @@ function noteRemovedNul(value: Json, warnings: FieldWarning[]): void {
     ['http.path', http.path],
     ['http.requestId', http.requestId],
     ['http.traceparent', http.traceparent],
+    ['http.mcpMethod', http.mcpMethod],
+    ['http.mcpName', http.mcpName],
+    ['http.protocolVersion', http.protocolVersion],
   ];
   for (const [field, text] of texts) {
     if (typeof text === 'string' && text.includes('\u0000')) {
