@@ -29,7 +29,10 @@ export interface StormFact {
   methodTarget: string | null;
   /** The target this attempt's refusal blocks, when it blocks an endpoint or a method: a probe storm's material. */
   probes: string | null;
-  /** A refusal of an undeclared endpoint (404 `not_declared`), as opposed to a declared one refused (405). */
+  /**
+   * A refusal of an endpoint outside the contract: a 404 `not_declared`, or a 405 (the HTTP method is not offered on
+   * the path, so the method and path pair is no declared endpoint).
+   */
   undeclared: boolean;
   /** Opens a connection: `initialize`, `server/discover`, or a body-less GET of an MCP endpoint (a stream). */
   connect: boolean;
@@ -39,7 +42,11 @@ export interface StormFact {
   continuation: boolean;
   /** An answer that asks for input (MRTR): neither ok nor failed. */
   pending: boolean;
-  /** A GET or DELETE a sessionless server answered 405: a 2025-era client meeting it, not a search (section 10). */
+  /**
+   * A GET or DELETE answered 405: a client opening a stream or ending a session the server does not keep (a 2025-era
+   * client meeting a 2026-07-28 server, section 10), not a search for an interface. Such refusals alone make no probe
+   * storm.
+   */
   eraMismatch: boolean;
   /** What was sent, for a storm's title: `tools/call lookup_record`, `a sampling request`, `GET /mcp`. */
   what: string;
@@ -49,17 +56,8 @@ export interface StormFact {
 
 const CONNECT_METHODS: ReadonlySet<string> = new Set(['initialize', 'server/discover']);
 
-export interface FactOptions {
-  /** The servers known to keep no sessions (MCP 2026-07-28 only): their 405s to GET/DELETE are era mismatches. */
-  sessionless?: (server: string) => boolean;
-}
-
 /** The detector's view of one judged event, with the gate's verdict on it. */
-export function stormFact(
-  e: AnalysisEvent,
-  verdict: { key: string; avoidable: boolean },
-  options: FactOptions = {},
-): StormFact {
+export function stormFact(e: AnalysisEvent, verdict: { key: string; avoidable: boolean }): StormFact {
   const path = pathOnly(e.httpPath);
   const stream = e.httpMethod === 'GET' && e.rpcMethod === null;
   const endpointTarget = JSON.stringify(['endpoint', e.httpMethod, path]);
@@ -78,15 +76,12 @@ export function stormFact(
     endpointTarget,
     methodTarget,
     probes: blocksEndpoint ? endpointTarget : blocksMethod ? methodTarget : null,
-    undeclared: e.kind === 'not_declared',
+    undeclared: e.kind === 'not_declared' || e.httpStatus === 405,
     connect: (e.rpcMethod !== null && CONNECT_METHODS.has(e.rpcMethod)) || (stream && isMcpEndpoint(e, path)),
     stream,
-    continuation: false,
-    pending: false,
-    eraMismatch:
-      e.httpStatus === 405 &&
-      (e.httpMethod === 'GET' || e.httpMethod === 'DELETE') &&
-      (options.sessionless?.(e.server) ?? false),
+    continuation: e.continuation,
+    pending: e.bucket === 'pending',
+    eraMismatch: e.httpStatus === 405 && (e.httpMethod === 'GET' || e.httpMethod === 'DELETE'),
     what: whatWasSent(e),
     connectLabel: e.rpcMethod ?? `${e.httpMethod ?? 'no method'} (no body)`,
   };

@@ -11,7 +11,7 @@
 import { byTimeOrder, isJudged, isSessionScoped, refusalBlock, TRANSIENT_RETRY_BUDGET } from './gate.ts';
 import type { GateBlock, GateReason, GateVerdict } from './gate-types.ts';
 import { endpointKey, endpointLabel, methodKey, requestKey } from './request-key.ts';
-import { type FactOptions, stormFact } from './storm-facts.ts';
+import { stormFact } from './storm-facts.ts';
 import { byStormOrder, type Storm, type StormAttempt } from './storm-model.ts';
 import { createStormState, PartitionStorms, STORM_DEFAULTS, type StormOptions } from './storm-tracker.ts';
 import { addAvoidable, avoidableRows, createAvoidableTallies } from './stream-avoidable.ts';
@@ -23,7 +23,7 @@ type KeyOf = (e: AnalysisEvent) => string;
 export function detectStorms(
   events: readonly AnalysisEvent[],
   verdicts: ReadonlyMap<string, GateVerdict>,
-  options: StormOptions & FactOptions = {},
+  options: StormOptions = {},
 ): Storm[] {
   const { gapMs, probeWindowMs } = { ...STORM_DEFAULTS, ...options };
   // The verdict carries the key already; computing it again is the costliest part of a pass.
@@ -34,7 +34,7 @@ export function detectStorms(
     if (first === undefined || first.client === null) continue;
     const tracker = new PartitionStorms(createStormState(first.client, first.server, true), { gapMs, probeWindowMs });
     for (const e of partition) {
-      tracker.step(stormFact(e, { key: keyOf(e), avoidable: verdicts.get(e.id)?.avoidable === true }, options));
+      tracker.step(stormFact(e, { key: keyOf(e), avoidable: verdicts.get(e.id)?.avoidable === true }));
     }
     const { final, current } = tracker.flush();
     const found = [...final, ...current];

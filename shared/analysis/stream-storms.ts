@@ -1,5 +1,5 @@
 import type { GateVerdict } from './gate-types.ts';
-import { type FactOptions, stormFact } from './storm-facts.ts';
+import { stormFact } from './storm-facts.ts';
 import { byStormOrder } from './storm-model.ts';
 import { createStormState, type FoundStorm, PartitionStorms } from './storm-tracker.ts';
 import type { AnalysisEvent } from './types.ts';
@@ -20,7 +20,6 @@ export interface StormStreams {
   partitions: Map<string, Map<string, PartitionStorms>>;
   storms: StormStore;
   steps: number;
-  facts: FactOptions;
 }
 
 /** The storms found, by id, as they stand. */
@@ -30,8 +29,8 @@ export interface StormStore {
   inListOrder(): Iterable<FoundStorm>;
 }
 
-export function createStormStreams(storms: StormStore = stormsInMemory(), facts: FactOptions = {}): StormStreams {
-  return { partitions: new Map(), storms, steps: 0, facts };
+export function createStormStreams(storms: StormStore = stormsInMemory()): StormStreams {
+  return { partitions: new Map(), storms, steps: 0 };
 }
 
 function stormsInMemory(): StormStore {
@@ -59,7 +58,7 @@ export function stepStorms(acc: StormStreams, e: AnalysisEvent & { client: strin
     tracker = new PartitionStorms(createStormState(e.client, e.server, true));
     servers.set(e.server, tracker);
   }
-  tracker.step(stormFact(e, verdict, acc.facts));
+  tracker.step(stormFact(e, verdict));
   if (++acc.steps % DRAIN_EVERY === 0) drainFinal(acc);
 }
 

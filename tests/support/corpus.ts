@@ -6,7 +6,9 @@ import { fileURLToPath } from 'node:url';
  * SDK and the A2A JS SDK behind nginx, with what a correct product must make of it (`expected.json`).
  */
 export const CORPORA = ['mcp-python', 'a2a-js'] as const;
-export type CorpusName = (typeof CORPORA)[number];
+/** Every corpus: the two above, each of one server, and the MCP TypeScript SDK v2's (MCP 2026-07-28), of two. */
+export const ALL_CORPORA = [...CORPORA, 'mcp-ts-v2'] as const;
+export type CorpusName = (typeof ALL_CORPORA)[number];
 
 export interface ExpectedEvent {
   bucket: string;
@@ -30,7 +32,9 @@ export interface ExpectedStorm {
 }
 
 export interface Expected {
+  /** The one server of the older corpora; mcp-ts-v2 lists `servers` instead (read `serversOf`). */
   server: string[];
+  servers?: string[];
   events: Record<string, ExpectedEvent>;
   storms: ExpectedStorm[];
   scenarios: Record<string, { identityGroups: Record<string, string[]>; represented: Record<string, number> }>;
@@ -46,6 +50,22 @@ export function corpusText(corpus: CorpusName, file: string): string {
 
 export function expectedOf(corpus: CorpusName): Expected {
   return JSON.parse(corpusText(corpus, 'expected.json')) as Expected;
+}
+
+/** The servers a corpus recorded. */
+export function serversOf(expected: Expected): string[] {
+  return expected.servers ?? expected.server;
+}
+
+/**
+ * Each server's discovery document: `discovery.servers.json` where the corpus splits it per server (mcp-ts-v2),
+ * else `discovery.json` for its one server.
+ */
+export function discoveriesOf(corpus: CorpusName): Record<string, unknown> {
+  if (corpus === 'mcp-ts-v2') {
+    return (JSON.parse(corpusText(corpus, 'discovery.servers.json')) as { servers: Record<string, unknown> }).servers;
+  }
+  return { [serversOf(expectedOf(corpus))[0] as string]: JSON.parse(corpusText(corpus, 'discovery.json')) };
 }
 
 /** DOMAIN.md section 4's numbered rule of one of our rule ids (shared/classify/rules.ts). */
