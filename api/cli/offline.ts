@@ -4,7 +4,13 @@ import { toAnalysisEvent } from '../../shared/analysis/from-event.ts';
 import type { AnalysisEvent } from '../../shared/analysis/types.ts';
 import { classify } from '../../shared/classify/index.ts';
 import { type Classification, NO_POLICY, type ServerPolicy } from '../../shared/classify/types.ts';
-import { type LensEvent, type ParseResult, parseEventLine, validateEvent } from '../../shared/event.ts';
+import {
+  type FieldWarning,
+  type LensEvent,
+  type ParseResult,
+  parseEventLine,
+  validateEvent,
+} from '../../shared/event.ts';
 import { eventIdOf } from '../../shared/event-id.ts';
 import { correlationOf } from '../../shared/frames.ts';
 import { requestIdentity } from '../../shared/identity.ts';
@@ -35,6 +41,8 @@ export const CLIENT_RECORD_MS = JOIN_MAX_SPAN_MS + JOIN_SKEW_MS;
 const MAX_RECENT_KEYS = 200_000;
 /** Warnings listed one by one; the rest are only counted. */
 const WARNINGS_LISTED = 20;
+/** The field of an access-log reader's warning that no server was named for a line (shared/proxy-logs/common.ts). */
+const UNNAMED_SERVER_FIELD = 'server';
 
 export interface OfflineEvent {
   classification: Classification;
@@ -49,6 +57,12 @@ export interface OfflineEvent {
 interface Read extends OfflineEvent {
   file: number;
   line: number;
+  /**
+   * An access-log line that nothing named the server of (no `--server`, no route, no discovery document declaring
+   * its path): the event, to read again under its client record's server once that is found, and the reader's
+   * warning, said only when none is.
+   */
+  unnamed?: { event: LensEvent; warnings: FieldWarning[] };
 }
 
 /**
@@ -110,8 +124,10 @@ export class OfflineRun {
    * stream. `counted` is false for a second event with an id already released within the hold (a re-sent line
    * counts once, as in the store) and for a proxy record that a client's record of the last `CLIENT_RECORD_MS`
    * pairs with (it counts once, with the client's view; shared/request-join.ts, one proxy record at a time in time
-   * order, where the store pairs a batch at once). Memory: the held events, and the ids and unpaired client
-   * records of those windows, each bounded.
+   * order, where the store pairs a batch at once). An access-log line that nothing named the server of pairs with a
+   * client record to any server, by request id, traceparent, or method, path and time, and is read again as that
+   * server's: so `report CLIENT_LOG ACCESS_LOG` counts as the client log alone, with no `--server`. Memory: the held
+   * events, and the ids and unpaired client records of those windows, each bounded.
    */
   async *events(): AsyncGenerator<OfflineEvent> {
     const files = this.logs.map((log, file) => this.read(log, file));
@@ -125,11 +141,17 @@ export class OfflineRun {
       if (ids.has(e.id)) e.counted = false;
       else ids.add(e.id, e.ts);
       ids.forget(e.ts);
-      if (e.source === 'proxy' && e.counted) {
-        unpaired.forget(e.ts - CLIENT_RECORD_MS);
-        if (unpaired.take(join) !== undefined) e.counted = false;
+      if (e.source !== 'proxy' || !e.counted) return read;
+      unpaired.forget(e.ts - CLIENT_RECORD_MS);
+      const client = unpaired.take(join, read.unnamed !== undefined);
+      if (client === undefined) {
+        if (read.unnamed !== undefined) this.warn(read.file, read.line, read.unnamed.warnings);
+        return read;
       }
-      return read;
+      // One request, counted once, with the client's view; a line nothing named belongs to its client's server.
+      const joined = read.unnamed === undefined ? read : this.readAs(read, client.server, seq);
+      joined.analysis.counted = false;
+      return joined;
     };
     for await (const read of mergeByTime(files)) {
       const e = read.analysis;
@@ -180,21 +202,45 @@ export class OfflineRun {
         process.stderr.write(`${log}:${line}: ${parsed.error.code}: ${parsed.error.message}\n`);
         continue;
       }
-      for (const warning of parsed.warnings) {
-        if (++this.warnings <= WARNINGS_LISTED)
-          process.stderr.write(`${log}:${line}: ${warning.field}: ${warning.message}\n`);
-      }
-      const event = parsed.event;
-      const classification = classify(event, this.policyFor(event.server));
-      if (classification.kind === 'unclassifiable_no_discovery') this.undecided404s++;
-      const analysis = toAnalysisEvent(event, classification, {
-        id: eventIdOf(event),
-        seq: 0, // set when released in time order
-        identity: requestIdentity(event.server, event.request, event.protocol),
-        counted: true,
-      });
-      const join = joinFactsOf(event, analysis, file, line);
-      yield { classification, analysis, join, profile: storedProfile(event), file, line };
+      // An access-log line whose server nothing named may yet take its client record's: its warning waits for that.
+      const unnamed = format === 'native' ? [] : parsed.warnings.filter((w) => w.field === UNNAMED_SERVER_FIELD);
+      this.warn(
+        file,
+        line,
+        parsed.warnings.filter((w) => !unnamed.includes(w)),
+      );
+      const read = this.classified(parsed.event, file, line);
+      if (read.classification.kind === 'unclassifiable_no_discovery') this.undecided404s++;
+      if (unnamed.length > 0) read.unnamed = { event: parsed.event, warnings: unnamed };
+      yield read;
+    }
+  }
+
+  /** One event classified, with its analysis view and join facts, under the server it names. */
+  private classified(event: LensEvent, file: number, line: number, seq = 0): Read {
+    const classification = classify(event, this.policyFor(event.server));
+    const analysis = toAnalysisEvent(event, classification, {
+      id: eventIdOf(event),
+      seq, // set when released in time order
+      identity: requestIdentity(event.server, event.request, event.protocol),
+      counted: true,
+    });
+    const join = joinFactsOf(event, analysis, file, line);
+    return { classification, analysis, join, profile: storedProfile(event), file, line };
+  }
+
+  /** An unnamed access-log line read again as `server`'s: classified against that server's discovery document. */
+  private readAs(read: Read, server: string, seq: number): Read {
+    const event = { ...(read.unnamed as { event: LensEvent }).event, server };
+    // Its id is the line's digest, which the server's name does not change: the copy keeps the original's id.
+    return this.classified(event, read.file, read.line, seq);
+  }
+
+  /** A line's dropped members on stderr, FILE:LINE: field: message, the first WARNINGS_LISTED of the run. */
+  private warn(file: number, line: number, warnings: readonly FieldWarning[]): void {
+    for (const warning of warnings) {
+      if (++this.warnings <= WARNINGS_LISTED)
+        process.stderr.write(`${this.logs[file]}:${line}: ${warning.field}: ${warning.message}\n`);
     }
   }
 

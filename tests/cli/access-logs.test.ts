@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -10,6 +10,20 @@ import { CORPORA, type CorpusName, corpusPath, corpusText, expectedOf } from '..
 
 const JSON_LOG = 'nginx-access.json.log';
 const COMBINED_LOG = 'nginx-access.combined.log';
+
+/** Every recorded corpus, with each discovery file it has: a new corpus is held to the same join. */
+const CORPUS_ROOT = new URL('../fixtures/corpus/', import.meta.url).pathname;
+const DISCOVERY_FILES = ['discovery.json', 'discovery.servers.json'];
+const EVERY_CORPUS = readdirSync(CORPUS_ROOT, { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .flatMap(({ name }) =>
+    DISCOVERY_FILES.filter((file) => existsSync(join(CORPUS_ROOT, name, file))).map((file) => [name, file] as const),
+  );
+
+/** A report's numbers without `seq`, which is an event's place in the merged stream: more lines, later places. */
+function withoutSeq(report: unknown): unknown {
+  return JSON.parse(JSON.stringify(report), (key, value) => (key === 'seq' ? undefined : value));
+}
 
 function lineCount(corpus: CorpusName, file: string): number {
   return corpusText(corpus, file)
@@ -101,6 +115,52 @@ describe('access logs on the command line', () => {
       expect(denialsNotHeld.total).toBe(expected.length);
       expect(Object.values(denialsNotHeld.byServer).reduce((a: number, b) => a + (b as number), 0)).toBe(
         expected.length,
+      );
+    });
+  });
+
+  describe.each(EVERY_CORPUS)("the README's `report` line on %s with %s, no --server", (corpus, discovery) => {
+    const path = (file: string) => join(CORPUS_ROOT, corpus, file);
+    let alone: { code: number; stdout: string; stderr: string };
+    beforeAll(async () => {
+      alone = await lens(['report', '--discovery', path(discovery), path('client.ndjson')]);
+    });
+
+    it.each([JSON_LOG, COMBINED_LOG])('counts the client log with %s as the client log alone', async (log) => {
+      expect(alone.code, alone.stderr).toBe(0);
+      // Each proxy line takes the server of the client record of the same request (request id, traceparent, or
+      // method, path and time): it joins that record and counts once, with the client's view.
+      const both = await lens(['report', '--discovery', path(discovery), path('client.ndjson'), path(log)]);
+      expect(both.stderr).toBe('');
+      expect(both.code).toBe(0);
+      const clientLog = JSON.parse(alone.stdout);
+      const joined = JSON.parse(both.stdout);
+      expect(joined.events).toBe(readFileSync(path('client.ndjson'), 'utf8').trim().split('\n').length);
+      expect(Object.keys(joined.avoidable.byClient).sort()).toEqual(Object.keys(clientLog.avoidable.byClient).sort());
+      expect(withoutSeq(joined)).toEqual(withoutSeq(clientLog));
+    });
+
+    it('names a line by the client records alone when the proxy log comes first, and keeps a line no one sent', async () => {
+      const stray = JSON.stringify({
+        msec: '1796179999.000',
+        request_method: 'GET',
+        request_uri: '/nobody/sent/this',
+        status: 404,
+        request_time: 0.001,
+        http_user_agent: 'scanner/1.0',
+      });
+      const strayLog = join(dir, `${corpus}-${discovery}-stray.json.log`);
+      writeFileSync(strayLog, `${readFileSync(path(JSON_LOG), 'utf8')}${stray}\n`);
+      const both = await lens(['report', '--discovery', path(discovery), strayLog, path('client.ndjson')]);
+      expect(both.code).toBe(0);
+      const joined = JSON.parse(both.stdout);
+      expect(joined.events).toBe(JSON.parse(alone.stdout).events + 1);
+      // The one line no client record is the request of stays under no server, and says so.
+      expect(joined.avoidable.byClient['scanner/1.0']).toMatchObject({ requests: 1 });
+      expect(both.stderr).toBe(
+        `${strayLog}:${lineCount(corpus as CorpusName, JSON_LOG) + 1}: server: no server configured for no host, ` +
+          'path "/nobody/sent/this": named "unknown"\n' +
+          'lens report: 1 member(s) dropped with a warning; their events were kept\n',
       );
     });
   });
