@@ -18,7 +18,7 @@ import type { ProxyFormat } from '../../shared/proxy-logs/index.ts';
 import { serverOfRoutes } from '../../shared/proxy-logs/routes.ts';
 import { JOIN_MAX_SPAN_MS, JOIN_SKEW_MS, type JoinFacts } from '../../shared/request-join.ts';
 import { type IngestFormat, proxyOptions, readProxyLine } from '../ingest-formats.ts';
-import { CliError } from './cli-error.ts';
+import { UsageError } from './cli-error.ts';
 import { loadDiscoveryFile } from './discovery-file.ts';
 import { detectFileFormat, logFormat, logNames } from './log-format.ts';
 import { MinHeap } from './min-heap.ts';
@@ -60,7 +60,7 @@ interface Read extends OfflineEvent {
   /**
    * An access-log line that nothing named the server of (no `--server`, no route, no discovery document declaring
    * its path): the event, to read again under its client record's server once that is found, and the reader's
-   * warning, said only when none is.
+   * warning, summed up at the end when none is.
    */
   unnamed?: { event: LensEvent; warnings: FieldWarning[] };
 }
@@ -74,6 +74,9 @@ export class OfflineRun {
   private bad = 0;
   private warnings = 0;
   private undecided404s = 0;
+  /** Access-log lines nothing named a server for and no client record claimed, and the first of them. */
+  private unnamed = 0;
+  private firstUnnamed = '';
 
   private constructor(
     private readonly command: string,
@@ -82,13 +85,16 @@ export class OfflineRun {
     private readonly hasDiscovery: boolean,
     private readonly format: IngestFormat | 'auto',
     private readonly accessLog: ReturnType<typeof proxyOptions>,
+    private readonly switches: ReadonlySet<string>,
   ) {}
 
-  static async fromArgs(command: string, args: string[]): Promise<OfflineRun> {
+  /** The run of `command ARGS`; `switches` are the command's own boolean options (`report --json`). */
+  static async fromArgs(command: string, args: string[], switches: readonly string[] = []): Promise<OfflineRun> {
     const { values, positionals } = parseArgs({
       args,
       allowPositionals: true,
       options: {
+        ...Object.fromEntries(switches.map((name) => [name, { type: 'boolean' as const }])),
         discovery: { type: 'string' },
         format: { type: 'string', default: 'auto' },
         server: { type: 'string' },
@@ -97,7 +103,7 @@ export class OfflineRun {
         'proxy-map': { type: 'string' },
       },
     });
-    if (positionals.length === 0) throw new CliError(`usage: ${command} [--discovery FILE] LOG...`, 2);
+    if (positionals.length === 0) throw new UsageError('no LOG to read');
     // Without a discovery document a 404 cannot say whether the path was declared: the classifier abstains.
     const discovery = values.discovery === undefined ? undefined : await loadDiscoveryFile(values.discovery);
     const routes = values['proxy-map'] === undefined ? [] : await loadProxyMap(values['proxy-map']);
@@ -110,7 +116,13 @@ export class OfflineRun {
       discovery !== undefined,
       format,
       proxyOptions(logNames(values), serverOf),
+      new Set(switches.filter((name) => (values as Record<string, unknown>)[name] === true)),
     );
+  }
+
+  /** Whether the command line set one of the command's own switches. */
+  has(name: string): boolean {
+    return this.switches.has(name);
   }
 
   note(message: string): void {
@@ -145,7 +157,7 @@ export class OfflineRun {
       unpaired.forget(e.ts - CLIENT_RECORD_MS);
       const client = unpaired.take(join, read.unnamed !== undefined);
       if (client === undefined) {
-        if (read.unnamed !== undefined) this.warn(read.file, read.line, read.unnamed.warnings);
+        if (read.unnamed !== undefined) this.keptUnnamed(read, read.unnamed.warnings);
         return read;
       }
       // One request, counted once, with the client's view; a line nothing named belongs to its client's server.
@@ -181,8 +193,20 @@ export class OfflineRun {
           'a discovery document would decide them',
       );
     }
+    if (this.unnamed > 0) {
+      this.note(
+        `${this.unnamed} access-log line(s) named no server and matched no client record, so they are counted ` +
+          `under their host or "unknown" (the first: ${this.firstUnnamed}); name their server with --server NAME, ` +
+          '--proxy-map FILE, or a --discovery file of {"servers":{"NAME":DOCUMENT}} declaring their paths',
+      );
+    }
     if (this.bad > 0) this.note(`${this.bad} line(s) could not be read as events`);
     return this.bad > 0 ? 1 : 0;
+  }
+
+  /** One line per run says what became of them: a log of proxy lines alone would otherwise list each. */
+  private keptUnnamed(read: Read, warnings: readonly FieldWarning[]): void {
+    if (this.unnamed++ === 0) this.firstUnnamed = `${this.logs[read.file]}:${read.line}: ${warnings[0]?.message}`;
   }
 
   /** One log, line by line. Bad lines and dropped members are reported on stderr with the file and line. */

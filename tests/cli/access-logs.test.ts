@@ -68,9 +68,10 @@ describe('access logs on the command line', () => {
 
     it.each([JSON_LOG, COMBINED_LOG])('reports the client log with %s as the client log alone', async (log) => {
       const discovery = ['--discovery', discoveryFile(corpus)];
-      const alone = await lens(['report', ...discovery, corpusPath(corpus, 'client.ndjson')]);
+      const alone = await lens(['report', '--json', ...discovery, corpusPath(corpus, 'client.ndjson')]);
       const both = await lens([
         'report',
+        '--json',
         ...discovery,
         '--server',
         server,
@@ -95,6 +96,7 @@ describe('access logs on the command line', () => {
     it('reports the denials that did not hold of expected.json, each across a new session', async () => {
       const { stdout, code } = await lens([
         'report',
+        '--json',
         '--discovery',
         discoveryFile(corpus),
         corpusPath(corpus, 'client.ndjson'),
@@ -123,14 +125,14 @@ describe('access logs on the command line', () => {
     const path = (file: string) => join(CORPUS_ROOT, corpus, file);
     let alone: { code: number; stdout: string; stderr: string };
     beforeAll(async () => {
-      alone = await lens(['report', '--discovery', path(discovery), path('client.ndjson')]);
+      alone = await lens(['report', '--json', '--discovery', path(discovery), path('client.ndjson')]);
     });
 
     it.each([JSON_LOG, COMBINED_LOG])('counts the client log with %s as the client log alone', async (log) => {
       expect(alone.code, alone.stderr).toBe(0);
       // Each proxy line takes the server of the client record of the same request (request id, traceparent, or
       // method, path and time): it joins that record and counts once, with the client's view.
-      const both = await lens(['report', '--discovery', path(discovery), path('client.ndjson'), path(log)]);
+      const both = await lens(['report', '--json', '--discovery', path(discovery), path('client.ndjson'), path(log)]);
       expect(both.stderr).toBe('');
       expect(both.code).toBe(0);
       const clientLog = JSON.parse(alone.stdout);
@@ -151,16 +153,18 @@ describe('access logs on the command line', () => {
       });
       const strayLog = join(dir, `${corpus}-${discovery}-stray.json.log`);
       writeFileSync(strayLog, `${readFileSync(path(JSON_LOG), 'utf8')}${stray}\n`);
-      const both = await lens(['report', '--discovery', path(discovery), strayLog, path('client.ndjson')]);
+      const both = await lens(['report', '--json', '--discovery', path(discovery), strayLog, path('client.ndjson')]);
       expect(both.code).toBe(0);
       const joined = JSON.parse(both.stdout);
       expect(joined.events).toBe(JSON.parse(alone.stdout).events + 1);
       // The one line no client record is the request of stays under no server, and says so.
       expect(joined.avoidable.byClient['scanner/1.0']).toMatchObject({ requests: 1 });
+      expect(joined.avoidable.byServer.unknown).toMatchObject({ requests: 1 });
       expect(both.stderr).toBe(
-        `${strayLog}:${lineCount(corpus as CorpusName, JSON_LOG) + 1}: server: no server configured for no host, ` +
-          'path "/nobody/sent/this": named "unknown"\n' +
-          'lens report: 1 member(s) dropped with a warning; their events were kept\n',
+        'lens report: 1 access-log line(s) named no server and matched no client record, so they are counted under ' +
+          `their host or "unknown" (the first: ${strayLog}:${lineCount(corpus as CorpusName, JSON_LOG) + 1}: no ` +
+          'server configured for no host, path "/nobody/sent/this": named "unknown"); name their server with ' +
+          '--server NAME, --proxy-map FILE, or a --discovery file of {"servers":{"NAME":DOCUMENT}} declaring their paths\n',
       );
     });
   });
