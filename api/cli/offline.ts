@@ -20,12 +20,12 @@ import { JOIN_MAX_SPAN_MS, JOIN_SKEW_MS, type JoinFacts } from '../../shared/req
 import { type IngestFormat, proxyOptions, readProxyLine } from '../ingest-formats.ts';
 import { UsageError } from './cli-error.ts';
 import { loadDiscoveryFile } from './discovery-file.ts';
+import { JoinIndex, takePartner } from './join-index.ts';
 import { detectFileFormat, logFormat, logNames } from './log-format.ts';
 import { MinHeap } from './min-heap.ts';
 import { loadProxyMap } from './proxy-map-file.ts';
 import { readLines } from './read-lines.ts';
 import { RecentKeys } from './recent-keys.ts';
-import { UnpairedClients } from './unpaired-clients.ts';
 
 /** An event is held until an event this much later (log time) has been read: later lines may still precede it. */
 export const REORDER_HOLD_MS = 60_000;
@@ -51,6 +51,8 @@ export interface OfflineEvent {
   join: JoinFacts;
   /** A failure's two actionability profiles, packed (shared/actionability storedProfile); null for a success. */
   profile: number | null;
+  /** A proxy record's: the id of the client record of the same request, which is counted for both. */
+  partner: string | null;
 }
 
 /** An event as read, with where it was read: (ts, file, line) is the order it is released in. */
@@ -136,7 +138,8 @@ export class OfflineRun {
    * stream. `counted` is false for a second event with an id already released within the hold (a re-sent line
    * counts once, as in the store) and for a proxy record that a client's record of the last `CLIENT_RECORD_MS`
    * pairs with (it counts once, with the client's view; shared/request-join.ts, one proxy record at a time in time
-   * order, where the store pairs a batch at once). An access-log line that nothing named the server of pairs with a
+   * order, the held proxy records competing for the same client records, where the store pairs a batch at once,
+   * api/cli/join-index.ts). An access-log line that nothing named the server of pairs with a
    * client record to any server, by request id, traceparent, or method, path and time, and is read again as that
    * server's: so `report CLIENT_LOG ACCESS_LOG` counts as the client log alone, with no `--server`. Memory: the held
    * events, and the ids and unpaired client records of those windows, each bounded.
@@ -145,7 +148,8 @@ export class OfflineRun {
     const files = this.logs.map((log, file) => this.read(log, file));
     const held = new MinHeap<Read>(isEarlier);
     const ids = new RecentKeys(REORDER_HOLD_MS, MAX_RECENT_KEYS);
-    const unpaired = new UnpairedClients(MAX_RECENT_KEYS);
+    const unpaired = new JoinIndex(MAX_RECENT_KEYS);
+    const heldProxies = new JoinIndex(MAX_RECENT_KEYS);
     let seq = 0;
     const release = (read: Read): OfflineEvent => {
       const { analysis: e, join } = read;
@@ -153,9 +157,11 @@ export class OfflineRun {
       if (ids.has(e.id)) e.counted = false;
       else ids.add(e.id, e.ts);
       ids.forget(e.ts);
-      if (e.source !== 'proxy' || !e.counted) return read;
+      if (e.source !== 'proxy') return read;
+      heldProxies.remove(join);
+      if (!e.counted) return read;
       unpaired.forget(e.ts - CLIENT_RECORD_MS);
-      const client = unpaired.take(join, read.unnamed !== undefined);
+      const client = takePartner(join, read.unnamed !== undefined, unpaired, heldProxies);
       if (client === undefined) {
         if (read.unnamed !== undefined) this.keptUnnamed(read, read.unnamed.warnings);
         return read;
@@ -163,12 +169,14 @@ export class OfflineRun {
       // One request, counted once, with the client's view; a line nothing named belongs to its client's server.
       const joined = read.unnamed === undefined ? read : this.readAs(read, client.server, seq);
       joined.analysis.counted = false;
+      joined.partner = client.eventId;
       return joined;
     };
     for await (const read of mergeByTime(files)) {
       const e = read.analysis;
       // Noted when read, not when released: the proxy's record may be released before the client's.
       if (e.source === 'client') unpaired.add(read.join);
+      else heldProxies.add(read.join, read.unnamed !== undefined);
       held.push(read);
       // Measured from the time just read rather than the latest ever read, so that one line from a wrong clock far
       // in the future releases what is held once instead of ending all reordering after it.
@@ -250,7 +258,7 @@ export class OfflineRun {
       counted: true,
     });
     const join = joinFactsOf(event, analysis, file, line);
-    return { classification, analysis, join, profile: storedProfile(event), file, line };
+    return { classification, analysis, join, profile: storedProfile(event), partner: null, file, line };
   }
 
   /** An unnamed access-log line read again as `server`'s: classified against that server's discovery document. */
