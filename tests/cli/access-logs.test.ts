@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,6 +24,11 @@ const EVERY_CORPUS = readdirSync(CORPUS_ROOT, { withFileTypes: true })
 /** A report's numbers without `seq`, which is an event's place in the merged stream: more lines, later places. */
 function withoutSeq(report: unknown): unknown {
   return JSON.parse(JSON.stringify(report), (key, value) => (key === 'seq' ? undefined : value));
+}
+
+/** A combined log's line without the bytes sent, which no client record holds. */
+function withoutBytes(line: string | undefined): string | undefined {
+  return line?.replace(/" (\d{3}) \d+ "/, '" $1 "');
 }
 
 function lineCount(corpus: CorpusName, file: string): number {
@@ -141,6 +147,61 @@ describe('access logs on the command line', () => {
       expect(Object.keys(joined.avoidable.byClient).sort()).toEqual(Object.keys(clientLog.avoidable.byClient).sort());
       expect(withoutSeq(joined)).toEqual(withoutSeq(clientLog));
     });
+
+    it.each([JSON_LOG, COMBINED_LOG])(
+      "classifies each line of %s as its true request's: its client record's server, and that record as partner",
+      async (log) => {
+        const { code, stdout } = await lens([
+          'classify',
+          '--discovery',
+          path(discovery),
+          path('client.ndjson'),
+          path(log),
+        ]);
+        expect(code).toBe(0);
+        const byId = new Map(
+          stdout
+            .trim()
+            .split('\n')
+            .map((line) => JSON.parse(line))
+            .map((line) => [line.id, line]),
+        );
+        // nginx wrote both logs at once, so line i of one is line i of the other; correlation.json says which
+        // client request got which $request_id (a request the client gave up on before the answer has none).
+        const requestIdOf: Record<string, string> = JSON.parse(readFileSync(path('correlation.json'), 'utf8'));
+        const clientOf = new Map(Object.entries(requestIdOf).map(([id, requestId]) => [requestId, id]));
+        const jsonLines = readFileSync(path(JSON_LOG), 'utf8').trim().split('\n');
+        const lineOf = new Map(jsonLines.map((text, i) => [clientOf.get(JSON.parse(text).request_id), i]));
+        const logLines = readFileSync(path(log), 'utf8').trim().split('\n');
+        const servers = new Map(
+          readFileSync(path('client.ndjson'), 'utf8')
+            .trim()
+            .split('\n')
+            .map((line) => JSON.parse(line))
+            .map((e) => [e.id, e.server]),
+        );
+        expect(byId.size).toBe(servers.size + logLines.length);
+        const copies = new Map<string, number>();
+        let known = 0;
+        for (const [i, text] of logLines.entries()) {
+          const digest = createHash('sha256').update(text).digest('hex').slice(0, 32);
+          const copy = copies.get(digest) ?? 0;
+          copies.set(digest, copy + 1);
+          const line = byId.get(copy === 0 ? `px:${digest}` : `px:${digest}#${copy}`);
+          expect(line, text).toMatchObject({ source: 'proxy', server: servers.get(line?.partner) });
+          const truth = clientOf.get(JSON.parse(jsonLines[i] as string).request_id);
+          if (truth === undefined) continue;
+          known++;
+          // The true partner, or for a combined log one it cannot tell from it: the same second, request, status
+          // and user agent (whole seconds and no request id leave alike lines alike).
+          const partnerLine = logLines[lineOf.get(line?.partner) ?? -1];
+          expect(log === JSON_LOG ? line?.partner : withoutBytes(partnerLine), text).toBe(
+            log === JSON_LOG ? truth : withoutBytes(text),
+          );
+        }
+        expect(known).toBeGreaterThan(logLines.length - 3);
+      },
+    );
 
     it('names a line by the client records alone when the proxy log comes first, and keeps a line no one sent', async () => {
       const stray = JSON.stringify({

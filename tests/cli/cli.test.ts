@@ -119,16 +119,32 @@ describe('the command line', () => {
       kind: 'not_declared',
       evidence: 'http_status',
     });
-    expect(Object.keys(lines[0]).sort()).toEqual([
-      'avoidable',
-      'bucket',
-      'evidence',
+    expect(Object.keys(lines[0])).toEqual([
       'id',
-      'identity',
+      'ts',
+      'source',
+      'client',
+      'server',
+      'method',
+      'http',
+      'status',
+      'code',
+      'bucket',
       'kind',
-      'profile',
       'rule',
+      'evidence',
+      'identity',
+      'avoidable',
+      'profile',
     ]);
+    expect(lines[0]).toMatchObject({
+      ts: new Date(undeclared.ts as string).toISOString(),
+      source: 'proxy',
+      server: 'notes',
+      http: 'POST /mcp/sse',
+      status: 404,
+      code: null,
+    });
     expect(lines[0].profile).toBe('000000');
     expect(lines[1]).toMatchObject({ id: 'c-1', bucket: 'ok' });
     expect(lines[1].identity).toMatch(/^release-notes:[0-9a-f]{32}$/);
@@ -306,6 +322,33 @@ describe('the command line', () => {
       const total = scenarios.reduce((sum, [, scenario]) => sum + scenario.avoidable, 0);
       expect(avoidableOf(report.avoidable.byServer)).toEqual({ [expected.server[0] as string]: total });
       expect(total).toBe(Object.values(expected.events).filter((e) => e.avoidable).length);
+    });
+
+    it('says of each event when, who to whom, its method, HTTP request, status and code', async () => {
+      const { code, stdout } = await lens(['classify', ...args]);
+      expect(code).toBe(0);
+      const got = stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+      const sent = corpusText(corpus, 'client.ndjson')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+      const byId = new Map(got.map((line) => [line.id, line]));
+      for (const e of sent) {
+        expect(byId.get(e.id), e.id).toMatchObject({
+          ts: new Date(e.ts).toISOString(),
+          source: 'client',
+          client: e.client,
+          server: e.server,
+          method: e.request?.method ?? null,
+          http: `${e.http.method} ${e.http.path}`,
+          status: e.http.status ?? null,
+          code: e.response?.error?.code ?? null,
+        });
+      }
+      expect(got.filter((line) => line.code !== null).length).toBeGreaterThan(0);
     });
 
     it("classifies each event with expected.json's avoidable verdict", async () => {
