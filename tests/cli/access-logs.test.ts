@@ -245,7 +245,9 @@ describe('access logs on the command line', () => {
       expect(await total()).toBe(lineCount('mcp-python', JSON_LOG));
       const second = await lens(args);
       expect(second.code).toBe(0);
-      expect(second.stderr).toMatch(/0 accepted, 0 duplicate, 0 rejected/);
+      expect(second.stderr).toBe(
+        `${log}: already sent to ${server.url()} (up to line 120), nothing new since; --restart sends it again\n`,
+      );
       const again = await lens([...args, '--restart']);
       expect(again.stderr).toMatch(/0 accepted, 120 duplicate, 0 rejected/);
       expect(await total()).toBe(lineCount('mcp-python', JSON_LOG));
