@@ -4,7 +4,8 @@ import type { gapSummary } from '../../shared/analysis/context-gap.ts';
 import type { denialSummary } from '../../shared/analysis/denials.ts';
 import type { IdentityStats } from '../../shared/analysis/identities.ts';
 import type { AvoidableCount, StormSummary } from '../../shared/analysis/storms.ts';
-import { count, percent, plural, table, utc } from './text-table.ts';
+import { actionabilityLines, contextLines, denialLines, identityLines, stormLines } from './report-text-findings.ts';
+import { count, LISTED, more, percent, plural, table, utc } from './text-table.ts';
 
 /** The report as `lens report --json` writes it; the storms are read once, in list order, as they stream. */
 export interface ReportDocument {
@@ -21,9 +22,6 @@ export interface ReportDocument {
   actionability: ReturnType<typeof actionabilityReport>;
 }
 
-/** How many rows a list shows before it says how many more `--json` holds. */
-export const LISTED = 10;
-
 /** What each bucket means, in the words the dashboard uses. */
 const BUCKET_MEANS: Record<string, string> = {
   ok: 'answered',
@@ -31,7 +29,6 @@ const BUCKET_MEANS: Record<string, string> = {
   transient: 'failed now, may work later: bounded retry',
   throttled: 'too many requests: wait, then retry',
   ambiguous: 'no code with defined meaning: do not read it as a go-ahead',
-  pending: 'the server asked for input before it answers',
 };
 
 const CONDUCT_FINDINGS = [
@@ -40,16 +37,6 @@ const CONDUCT_FINDINGS = [
   ['retriedBeforeRetryAfter', 'retried before Retry-After'],
   ['retriedPastBudget', 'retried past the budget of 3'],
   ['identicalAfterAmbiguous', 'repeated an ambiguous request'],
-] as const;
-
-/** Seed 004's six bits, said as what each means (the CLI speaks no research shorthand either). */
-const BITS = [
-  ['D', 'detected'],
-  ['P', 'policy'],
-  ['C', 'cause'],
-  ['T', 'repair target'],
-  ['E', 'executable repair'],
-  ['R', 'replay rule'],
 ] as const;
 
 /**
@@ -160,187 +147,4 @@ function clientLines({ avoidable, conduct }: ReportDocument): string[] {
       rows,
     ),
   ];
-}
-
-/**
- * The storms with the most avoidable attempts (then the most attempts, then the earliest), in one pass over the
- * list, keeping LISTED of them: the list itself may be larger than memory.
- */
-function stormLines(storms: Iterable<StormSummary>): string[] {
-  const top: StormSummary[] = [];
-  let total = 0;
-  for (const storm of storms) {
-    total++;
-    const at = top.findIndex((kept) => worse(storm, kept));
-    if (at === -1) {
-      if (top.length < LISTED) top.push(storm);
-    } else {
-      top.splice(at, 0, storm);
-      if (top.length > LISTED) top.pop();
-    }
-  }
-  if (total === 0) return ['', 'Storms: none'];
-  const rows = top.map((s) => [
-    s.kind.replaceAll('_', ' '),
-    s.client,
-    s.server,
-    count(s.attempts),
-    count(s.avoidable),
-    utc(s.firstTs),
-    `${s.paths.join(', ')} (first ${s.firstFailure.bucket}: ${s.firstFailure.kind})`,
-  ]);
-  const shown = total > LISTED ? `, the ${LISTED} with the most avoidable attempts (--json lists all)` : '';
-  return [
-    '',
-    `Storms: ${count(total)}${shown}`,
-    ...table(
-      [
-        { heading: 'kind' },
-        { heading: 'sender' },
-        { heading: 'server' },
-        { heading: 'attempts', numeric: true },
-        { heading: 'avoidable', numeric: true },
-        { heading: 'first attempt (UTC)' },
-        { heading: 'what' },
-      ],
-      rows,
-    ),
-  ];
-}
-
-function worse(a: StormSummary, b: StormSummary): boolean {
-  return (
-    a.avoidable - b.avoidable > 0 ||
-    (a.avoidable === b.avoidable && (a.attempts > b.attempts || (a.attempts === b.attempts && a.firstTs < b.firstTs)))
-  );
-}
-
-function denialLines(denials: ReportDocument['denialsNotHeld']): string[] {
-  const lines = ['', `Denials that did not hold: ${count(denials.total)}`];
-  if (denials.total > 0) {
-    lines[1] += ' (refused, then answered otherwise while the refusal still stood)';
-    const rows = denials.items
-      .slice(0, LISTED)
-      .map((d) => [
-        d.client,
-        d.server,
-        d.rpcMethod ?? '-',
-        `${utc(d.refusal.ts)} ${d.refusal.kind} (${d.refusal.id})`,
-        `${utc(d.answer.ts)} ${d.answer.bucket} (${d.answer.id})`,
-        d.newSession ? 'yes' : 'no',
-      ]);
-    lines.push(
-      ...table(
-        [
-          { heading: 'client' },
-          { heading: 'server' },
-          { heading: 'method' },
-          { heading: 'refused' },
-          { heading: 'later' },
-          { heading: 'new session between' },
-        ],
-        rows,
-      ),
-    );
-    if (denials.items.length > LISTED)
-      lines.push(`  … and ${count(denials.items.length - LISTED)} more (--json lists all)`);
-  }
-  const replays = denials.representedRefusals;
-  if (replays.length > 0) {
-    lines.push(
-      '',
-      'Refused requests sent again, per client',
-      ...table(
-        [
-          { heading: 'client' },
-          { heading: 'refused again', numeric: true },
-          { heading: 'answered afresh', numeric: true },
-        ],
-        replays.map((r) => [r.client, count(r.replayed), count(r.evaluatedAfresh)]),
-      ),
-    );
-  }
-  return lines;
-}
-
-function identityLines(identities: readonly IdentityStats[]): string[] {
-  const sentAgain = identities.filter((i) => i.represented > 0);
-  if (sentAgain.length === 0) return [];
-  const rows = sentAgain
-    .slice(0, LISTED)
-    .map((i) => [count(i.sends), count(i.represented), i.server, i.method ?? '-', i.last.bucket, i.identity]);
-  return [
-    '',
-    `Requests sent again unchanged, most first${sentAgain.length > LISTED ? ` (the first ${LISTED}; --json lists ${identities.length})` : ''}`,
-    ...table(
-      [
-        { heading: 'sends', numeric: true },
-        { heading: 'again', numeric: true },
-        { heading: 'server' },
-        { heading: 'method' },
-        { heading: 'last answer' },
-        { heading: 'identity' },
-      ],
-      rows,
-    ),
-  ];
-}
-
-function contextLines(gaps: ReportDocument['contextGap']): string[] {
-  const servers = Object.entries(gaps);
-  if (servers.length === 0) return [];
-  const rows = servers.map(([server, gap]) => [
-    server,
-    count(gap.reported),
-    count(gap.trimmed),
-    percent(gap.trimRate),
-    Object.entries(gap.reasons)
-      .map(([reason, n]) => `${reason} ${count(n)}`)
-      .join(', '),
-  ]);
-  return [
-    '',
-    'Context asked for and given (sampling requests whose answer says what context it got)',
-    ...table(
-      [
-        { heading: 'server' },
-        { heading: 'reported', numeric: true },
-        { heading: 'trimmed', numeric: true },
-        { heading: 'trim rate', numeric: true },
-        { heading: 'reasons' },
-      ],
-      rows,
-    ),
-  ];
-}
-
-function actionabilityLines({ control, byServer }: ReportDocument['actionability']): string[] {
-  if (control.failures === 0) return [];
-  const rows = [
-    ['all servers', count(control.failures), ...BITS.map(([bit]) => percent(control[bit] / control.failures))],
-    ...Object.entries(byServer)
-      .slice(0, LISTED)
-      .map(([server, counts]) => [
-        server,
-        count(counts.control.failures),
-        ...BITS.map(([bit]) => percent(counts.control[bit] / counts.control.failures)),
-      ]),
-  ];
-  return [
-    '',
-    'What the failures tell a client in typed fields: the share of failures that say each',
-    ...table(
-      [
-        { heading: 'server' },
-        { heading: 'failures', numeric: true },
-        ...BITS.map(([, heading]) => ({ heading, numeric: true })),
-      ],
-      rows,
-    ),
-  ];
-}
-
-/** `(the first 10 of 42)` after a list's title, when it is cut. */
-function more(total: number): string {
-  return total > LISTED ? ` (the first ${LISTED} of ${count(total)}; --json lists all)` : '';
 }

@@ -27,6 +27,14 @@ export function table(columns: readonly Column[], rows: readonly (readonly strin
   return [line(columns.map((c) => c.heading)), ...rows.map(line)];
 }
 
+/** How many rows a summary's list shows before it says how many more `--json` holds. */
+export const LISTED = 10;
+
+/** `(the first 10 of 42; --json lists all)` after a list's title, when the list is cut. */
+export function more(total: number): string {
+  return total > LISTED ? ` (the first ${LISTED} of ${count(total)}; --json lists all)` : '';
+}
+
 /** A count with thousands separators: 12,000. */
 export function count(n: number): string {
   return n.toLocaleString('en-US');

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LISTED } from '../../api/cli/report-text.ts';
+import { LISTED } from '../../api/cli/text-table.ts';
 import { lens } from '../support/cli.ts';
 import { corpusPath } from '../support/corpus.ts';
 
