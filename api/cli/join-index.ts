@@ -73,12 +73,16 @@ export class JoinIndex {
   }
 }
 
+/** How many of a line's candidates are weighed against the held lines before it takes its best one regardless. */
+const TRIES = 4;
+
 /**
  * The client record a proxy record being released is the request of, taken out of `clients`; undefined when none
- * is. The proxy records still held that could be the same clients' partners compete for them, so that a pair goes
- * to the surest and then closest record as when the store pairs a batch at once, not to whichever line is released
- * first (two alike retries a few milliseconds apart would otherwise swap partners). A line of `anyServer` is paired
- * as if it had been logged under each candidate's server.
+ * is. Its candidates are tried surest and closest first (shared/request-join.ts), and one is passed over while a line
+ * still held and it are each other's best match: that pair is what the store, pairing a batch at once, would make,
+ * and taking the record first would swap the partners of two alike retries a few milliseconds apart. After TRIES
+ * candidates the best one left is taken, so a burst of alike requests costs a bounded number of lookups per line.
+ * A line of `anyServer` is paired as if it had been logged under each candidate's server.
  */
 export function takePartner(
   proxy: JoinFacts,
@@ -86,31 +90,52 @@ export function takePartner(
   clients: JoinIndex,
   heldProxies: JoinIndex,
 ): JoinFacts | undefined {
-  const candidates = clients.candidates(proxy, clientWindow(proxy), anyServer);
-  if (candidates.length === 0) return undefined;
-  const rivals = new Map<string, JoinFacts>();
-  for (const client of candidates) {
-    for (const rival of heldProxies.candidates(client, proxyWindow(client), false)) rivals.set(rival.eventId, rival);
+  let candidates = clients.candidates(proxy, clientWindow(proxy), anyServer);
+  for (let tried = 0; candidates.length > 0; tried++) {
+    const best = bestClient(proxy, anyServer, candidates);
+    if (best === undefined) return undefined;
+    if (tried >= TRIES || !promisedElsewhere(best, { proxy, anyServer }, clients, heldProxies)) {
+      clients.remove(best);
+      return best;
+    }
+    candidates = candidates.filter((client) => client !== best);
   }
-  rivals.delete(proxy.eventId);
-  // The rivals' own candidates too: a rival better matched elsewhere leaves this line its client.
-  const all = new Map(candidates.map((client) => [client.eventId, client]));
-  for (const rival of rivals.values()) {
-    const any = heldProxies.isAnyServer(rival);
-    for (const client of clients.candidates(rival, clientWindow(rival), any)) all.set(client.eventId, client);
-  }
-  const pool = [...all.values()];
-  const servers = [...new Set(pool.map((client) => client.server))];
-  // The copies of a line share its event id, so at most one of them is paired.
-  const asLogged = (record: JoinFacts, any: boolean) =>
-    any ? servers.map((server) => ({ ...record, server })) : [record];
-  const proxies = [
-    ...asLogged(proxy, anyServer),
-    ...[...rivals.values()].flatMap((rival) => asLogged(rival, heldProxies.isAnyServer(rival))),
+  return undefined;
+}
+
+/** The client record among `clients` that `proxy` pairs with first, if any. */
+function bestClient(proxy: JoinFacts, anyServer: boolean, clients: readonly JoinFacts[]): JoinFacts | undefined {
+  return pairRecords(clients, asLogged(proxy, anyServer, clients))[0]?.client;
+}
+
+/** Whether a held proxy record other than `proxy` is `client`'s best match, and `client` that record's. */
+function promisedElsewhere(
+  client: JoinFacts,
+  released: { proxy: JoinFacts; anyServer: boolean },
+  clients: JoinIndex,
+  held: JoinIndex,
+): boolean {
+  const { proxy } = released;
+  const rivals = held.candidates(client, proxyWindow(client), false).filter((r) => r.eventId !== proxy.eventId);
+  if (rivals.length === 0) return false;
+  const lines = [
+    ...asLogged(proxy, released.anyServer, [client]),
+    ...rivals.flatMap((rival) => asLogged(rival, held.isAnyServer(rival), [client])),
   ];
-  const pair = pairRecords(pool, proxies).find((found) => found.proxy.eventId === proxy.eventId);
-  if (pair !== undefined) clients.remove(pair.client);
-  return pair?.client;
+  const preferred = pairRecords([client], lines)[0]?.proxy;
+  const rival = rivals.find((r) => r.eventId === preferred?.eventId);
+  if (rival === undefined) return false;
+  const any = held.isAnyServer(rival);
+  return bestClient(rival, any, clients.candidates(rival, clientWindow(rival), any))?.eventId === client.eventId;
+}
+
+/**
+ * A line as pairing sees it: itself, or for a line nothing named a server for, a copy under each server of the
+ * records it is weighed against (the copies share its event id, so at most one of them is paired).
+ */
+function asLogged(line: JoinFacts, anyServer: boolean, clients: readonly JoinFacts[]): JoinFacts[] {
+  if (!anyServer) return [line];
+  return [...new Set(clients.map((client) => client.server))].map((server) => ({ ...line, server }));
 }
 
 const ROUTE = 'route:';
