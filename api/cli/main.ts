@@ -41,7 +41,9 @@ async function main(argv: string[]): Promise<number> {
   } catch (error) {
     const usage = usageProblem(error);
     if (usage !== undefined) {
-      process.stderr.write(`lens ${name}: ${usage}\n${synopsis(name)}\n(npm run lens -- ${name} --help lists them)\n`);
+      process.stderr.write(
+        `lens ${name}: ${usage}\n${synopsis(name)}\n(npm run lens -- ${name} --help lists its options)\n`,
+      );
       return 2;
     }
     if (error instanceof CliError) {

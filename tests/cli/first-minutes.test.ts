@@ -82,7 +82,7 @@ describe("the command line's first minutes", () => {
       expect(stderr).not.toMatch(STACK);
       expect(stderr).toBe(
         `lens ${command}: ${problem}\nusage: npm run lens -- ${HELP[command as keyof typeof HELP].synopsis}\n` +
-          `(npm run lens -- ${command} --help lists them)\n`,
+          `(npm run lens -- ${command} --help lists its options)\n`,
       );
     });
 
