@@ -137,6 +137,27 @@ describe("the command line's first minutes", () => {
       );
     });
 
+    it('gives up on a server that takes the connection and never answers, instead of hanging', async () => {
+      const silent: Server = createServer(() => {
+        // Reads the request and never answers: a wedged process behind a live port.
+      });
+      await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+      try {
+        const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+        const log = write('silent.ndjson', events('silent', 2));
+        const args = ['ingest', log, '--url', url, '--give-up-after', '1s', '--state', join(dir, 'silent-state.json')];
+        const { code, stderr } = await lens(args);
+        expect(code).toBe(1);
+        expect(stderr).toMatch(
+          new RegExp(`lens ingest: cannot reach ${url}: no answer within 10 s \\(gave up after \\d+ s of trying; `),
+        );
+        expect(stderr).toContain(`  not sent: ${log} from line 1\n`);
+      } finally {
+        silent.closeAllConnections();
+        await new Promise((resolve) => silent.close(resolve));
+      }
+    }, 60_000);
+
     it('stops mid-file on a server that keeps answering 503, then resumes at the first line not stored', async () => {
       // A stand-in server: stores the first batch, then answers 503 until it is told it is back.
       let up = false;
