@@ -21,6 +21,7 @@ import { FoldThread } from './services/fold-thread.ts';
 import { buildMissingStorms, replayDuePartitions } from './services/gate-maintenance.ts';
 import { ProcessMetrics } from './services/process-metrics.ts';
 import { applyRetention, DEFAULT_HORIZONS, type Horizons } from './services/retention.ts';
+import { backfillRpcNames } from './services/rpc-name-backfill.ts';
 import { rederiveStoredFacts } from './services/stored-facts.ts';
 
 export interface ServerOptions extends StoreConfig {
@@ -115,6 +116,7 @@ export async function startServer(options: ServerOptions): Promise<StartedServer
   // Before the gate is replayed from them (buildMissingStorms below), and before any batch can replay a partition.
   await rederiveStoredFacts(store);
   await backfillActionability(store);
+  await backfillRpcNames(store);
   if (options.demo) await loadDemo(store, Date.now());
   await seedDefaultRules({ ctx: { db: store, now: Date.now() } });
   const config: AppConfig = {

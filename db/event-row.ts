@@ -18,6 +18,8 @@ export interface EventColumns {
   session: string | null;
   protocol: string;
   rpcMethod: string | null;
+  /** What the method names: a tool call's tool, a prompt, a resource's URI (shared/frames.ts rpcNameOf). */
+  rpcName: string | null;
   httpMethod: string | null;
   httpPath: string | null;
   httpStatus: number | null;
@@ -67,6 +69,7 @@ export const EVENT_COLUMNS = [
   ['session', 'session'],
   ['protocol', 'protocol'],
   ['rpcMethod', 'rpc_method'],
+  ['rpcName', 'rpc_name'],
   ['httpMethod', 'http_method'],
   ['httpPath', 'http_path'],
   ['httpStatus', 'http_status'],

@@ -19,8 +19,33 @@ export function columnText(value: unknown): string | null {
   return text.length === 0 || text.length > MAX_DERIVED_TEXT ? null : text;
 }
 
+/** The request frame's method, else the `Mcp-Method` header a proxy logged (a line without a frame). */
 export function rpcMethodOf(event: LensEvent): string | null {
-  return columnText(event.request?.method);
+  if (event.request !== undefined) return columnText(event.request.method);
+  return columnText(event.http?.mcpMethod);
+}
+
+/** The methods that name something, as `Mcp-Name` carries it: a tool, a prompt, a resource's URI. */
+export const NAMING_METHODS: readonly string[] = [
+  'tools/call',
+  'prompts/get',
+  'resources/read',
+  'resources/subscribe',
+  'resources/unsubscribe',
+];
+
+/**
+ * What a request's method names, as MCP 2026-07-28 puts it in the `Mcp-Name` header: the tool of `tools/call`, the
+ * prompt of `prompts/get`, the URI of `resources/read` (and of subscriptions). Null for other methods.
+ */
+export function rpcNameOf(event: LensEvent): string | null {
+  if (event.request === undefined) return columnText(event.http?.mcpName);
+  const params = event.request.params;
+  if (typeof params !== 'object' || params === null) return null;
+  const method = rpcMethodOf(event);
+  if (method === 'tools/call' || method === 'prompts/get') return columnText((params as { name?: unknown }).name);
+  if (method !== null && NAMING_METHODS.includes(method)) return columnText((params as { uri?: unknown }).uri);
+  return null;
 }
 
 /** The JSON-RPC error code; null when absent, not an integer, or outside the 32 bits JSON-RPC codes live in. */

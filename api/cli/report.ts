@@ -10,10 +10,10 @@ import {
 } from '../../shared/analysis/denials.ts';
 import { createGateState, gateStep, isJudged, type KeyGateState, stepsInOrder } from '../../shared/analysis/gate.ts';
 import type { GateVerdict } from '../../shared/analysis/gate-types.ts';
-import type { StormSummary } from '../../shared/analysis/storms.ts';
+import type { FoundStorm } from '../../shared/analysis/storm-tracker.ts';
 import { addAvoidable, avoidableRows, createAvoidableTallies } from '../../shared/analysis/stream-avoidable.ts';
 import { addIdentitySend, type IdentityTally, topIdentitiesOf } from '../../shared/analysis/stream-identities.ts';
-import { createStormStreams, stepStorms, stormSortKey } from '../../shared/analysis/stream-storms.ts';
+import { createStormStreams, finishStorms, stepStorms, stormSortKey } from '../../shared/analysis/stream-storms.ts';
 import { DAY_MS } from '../../shared/analysis/time-buckets.ts';
 import { BUCKETS, type Bucket } from '../../shared/classify/types.ts';
 import { OfflineRun, REORDER_HOLD_MS } from './offline.ts';
@@ -38,7 +38,7 @@ export async function reportCommand(args: string[]): Promise<number> {
   const spill = new SpillStore();
   const gateKeys = spill.map<KeyGateState>('gate_keys', CACHED_ENTRIES);
   const gate = createGateState(() => spilledRecord(gateKeys));
-  const found = spill.map<StormSummary>('storms', CACHED_ENTRIES, stormSortKey);
+  const found = spill.map<FoundStorm>('storms', CACHED_ENTRIES, stormSortKey);
   const storms = createStormStreams({
     set: (id, storm) => found.set(id, storm),
     inListOrder: () => found.sortedValues(),
@@ -90,6 +90,7 @@ export async function reportCommand(args: string[]): Promise<number> {
     }
     addContext(gap, e);
   }
+  finishStorms(storms);
   const rows = avoidableRows(avoidable);
   const report: ReportDocument = {
     events,

@@ -36,6 +36,7 @@ export function buildEvent(event: LensEvent, body: string, policy: ServerPolicy)
     session: analysis.session,
     protocol: event.protocol,
     rpcMethod: analysis.rpcMethod,
+    rpcName: analysis.rpcName,
     httpMethod: analysis.httpMethod,
     httpPath: analysis.httpPath,
     httpStatus: analysis.httpStatus,

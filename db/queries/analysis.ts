@@ -12,6 +12,7 @@ export type AnalysisRow = Pick<
   | 'eventId'
   | 'ts'
   | 'source'
+  | 'protocol'
   | 'client'
   | 'server'
   | 'session'
@@ -19,6 +20,7 @@ export type AnalysisRow = Pick<
   | 'httpPath'
   | 'httpStatus'
   | 'rpcMethod'
+  | 'rpcName'
   | 'rpcCode'
   | 'latencyMs'
   | 'identity'
@@ -43,6 +45,7 @@ export function analysisEventOfRow(row: AnalysisRow): AnalysisEvent {
     ts: row.ts,
     seq: 0,
     source: row.source === 'proxy' ? 'proxy' : 'client',
+    protocol: row.protocol === 'a2a' ? 'a2a' : 'mcp',
     client: row.client,
     server: row.server,
     session: row.session,
@@ -50,6 +53,7 @@ export function analysisEventOfRow(row: AnalysisRow): AnalysisEvent {
     httpPath: row.httpPath,
     httpStatus: row.httpStatus,
     rpcMethod: row.rpcMethod,
+    rpcName: row.rpcName,
     rpcCode: row.rpcCode,
     latencyMs: row.latencyMs,
     identity: row.identity,
@@ -72,8 +76,9 @@ export function analysisEventOfRow(row: AnalysisRow): AnalysisEvent {
 
 /** The columns of an AnalysisRow, read from `events` (named so in the query, or its one table). */
 export function analysisColumns(db: SqlRunner): SQL {
-  return sql`event_id AS "eventId", ts, source, client, server, session, http_method AS "httpMethod",
-  http_path AS "httpPath", http_status AS "httpStatus", rpc_method AS "rpcMethod", rpc_code AS "rpcCode",
+  return sql`event_id AS "eventId", ts, source, protocol, client, server, session, http_method AS "httpMethod",
+  http_path AS "httpPath", http_status AS "httpStatus", rpc_method AS "rpcMethod", rpc_name AS "rpcName",
+  rpc_code AS "rpcCode",
   latency_ms AS "latencyMs", ${identityText(db, 'events')} AS identity, bucket, kind, rule, wait_until AS "waitUntil",
   discovery_read AS "discoveryRead", counted, ctx_requested AS "ctxRequested", ctx_applied AS "ctxApplied",
   ctx_reason AS "ctxReason", avoidable, gate_reason AS "gateReason", blocked_by AS "blockedBy"`;

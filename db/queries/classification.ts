@@ -120,3 +120,38 @@ export async function updateFacts(
   await db.run(sql`UPDATE events SET identity = ${digest}, wait_until = ${row.waitUntil}
     WHERE seq = ${row.seq} AND ts = ${row.ts} AND server = ${row.server}`);
 }
+
+/** A stored event whose method names something (a tool, a prompt, a resource) and its line, as `unnamedPage` reads it. */
+export interface UnnamedRow {
+  seq: number;
+  ts: number;
+  server: string;
+  body: string;
+}
+
+/**
+ * One page, in arrival order, of the events stored before migration storms_by_sender whose method names something
+ * (`methods`): their rpc_name is read from their lines.
+ */
+export async function unnamedPage(
+  db: SqlRunner,
+  methods: readonly string[],
+  afterSeq: number,
+  limit: number,
+): Promise<UnnamedRow[]> {
+  const rows = await db.all<WithBlock<UnnamedRow>>(sql`SELECT seq, ts, server, ${BODY_COLUMNS}
+    FROM ${EVENTS_WITH_BODIES}
+    WHERE seq > ${afterSeq} AND rpc_method IN ${listTable(db, methods)} AND rpc_name IS NULL
+    ORDER BY seq LIMIT ${limit}`);
+  return withBodies(rows).map((row) => ({ ...row, seq: Number(row.seq), ts: Number(row.ts) }));
+}
+
+export async function writeRpcNames(
+  db: SqlRunner,
+  rows: readonly { seq: number; ts: number; server: string; rpcName: string }[],
+): Promise<void> {
+  for (const row of rows) {
+    await db.run(sql`UPDATE events SET rpc_name = ${row.rpcName}
+      WHERE seq = ${row.seq} AND ts = ${row.ts} AND server = ${row.server}`);
+  }
+}

@@ -18,6 +18,8 @@ export const events = defineTable(
     protocol: text('protocol').notNull(),
     /** JSON-RPC method of the request frame. */
     rpcMethod: text('rpc_method'),
+    /** What the method names: a tool call's tool, a prompt, a resource's URI (`Mcp-Name`). */
+    rpcName: text('rpc_name'),
     httpMethod: text('http_method'),
     httpPath: text('http_path'),
     httpStatus: integer('http_status'),

@@ -1,6 +1,6 @@
 import type { Classification } from '../classify/types.ts';
 import type { LensEvent } from '../event.ts';
-import { columnText, rpcErrorCodeOf, rpcMethodOf } from '../frames.ts';
+import { columnText, rpcErrorCodeOf, rpcMethodOf, rpcNameOf } from '../frames.ts';
 import { SCOPES } from './context-gap.ts';
 import type { AnalysisEvent, ContextObservation, ContextScope } from './types.ts';
 
@@ -18,6 +18,7 @@ export function toAnalysisEvent(event: LensEvent, classification: Classification
     ts: event.ts,
     seq: stored.seq,
     source: event.source,
+    protocol: event.protocol,
     client: event.client ?? null,
     server: event.server,
     session: event.session ?? null,
@@ -25,6 +26,7 @@ export function toAnalysisEvent(event: LensEvent, classification: Classification
     httpPath: event.http?.path ?? null,
     httpStatus: event.http?.status ?? null,
     rpcMethod: rpcMethodOf(event),
+    rpcName: rpcNameOf(event),
     rpcCode: rpcErrorCodeOf(event),
     latencyMs: event.latencyMs ?? null,
     identity: stored.identity,

@@ -12,6 +12,7 @@ export interface AnalysisEvent {
   /** Arrival order, the tie-breaker between events with the same `ts`. */
   seq: number;
   source: 'client' | 'proxy';
+  protocol: 'mcp' | 'a2a';
   client: string | null;
   server: string;
   session: string | null;
@@ -19,6 +20,8 @@ export interface AnalysisEvent {
   httpPath: string | null;
   httpStatus: number | null;
   rpcMethod: string | null;
+  /** What the method names: a tool call's tool, a prompt's name, a read resource's URI (`Mcp-Name`, section 10). */
+  rpcName: string | null;
   rpcCode: number | null;
   latencyMs: number | null;
   /** Request identity (DOMAIN.md section 5), or null when the event carries no request frame. */

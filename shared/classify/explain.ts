@@ -33,10 +33,12 @@ const RULE_TEXT: Readonly<Record<RuleId, string>> = {
   ok: 'No timeout, no error, a status below 400 and no isError result.',
   'override.rpc_code': 'An operator re-mapped this JSON-RPC code for this server.',
   'override.http_status': 'An operator re-mapped this HTTP status for this server.',
-  'structured.adapter_slug': 'error.data.error carries a known refusal slug (seed 003).',
-  'structured.denial_reason': 'The error data carries a reason with a retryable flag (seed 002).',
+  'structured.adapter_slug':
+    'error.data.error carries a known slug that names the failure (rate_limited, unknown_session, forbidden …).',
+  'structured.denial_reason': 'error.data carries a reason with a retryable flag: whether sending it again can help.',
   'structured.adcp': "AdCP's adcp_error says how to recover: terminal, correctable or transient.",
-  'structured.control_envelope': 'A control envelope names a recovery policy or replay rule (seed 004).',
+  'structured.control_envelope':
+    'The error names what to do next (a policy) or whether it may be retried (a retry rule).',
   'rpc.method_not_found': 'JSON-RPC -32601: the method is not part of this interface.',
   'http.method_not_allowed': 'HTTP 405: the endpoint does not offer this HTTP method.',
   'a2a.code': "An A2A error code, read with A2A's meanings.",

@@ -67,7 +67,11 @@ async function arrayReport(args: string[]) {
       byClient: Object.fromEntries(avoidable.byClient.map(({ client, ...rest }) => [client, rest])),
       byServer: Object.fromEntries(avoidable.byServer.map(({ server, ...rest }) => [server, rest])),
     },
-    storms: detectStorms(events, verdicts).map(({ timeline: _timeline, ...storm }) => storm),
+    storms: detectStorms(events, verdicts).map(({ timeline, ...storm }) => ({
+      ...storm,
+      attemptIds: timeline.map((a) => a.id),
+      avoidableIds: timeline.filter((a) => a.avoidable).map((a) => a.id),
+    })),
     identities: topIdentities(events, 20),
     contextGap: Object.fromEntries([...contextGapByServer(events)].map(([server, gap]) => [server, gapSummary(gap)])),
     conduct: Object.fromEntries(clientConduct(events, verdicts).map(({ client, ...rest }) => [client, rest])),

@@ -122,6 +122,35 @@ describe.each(STORE_KINDS)('the recorded corpus through the API on $name', (kind
       expect(detail.counts.avoidable).toBe(total);
     });
 
+    it.each(CORPORA)(
+      "finds %s's storms as DOMAIN.md section 6 defines them: expected.json's, attempt for attempt",
+      async (corpus) => {
+        await ingestCorpus(corpus, corpusText(corpus, 'client.ndjson'));
+        const expected = expectedOf(corpus).storms;
+        expect(expected.length).toBeGreaterThan(0);
+        const { storms } = await (await get(app, `/api/v1/storms?from=0&to=${Date.UTC(2100, 0)}&limit=1000`)).json();
+        const found = [];
+        for (const storm of storms) {
+          const detail = await (await get(app, `/api/v1/storms/${storm.id}`)).json();
+          const attempts = detail.timeline.map((a: { id: string }) => a.id);
+          const avoidable = detail.timeline
+            .filter((a: { avoidable: boolean }) => a.avoidable)
+            .map((a: { id: string }) => a.id);
+          expect(attempts).toHaveLength(storm.attempts);
+          found.push({
+            kind: storm.kind,
+            actor: storm.actor,
+            counterpart: storm.counterpart,
+            server: storm.server,
+            attempts,
+            avoidable,
+            title: storm.title,
+          });
+        }
+        expect(found).toEqual(expected);
+      },
+    );
+
     it("shows on the prober's storm timeline which block each avoidable attempt hit", async () => {
       await ingestCorpus('a2a-js', corpusText('a2a-js', 'client.ndjson'));
       const range = 'from=2026-12-01T00:00:00Z&to=2026-12-03T00:00:00Z';

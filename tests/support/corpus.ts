@@ -18,9 +18,21 @@ export interface ExpectedEvent {
   identity: string | null;
 }
 
+/** A storm as ../shared/corpus/gen-storms/storms.py lists it (DOMAIN.md section 6). */
+export interface ExpectedStorm {
+  kind: 'probe_storm' | 'reconnect_loop' | 'retry_loop';
+  actor: string;
+  counterpart: string;
+  server: string;
+  attempts: string[];
+  avoidable: string[];
+  title: string;
+}
+
 export interface Expected {
   server: string[];
   events: Record<string, ExpectedEvent>;
+  storms: ExpectedStorm[];
   scenarios: Record<string, { identityGroups: Record<string, string[]>; represented: Record<string, number> }>;
 }
 
