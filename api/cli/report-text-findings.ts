@@ -1,5 +1,5 @@
 import type { IdentityStats } from '../../shared/analysis/identities.ts';
-import type { StormSummary } from '../../shared/analysis/storms.ts';
+import type { StormSummary } from '../../shared/analysis/storm-model.ts';
 import type { ReportDocument } from './report-text.ts';
 import { count, LISTED, percent, table, utc } from './text-table.ts';
 
@@ -8,14 +8,17 @@ import { count, LISTED, percent, table, utc } from './text-table.ts';
  * did not hold, the identities sent most, the context gap and what the failures say in typed fields.
  */
 
-/** Seed 004's six bits, said as what each means (the CLI speaks no research shorthand either). */
+/**
+ * The six facts a failure's typed fields can give a client (DOMAIN.md section 8), named as the dashboard names them
+ * (web/prepare/actionability.ts BIT_LABEL): no research shorthand on a terminal either.
+ */
 const BITS = [
   ['D', 'detected'],
-  ['P', 'policy'],
+  ['P', 'what to do'],
   ['C', 'cause'],
-  ['T', 'repair target'],
-  ['E', 'executable repair'],
-  ['R', 'replay rule'],
+  ['T', 'what to fix'],
+  ['E', 'ready repair'],
+  ['R', 'retry rules'],
 ] as const;
 
 /**
@@ -38,12 +41,10 @@ export function stormLines(storms: Iterable<StormSummary>): string[] {
   if (total === 0) return ['', 'Storms: none'];
   const rows = top.map((s) => [
     s.kind.replaceAll('_', ' '),
-    s.client,
-    s.server,
     count(s.attempts),
     count(s.avoidable),
     utc(s.firstTs),
-    `${s.paths.join(', ')} (first ${s.firstFailure.bucket}: ${s.firstFailure.kind})`,
+    s.title,
   ]);
   const shown = total > LISTED ? `, the ${LISTED} with the most avoidable attempts (--json lists all)` : '';
   return [
@@ -52,12 +53,10 @@ export function stormLines(storms: Iterable<StormSummary>): string[] {
     ...table(
       [
         { heading: 'kind' },
-        { heading: 'sender' },
-        { heading: 'server' },
         { heading: 'attempts', numeric: true },
         { heading: 'avoidable', numeric: true },
         { heading: 'first attempt (UTC)' },
-        { heading: 'what' },
+        { heading: 'who did what' },
       ],
       rows,
     ),

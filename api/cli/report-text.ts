@@ -3,7 +3,8 @@ import type { ClientConduct } from '../../shared/analysis/conduct.ts';
 import type { gapSummary } from '../../shared/analysis/context-gap.ts';
 import type { denialSummary } from '../../shared/analysis/denials.ts';
 import type { IdentityStats } from '../../shared/analysis/identities.ts';
-import type { AvoidableCount, StormSummary } from '../../shared/analysis/storms.ts';
+import type { StormSummary } from '../../shared/analysis/storm-model.ts';
+import type { AvoidableCount } from '../../shared/analysis/storms.ts';
 import { actionabilityLines, contextLines, denialLines, identityLines, stormLines } from './report-text-findings.ts';
 import { count, LISTED, more, percent, plural, table, utc } from './text-table.ts';
 

@@ -10,11 +10,18 @@ import { corpusPath } from '../support/corpus.ts';
 
 interface Storm {
   kind: string;
-  client: string;
+  title: string;
   attempts: number;
   avoidable: number;
   firstTs: number;
 }
+
+/** Most avoidable attempts first, then most attempts, then the earliest: the summary's order. */
+function byRank(storms: readonly Storm[]): Storm[] {
+  return [...storms].sort((a, b) => b.avoidable - a.avoidable || b.attempts - a.attempts || a.firstTs - b.firstTs);
+}
+
+const utc = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
 
 /** The rows of the table under `title`: the lines after its heading row, up to the blank line that ends it. */
 function tableUnder(lines: readonly string[], title: RegExp): { heading: string; rows: string[] } {
@@ -95,16 +102,59 @@ describe('lens report, read in a terminal', () => {
     expect(clients.rows[0]).toMatch(/retried after a refusal; \d+ probed without reading discovery$/);
   });
 
-  it('lists the storms with the most avoidable attempts, and how many there are in all', () => {
-    const total = json.storms.length;
-    expect(total).toBeGreaterThan(LISTED);
-    const { rows } = tableUnder(text, /^Storms: /);
-    expect(text).toContain(`Storms: ${total}, the ${LISTED} with the most avoidable attempts (--json lists all)`);
-    const worst = [...json.storms]
-      .sort((a, b) => b.avoidable - a.avoidable || b.attempts - a.attempts || a.firstTs - b.firstTs)
-      .slice(0, LISTED);
-    expect(rows.map((row) => row.split(/\s{2,}/).slice(1, 6))).toEqual(
-      worst.map((s) => [s.kind.replace('_', ' '), s.client, 'release-desk', String(s.attempts), String(s.avoidable)]),
+  it('lists every storm of the corpus with its kind, counts, first attempt and title', () => {
+    expect(json.storms.length).toBeLessThanOrEqual(LISTED);
+    expect(text).toContain(`Storms: ${json.storms.length}`);
+    const { heading, rows } = tableUnder(text, /^Storms: /);
+    expect(heading.trim().split(/\s{2,}/)).toEqual([
+      'kind',
+      'attempts',
+      'avoidable',
+      'first attempt (UTC)',
+      'who did what',
+    ]);
+    expect(rows.map((row) => row.trim().split(/\s{2,}/))).toEqual(
+      byRank(json.storms).map((s) => [
+        s.kind.replaceAll('_', ' '),
+        String(s.attempts),
+        String(s.avoidable),
+        utc(s.firstTs),
+        s.title,
+      ]),
+    );
+  });
+
+  it('lists the storms with the most avoidable attempts first, and how many there are in all', async () => {
+    // 14 clients, each re-sending a refused call 3 to 8 times: a retry loop each.
+    const t0 = Date.parse('2026-11-02T10:00:00Z');
+    const lines = Array.from({ length: 14 }, (_, k) =>
+      Array.from({ length: 3 + (k % 6) }, (_, i) =>
+        JSON.stringify({
+          id: `loop-${k}-${i}`,
+          ts: new Date(t0 + k * 100_000 + i * 1000).toISOString(),
+          source: 'client',
+          client: `client-${k}`,
+          server: 'desk',
+          http: { method: 'POST', path: '/mcp', status: 200 },
+          request: { jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'get', arguments: { k } } },
+          response: { jsonrpc: '2.0', id: i, error: { code: -32602, message: 'Unknown record' } },
+        }),
+      ),
+    ).flat();
+    const log = join(dir, 'loops.ndjson');
+    writeFileSync(log, `${lines.join('\n')}\n`);
+    const [summary, document] = await Promise.all([lens(['report', log]), lens(['report', '--json', log])]);
+    const storms: Storm[] = JSON.parse(document.stdout).storms;
+    expect(storms.length).toBeGreaterThan(LISTED);
+    const shown = summary.stdout.split('\n');
+    expect(shown).toContain(
+      `Storms: ${storms.length}, the ${LISTED} with the most avoidable attempts (--json lists all)`,
+    );
+    const { rows } = tableUnder(shown, /^Storms: /);
+    expect(rows.map((row) => row.trim().split(/\s{2,}/)[4])).toEqual(
+      byRank(storms)
+        .slice(0, LISTED)
+        .map((s) => s.title),
     );
   });
 
