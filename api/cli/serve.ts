@@ -1,7 +1,8 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
-import { storedEvents } from '../../db/queries/store-size.ts';
+import { storedEventSpan } from '../../db/queries/event-span.ts';
+import { storedEventCount } from '../../db/queries/store-size.ts';
 import { parseAllowList } from '../../shared/alerts/address-policy.ts';
 import { type StartedServer, startServer } from '../server.ts';
 import { CliError } from './cli-error.ts';
@@ -121,19 +122,19 @@ export async function serveCommand(args: string[]): Promise<number> {
  * many events they hold and over what time, and where to go from there.
  */
 async function whatItServes(server: StartedServer, dataDir: string, demo: boolean): Promise<string> {
-  const { events, first, last } = await storedEvents(server.store);
+  const [events, extent] = await Promise.all([storedEventCount(server.store), storedEventSpan(server.store)]);
   const where = process.env.DATABASE_URL ? server.store.description : `${resolve(dataDir)} (SQLite)`;
   const lines = [`  data:   ${where}`];
   if (demo)
     lines.push(
       `  demo:   a generated day of traffic ending now, in its own directory; your own data are in ${DATA_DIR} (serve without --demo)`,
     );
-  if (events === 0 || first === null || last === null) {
+  if (events === 0 || extent === null) {
     lines.push(
       `  stored: no events yet: drop logs on ${server.url}/ingest or run npm run lens -- ingest FILE... --url ${server.url}`,
     );
   } else {
-    lines.push(`  stored: ${plural(events, 'event')}, ${utc(first)} to ${utc(last)} UTC`);
+    lines.push(`  stored: ${plural(events, 'event')}, ${utc(extent.first)} to ${utc(extent.last)} UTC`);
   }
   return `${lines.join('\n')}\n`;
 }
