@@ -258,15 +258,21 @@ describe("the command line's first minutes", () => {
     it('says where its data are and what they hold, empty or not', async () => {
       const data = join(dir, 'served');
       const empty = await serveLens(['--data-dir', data], /stored: .*\n/);
-      const url = /listening on (\S+)/.exec(empty.stdout)?.[1] as string;
-      expect(empty.stdout).toBe(
-        `Refusal Lens listening on ${url}\n` +
-          `  data:   ${data} (SQLite)\n` +
-          `  stored: no events yet: drop logs on ${url}/ingest or run npm run lens -- ingest FILE... --url ${url}\n`,
-      );
       const log = corpusPath('mcp-python', 'client.ndjson');
-      expect((await lens(['ingest', log, '--url', url, '--state', join(dir, 'served-state.json')])).code).toBe(0);
-      expect(await empty.stop()).toBe(0);
+      let stopped: number;
+      try {
+        const url = /listening on (\S+)/.exec(empty.stdout)?.[1] as string;
+        expect(empty.stdout).toBe(
+          `Refusal Lens listening on ${url}\n` +
+            `  data:   ${data} (SQLite)\n` +
+            `  stored: no events yet: drop logs on ${url}/ingest or run npm run lens -- ingest FILE... --url ${url}\n`,
+        );
+        expect((await lens(['ingest', log, '--url', url, '--state', join(dir, 'served-state.json')])).code).toBe(0);
+      } finally {
+        stopped = await empty.stop();
+      }
+      // Ctrl-C ends it cleanly.
+      expect(stopped).toBe(0);
 
       const times = readFileSync(log, 'utf8')
         .trim()

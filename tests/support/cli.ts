@@ -34,6 +34,12 @@ export function lens(args: string[], env: Record<string, string> = {}, options: 
   });
 }
 
+/** Servers still running, ended with the test process whatever became of the test that started them. */
+const serving = new Set<ChildProcessWithoutNullStreams>();
+process.once('exit', () => {
+  for (const child of serving) child.kill('SIGKILL');
+});
+
 /**
  * `npm run lens -- serve ARGS` in its own process, once it has said `until` on stdout (its URL and what it loaded):
  * what a user reads in the terminal, and how to stop it (SIGTERM, as Ctrl-C would; answers its exit code).
@@ -51,7 +57,13 @@ export async function serveLens(
   let stdout = '';
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));
-  const exited = new Promise<number>((resolve) => child.once('exit', (code) => resolve(code ?? -1)));
+  serving.add(child);
+  const exited = new Promise<number>((resolve) =>
+    child.once('exit', (code) => {
+      serving.delete(child);
+      resolve(code ?? -1);
+    }),
+  );
   await new Promise<void>((resolve, reject) => {
     child.stdout.on('data', (d) => {
       stdout += d;
