@@ -5,6 +5,7 @@ import { serve } from '@hono/node-server';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { eventDay } from '../db/event-days.ts';
 import { ensureEventDays } from '../db/queries/partitions.ts';
+import type { Store } from '../db/runner.ts';
 import { openStore, type StoreConfig } from '../db/store.ts';
 import type { ProxyRoute } from '../shared/proxy-logs/routes.ts';
 import { createApp } from './app.ts';
@@ -58,6 +59,11 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/** A server just started, with the store it serves: `lens serve` says what that holds. */
+export interface StartedServer extends RunningServer {
+  store: Store;
+}
+
 /** How often the fold queue is looked at besides ingest's kicks: for what another process, or a crash, left. */
 const FOLD_IDLE_MS = 1_000;
 
@@ -103,7 +109,7 @@ function slowClientLimits(options: ServerOptions) {
   };
 }
 
-export async function startServer(options: ServerOptions): Promise<RunningServer> {
+export async function startServer(options: ServerOptions): Promise<StartedServer> {
   const refusal = refuseUnsafeBind(options.host, options.token);
   if (refusal) throw new Error(refusal);
   const store = await openStore(options);
@@ -195,6 +201,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const hostForUrl = options.host.includes(':') && !options.host.startsWith('[') ? `[${options.host}]` : options.host;
   return {
     url: `http://${hostForUrl}:${port}`,
+    store,
     async close() {
       closing = true;
       await new Promise<void>((resolve) => server.close(() => resolve()));
