@@ -26,6 +26,7 @@ export interface ReportDocument {
 /** What each bucket means, in the words the dashboard uses. */
 const BUCKET_MEANS: Record<string, string> = {
   ok: 'answered',
+  pending: 'the server asked for input first (MCP 2026-07-28): the call goes on in its next round',
   refusal: 'the contract says no: do not retry',
   transient: 'failed now, may work later: bounded retry',
   throttled: 'too many requests: wait, then retry',

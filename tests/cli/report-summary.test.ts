@@ -86,6 +86,7 @@ describe('lens report, read in a terminal', () => {
     expect(servers.heading.split(/\s+/).filter(Boolean)).toEqual([
       'server',
       'requests',
+      'pending',
       'refusal',
       'transient',
       'throttled',
