@@ -29,7 +29,10 @@ export interface CountedRecord
   extends Counted,
     Sampled,
     Coded,
-    Pick<EventColumns, 'identity' | 'avoidable' | 'gateReason' | 'actProfile'> {}
+    Pick<EventColumns, 'identity' | 'avoidable' | 'gateReason' | 'actProfile'> {
+  /** 1 (or true) for an MRTR round answering an input request: no send of its identity. */
+  continuation: number | boolean;
+}
 
 /** A gate verdict as the counts file it: avoidable (0/1) and why. */
 export interface VerdictCount {
@@ -138,10 +141,16 @@ export class CountChanges {
     });
   }
 
-  /** Counts a send of the event's request identity in (+1) or out (-1) of its hour; the identity is audited anew. */
-  addSend(event: { ts: number; server: string; identity: string | null; bucket?: string }, sends: number): void {
+  /**
+   * Counts a send of the event's request identity in (+1) or out (-1) of its hour; the identity is audited anew. An
+   * MRTR continuation is audited (its answer is an answer to the request) but no send.
+   */
+  addSend(
+    event: { ts: number; server: string; identity: string | null; bucket?: string; continuation?: number | boolean },
+    sends: number,
+  ): void {
     this.denials.touch(event);
-    if (event.identity === null) return;
+    if (event.identity === null || event.continuation === 1 || event.continuation === true) return;
     this.sends.push({ ts: event.ts, server: event.server, identity: event.identity, sends });
   }
 

@@ -10,6 +10,13 @@ import { identityPairs, identityRows, identityText, storedDigest } from '../stor
  * A change to the counted sends of one identity (of a request to `server`) in the hour that holds `ts`. Identities
  * are public strings here, as outside db/; the table keys them by (server, digest) (db/stored-identity.ts).
  */
+/**
+ * The rows that are sends of an identity, `e` being events: counted records with an identity, less the MRTR rounds
+ * that answer an input request (continuations: part of their call, never a re-presentation, DOMAIN.md section 10).
+ * Its first two terms are events_identity_server_ts_idx's condition, and the flag is in that index.
+ */
+const SENDS = sql`e.identity IS NOT NULL AND e.counted = 1 AND e.continuation = 0`;
+
 export interface IdentityDelta {
   ts: number;
   server: string;
@@ -127,7 +134,7 @@ export async function identityEventSends(
   if (pairs === null) return [];
   const rows = await db.all<{ place: number; sends: number }>(sql`SELECT p.place AS place,
       (SELECT count(*) FROM events AS e WHERE e.identity = p.identity AND e.server = p.server
-        AND e.identity IS NOT NULL AND e.counted = 1 AND e.ts >= ${from} AND e.ts < ${to}) AS sends
+        AND ${SENDS} AND e.ts >= ${from} AND e.ts < ${to}) AS sends
     FROM ${pairs} AS p`);
   return rows.map(({ place, sends }) => ({ identity: identities[place] as string, sends: Number(sends) }));
 }
@@ -151,7 +158,7 @@ export async function sendTimes(
   // client's rows are read first. No ORDER BY: SQLite walks the index one identity after another, each one's times
   // in order, where sorting them took a temporary B-tree; times out of order (another plan, another engine) are
   // sorted here.
-  const sends = sql`e.identity IS NOT NULL AND e.counted = 1 AND e.ts >= ${from} AND e.ts < ${to}${ofClient}`;
+  const sends = sql`${SENDS} AND e.ts >= ${from} AND e.ts < ${to}${ofClient}`;
   // PostgreSQL joined the pairs to the day partitions by scanning each whole (0.7 s for a day of 200k events): as a
   // lateral subquery, each identity is one seek per partition. OFFSET 0 keeps the planner from flattening it back
   // into that join.
@@ -204,7 +211,7 @@ export async function sendsAt(
   return db.all(sql`SELECT ${identityText(db, 'e')} AS identity, e.server, e.ts, e.event_id AS "eventId", e.bucket,
       e.kind, e.rule, e.rpc_method AS method
     FROM ${table} AS t JOIN events e ON e.identity = t.identity AND e.server = t.server AND e.ts = t.ts
-    WHERE e.identity IS NOT NULL AND e.counted = 1${ofClient}`);
+    WHERE ${SENDS}${ofClient}`);
 }
 
 /**

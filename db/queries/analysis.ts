@@ -119,7 +119,8 @@ export async function topIdentityRows(
   filter: EventFilter,
   limit: number | null,
 ): Promise<IdentityRow[]> {
-  const conditions = [sql`counted = 1`, sql`identity IS NOT NULL`, ...filterConditions(filter)];
+  // Sends: an MRTR continuation is part of its call, no re-presentation (DOMAIN.md section 10).
+  const conditions = [sql`counted = 1`, sql`identity IS NOT NULL`, sql`continuation = 0`, ...filterConditions(filter)];
   const top = limit === null ? sql`` : sql` LIMIT ${limit}`;
   // Ties go by the public identity, as the hour lists rank them: `server:` and then the digest's bytes sort as the
   // string does (both stores compare text by its bytes). The table's columns are named so, not the string's alias.

@@ -90,8 +90,10 @@ export const events = defineTable(
     // Digest first: every read names both (an identity's sends, the alarm list's, the ranking's contenders), the
     // digest is what tells identities apart, and no read of a server alone can take this index over
     // events_server_ts_idx, which has its window in order.
+    // The continuation flag rides along: an MRTR round that answers an input request is part of its call, no send
+    // (DOMAIN.md section 10), and counting sends still reads the index alone. The audit reads every round.
     index('events_identity_server_ts_idx')
-      .on(t.identity, t.server, t.ts)
+      .on(t.identity, t.server, t.ts, t.continuation)
       .where(sql`${t.identity} IS NOT NULL AND ${t.counted} = 1`),
     // Split by source: joining a client's record to a proxy's probes the proxy side for every client request, and
     // proxy records that carry a correlation are few, so that probe stays in a small index.

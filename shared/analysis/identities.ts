@@ -44,9 +44,12 @@ export interface IdentityStats {
 
 export type IdentitySend = AnalysisEvent & { identity: string };
 
-/** Whether an event takes part in identity counting at all. */
+/**
+ * Whether an event is a send of its identity: a counted record with one. An MRTR round that answers an input request
+ * is part of its call, never a re-presentation (DOMAIN.md section 10).
+ */
 export function isIdentitySend(event: AnalysisEvent): event is IdentitySend {
-  return event.counted && event.identity !== null;
+  return event.counted && event.identity !== null && !event.continuation;
 }
 
 /** The `n` most re-presented identities among `events` (the offline report's top; the API ranks from its store). */

@@ -77,6 +77,23 @@ describe.each(STORE_KINDS)('the recorded corpus through the API on $name', (kind
       }
     });
 
+    it.each(ALL_CORPORA)(
+      "counts %s's re-presentations per client as expected.json, continuations left out",
+      async (corpus) => {
+        await ingestCorpus(corpus, corpusText(corpus, 'client.ndjson'));
+        const range = `from=0&to=${Date.UTC(2100, 0)}&limit=50`;
+        for (const [client, scenario] of Object.entries(expectedOf(corpus).scenarios)) {
+          const { identities } = (await (await get(app, `/api/v1/identities?${range}&client=${client}`)).json()) as {
+            identities: { identity: string; represented: number }[];
+          };
+          const represented = Object.fromEntries(
+            identities.filter((i) => i.represented > 0).map((i) => [i.identity, i.represented]),
+          );
+          expect({ client, represented }).toEqual({ client, represented: scenario.represented });
+        }
+      },
+    );
+
     it.each(ALL_CORPORA)('gives %s the same verdicts in any batching and order', async (corpus) => {
       const lines = corpusText(corpus, 'client.ndjson').trim().split('\n').reverse();
       for (let start = 0; start < lines.length; start += 17) {

@@ -117,6 +117,9 @@ async function forgetLastMigration(store: Store): Promise<void> {
  * sender and title and a probe storm's key null, open runs in gate_runs, and none of the request facts on the events.
  */
 export async function asBeforeStormsBySender(store: Store): Promise<void> {
+  await store.run(sql`DROP INDEX events_identity_server_ts_idx`);
+  await store.run(sql`CREATE INDEX events_identity_server_ts_idx ON events (identity, server, ts)
+    WHERE identity IS NOT NULL AND counted = 1`);
   for (const column of ['rpc_name', 'era', 'protocol_version', 'continuation']) {
     await store.run(sql.raw(`ALTER TABLE events DROP COLUMN ${column}`));
   }

@@ -12,10 +12,12 @@ UPDATE "gate_partitions" SET "storms" = NULL;--> statement-breakpoint
 DELETE FROM "settings" WHERE "key" = 'storms_built' AND EXISTS (SELECT 1 FROM "events");--> statement-breakpoint
 INSERT INTO "settings" ("key", "value") SELECT 'request_facts_v1', 'new store' WHERE NOT EXISTS (SELECT 1 FROM "events");--> statement-breakpoint
 DROP TABLE "gate_runs" CASCADE;--> statement-breakpoint
+DROP INDEX "events_identity_server_ts_idx";--> statement-breakpoint
 ALTER TABLE "storms" ALTER COLUMN "key" SET NOT NULL;--> statement-breakpoint
 ALTER TABLE "events" ADD COLUMN "rpc_name" text;--> statement-breakpoint
 ALTER TABLE "events" ADD COLUMN "era" text;--> statement-breakpoint
 ALTER TABLE "events" ADD COLUMN "protocol_version" text;--> statement-breakpoint
 ALTER TABLE "events" ADD COLUMN "continuation" smallint DEFAULT 0 NOT NULL;--> statement-breakpoint
 ALTER TABLE "storms" ADD COLUMN "sent_by" text NOT NULL;--> statement-breakpoint
-ALTER TABLE "storms" ADD COLUMN "title" text NOT NULL;
+ALTER TABLE "storms" ADD COLUMN "title" text NOT NULL;--> statement-breakpoint
+CREATE INDEX "events_identity_server_ts_idx" ON "events" USING btree ("identity","server","ts","continuation") WHERE "events"."identity" IS NOT NULL AND "events"."counted" = 1;

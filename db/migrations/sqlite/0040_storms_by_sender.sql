@@ -12,6 +12,12 @@ UPDATE `gate_partitions` SET `storms` = NULL;--> statement-breakpoint
 DELETE FROM `settings` WHERE `key` = 'storms_built' AND EXISTS (SELECT 1 FROM `events`);--> statement-breakpoint
 INSERT INTO `settings` (`key`, `value`) SELECT 'request_facts_v1', 'new store' WHERE NOT EXISTS (SELECT 1 FROM `events`);--> statement-breakpoint
 DROP TABLE `gate_runs`;--> statement-breakpoint
+DROP INDEX `events_identity_server_ts_idx`;--> statement-breakpoint
+ALTER TABLE `events` ADD `rpc_name` text;--> statement-breakpoint
+ALTER TABLE `events` ADD `era` text;--> statement-breakpoint
+ALTER TABLE `events` ADD `protocol_version` text;--> statement-breakpoint
+ALTER TABLE `events` ADD `continuation` integer DEFAULT 0 NOT NULL;--> statement-breakpoint
+CREATE INDEX `events_identity_server_ts_idx` ON `events` (`identity`,`server`,`ts`,`continuation`) WHERE "events"."identity" IS NOT NULL AND "events"."counted" = 1;--> statement-breakpoint
 PRAGMA foreign_keys=OFF;--> statement-breakpoint
 CREATE TABLE `__new_storms` (
 	`id` text NOT NULL,
@@ -36,8 +42,4 @@ ALTER TABLE `__new_storms` RENAME TO `storms`;--> statement-breakpoint
 PRAGMA foreign_keys=ON;--> statement-breakpoint
 CREATE INDEX `storms_window_idx` ON `storms` (`last_ts`,`first_ts`,`avoidable`,`id`,`kind`,`attempts`);--> statement-breakpoint
 CREATE INDEX `storms_server_window_idx` ON `storms` (`server`,`last_ts`,`first_ts`,`avoidable`,`id`,`kind`,`attempts`);--> statement-breakpoint
-CREATE INDEX `storms_client_server_idx` ON `storms` (`client`,`server`);--> statement-breakpoint
-ALTER TABLE `events` ADD `rpc_name` text;--> statement-breakpoint
-ALTER TABLE `events` ADD `era` text;--> statement-breakpoint
-ALTER TABLE `events` ADD `protocol_version` text;--> statement-breakpoint
-ALTER TABLE `events` ADD `continuation` integer DEFAULT 0 NOT NULL;
+CREATE INDEX `storms_client_server_idx` ON `storms` (`client`,`server`);
