@@ -1,5 +1,6 @@
 import { profileString, unpackViews } from '../../shared/actionability/profile.ts';
 import { createGateState, gateStep, type KeyGateState, stepsInOrder } from '../../shared/analysis/gate.ts';
+import { type Bucket, isFailure } from '../../shared/classify/types.ts';
 import { OfflineRun, REORDER_HOLD_MS } from './offline.ts';
 import { LineWriter } from './output.ts';
 import { CACHED_ENTRIES, SpillStore, spilledRecord } from './spill.ts';
@@ -11,6 +12,12 @@ import { CACHED_ENTRIES, SpillStore, spilledRecord } from './spill.ts';
  * one already judged for its client and server gets `avoidable: null` rather than a guess.
  * Bad lines are reported on stderr and make the exit code 1 once every file has been read.
  */
+/** `pending` for an input request (the call goes on), `failed` for a failure, `ok` for an answer. */
+function outcomeOf(bucket: Bucket): 'ok' | 'pending' | 'failed' {
+  if (bucket === 'pending') return 'pending';
+  return isFailure(bucket) ? 'failed' : 'ok';
+}
+
 export async function classifyCommand(args: string[]): Promise<number> {
   const run = await OfflineRun.fromArgs('classify', args);
   const out = new LineWriter();
@@ -39,6 +46,11 @@ export async function classifyCommand(args: string[]): Promise<number> {
       kind,
       rule,
       evidence,
+      // MCP 2026-07-28 (DOMAIN.md section 10): how the call stands, whether this round answers an input request, and
+      // the era the request was sent in.
+      outcome: outcomeOf(bucket),
+      continuation: analysis.continuation,
+      era: analysis.era,
       identity: analysis.identity,
       avoidable,
       // The control view's profile of a failure (seed 004's D/P/C/T/E/R); `lens report` has both views' counts.
