@@ -112,11 +112,21 @@ async function forgetLastMigration(store: Store): Promise<void> {
   await store.run(sql`DELETE FROM ${journal} WHERE created_at = (SELECT max(created_at) FROM ${journal})`);
 }
 
+/** Turns the store back into what the release before the migration era_counts left: no era counts. */
+export async function asBeforeEraCounts(store: Store): Promise<void> {
+  for (const table of ['era_server_minute', 'era_server_hour', 'era_client_minute', 'era_client_hour']) {
+    await store.run(sql.raw(`DROP TABLE ${table}`));
+  }
+  await forgetLastMigration(store);
+}
+
 /**
- * Turns the store back into what the release before the migration storms_by_sender left: storms without their
- * sender and title and a probe storm's key null, open runs in gate_runs, and none of the request facts on the events.
+ * Turns the store back into what the release before the migration storms_by_sender left (the migrations after it
+ * undone first): storms without their sender and title and a probe storm's key null, open runs in gate_runs, and
+ * none of the request facts on the events.
  */
 export async function asBeforeStormsBySender(store: Store): Promise<void> {
+  await asBeforeEraCounts(store);
   await store.run(sql`DROP INDEX events_identity_server_ts_idx`);
   await store.run(sql`CREATE INDEX events_identity_server_ts_idx ON events (identity, server, ts)
     WHERE identity IS NOT NULL AND counted = 1`);
