@@ -77,7 +77,7 @@ function eventColumns(db: SqlRunner): SQL {
   rpc_method AS "rpcMethod", http_method AS "httpMethod", http_path AS "httpPath", http_status AS "httpStatus",
   rpc_code AS "rpcCode", latency_ms AS "latencyMs", ${identityText(db, 'events')} AS identity, counted, bucket, kind,
   rule, evidence, avoidable, gate_reason AS "gateReason", blocked_by AS "blockedBy", request_id AS "requestId",
-  partner, act_profile AS "actProfile", ${BODY_COLUMNS}`;
+  partner, act_profile AS "actProfile", era, protocol_version AS "protocolVersion", continuation, ${BODY_COLUMNS}`;
 }
 
 export async function getEvent(db: SqlRunner, eventId: string): Promise<StoredEventRow | null> {
