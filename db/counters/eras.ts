@@ -96,31 +96,37 @@ function keysOf(by: string): RowsColumn[] {
  * `requestState` rejection can be re-mapped by an override), its era read again from its line.
  */
 export class EraChanges {
-  private readonly deltas: EraDelta[] = [];
+  /** Summed per minute, server, sender and era as they come: a fold's ten thousand records are a few keys a minute. */
+  private readonly minutes = new Map<string, EraDelta>();
 
   count(record: EraCounted, sign: 1 | -1): void {
-    const delta: EraDelta = [
-      record.ts - (record.ts % MINUTE),
-      FAMILIES.server.nameOf(record),
-      FAMILIES.client.nameOf(record),
-      record.era ?? '',
-    ];
-    for (const count of COUNTS) delta.push(count.of(record) ? sign : 0);
-    this.deltas.push(delta);
+    const minute = record.ts - (record.ts % MINUTE);
+    const server = FAMILIES.server.nameOf(record);
+    const client = FAMILIES.client.nameOf(record);
+    const era = record.era ?? '';
+    // Names never hold NUL (the event schema rejects it), so NUL joins a key unambiguously.
+    const key = `${minute}\u0000${server}\u0000${client}\u0000${era}`;
+    let delta = this.minutes.get(key);
+    if (delta === undefined) {
+      delta = [minute, server, client, era, ...COUNTS.map(() => 0)];
+      this.minutes.set(key, delta);
+    }
+    for (let i = 0; i < COUNTS.length; i++) if (COUNTS[i]?.of(record)) (delta[4 + i] as number) += sign;
   }
 
   async write(db: SqlRunner): Promise<void> {
-    if (this.deltas.length === 0) return;
+    if (this.minutes.size === 0) return;
+    const deltas = [...this.minutes.values()];
     const writes: Promise<void>[] = [];
     for (const [by, family] of Object.entries(FAMILIES)) {
       const name = by === 'server' ? 1 : 2;
       for (const { table, size } of family.levels) {
-        const rows = this.deltas.map((d) => [d[name], d[0] - (d[0] % size), d[3], ...d.slice(4)]);
+        const rows = deltas.map((d) => [d[name], d[0] - (d[0] % size), d[3], ...d.slice(4)]);
         writes.push(addCounts(db, table, keysOf(by), COLUMNS, rows));
       }
     }
     await Promise.all(writes);
-    this.deltas.length = 0;
+    this.minutes.clear();
   }
 }
 
