@@ -3,6 +3,7 @@ import type { EventColumns } from '../event-row.ts';
 import type { SqlRunner } from '../runner.ts';
 import { identityText } from '../stored-identity.ts';
 import { BODY_COLUMNS, EVENTS_WITH_BODIES, type WithBlock, withBodies } from './bodies.ts';
+import { listTable } from './lists.ts';
 
 export interface EventFilter {
   server?: string;
@@ -17,6 +18,19 @@ export interface EventFilter {
   from?: number;
   /** Epoch ms, exclusive. */
   to?: number;
+}
+
+/**
+ * Which rows a list of events reads. `counted`: one per request, the record it is counted by (a proxy's record that a
+ * client's record of the same request shadows is left out: DOMAIN.md section 2, shared/request-join.ts). `all`: every
+ * stored record, both of a joined request.
+ */
+export const LISTED_RECORDS = ['counted', 'all'] as const;
+export type ListedRecords = (typeof LISTED_RECORDS)[number];
+
+/** A list's filter: which events, and whether a row is a request or a record. */
+export interface ListFilter extends EventFilter {
+  records: ListedRecords;
 }
 
 /** Position after which the next page starts: newest first, ties broken by arrival order. */
@@ -86,16 +100,54 @@ export async function getEvent(db: SqlRunner, eventId: string): Promise<StoredEv
   return withBodies(rows)[0] ?? null;
 }
 
+/** The conditions of a list: the filter's, and for one row per request only the counted records. */
+function listConditions(filter: ListFilter): SQL[] {
+  const conditions = filterConditions(filter);
+  // Not in any index: every index a list walks is in time order, and the shadowed records it skips are at most half
+  // of those it reads, so a page reads at most twice its rows, as it did with both records listed.
+  if (filter.records === 'counted') conditions.push(sql`counted = 1`);
+  return conditions;
+}
+
 export async function listEvents(
   db: SqlRunner,
-  filter: EventFilter,
+  filter: ListFilter,
   cursor: EventCursor | null,
   limit: number,
 ): Promise<StoredEventRow[]> {
-  const conditions = filterConditions(filter);
+  const conditions = listConditions(filter);
   if (cursor) conditions.push(sql`(ts < ${cursor.ts} OR (ts = ${cursor.ts} AND seq < ${cursor.seq}))`);
   const rows = await db.all<WithBlock<StoredEventRow>>(sql`SELECT ${eventColumns(db)}
     FROM ${EVENTS_WITH_BODIES} ${whereClause(conditions)} ORDER BY ts DESC, seq DESC LIMIT ${limit}`);
+  return withBodies(rows);
+}
+
+/**
+ * How many rows a list of `filter` holds, counted up to `cap` (a count past it answers `cap + 1`): the same walk of
+ * the same index as the list's pages, stopped after `cap + 1` rows, so that a day of millions costs what a few pages
+ * cost rather than a read of the whole day.
+ */
+export async function countListed(db: SqlRunner, filter: ListFilter, cap: number): Promise<number> {
+  const rows = await db.all<{ listed: number | string }>(sql`SELECT count(*) AS listed
+    FROM (SELECT 1 FROM events ${whereClause(listConditions(filter))} LIMIT ${cap + 1}) AS capped`);
+  return Number(rows[0]?.listed ?? 0);
+}
+
+/**
+ * The other records of the given records' requests: each record that one of `records` names as its partner and that
+ * names it back. By id alone: a pair's two times can be far apart (a request id or a traceparent joins them at any
+ * distance), so no time bounds the look-up.
+ */
+export async function partnerRecords(
+  db: SqlRunner,
+  records: readonly Pick<StoredEventRow, 'eventId' | 'partner'>[],
+): Promise<StoredEventRow[]> {
+  const named = records.filter((record) => record.partner !== null);
+  if (named.length === 0) return [];
+  const ids = named.map((record) => record.partner as string);
+  const namers = named.map((record) => record.eventId);
+  const rows = await db.all<WithBlock<StoredEventRow>>(sql`SELECT ${eventColumns(db)} FROM ${EVENTS_WITH_BODIES}
+    WHERE event_id IN ${listTable(db, ids)} AND partner IN ${listTable(db, namers)}`);
   return withBodies(rows);
 }
 
