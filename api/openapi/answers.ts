@@ -93,7 +93,10 @@ export const eventPage = z.looseObject({
       capped: z.boolean().meta({ description: `true: more than \`count\` (counting stops at ${TOTAL_CAP})` }),
     })
     .nullable()
-    .meta({ description: 'the rows of the whole filter, requests or records; on the first page, null after' }),
+    .meta({
+      description:
+        'the rows of the whole filter, requests or records, on the first page; null after it, and where a bucket, kind or profile is asked for, or failures but of one server',
+    }),
 });
 
 export const summary = z.looseObject({

@@ -83,7 +83,10 @@ export interface EventPage {
   events: ListedEvent[];
   /** Pass as `cursor` for the next (older) page; null on the last page. */
   nextCursor: string | null;
-  /** The rows of the whole filter (requests, or records with `records=all`); on the first page only, null after. */
+  /**
+   * The rows of the whole filter (requests, or records with `records=all`), on the first page; null on later pages,
+   * and for a filter no index counts (a bucket, kind or profile; failures but a server's: db/queries/events.ts).
+   */
   total: ListTotal | null;
 }
 
@@ -93,7 +96,7 @@ export interface EventPage {
  */
 export const TOTAL_CAP = 10_000;
 
-/** A page of the list, newest first after `cursor`; the first page (no cursor) also counts the list's total. */
+/** A page of the list, newest first after `cursor`; the first page (no cursor) also counts the list's rows. */
 export async function eventPage(
   db: SqlRunner,
   filter: ListFilter,
@@ -107,8 +110,9 @@ export async function eventPage(
   return { ...page, total };
 }
 
-async function listTotal(db: SqlRunner, filter: ListFilter): Promise<ListTotal> {
+async function listTotal(db: SqlRunner, filter: ListFilter): Promise<ListTotal | null> {
   const count = await countListed(db, filter, TOTAL_CAP);
+  if (count === null) return null;
   return count > TOTAL_CAP ? { count: TOTAL_CAP, capped: true } : { count, capped: false };
 }
 

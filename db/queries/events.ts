@@ -123,14 +123,27 @@ export async function listEvents(
 }
 
 /**
- * How many rows a list of `filter` holds, counted up to `cap` (a count past it answers `cap + 1`): the same walk of
- * the same index as the list's pages, stopped after `cap + 1` rows, so that a day of millions costs what a few pages
- * cost rather than a read of the whole day.
+ * How many rows a list of `filter` holds, counted up to `cap` (a count past it answers `cap + 1`), or null where that
+ * count is not one an index serves (`countable`): the same walk of the same index as the list's pages, stopped after
+ * `cap + 1` rows, so that a day of millions costs what a few pages cost rather than a read of the whole day.
  */
-export async function countListed(db: SqlRunner, filter: ListFilter, cap: number): Promise<number> {
+export async function countListed(db: SqlRunner, filter: ListFilter, cap: number): Promise<number | null> {
+  if (!countable(filter)) return null;
   const rows = await db.all<{ listed: number | string }>(sql`SELECT count(*) AS listed
     FROM (SELECT 1 FROM events ${whereClause(listConditions(filter))} LIMIT ${cap + 1}) AS capped`);
   return Number(rows[0]?.listed ?? 0);
+}
+
+/**
+ * Whether an index holds a list's rows in time order with no test left but `counted` (which skips at most one
+ * record in two): the range alone, a server, a client, both, or a server's failed requests (events_failed_ts_idx).
+ * A bucket, a kind, a profile, failures of a client or of the fleet are tested row by row, so a count of a rare one
+ * would read every event of the range; their pages stop at a page's worth of matches, a count would not.
+ */
+export function countable(filter: ListFilter): boolean {
+  if (filter.bucket !== undefined || filter.kind !== undefined || filter.controlProfile !== undefined) return false;
+  if (filter.failed !== true) return true;
+  return filter.server !== undefined && filter.client === undefined && filter.records === 'counted';
 }
 
 /**

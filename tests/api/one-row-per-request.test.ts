@@ -2,9 +2,12 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENTS_TABLE } from '../../api/services/export-tables.ts';
+import { countListed, listEvents, partnerRecords } from '../../db/queries/events.ts';
+import type { SqlRunner } from '../../db/runner.ts';
 import { analysed, createTestApp, get, postNdjson, putJson, type TestApp } from '../support/app.ts';
 import { clientEvent, proxyEvent, rpcError, uniqueId } from '../support/events.ts';
-import { STORE_KINDS, type TestStore } from '../support/stores.ts';
+import { queryPlan } from '../support/plans.ts';
+import { openTempSqlite, STORE_KINDS, type TestStore } from '../support/stores.ts';
 
 /**
  * One request, one row (DOMAIN.md section 2, issue 35): a request its client and nginx both logged is stored as two
@@ -150,6 +153,45 @@ async function failuresPerServer(app: TestApp, corpus: Corpus, range: string): P
   return new Map(Object.keys(documents(corpus)).map((server) => [server, counts.get(server) ?? 0]));
 }
 
+describe('the list reads on SQLite, from their indexes', () => {
+  let db: TestStore;
+  beforeAll(async () => {
+    db = await openTempSqlite();
+  });
+  afterAll(async () => db?.dispose());
+
+  const plan = async (read: (runner: SqlRunner) => Promise<unknown>) =>
+    (await queryPlan(db.store, read)).map((step) => step.detail).join('\n');
+  const day = { from: 0, to: 86_400_000, records: 'counted' as const };
+
+  // The index's own condition is all the rows are tested for: each row it names is one of the list's.
+  it("walks a server's failed requests in time order, its page and its count", async () => {
+    const failures = { ...day, server: 'docs', failed: true };
+    expect(await plan((runner) => listEvents(runner, failures, null, 26))).toMatch(
+      /SEARCH events USING INDEX events_failed_ts_idx \(server=\? AND ts>\? AND ts<\?\)/,
+    );
+    expect(await plan((runner) => countListed(runner, failures, 10_000))).toMatch(
+      /SEARCH events USING INDEX events_failed_ts_idx \(server=\? AND ts>\? AND ts<\?\)/,
+    );
+  });
+
+  it('walks the range, a server or a client in time order, and finds a page of partners by id', async () => {
+    expect(await plan((runner) => listEvents(runner, day, null, 51))).toMatch(/USING INDEX events_ts_idx/);
+    expect(await plan((runner) => listEvents(runner, { ...day, server: 'docs' }, null, 51))).toMatch(
+      /USING INDEX events_server_ts_idx/,
+    );
+    expect(await plan((runner) => countListed(runner, { ...day, client: 'a' }, 10_000))).toMatch(
+      /USING INDEX events_client_ts_server_idx/,
+    );
+    const page = [{ eventId: 'c1', partner: 'p1' }];
+    expect(await plan((runner) => partnerRecords(runner, page))).toMatch(
+      /USING INDEX events_event_id_uq \(event_id=\?\)/,
+    );
+    // Nothing to look up: no query at all.
+    expect(await plan((runner) => partnerRecords(runner, [{ eventId: 'c1', partner: null }]))).toBe('');
+  });
+});
+
 describe.each(STORE_KINDS)('one row per request on $name', (kind) => {
   describe.skipIf(kind.unavailable !== null)('', () => {
     describe.each(CORPORA)('%s: client log and nginx JSON log', (corpus) => {
@@ -269,6 +311,27 @@ describe.each(STORE_KINDS)('one row per request on $name', (kind) => {
           });
         }
         expect(await download(app, 'from=0', 'ndjson')).toBe('');
+      });
+
+      it('counts only the lists an index holds in order; a bucket, kind or fleet of failures says no total', async () => {
+        const server = `total-${uniqueId()}`;
+        const ts = (s: number) => new Date(Date.parse('2026-11-02T08:00:00Z') + s * 1000).toISOString();
+        await postNdjson(app, [
+          clientEvent({ server, ts: ts(1) }),
+          clientEvent({ server, ts: ts(2), response: rpcError(-32602, 'unknown tool') }),
+          clientEvent({ server, ts: ts(3), http: { method: 'POST', path: '/mcp', status: 503 }, response: null }),
+        ]);
+        const totalOf = async (query: string) => (await page(app, `server=${server}&${query}`)).total;
+        expect(await totalOf('limit=1')).toEqual({ count: 3, capped: false });
+        expect(await totalOf('failed=true')).toEqual({ count: 2, capped: false });
+        expect(await totalOf('client=agent-7')).toEqual({ count: 3, capped: false });
+        for (const query of ['bucket=refusal', 'kind=timeout', 'profile=110000', 'failed=true&client=agent-7']) {
+          const answer = await page(app, `server=${server}&${query}`);
+          expect(answer.total, query).toBeNull();
+          expect(answer.events.length, query).toBeLessThanOrEqual(2);
+        }
+        expect((await page(app, 'failed=true')).total).toBeNull();
+        expect(await totalOf('failed=true&records=all')).toBeNull();
       });
 
       it('refuses an unknown records value by name', async () => {
