@@ -112,8 +112,21 @@ async function forgetLastMigration(store: Store): Promise<void> {
   await store.run(sql`DELETE FROM ${journal} WHERE created_at = (SELECT max(created_at) FROM ${journal})`);
 }
 
-/** The migration storm_ids changed no schema (it has every partition's storms written again): forgotten, it is undone. */
+/**
+ * Turns the store back into what the release before the migration failed_requests_by_time left: no index of a server's
+ * failed requests by time.
+ */
+export async function asBeforeFailedRequestsByTime(store: Store): Promise<void> {
+  await store.run(sql`DROP INDEX events_failed_ts_idx`);
+  await forgetLastMigration(store);
+}
+
+/**
+ * The migration storm_ids changed no schema (it has every partition's storms written again): forgotten, it is undone
+ * (the migrations after it undone first).
+ */
 export async function asBeforeStormIds(store: Store): Promise<void> {
+  await asBeforeFailedRequestsByTime(store);
   await forgetLastMigration(store);
 }
 
