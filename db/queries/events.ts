@@ -140,7 +140,7 @@ export async function countListed(db: SqlRunner, filter: ListFilter, cap: number
  * A bucket, a kind, a profile, failures of a client or of the fleet are tested row by row, so a count of a rare one
  * would read every event of the range; their pages stop at a page's worth of matches, a count would not.
  */
-export function countable(filter: ListFilter): boolean {
+function countable(filter: ListFilter): boolean {
   if (filter.bucket !== undefined || filter.kind !== undefined || filter.controlProfile !== undefined) return false;
   if (filter.failed !== true) return true;
   return filter.server !== undefined && filter.client === undefined && filter.records === 'counted';
