@@ -3,7 +3,7 @@ import type { EventColumns } from '../event-row.ts';
 import type { SqlRunner } from '../runner.ts';
 import { identityText } from '../stored-identity.ts';
 import { BODY_COLUMNS, EVENTS_WITH_BODIES, type WithBlock, withBodies } from './bodies.ts';
-import { listTable } from './lists.ts';
+import { rowsTable } from './lists.ts';
 
 export interface EventFilter {
   server?: string;
@@ -85,13 +85,17 @@ export function whereClause(conditions: SQL[]): SQL {
   return conditions.length === 0 ? sql`` : sql`WHERE ${sql.join(conditions, sql` AND `)}`;
 }
 
-function eventColumns(db: SqlRunner): SQL {
+/** An event's columns and where its line is: BODY_COLUMNS (the block too, from event_bodies), or LINE_PLACE. */
+function eventColumns(db: SqlRunner, line: SQL = BODY_COLUMNS): SQL {
   return sql`seq, event_id AS "eventId", ts, source, client, server, session, protocol,
   rpc_method AS "rpcMethod", http_method AS "httpMethod", http_path AS "httpPath", http_status AS "httpStatus",
   rpc_code AS "rpcCode", latency_ms AS "latencyMs", ${identityText(db, 'events')} AS identity, counted, bucket, kind,
   rule, evidence, avoidable, gate_reason AS "gateReason", blocked_by AS "blockedBy", request_id AS "requestId",
-  partner, act_profile AS "actProfile", ${BODY_COLUMNS}`;
+  partner, act_profile AS "actProfile", ${line}`;
 }
+
+/** Where an event's line is, without its block: for a read that joins the blocks after its events. */
+const LINE_PLACE = sql`body_block AS "bodyBlock", body_line AS "bodyLine"`;
 
 export async function getEvent(db: SqlRunner, eventId: string): Promise<StoredEventRow | null> {
   const rows = await db.all<WithBlock<StoredEventRow>>(
@@ -149,18 +153,47 @@ function countable(filter: ListFilter): boolean {
 /**
  * The other records of the given records' requests: each record that one of `records` names as its partner and that
  * names it back. By id alone: a pair's two times can be far apart (a request id or a traceparent joins them at any
- * distance), so no time bounds the look-up.
+ * distance), so no time bounds the look-up, and on PostgreSQL each id is looked up in every day partition's
+ * events_event_id_uq (a page of 50 in 31 days: ~2 ms planned, ~3 ms run; bounded near the naming record's time it
+ * ran in 1 ms but took as long to plan, so it is not). Each id is its own LATERAL look-up there: joined plainly, or as
+ * `IN (…)`, the planner hashed the ids against a sequential scan of every partition (1.8 s at 520k events). Its
+ * estimate of each look-up is still far above the one row it finds, so a look-up stops at its first row, the lines'
+ * blocks are joined after it, and the ids go PARTNER_CHUNK at a time: past PostgreSQL's jit_above_cost a statement
+ * was compiled first, 0.5 s for 3 ms of work. SQLite loops over the ids as the outer table by itself.
  */
 export async function partnerRecords(
   db: SqlRunner,
   records: readonly Pick<StoredEventRow, 'eventId' | 'partner'>[],
 ): Promise<StoredEventRow[]> {
-  const named = records.filter((record) => record.partner !== null);
-  if (named.length === 0) return [];
-  const ids = named.map((record) => record.partner as string);
-  const namers = named.map((record) => record.eventId);
-  const rows = await db.all<WithBlock<StoredEventRow>>(sql`SELECT ${eventColumns(db)} FROM ${EVENTS_WITH_BODIES}
-    WHERE event_id IN ${listTable(db, ids)} AND partner IN ${listTable(db, namers)}`);
+  const named = records.flatMap((record) => (record.partner === null ? [] : [[record.partner, record.eventId]]));
+  const found: StoredEventRow[] = [];
+  for (let i = 0; i < named.length; i += PARTNER_CHUNK) {
+    found.push(...(await partnersOf(db, named.slice(i, i + PARTNER_CHUNK))));
+  }
+  return found;
+}
+
+/** Ids per look-up of partners: a page of the dashboard's list in one, an export's page of 1000 in ten. */
+const PARTNER_CHUNK = 100;
+
+async function partnersOf(db: SqlRunner, named: readonly string[][]): Promise<StoredEventRow[]> {
+  const pairs = rowsTable(
+    db,
+    [
+      ['record_id', 'text'],
+      ['named_by', 'text'],
+    ],
+    named,
+  );
+  const sameRequest = sql`events.event_id = pairs.record_id AND events.partner = pairs.named_by`;
+  const rows = await db.all<WithBlock<StoredEventRow>>(
+    db.dialect === 'sqlite'
+      ? sql`SELECT ${eventColumns(db)} FROM ${pairs} AS pairs JOIN events ON ${sameRequest}
+        JOIN event_bodies ON event_bodies.id = events.body_block`
+      : sql`SELECT found.*, event_bodies.data AS "bodyData" FROM ${pairs} AS pairs
+        CROSS JOIN LATERAL (SELECT ${eventColumns(db, LINE_PLACE)} FROM events WHERE ${sameRequest} LIMIT 1) AS found
+        JOIN event_bodies ON event_bodies.id = found."bodyBlock"`,
+  );
   return withBodies(rows);
 }
 

@@ -334,6 +334,27 @@ describe.each(STORE_KINDS)('one row per request on $name', (kind) => {
         expect(await totalOf('failed=true&records=all')).toBeNull();
       });
 
+      it("finds a request's other record however far apart in time a request id joined them", async () => {
+        const server = `far-${uniqueId()}`;
+        const requestId = uniqueId('rid');
+        const client = clientEvent({
+          server,
+          ts: '2026-11-02T07:00:00.000Z',
+          http: { method: 'POST', path: '/mcp', status: 200, requestId },
+        });
+        // The proxy's clock is off by hours: only the request id says it is the same request.
+        const proxy = proxyEvent({
+          server,
+          ts: '2026-11-02T04:30:00.000Z',
+          http: { method: 'POST', path: '/mcp', status: 200, requestId },
+        });
+        await postNdjson(app, [client]);
+        await postNdjson(app, [proxy]);
+        const list = await page(app, `server=${server}`);
+        expect(list.events).toHaveLength(1);
+        expect(list.events[0]).toMatchObject({ id: client.id, partnerRecord: { id: proxy.id, counted: false } });
+      });
+
       it('refuses an unknown records value by name', async () => {
         const res = await get(app, '/api/v1/events?records=requests');
         expect(res.status).toBe(400);
