@@ -18,6 +18,7 @@ import { metricsRoutes } from './routes/metrics.ts';
 import { otlpRoutes } from './routes/otlp.ts';
 import { referenceRoutes } from './routes/reference.ts';
 import { serverRoutes } from './routes/servers.ts';
+import { spanRoutes } from './routes/span.ts';
 import { Folder, type Folding } from './services/fold.ts';
 import { ProcessMetrics } from './services/process-metrics.ts';
 import { ServiceError } from './services/service-error.ts';
@@ -26,6 +27,7 @@ const api = new Hono<Env>()
   .route('/', healthRoutes)
   .route('/', ingestRoutes)
   .route('/', eventsRoutes)
+  .route('/', spanRoutes)
   .route('/', serverRoutes)
   .route('/', analysisRoutes)
   .route('/', alertRoutes);

@@ -5,6 +5,7 @@ import { serve } from '@hono/node-server';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { eventDay } from '../db/event-days.ts';
 import { ensureEventDays } from '../db/queries/partitions.ts';
+import type { Store } from '../db/runner.ts';
 import { openStore, type StoreConfig } from '../db/store.ts';
 import type { ProxyRoute } from '../shared/proxy-logs/routes.ts';
 import { createApp } from './app.ts';
@@ -19,6 +20,7 @@ import { Folder } from './services/fold.ts';
 import { FoldThread } from './services/fold-thread.ts';
 import { buildMissingStorms, replayDuePartitions } from './services/gate-maintenance.ts';
 import { ProcessMetrics } from './services/process-metrics.ts';
+import { backfillRequestFacts } from './services/request-facts.ts';
 import { applyRetention, DEFAULT_HORIZONS, type Horizons } from './services/retention.ts';
 import { rederiveStoredFacts } from './services/stored-facts.ts';
 
@@ -55,6 +57,11 @@ export interface ServerOptions extends StoreConfig {
 export interface RunningServer {
   url: string;
   close(): Promise<void>;
+}
+
+/** A server just started, with the store it serves: `lens serve` says what that holds. */
+export interface StartedServer extends RunningServer {
+  store: Store;
 }
 
 /** How often the fold queue is looked at besides ingest's kicks: for what another process, or a crash, left. */
@@ -102,13 +109,14 @@ function slowClientLimits(options: ServerOptions) {
   };
 }
 
-export async function startServer(options: ServerOptions): Promise<RunningServer> {
+export async function startServer(options: ServerOptions): Promise<StartedServer> {
   const refusal = refuseUnsafeBind(options.host, options.token);
   if (refusal) throw new Error(refusal);
   const store = await openStore(options);
   // Before the gate is replayed from them (buildMissingStorms below), and before any batch can replay a partition.
   await rederiveStoredFacts(store);
   await backfillActionability(store);
+  await backfillRequestFacts(store);
   if (options.demo) await loadDemo(store, Date.now());
   await seedDefaultRules({ ctx: { db: store, now: Date.now() } });
   const config: AppConfig = {
@@ -193,6 +201,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const hostForUrl = options.host.includes(':') && !options.host.startsWith('[') ? `[${options.host}]` : options.host;
   return {
     url: `http://${hostForUrl}:${port}`,
+    store,
     async close() {
       closing = true;
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -27,11 +27,6 @@ export const NOT_BY_SERVER: Readonly<Record<string, Placement>> = {
     by: 'partition',
     why: 'keyed by the gate partition, JSON [client, server]: one partition on one node, beside no events yet',
   },
-  gate_runs: {
-    as: 'distributed',
-    by: 'partition',
-    why: 'keyed by the gate partition, JSON [client, server]: one partition on one node, beside no events yet',
-  },
   gate_partitions: {
     as: 'distributed',
     by: 'partition',

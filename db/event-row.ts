@@ -18,6 +18,14 @@ export interface EventColumns {
   session: string | null;
   protocol: string;
   rpcMethod: string | null;
+  /** What the method names: a tool call's tool, a prompt, a resource's URI (shared/frames.ts rpcNameOf). */
+  rpcName: string | null;
+  /** The MCP era of the request, `2025` or `2026` (shared/era.ts); null where the record cannot tell. */
+  era: string | null;
+  /** The protocol version the request named (shared/era.ts protocolVersionOf). */
+  protocolVersion: string | null;
+  /** 1 for an MRTR round that answers an input request (shared/era.ts isContinuation). */
+  continuation: number;
   httpMethod: string | null;
   httpPath: string | null;
   httpStatus: number | null;
@@ -67,6 +75,10 @@ export const EVENT_COLUMNS = [
   ['session', 'session'],
   ['protocol', 'protocol'],
   ['rpcMethod', 'rpc_method'],
+  ['rpcName', 'rpc_name'],
+  ['era', 'era'],
+  ['protocolVersion', 'protocol_version'],
+  ['continuation', 'continuation'],
   ['httpMethod', 'http_method'],
   ['httpPath', 'http_path'],
   ['httpStatus', 'http_status'],

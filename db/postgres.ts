@@ -25,6 +25,7 @@ const PG_ARRAY_TYPES: Record<string, string> = {
   body_block: 'bigint',
   body_line: 'smallint',
   act_profile: 'smallint',
+  continuation: 'smallint',
 };
 
 // One unnest() statement with a fixed number of array parameters inserts any number of rows, so it can stay a

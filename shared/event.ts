@@ -28,6 +28,14 @@ export interface HttpFacts {
   requestId?: string;
   /** The W3C `traceparent` header the request carried: the other join, for requests that never saw an answer. */
   traceparent?: string;
+  /**
+   * MCP 2026-07-28's request headers (DOMAIN.md sections 9 and 10), as a proxy logs them: `Mcp-Method` (the
+   * JSON-RPC method), `Mcp-Name` (the tool, prompt or resource it names) and `MCP-Protocol-Version`. A line without
+   * a request frame reads its method, its name and its era from them.
+   */
+  mcpMethod?: string;
+  mcpName?: string;
+  protocolVersion?: string;
 }
 
 /** A read event with its timestamp resolved to epoch milliseconds. */
@@ -81,6 +89,8 @@ const METHOD_MAX = 16;
 const PATH_MAX = 4096;
 /** A request id or traceparent longer than this is no header a proxy wrote (a traceparent is 55 characters). */
 const HEADER_ID_MAX = 256;
+/** `Mcp-Name` carries a resource's URI, which may be long. */
+const HEADER_NAME_MAX = 2048;
 const MAX_EPOCH_MS = 8.64e15;
 /**
  * How deeply a line may nest. Real frames nest a few levels (a tool's JSON Schema perhaps twenty); thousands of
@@ -144,6 +154,9 @@ function noteRemovedNul(value: Json, warnings: FieldWarning[]): void {
     ['http.path', http.path],
     ['http.requestId', http.requestId],
     ['http.traceparent', http.traceparent],
+    ['http.mcpMethod', http.mcpMethod],
+    ['http.mcpName', http.mcpName],
+    ['http.protocolVersion', http.protocolVersion],
   ];
   for (const [field, text] of texts) {
     if (typeof text === 'string' && text.includes('\u0000')) {
@@ -219,10 +232,11 @@ function readHttp(http: Json, ts: number, warnings: FieldWarning[]): HttpFacts |
   else if (!absent(http.retryAfter)) {
     drop('retryAfter', 'must be seconds (a number or "120") or an HTTP-date ("Wed, 21 Oct 2026 07:28:00 GMT")');
   }
-  for (const field of ['requestId', 'traceparent'] as const) {
-    const text = readText(http[field], HEADER_ID_MAX);
+  for (const field of ['requestId', 'traceparent', 'mcpMethod', 'mcpName', 'protocolVersion'] as const) {
+    const max = field === 'mcpName' ? HEADER_NAME_MAX : HEADER_ID_MAX;
+    const text = readText(http[field], max);
     if (text !== undefined && text.length > 0) facts[field] = text;
-    else if (!absent(http[field])) drop(field, `must be a non-empty string of at most ${HEADER_ID_MAX} characters`);
+    else if (!absent(http[field])) drop(field, `must be a non-empty string of at most ${max} characters`);
   }
   return Object.keys(facts).length > 0 ? facts : undefined;
 }

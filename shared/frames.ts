@@ -19,8 +19,37 @@ export function columnText(value: unknown): string | null {
   return text.length === 0 || text.length > MAX_DERIVED_TEXT ? null : text;
 }
 
+/** The request frame's method, else the `Mcp-Method` header a proxy logged (a line without a frame). */
 export function rpcMethodOf(event: LensEvent): string | null {
-  return columnText(event.request?.method);
+  if (event.request !== undefined) return columnText(event.request.method);
+  return columnText(event.http?.mcpMethod);
+}
+
+/** What each method that names something names, as `Mcp-Name` carries it: a tool, a prompt, a URI, a task. */
+const NAMED_PARAM: ReadonlyMap<string, string> = new Map([
+  ['tools/call', 'name'],
+  ['prompts/get', 'name'],
+  ['resources/read', 'uri'],
+  ['resources/subscribe', 'uri'],
+  ['resources/unsubscribe', 'uri'],
+  ['tasks/get', 'taskId'],
+  ['tasks/update', 'taskId'],
+  ['tasks/cancel', 'taskId'],
+]);
+
+/**
+ * What a request's method names, as MCP 2026-07-28 puts it in the `Mcp-Name` header: the tool of `tools/call`, the
+ * prompt of `prompts/get`, the URI of `resources/read`, the task of `tasks/get`. Null for other methods. A line
+ * without a frame reads the header, for the same methods, so that a proxy's record names what the client's does.
+ */
+export function rpcNameOf(event: LensEvent): string | null {
+  const method = rpcMethodOf(event);
+  const param = method === null ? undefined : NAMED_PARAM.get(method);
+  if (param === undefined) return null;
+  if (event.request === undefined) return columnText(event.http?.mcpName);
+  const params = event.request.params;
+  if (typeof params !== 'object' || params === null) return null;
+  return columnText((params as Record<string, unknown>)[param]);
 }
 
 /** The JSON-RPC error code; null when absent, not an integer, or outside the 32 bits JSON-RPC codes live in. */

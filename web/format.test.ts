@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  counted,
   formatAgo,
   formatBytes,
   formatDuration,
@@ -39,8 +40,30 @@ describe('format', () => {
     expect(formatDuration(161_000)).toBe('2 min 41 s');
     expect(formatDuration(35_997_000)).toBe('9 h 59 min');
     expect(formatDuration(2 * 86_400_000 + 3 * 3_600_000)).toBe('2 d 3 h');
+    expect(formatDuration(60_000), 'no zero second unit').toBe('1 min');
+    expect(formatDuration(900_000)).toBe('15 min');
+    expect(formatDuration(3_600_000)).toBe('1 h');
+    expect(formatDuration(2 * 86_400_000)).toBe('2 d');
     expect(formatAgo(t - 30_000, t)).toBe('just now');
     expect(formatAgo(t - 4 * 60_000, t)).toBe('4 min ago');
+  });
+
+  it('says how long ago in words, its noun agreeing: never "3 d ago" or "1 hours ago"', () => {
+    const t = Date.UTC(2026, 10, 30, 8, 3, 0);
+    expect(formatAgo(t + 5_000, t), 'a clock a little ahead').toBe('just now');
+    expect(formatAgo(t - 59 * 60_000, t)).toBe('59 min ago');
+    expect(formatAgo(t - 60 * 60_000, t)).toBe('1 hour ago');
+    expect(formatAgo(t - 23 * 3_600_000 - 59 * 60_000, t)).toBe('23 hours ago');
+    expect(formatAgo(t - 86_400_000, t)).toBe('1 day ago');
+    expect(formatAgo(t - (3 * 86_400_000 + 5 * 3_600_000), t)).toBe('3 days ago');
+  });
+
+  it('counts with a noun that agrees with the number', () => {
+    expect(counted(1, 'request')).toBe('1 request');
+    expect(counted(0, 'request')).toBe('0 requests');
+    expect(counted(12_000, 'request')).toBe('12,000 requests');
+    expect(counted(2, 'identity', 'identities')).toBe('2 identities');
+    expect(counted(1, 'identity', 'identities')).toBe('1 identity');
   });
 
   it("shows a window's end date only when it falls on another day", () => {

@@ -64,7 +64,7 @@ export function formatDateTime(ms: number): string {
   return `${formatDay(ms)} ${formatTime(ms)} UTC`;
 }
 
-/** A span in the largest two units that matter: 850 ms, 3.2 s, 2 min 41 s, 10 h 5 min, 2 d 3 h. */
+/** A span in the largest two units that matter: 850 ms, 3.2 s, 2 min 41 s, 5 min, 10 h 5 min, 2 d 3 h. */
 export function formatDuration(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)} ms`;
   const seconds = ms / 1000;
@@ -76,16 +76,26 @@ export function formatDuration(ms: number): string {
     Math.floor(total / 60) % 60,
     total % 60,
   ];
-  if (d > 0) return `${d} d ${h} h`;
-  if (h > 0) return `${h} h ${m} min`;
-  return `${m} min ${s} s`;
+  // A whole minute is "5 min", not "5 min 0 s".
+  const two = (big: string, small: number, unit: string) => (small === 0 ? big : `${big} ${small} ${unit}`);
+  if (d > 0) return two(`${d} d`, h, 'h');
+  if (h > 0) return two(`${h} h`, m, 'min');
+  return two(`${m} min`, s, 's');
 }
 
-/** How long ago, coarse: "just now", "4 min ago", "3 h ago". */
+/** How long ago, coarse and in words: "just now", "4 min ago", "1 hour ago", "3 days ago". */
 export function formatAgo(ms: number, now: number): string {
-  const elapsed = now - ms;
-  if (elapsed < 60_000) return 'just now';
-  return `${formatDuration(elapsed).split(' ').slice(0, 2).join(' ')} ago`;
+  const minutes = Math.floor((now - ms) / 60_000);
+  if (minutes < 1) return 'just now';
+  if (minutes < 60) return `${minutes} min ago`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 24) return `${counted(hours, 'hour')} ago`;
+  return `${counted(Math.floor(hours / 24), 'day')} ago`;
+}
+
+/** A count with its noun agreeing: "1 request", "12,000 requests", "2 identities" (give the plural when not -s). */
+export function counted(count: number, singular: string, plural = `${singular}s`): string {
+  return `${formatCount(count)} ${count === 1 ? singular : plural}`;
 }
 
 /** `release-notes:5dca032b…`: the server and enough of the digest to tell identities apart. */

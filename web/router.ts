@@ -64,7 +64,22 @@ export function routePath(route: Exclude<Route, { name: 'not_found' }>): string 
 
 const listeners = new Set<() => void>();
 
+/** Moves so far, by link or by the browser's back and forward: a screen scrolls to its anchor once per move. */
+let moves = 0;
+let countingPops = false;
+
+/** Which move the current address came from. */
+export function currentMove(): number {
+  return moves;
+}
+
 function subscribe(listener: () => void): () => void {
+  if (!countingPops) {
+    countingPops = true;
+    window.addEventListener('popstate', () => {
+      moves++;
+    });
+  }
   listeners.add(listener);
   window.addEventListener('popstate', listener);
   return () => {
@@ -83,6 +98,7 @@ export function navigate(href: string, options: { replace?: boolean } = {}): voi
   if (href === snapshot()) return;
   if (options.replace) window.history.replaceState(null, '', href);
   else window.history.pushState(null, '', href);
+  moves++;
   for (const listener of listeners) listener();
   if (window.location.pathname !== before) window.scrollTo(0, 0);
 }

@@ -5,6 +5,7 @@ import {
   parseUtcInput,
   rangeParams,
   rangeQuery,
+  rangeText,
   resolveRange,
   toUtcInput,
 } from './time-range.ts';
@@ -56,5 +57,13 @@ describe('a typed custom window', () => {
       field: 'to',
       message: 'The end must be after the start',
     });
+  });
+
+  it('says a range in words for a sentence', () => {
+    expect(rangeText({ preset: '1h' })).toBe('the last hour');
+    expect(rangeText({ preset: '24h' })).toBe('the last 24 hours');
+    expect(rangeText({ preset: '7d' })).toBe('the last 7 days');
+    const from = Date.UTC(2026, 10, 30, 18, 0);
+    expect(rangeText({ from, to: from + 300_000 })).toBe('30 Nov 18:00 – 18:05 UTC');
   });
 });

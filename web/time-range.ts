@@ -1,3 +1,5 @@
+import { formatWindow } from './format.ts';
+
 /**
  * The time range of every screen, as it lives in the URL: a preset relative to now (`range=6h`) or an absolute
  * window (`from`/`to`, ISO). A preset is resolved when a query runs, so a refresh moves the window with the clock.
@@ -26,6 +28,18 @@ export function parseInstant(value: string | null): number | null {
   if (value === null || value === '') return null;
   const ms = /^\d+$/.test(value) ? Number(value) : Date.parse(value);
   return Number.isFinite(ms) ? ms : null;
+}
+
+const PRESET_TEXT: Readonly<Record<Preset, string>> = {
+  '1h': 'the last hour',
+  '6h': 'the last 6 hours',
+  '24h': 'the last 24 hours',
+  '7d': 'the last 7 days',
+};
+
+/** The range in words, for a sentence: "the last 24 hours", "30 Nov 18:00 – 18:05 UTC". */
+export function rangeText(range: TimeRange): string {
+  return 'preset' in range ? PRESET_TEXT[range.preset] : formatWindow(range.from, range.to);
 }
 
 /** An absolute window wins over a preset when both are valid; anything unreadable falls back to the default. */

@@ -5,7 +5,8 @@ import { LineWriter } from './output.ts';
 import { CACHED_ENTRIES, SpillStore, spilledRecord } from './spill.ts';
 
 /**
- * Offline classification, one JSON line per event on stdout, in time order, in constant memory. `avoidable` comes
+ * Offline classification, one JSON line per event on stdout, in time order, in constant memory: what the event was
+ * (when, who to whom, the JSON-RPC method, the HTTP request, status and code) beside its verdict. `avoidable` comes
  * from the gate replayed as the logs are read (OfflineRun.events merges them by time): an event still earlier than
  * one already judged for its client and server gets `avoidable: null` rather than a guess.
  * Bad lines are reported on stderr and make the exit code 1 once every file has been read.
@@ -17,13 +18,23 @@ export async function classifyCommand(args: string[]): Promise<number> {
   const gateKeys = spill.map<KeyGateState>('gate_keys', CACHED_ENTRIES);
   const gate = createGateState(() => spilledRecord(gateKeys));
   let outOfOrder = 0;
-  for await (const { classification, analysis, profile } of run.events()) {
+  for await (const { classification, analysis, profile, partner } of run.events()) {
     const { bucket, kind, rule, evidence } = classification;
     let avoidable: boolean | null = null;
     if (stepsInOrder(gate, analysis)) avoidable = gateStep(gate, analysis).avoidable;
     else outOfOrder++;
     const line = {
       id: analysis.id,
+      ts: new Date(analysis.ts).toISOString(),
+      source: analysis.source,
+      client: analysis.client,
+      server: analysis.server,
+      method: analysis.rpcMethod,
+      http: analysis.httpMethod === null ? null : `${analysis.httpMethod} ${analysis.httpPath ?? ''}`.trimEnd(),
+      status: analysis.httpStatus,
+      code: analysis.rpcCode,
+      // A proxy's line of a request its client logged too: counted once, as that record.
+      ...(partner !== null && { partner }),
       bucket,
       kind,
       rule,

@@ -7,3 +7,10 @@ export class CliError extends Error {
     super(message);
   }
 }
+
+/** A command line that cannot be run as given (a missing argument, an unknown option): said with the synopsis. */
+export class UsageError extends CliError {
+  constructor(message: string) {
+    super(message, 2);
+  }
+}

@@ -1,19 +1,43 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { CliError } from './cli-error.ts';
+import { CliError, UsageError } from './cli-error.ts';
+import { parseWait } from './duration.ts';
 import { defaultStatePath, IngestState } from './ingest-state.ts';
-import { detectFileFormat, ingestQueryString, logFormat, logNames } from './log-format.ts';
+import { detectFileFormat, ingestQueryString, type LogNames, logFormat, logNames } from './log-format.ts';
 import { Progress } from './progress.ts';
 import { isGzip, readLines } from './read-lines.ts';
-import { shipBatch } from './ship.ts';
+import { RETRY_BUDGET_MS, type ShipTarget, shipBatch } from './ship.ts';
 
 const MAX_BATCH_BYTES = 8 * 1024 * 1024;
 
+/** How one run goes: where it sends, what it does with bad lines, and where each file's resume point is kept. */
+interface Run {
+  target: ShipTarget;
+  names: LogNames;
+  format: string;
+  batchLines: number;
+  restart: boolean;
+  skipBadLines: boolean;
+  state: IngestState;
+  statePath: string;
+}
+
+/** What one file's run did: the lines it sent and the server stored, and the totals for the end. */
+interface Shipped {
+  /** The first line this run read and the line it stopped before (saved as the resume point). */
+  fromLine: number;
+  toLine: number;
+  rejected: number;
+  warnings: number;
+}
+
 /**
- * Ships NDJSON files to a running server in batches. After each committed batch the file's offset is saved, so a
- * second run resumes where the first stopped (and a grown log ships only its new lines). Re-sending a batch is
- * harmless: events are deduplicated by id.
+ * Ships NDJSON files and access logs to a running server in batches. After each committed batch the file's offset
+ * is saved, so a second run resumes where the first stopped (and a grown log ships only its new lines); a file with
+ * nothing new since says so. Re-sending a batch is harmless: events are deduplicated by id. When a batch cannot be
+ * sent (the server refused it, or kept failing for --give-up-after), the run stops saying what was sent and how to
+ * send the rest.
  */
 export async function ingestCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -22,6 +46,7 @@ export async function ingestCommand(args: string[]): Promise<number> {
     options: {
       url: { type: 'string' },
       'batch-lines': { type: 'string', default: '5000' },
+      'give-up-after': { type: 'string', default: `${RETRY_BUDGET_MS / 60_000}m` },
       restart: { type: 'boolean', default: false },
       'skip-bad-lines': { type: 'boolean', default: false },
       state: { type: 'string', default: defaultStatePath() },
@@ -31,91 +56,162 @@ export async function ingestCommand(args: string[]): Promise<number> {
       protocol: { type: 'string' },
     },
   });
-  if (values.url === undefined || positionals.length === 0) throw new CliError('usage: ingest FILE... --url URL', 2);
-  const names = logNames(values);
-  const url = values.url.replace(/\/+$/, '');
+  if (positionals.length === 0) throw new UsageError('no FILE to send');
+  if (values.url === undefined) throw new UsageError('--url URL names the server to send to');
+  if (!/^https?:\/\//i.test(values.url) || !URL.canParse(values.url)) {
+    throw new CliError(
+      `--url takes the server's http(s):// address, such as http://127.0.0.1:7700; got "${values.url}"`,
+      2,
+    );
+  }
   const batchLines = Number(values['batch-lines']);
   if (!Number.isInteger(batchLines) || batchLines < 1)
     throw new CliError('--batch-lines must be a positive integer', 2);
-  const state = new IngestState(values.state);
-  const token = process.env.LENS_TOKEN || null;
-  let rejectedTotal = 0;
-  let warningsTotal = 0;
-
-  for (const file of positionals) {
-    const path = resolve(file);
-    const size = await fileSize(path);
-    const saved = values.restart ? undefined : state.get(url, path);
-    // A gzip log's offsets count decompressed bytes; it is rotated, so it never shrinks under a saved offset.
-    const start = saved && (isGzip(path) || saved.offset <= size) ? saved : { offset: 0, line: 1 };
-    const format = values.format === 'auto' ? await detectFileFormat(path) : logFormat(values.format);
-    const query = ingestQueryString(format, names);
-    const progress = new Progress(file, size, start.offset);
-    let batch: string[] = [];
-    let batchBytes = 0;
-    let batchFirstLine = start.line;
-    let lineNumbers: number[] = [];
-
-    const flush = async (offset: number, nextLine: number) => {
-      if (batch.length > 0) {
-        const report = await shipBatch(url, `${batch.join('\n')}\n`, token, query);
-        progress.count(report.accepted, report.duplicates, report.rejectedTotal);
-        for (const reject of report.rejected) {
-          const at = lineNumbers[reject.line - 1] ?? batchFirstLine;
-          progress.log(`${file}:${at}: ${reject.code}: ${reject.message}`);
-        }
-        if (report.rejectedTotal > report.rejected.length) {
-          progress.log(`${file}: ${report.rejectedTotal - report.rejected.length} more rejected line(s) in this batch`);
-        }
-        rejectedTotal += report.rejectedTotal;
-        warningsTotal += report.warningsTotal;
-      }
-      state.set(url, path, { offset, line: nextLine });
-      progress.advance(offset);
-      batch = [];
-      lineNumbers = [];
-      batchBytes = 0;
-      batchFirstLine = nextLine;
-    };
-
-    let last = start;
-    const lines = readLines(path, {
-      startByte: start.offset,
-      startLine: start.line,
-      endByte: size,
-      holdBackPartial: true,
-    });
-    for await (const { line, text, end } of lines) {
-      if (text === null) {
-        // Never silent: without the flag the shipper stops here (what came before is shipped and saved).
-        if (!values['skip-bad-lines']) {
-          await flush(last.offset, last.line);
-          throw new CliError(
-            `${file}:${line}: not valid UTF-8; re-encode the log, or pass --skip-bad-lines to ship the rest and list such lines`,
-          );
-        }
-        progress.log(`${file}:${line}: invalid_encoding: not valid UTF-8, skipped`);
-        rejectedTotal++;
-        last = { offset: end, line: line + 1 };
-        continue;
-      }
-      batch.push(text);
-      lineNumbers.push(line);
-      batchBytes += text.length;
-      last = { offset: end, line: line + 1 };
-      if (batch.length >= batchLines || batchBytes >= MAX_BATCH_BYTES) await flush(last.offset, last.line);
+  if (values.format !== 'auto') logFormat(values.format);
+  const run: Run = {
+    target: {
+      url: values.url.replace(/\/+$/, ''),
+      token: process.env.LENS_TOKEN || null,
+      giveUpAfterMs: parseWait('--give-up-after', values['give-up-after']),
+    },
+    names: logNames(values),
+    format: values.format,
+    batchLines,
+    restart: values.restart,
+    skipBadLines: values['skip-bad-lines'],
+    state: new IngestState(values.state),
+    statePath: values.state,
+  };
+  let rejected = 0;
+  let warnings = 0;
+  const done: { file: string; shipped: Shipped }[] = [];
+  for (const [index, file] of positionals.entries()) {
+    try {
+      const shipped = await shipFile(run, file);
+      done.push({ file, shipped });
+      rejected += shipped.rejected;
+      warnings += shipped.warnings;
+    } catch (error) {
+      if (!(error instanceof StoppedError)) throw error;
+      done.push({ file, shipped: error.shipped });
+      throw new CliError(`${error.message}\n${whereItStopped(run, done, positionals.slice(index + 1))}`);
     }
-    // Up to the last complete line: a line still being written ships with the next run.
-    await flush(last.offset, last.line);
-    progress.done();
   }
-  if (warningsTotal > 0) {
+  if (warnings > 0) {
     // Kept events, not failures: the exit code stays 0 for them.
-    process.stderr.write(
-      `lens ingest: ${warningsTotal} member(s) of accepted lines were dropped (shape not readable)\n`,
-    );
+    process.stderr.write(`lens ingest: ${warnings} member(s) of accepted lines were dropped (shape not readable)\n`);
   }
-  return rejectedTotal > 0 ? 1 : 0;
+  return rejected > 0 ? 1 : 0;
+}
+
+/** A batch that could not be sent, with what its file's run had sent before it. */
+class StoppedError extends CliError {
+  constructor(
+    message: string,
+    readonly shipped: Shipped,
+  ) {
+    super(message);
+  }
+}
+
+/** One file, from its saved resume point (or its start with --restart) to its last whole line. */
+async function shipFile(run: Run, file: string): Promise<Shipped> {
+  const path = resolve(file);
+  const size = await fileSize(path);
+  const { url } = run.target;
+  const saved = run.restart ? undefined : run.state.get(url, path);
+  // A gzip log's offsets count decompressed bytes; it is rotated, so it never shrinks under a saved offset.
+  const start = saved && (isGzip(path) || saved.offset <= size) ? saved : { offset: 0, line: 1 };
+  const format = run.format === 'auto' ? await detectFileFormat(path) : logFormat(run.format);
+  const query = ingestQueryString(format, run.names);
+  const progress = new Progress(file, size, start.offset);
+  const shipped: Shipped = { fromLine: start.line, toLine: start.line, rejected: 0, warnings: 0 };
+  let batch: string[] = [];
+  let batchBytes = 0;
+  let batchFirstLine = start.line;
+  let lineNumbers: number[] = [];
+
+  const flush = async (offset: number, nextLine: number) => {
+    if (batch.length > 0) {
+      let report: Awaited<ReturnType<typeof shipBatch>>;
+      try {
+        report = await shipBatch(run.target, `${batch.join('\n')}\n`, query);
+      } catch (error) {
+        if (error instanceof CliError) throw new StoppedError(error.message, shipped);
+        throw error;
+      }
+      progress.count(report.accepted, report.duplicates, report.rejectedTotal);
+      for (const reject of report.rejected) {
+        const at = lineNumbers[reject.line - 1] ?? batchFirstLine;
+        progress.log(`${file}:${at}: ${reject.code}: ${reject.message}`);
+      }
+      if (report.rejectedTotal > report.rejected.length) {
+        progress.log(`${file}: ${report.rejectedTotal - report.rejected.length} more rejected line(s) in this batch`);
+      }
+      shipped.rejected += report.rejectedTotal;
+      shipped.warnings += report.warningsTotal;
+    }
+    run.state.set(url, path, { offset, line: nextLine });
+    shipped.toLine = nextLine;
+    progress.advance(offset);
+    batch = [];
+    lineNumbers = [];
+    batchBytes = 0;
+    batchFirstLine = nextLine;
+  };
+
+  let last = start;
+  const lines = readLines(path, {
+    startByte: start.offset,
+    startLine: start.line,
+    endByte: size,
+    holdBackPartial: true,
+  });
+  for await (const { line, text, end } of lines) {
+    if (text === null) {
+      // Never silent: without the flag the shipper stops here (what came before is shipped and saved).
+      if (!run.skipBadLines) {
+        await flush(last.offset, last.line);
+        throw new CliError(
+          `${file}:${line}: not valid UTF-8; re-encode the log, or pass --skip-bad-lines to ship the rest and list such lines`,
+        );
+      }
+      progress.log(`${file}:${line}: invalid_encoding: not valid UTF-8, skipped`);
+      shipped.rejected++;
+      last = { offset: end, line: line + 1 };
+      continue;
+    }
+    batch.push(text);
+    lineNumbers.push(line);
+    batchBytes += text.length;
+    last = { offset: end, line: line + 1 };
+    if (batch.length >= run.batchLines || batchBytes >= MAX_BATCH_BYTES) await flush(last.offset, last.line);
+  }
+  // Up to the last complete line: a line still being written ships with the next run.
+  await flush(last.offset, last.line);
+  if (saved !== undefined && last.line === start.line) {
+    progress.log(
+      `${file}: already sent to ${url} (up to line ${start.line - 1}), nothing new since; --restart sends it again`,
+    );
+  } else progress.done();
+  return shipped;
+}
+
+/** What a stopped run had sent, what it had not, and how to send the rest: the same command resumes. */
+function whereItStopped(run: Run, done: { file: string; shipped: Shipped }[], untouched: string[]): string {
+  const sent = done
+    .filter(({ shipped }) => shipped.toLine > shipped.fromLine)
+    .map(({ file, shipped }) => `${file} lines ${shipped.fromLine}-${shipped.toLine - 1}`);
+  const stopped = done[done.length - 1];
+  const rest = [
+    ...(stopped === undefined ? [] : [`${stopped.file} from line ${stopped.shipped.toLine}`]),
+    ...untouched,
+  ];
+  return [
+    `  sent and stored before it stopped: ${sent.length === 0 ? 'nothing' : sent.join(', ')}`,
+    `  not sent: ${rest.join(', ')}`,
+    `  the same command sends the rest when run again: each file resumes where it stopped (saved in ${run.statePath})`,
+  ].join('\n');
 }
 
 async function fileSize(path: string): Promise<number> {

@@ -1,52 +1,51 @@
 import { ServiceError } from '../services/service-error.ts';
 import { classifyCommand } from './classify.ts';
-import { CliError } from './cli-error.ts';
+import { CliError, UsageError } from './cli-error.ts';
 import { demoCommand } from './demo.ts';
+import { type CommandName, commandHelp, HELP, programHelp, synopsis } from './help.ts';
 import { ingestCommand } from './ingest.ts';
 import { reportCommand } from './report.ts';
 import { serveCommand } from './serve.ts';
 
-/** How a log that is no native NDJSON (an access log, .gz too) is read: its format, and what names its lines. */
-const LOG_FLAGS =
-  '[--format auto|native|nginx-json|nginx-combined|envoy|envoy-json] [--server NAME] [--client NAME] [--protocol mcp|a2a]';
-
-const COMMANDS: Record<string, { run: (args: string[]) => Promise<number>; usage: string }> = {
-  serve: {
-    run: serveCommand,
-    usage:
-      'serve [--port N] [--host H] [--data-dir DIR] [--demo] [--allow-origin URL] [--allow-host NAME] [--allow-target HOST[:PORT]] [--max-body BYTES] [--proxy-map FILE]',
-  },
-  ingest: {
-    run: ingestCommand,
-    usage: `ingest FILE... --url URL [--batch-lines N] [--restart] [--skip-bad-lines] ${LOG_FLAGS}`,
-  },
-  classify: {
-    run: classifyCommand,
-    usage: `classify [--discovery FILE] [--proxy-map FILE] ${LOG_FLAGS} LOG...   (one JSON line per event, the logs merged in time order)`,
-  },
-  report: {
-    run: reportCommand,
-    usage: `report [--discovery FILE] [--proxy-map FILE] ${LOG_FLAGS} LOG...   (one JSON document: the dashboard, offline)`,
-  },
-  demo: { run: demoCommand, usage: 'demo [--data-dir DIR]   (a generated day of federation traffic, ending now)' },
+const COMMANDS: Record<CommandName, (args: string[]) => Promise<number>> = {
+  serve: serveCommand,
+  ingest: ingestCommand,
+  classify: classifyCommand,
+  report: reportCommand,
+  demo: demoCommand,
 };
 
-function usage(): string {
-  return `usage: npm run lens -- <command>\n\n${Object.values(COMMANDS)
-    .map((c) => `  ${c.usage}`)
-    .join('\n')}\n`;
+const HELP_FLAGS = new Set(['--help', '-h']);
+
+function isCommand(name: string | undefined): name is CommandName {
+  return name !== undefined && Object.hasOwn(HELP, name);
 }
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...args] = argv;
-  const command = name === undefined ? undefined : COMMANDS[name];
-  if (command === undefined) {
-    process.stderr.write(name === undefined || name === 'help' ? usage() : `unknown command "${name}"\n\n${usage()}`);
-    return name === undefined || name === 'help' ? 0 : 2;
+  if (name === undefined || HELP_FLAGS.has(name) || name === 'help') {
+    const [topic] = args;
+    process.stdout.write(isCommand(topic) ? commandHelp(topic) : programHelp());
+    return 0;
+  }
+  if (!isCommand(name)) {
+    process.stderr.write(`lens: unknown command "${name}"\n\n${programHelp()}`);
+    return 2;
+  }
+  if (args.some((arg) => HELP_FLAGS.has(arg))) {
+    process.stdout.write(commandHelp(name));
+    return 0;
   }
   try {
-    return await command.run(args);
+    return await COMMANDS[name](args);
   } catch (error) {
+    const usage = usageProblem(error);
+    if (usage !== undefined) {
+      process.stderr.write(
+        `lens ${name}: ${usage}\n${synopsis(name)}\n(npm run lens -- ${name} --help lists its options)\n`,
+      );
+      return 2;
+    }
     if (error instanceof CliError) {
       process.stderr.write(`lens ${name}: ${error.message}\n`);
       return error.exitCode;
@@ -59,6 +58,26 @@ async function main(argv: string[]): Promise<number> {
     }
     throw error;
   }
+}
+
+/**
+ * What is wrong with the command line, when that is what failed: our own usage errors, and node:util parseArgs's
+ * (an unknown option, an option without its value), said in a line of our own rather than as a stack trace.
+ */
+function usageProblem(error: unknown): string | undefined {
+  if (error instanceof UsageError) return error.message;
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string' || !code.startsWith('ERR_PARSE_ARGS_')) return undefined;
+  const message = error instanceof Error ? error.message : '';
+  const quoted = /'([^']*)'/.exec(message)?.[1];
+  const option = quoted?.split(' ')[0];
+  if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL')
+    return `unexpected argument "${quoted}": this command takes none`;
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return `unknown option ${option ?? message}`;
+  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+    return message.includes('argument missing') ? `${option} needs a value` : `${option} takes no value`;
+  }
+  return message;
 }
 
 process.exitCode = await main(process.argv.slice(2));

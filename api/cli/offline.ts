@@ -4,7 +4,13 @@ import { toAnalysisEvent } from '../../shared/analysis/from-event.ts';
 import type { AnalysisEvent } from '../../shared/analysis/types.ts';
 import { classify } from '../../shared/classify/index.ts';
 import { type Classification, NO_POLICY, type ServerPolicy } from '../../shared/classify/types.ts';
-import { type LensEvent, type ParseResult, parseEventLine, validateEvent } from '../../shared/event.ts';
+import {
+  type FieldWarning,
+  type LensEvent,
+  type ParseResult,
+  parseEventLine,
+  validateEvent,
+} from '../../shared/event.ts';
 import { eventIdOf } from '../../shared/event-id.ts';
 import { correlationOf } from '../../shared/frames.ts';
 import { requestIdentity } from '../../shared/identity.ts';
@@ -12,14 +18,14 @@ import type { ProxyFormat } from '../../shared/proxy-logs/index.ts';
 import { serverOfRoutes } from '../../shared/proxy-logs/routes.ts';
 import { JOIN_MAX_SPAN_MS, JOIN_SKEW_MS, type JoinFacts } from '../../shared/request-join.ts';
 import { type IngestFormat, proxyOptions, readProxyLine } from '../ingest-formats.ts';
-import { CliError } from './cli-error.ts';
+import { UsageError } from './cli-error.ts';
 import { loadDiscoveryFile } from './discovery-file.ts';
+import { JoinIndex, takePartner } from './join-index.ts';
 import { detectFileFormat, logFormat, logNames } from './log-format.ts';
 import { MinHeap } from './min-heap.ts';
 import { loadProxyMap } from './proxy-map-file.ts';
 import { readLines } from './read-lines.ts';
 import { RecentKeys } from './recent-keys.ts';
-import { UnpairedClients } from './unpaired-clients.ts';
 
 /** An event is held until an event this much later (log time) has been read: later lines may still precede it. */
 export const REORDER_HOLD_MS = 60_000;
@@ -35,6 +41,8 @@ export const CLIENT_RECORD_MS = JOIN_MAX_SPAN_MS + JOIN_SKEW_MS;
 const MAX_RECENT_KEYS = 200_000;
 /** Warnings listed one by one; the rest are only counted. */
 const WARNINGS_LISTED = 20;
+/** The field of an access-log reader's warning that no server was named for a line (shared/proxy-logs/common.ts). */
+const UNNAMED_SERVER_FIELD = 'server';
 
 export interface OfflineEvent {
   classification: Classification;
@@ -43,12 +51,20 @@ export interface OfflineEvent {
   join: JoinFacts;
   /** A failure's two actionability profiles, packed (shared/actionability storedProfile); null for a success. */
   profile: number | null;
+  /** A proxy record's: the id of the client record of the same request, which is counted for both. */
+  partner: string | null;
 }
 
 /** An event as read, with where it was read: (ts, file, line) is the order it is released in. */
 interface Read extends OfflineEvent {
   file: number;
   line: number;
+  /**
+   * An access-log line that nothing named the server of (no `--server`, no route, no discovery document declaring
+   * its path): the event, to read again under its client record's server once that is found, and the reader's
+   * warning, summed up at the end when none is.
+   */
+  unnamed?: { event: LensEvent; warnings: FieldWarning[] };
 }
 
 /**
@@ -60,6 +76,9 @@ export class OfflineRun {
   private bad = 0;
   private warnings = 0;
   private undecided404s = 0;
+  /** Access-log lines nothing named a server for and no client record claimed, and the first of them. */
+  private unnamed = 0;
+  private firstUnnamed = '';
 
   private constructor(
     private readonly command: string,
@@ -68,13 +87,16 @@ export class OfflineRun {
     private readonly hasDiscovery: boolean,
     private readonly format: IngestFormat | 'auto',
     private readonly accessLog: ReturnType<typeof proxyOptions>,
+    private readonly switches: ReadonlySet<string>,
   ) {}
 
-  static async fromArgs(command: string, args: string[]): Promise<OfflineRun> {
+  /** The run of `command ARGS`; `switches` are the command's own boolean options (`report --json`). */
+  static async fromArgs(command: string, args: string[], switches: readonly string[] = []): Promise<OfflineRun> {
     const { values, positionals } = parseArgs({
       args,
       allowPositionals: true,
       options: {
+        ...Object.fromEntries(switches.map((name) => [name, { type: 'boolean' as const }])),
         discovery: { type: 'string' },
         format: { type: 'string', default: 'auto' },
         server: { type: 'string' },
@@ -83,7 +105,7 @@ export class OfflineRun {
         'proxy-map': { type: 'string' },
       },
     });
-    if (positionals.length === 0) throw new CliError(`usage: ${command} [--discovery FILE] LOG...`, 2);
+    if (positionals.length === 0) throw new UsageError('no LOG to read');
     // Without a discovery document a 404 cannot say whether the path was declared: the classifier abstains.
     const discovery = values.discovery === undefined ? undefined : await loadDiscoveryFile(values.discovery);
     const routes = values['proxy-map'] === undefined ? [] : await loadProxyMap(values['proxy-map']);
@@ -96,7 +118,13 @@ export class OfflineRun {
       discovery !== undefined,
       format,
       proxyOptions(logNames(values), serverOf),
+      new Set(switches.filter((name) => (values as Record<string, unknown>)[name] === true)),
     );
+  }
+
+  /** Whether the command line set one of the command's own switches. */
+  has(name: string): boolean {
+    return this.switches.has(name);
   }
 
   note(message: string): void {
@@ -110,14 +138,18 @@ export class OfflineRun {
    * stream. `counted` is false for a second event with an id already released within the hold (a re-sent line
    * counts once, as in the store) and for a proxy record that a client's record of the last `CLIENT_RECORD_MS`
    * pairs with (it counts once, with the client's view; shared/request-join.ts, one proxy record at a time in time
-   * order, where the store pairs a batch at once). Memory: the held events, and the ids and unpaired client
-   * records of those windows, each bounded.
+   * order, the held proxy records competing for the same client records, where the store pairs a batch at once,
+   * api/cli/join-index.ts). An access-log line that nothing named the server of pairs with a
+   * client record to any server, by request id, traceparent, or method, path and time, and is read again as that
+   * server's: so `report CLIENT_LOG ACCESS_LOG` counts as the client log alone, with no `--server`. Memory: the held
+   * events, and the ids and unpaired client records of those windows, each bounded.
    */
   async *events(): AsyncGenerator<OfflineEvent> {
     const files = this.logs.map((log, file) => this.read(log, file));
     const held = new MinHeap<Read>(isEarlier);
     const ids = new RecentKeys(REORDER_HOLD_MS, MAX_RECENT_KEYS);
-    const unpaired = new UnpairedClients(MAX_RECENT_KEYS);
+    const unpaired = new JoinIndex(MAX_RECENT_KEYS);
+    const heldProxies = new JoinIndex(MAX_RECENT_KEYS);
     let seq = 0;
     const release = (read: Read): OfflineEvent => {
       const { analysis: e, join } = read;
@@ -125,16 +157,26 @@ export class OfflineRun {
       if (ids.has(e.id)) e.counted = false;
       else ids.add(e.id, e.ts);
       ids.forget(e.ts);
-      if (e.source === 'proxy' && e.counted) {
-        unpaired.forget(e.ts - CLIENT_RECORD_MS);
-        if (unpaired.take(join) !== undefined) e.counted = false;
+      if (e.source !== 'proxy') return read;
+      heldProxies.remove(join);
+      if (!e.counted) return read;
+      unpaired.forget(e.ts - CLIENT_RECORD_MS);
+      const client = takePartner(join, read.unnamed !== undefined, unpaired, heldProxies);
+      if (client === undefined) {
+        if (read.unnamed !== undefined) this.keptUnnamed(read, read.unnamed.warnings);
+        return read;
       }
-      return read;
+      // One request, counted once, with the client's view; a line nothing named belongs to its client's server.
+      const joined = read.unnamed === undefined ? read : this.readAs(read, client.server, seq);
+      joined.analysis.counted = false;
+      joined.partner = client.eventId;
+      return joined;
     };
     for await (const read of mergeByTime(files)) {
       const e = read.analysis;
       // Noted when read, not when released: the proxy's record may be released before the client's.
       if (e.source === 'client') unpaired.add(read.join);
+      else heldProxies.add(read.join, read.unnamed !== undefined);
       held.push(read);
       // Measured from the time just read rather than the latest ever read, so that one line from a wrong clock far
       // in the future releases what is held once instead of ending all reordering after it.
@@ -159,8 +201,20 @@ export class OfflineRun {
           'a discovery document would decide them',
       );
     }
+    if (this.unnamed > 0) {
+      this.note(
+        `${this.unnamed} access-log line(s) named no server and matched no client record, so they are counted ` +
+          `under their host or "unknown" (the first: ${this.firstUnnamed}); name their server with --server NAME, ` +
+          '--proxy-map FILE, or a --discovery file of {"servers":{"NAME":DOCUMENT}} declaring their paths',
+      );
+    }
     if (this.bad > 0) this.note(`${this.bad} line(s) could not be read as events`);
     return this.bad > 0 ? 1 : 0;
+  }
+
+  /** One line per run says what became of them: a log of proxy lines alone would otherwise list each. */
+  private keptUnnamed(read: Read, warnings: readonly FieldWarning[]): void {
+    if (this.unnamed++ === 0) this.firstUnnamed = `${this.logs[read.file]}:${read.line}: ${warnings[0]?.message}`;
   }
 
   /** One log, line by line. Bad lines and dropped members are reported on stderr with the file and line. */
@@ -180,21 +234,45 @@ export class OfflineRun {
         process.stderr.write(`${log}:${line}: ${parsed.error.code}: ${parsed.error.message}\n`);
         continue;
       }
-      for (const warning of parsed.warnings) {
-        if (++this.warnings <= WARNINGS_LISTED)
-          process.stderr.write(`${log}:${line}: ${warning.field}: ${warning.message}\n`);
-      }
-      const event = parsed.event;
-      const classification = classify(event, this.policyFor(event.server));
-      if (classification.kind === 'unclassifiable_no_discovery') this.undecided404s++;
-      const analysis = toAnalysisEvent(event, classification, {
-        id: eventIdOf(event),
-        seq: 0, // set when released in time order
-        identity: requestIdentity(event.server, event.request, event.protocol),
-        counted: true,
-      });
-      const join = joinFactsOf(event, analysis, file, line);
-      yield { classification, analysis, join, profile: storedProfile(event), file, line };
+      // An access-log line whose server nothing named may yet take its client record's: its warning waits for that.
+      const unnamed = format === 'native' ? [] : parsed.warnings.filter((w) => w.field === UNNAMED_SERVER_FIELD);
+      this.warn(
+        file,
+        line,
+        parsed.warnings.filter((w) => !unnamed.includes(w)),
+      );
+      const read = this.classified(parsed.event, file, line);
+      if (read.classification.kind === 'unclassifiable_no_discovery') this.undecided404s++;
+      if (unnamed.length > 0) read.unnamed = { event: parsed.event, warnings: unnamed };
+      yield read;
+    }
+  }
+
+  /** One event classified, with its analysis view and join facts, under the server it names. */
+  private classified(event: LensEvent, file: number, line: number, seq = 0): Read {
+    const classification = classify(event, this.policyFor(event.server));
+    const analysis = toAnalysisEvent(event, classification, {
+      id: eventIdOf(event),
+      seq, // set when released in time order
+      identity: requestIdentity(event.server, event.request, event.protocol),
+      counted: true,
+    });
+    const join = joinFactsOf(event, analysis, file, line);
+    return { classification, analysis, join, profile: storedProfile(event), partner: null, file, line };
+  }
+
+  /** An unnamed access-log line read again as `server`'s: classified against that server's discovery document. */
+  private readAs(read: Read, server: string, seq: number): Read {
+    const event = { ...(read.unnamed as { event: LensEvent }).event, server };
+    // Its id is the line's digest, which the server's name does not change: the copy keeps the original's id.
+    return this.classified(event, read.file, read.line, seq);
+  }
+
+  /** A line's dropped members on stderr, FILE:LINE: field: message, the first WARNINGS_LISTED of the run. */
+  private warn(file: number, line: number, warnings: readonly FieldWarning[]): void {
+    for (const warning of warnings) {
+      if (++this.warnings <= WARNINGS_LISTED)
+        process.stderr.write(`${this.logs[file]}:${line}: ${warning.field}: ${warning.message}\n`);
     }
   }
 

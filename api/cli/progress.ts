@@ -31,7 +31,9 @@ export class Progress {
   }
 
   done(): void {
-    process.stderr.write(`${this.tty ? '\r\x1b[K' : ''}${this.bar()}\n`);
+    // Sent again with --restart, or a copy of a file sent before: nothing new reached the store, and that is fine.
+    const stored = this.accepted === 0 && this.duplicates > 0 ? ' (every line was stored already)' : '';
+    process.stderr.write(`${this.tty ? '\r\x1b[K' : ''}${this.bar()}${stored}\n`);
   }
 
   private bar(): string {

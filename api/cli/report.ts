@@ -10,33 +10,35 @@ import {
 } from '../../shared/analysis/denials.ts';
 import { createGateState, gateStep, isJudged, type KeyGateState, stepsInOrder } from '../../shared/analysis/gate.ts';
 import type { GateVerdict } from '../../shared/analysis/gate-types.ts';
-import type { StormSummary } from '../../shared/analysis/storms.ts';
+import type { FoundStorm } from '../../shared/analysis/storm-tracker.ts';
 import { addAvoidable, avoidableRows, createAvoidableTallies } from '../../shared/analysis/stream-avoidable.ts';
 import { addIdentitySend, type IdentityTally, topIdentitiesOf } from '../../shared/analysis/stream-identities.ts';
-import { createStormStreams, stepStorms, stormSortKey } from '../../shared/analysis/stream-storms.ts';
+import { createStormStreams, finishStorms, stepStorms, stormSortKey } from '../../shared/analysis/stream-storms.ts';
 import { DAY_MS } from '../../shared/analysis/time-buckets.ts';
 import { BUCKETS, type Bucket } from '../../shared/classify/types.ts';
 import { OfflineRun, REORDER_HOLD_MS } from './offline.ts';
 import { LineWriter } from './output.ts';
+import { type ReportDocument, reportText } from './report-text.ts';
 import { CACHED_ENTRIES, SpillStore, spilledRecord } from './spill.ts';
 
 /**
- * The numbers the dashboard shows, offline, as one JSON document, computed with the server's functions as the
- * logs stream by (OfflineRun.events: merged in time order, each request counted once). Nothing is kept per event:
- * memory holds the gate's partitions, the storm trackers' windows and open runs, the storms found, tallies per
- * client and server, and at most CACHED_ENTRIES of the gate's blocked keys, of the identities' tallies and of the
- * storms found (the rest wait in a temporary SQLite file, api/cli/spill.ts, and the storms are written from it in
- * list order), so it stays flat however many keys and storms the logs hold. Storms are
- * listed without their attempt timelines. An event too far out of time order for the gate is counted but not judged
- * (it counts as needed), and reported on stderr.
+ * The numbers the dashboard shows, offline, computed with the server's functions as the logs stream by
+ * (OfflineRun.events: merged in time order, each request counted once): a summary for a terminal
+ * (api/cli/report-text.ts), or with `--json` the whole document. Nothing is kept per event: memory holds the gate's
+ * partitions, the storm trackers' windows and open runs, the storms found, tallies per client and server, and at
+ * most CACHED_ENTRIES of the gate's blocked keys, of the identities' tallies and of the storms found (the rest wait
+ * in a temporary SQLite file, api/cli/spill.ts, and the storms are written from it in list order), so it stays flat
+ * however many keys and storms the logs hold. Storms are listed without their attempt timelines. An event too far
+ * out of time order for the gate is counted but not judged (it counts as needed), and reported on stderr.
  */
 export async function reportCommand(args: string[]): Promise<number> {
-  const run = await OfflineRun.fromArgs('report', args);
-  const buckets = Object.fromEntries(BUCKETS.map((b) => [b, 0])) as Record<Bucket, number>;
+  const run = await OfflineRun.fromArgs('report', args, ['json']);
+  const buckets = emptyBuckets();
+  const bucketsByServer = new Map<string, Record<Bucket, number>>();
   const spill = new SpillStore();
   const gateKeys = spill.map<KeyGateState>('gate_keys', CACHED_ENTRIES);
   const gate = createGateState(() => spilledRecord(gateKeys));
-  const found = spill.map<StormSummary>('storms', CACHED_ENTRIES, stormSortKey);
+  const found = spill.map<FoundStorm>('storms', CACHED_ENTRIES, stormSortKey);
   const storms = createStormStreams({
     set: (id, storm) => found.set(id, storm),
     inListOrder: () => found.sortedValues(),
@@ -49,6 +51,8 @@ export async function reportCommand(args: string[]): Promise<number> {
   const denials: DenialAudit = { notHeld: [], replayed: [] };
   const replayed = new Map<string, number>();
   let events = 0;
+  let first = Number.POSITIVE_INFINITY;
+  let last = Number.NEGATIVE_INFINITY;
   let outOfOrder = 0;
   const profiles = new ProfileTally();
   for await (const { analysis: e, profile } of run.events()) {
@@ -67,7 +71,15 @@ export async function reportCommand(args: string[]): Promise<number> {
     denials.replayed.length = 0;
     if (!e.counted) continue;
     events++;
+    first = Math.min(first, e.ts);
+    last = Math.max(last, e.ts);
     buckets[e.bucket]++;
+    let perServer = bucketsByServer.get(e.server);
+    if (perServer === undefined) {
+      perServer = emptyBuckets();
+      bucketsByServer.set(e.server, perServer);
+    }
+    perServer[e.bucket]++;
     if (profile !== null) profiles.add(e.server, profile);
     if (e.context === null) continue;
     let gap = contextGap.get(e.server);
@@ -78,31 +90,29 @@ export async function reportCommand(args: string[]): Promise<number> {
     }
     addContext(gap, e);
   }
+  finishStorms(storms);
   const rows = avoidableRows(avoidable);
-  const head = {
+  const report: ReportDocument = {
     events,
+    span: events === 0 ? null : { first: new Date(first).toISOString(), last: new Date(last).toISOString() },
     buckets,
+    bucketsByServer: Object.fromEntries(
+      rows.byServer.map(({ server }) => [server, bucketsByServer.get(server) ?? emptyBuckets()]),
+    ),
     avoidable: {
       byClient: Object.fromEntries(rows.byClient.map(({ client, ...rest }) => [client, rest])),
       byServer: Object.fromEntries(rows.byServer.map(({ server, ...rest }) => [server, rest])),
     },
-  };
-  const tail = {
+    storms: { [Symbol.iterator]: () => storms.storms.inListOrder()[Symbol.iterator]() },
     identities: topIdentitiesOf(identities, 20),
     contextGap: Object.fromEntries([...contextGap].map(([server, gap]) => [server, gapSummary(gap)])),
     conduct: Object.fromEntries(conductReport(conduct).map(({ client, ...rest }) => [client, rest])),
     denialsNotHeld: denialSummary(denials.notHeld, replayed),
     actionability: actionabilityReport(profiles.rows()),
   };
-  // One JSON document, the storms (as many as the log holds) written one at a time from the spill, in list order.
   const out = new LineWriter();
-  await out.text(`${JSON.stringify(head).slice(0, -1)},"storms":[`);
-  let first = true;
-  for (const storm of storms.storms.inListOrder()) {
-    await out.text(`${first ? '' : ','}${JSON.stringify(storm)}`);
-    first = false;
-  }
-  await out.write(`],${JSON.stringify(tail).slice(1)}`);
+  if (run.has('json')) await writeJson(out, report);
+  else for (const line of reportText(report)) await out.write(line);
   await out.flush();
   spill.close();
   if (outOfOrder > 0) {
@@ -111,4 +121,29 @@ export async function reportCommand(args: string[]): Promise<number> {
     );
   }
   return run.finish();
+}
+
+function emptyBuckets(): Record<Bucket, number> {
+  return Object.fromEntries(BUCKETS.map((b) => [b, 0])) as Record<Bucket, number>;
+}
+
+/**
+ * One JSON document, indented for a reader, its storms (as many as the logs hold) written one at a time from the
+ * spill, in list order: the rest of the document is small, the storm list need not be.
+ */
+async function writeJson(out: LineWriter, { storms, ...report }: ReportDocument): Promise<void> {
+  const { identities, contextGap, conduct, denialsNotHeld, actionability, ...head } = report;
+  const tail = { identities, contextGap, conduct, denialsNotHeld, actionability };
+  await out.text(`${indented(head, 0).slice(0, -2)},\n  "storms": [`);
+  let none = true;
+  for (const storm of storms) {
+    await out.text(`${none ? '' : ','}\n    ${indented(storm, 2)}`);
+    none = false;
+  }
+  await out.write(`${none ? '' : '\n  '}],\n${indented(tail, 0).slice(2)}`);
+}
+
+/** `value` as indented JSON, its lines after the first indented `depth` levels further. */
+function indented(value: unknown, depth: number): string {
+  return JSON.stringify(value, null, 2).replaceAll('\n', `\n${'  '.repeat(depth)}`);
 }

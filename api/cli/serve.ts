@@ -1,10 +1,15 @@
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
+import { storedEventSpan } from '../../db/queries/event-span.ts';
+import { storedEventCount } from '../../db/queries/store-size.ts';
 import { parseAllowList } from '../../shared/alerts/address-policy.ts';
-import { startServer } from '../server.ts';
+import { type StartedServer, startServer } from '../server.ts';
 import { CliError } from './cli-error.ts';
+import { DATA_DIR, dataDirOf } from './data-dir.ts';
 import { parseHorizon } from './duration.ts';
 import { loadProxyMap } from './proxy-map-file.ts';
+import { plural, utc } from './text-table.ts';
 
 /**
  * Ingest leaves each batch's parsed lines alive across many awaits, so they reach the old generation, which V8 lets
@@ -21,7 +26,7 @@ export async function serveCommand(args: string[]): Promise<number> {
     options: {
       port: { type: 'string', default: process.env.PORT ?? '7700' },
       host: { type: 'string', default: process.env.HOST ?? '127.0.0.1' },
-      'data-dir': { type: 'string', default: process.env.DATA_DIR ?? './data' },
+      'data-dir': { type: 'string' },
       'allow-origin': { type: 'string', multiple: true, default: [] },
       'allow-host': { type: 'string', multiple: true, default: [] },
       'allow-target': { type: 'string', multiple: true, default: [] },
@@ -77,12 +82,13 @@ export async function serveCommand(args: string[]): Promise<number> {
     );
   }
   const proxyRoutes = values['proxy-map'] === undefined ? [] : await loadProxyMap(values['proxy-map']);
+  const dataDir = dataDirOf(values['data-dir'], values.demo);
   let server: Awaited<ReturnType<typeof startServer>>;
   try {
     server = await startServer({
       host: values.host,
       port,
-      dataDir: values['data-dir'],
+      dataDir,
       databaseUrl: process.env.DATABASE_URL || undefined,
       token,
       ingestToken,
@@ -101,6 +107,7 @@ export async function serveCommand(args: string[]): Promise<number> {
     throw new CliError(error instanceof Error ? error.message : String(error));
   }
   process.stdout.write(`Refusal Lens listening on ${server.url}\n`);
+  process.stdout.write(await whatItServes(server, dataDir, values.demo));
   await new Promise<void>((resolve) => {
     const stop = () => resolve();
     process.once('SIGINT', stop);
@@ -108,4 +115,26 @@ export async function serveCommand(args: string[]): Promise<number> {
   });
   await server.close();
   return 0;
+}
+
+/**
+ * What a newcomer needs after "listening": which data it serves (the directory, or the PostgreSQL database), how
+ * many events they hold and over what time, and where to go from there.
+ */
+async function whatItServes(server: StartedServer, dataDir: string, demo: boolean): Promise<string> {
+  const [events, extent] = await Promise.all([storedEventCount(server.store), storedEventSpan(server.store)]);
+  const where = process.env.DATABASE_URL ? server.store.description : `${resolve(dataDir)} (SQLite)`;
+  const lines = [`  data:   ${where}`];
+  if (demo)
+    lines.push(
+      `  demo:   a generated day of traffic ending now, in its own directory; your own data are in ${DATA_DIR} (serve without --demo)`,
+    );
+  if (events === 0 || extent === null) {
+    lines.push(
+      `  stored: no events yet: drop logs on ${server.url}/ingest or run npm run lens -- ingest FILE... --url ${server.url}`,
+    );
+  } else {
+    lines.push(`  stored: ${plural(events, 'event')}, ${utc(extent.first)} to ${utc(extent.last)} UTC`);
+  }
+  return `${lines.join('\n')}\n`;
 }

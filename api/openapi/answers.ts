@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { BITS } from '../../shared/actionability/profile.ts';
 import { ALERT_STATES } from '../../shared/alerts/state.ts';
+import { STORM_KINDS } from '../../shared/analysis/storm-model.ts';
 import { BUCKETS } from '../../shared/classify/types.ts';
 import { TOTAL_CAP } from '../services/events.ts';
 
@@ -37,6 +38,9 @@ export const health = z.looseObject({
   kept: z.looseObject({ eventsFrom: epochMs.nullable(), countsFrom: epochMs.nullable() }),
 });
 
+/** When some events happened: the first and last `ts`. */
+const span = z.looseObject({ first: iso, last: iso });
+
 const lineProblem = z.looseObject({ line: z.number().int(), message: z.string(), field: z.string().optional() });
 export const ingestReport = z.looseObject({
   accepted: z.number().int(),
@@ -45,6 +49,9 @@ export const ingestReport = z.looseObject({
   rejectedTotal: z.number().int(),
   warnings: z.array(lineProblem).meta({ description: 'the first 1000, by line' }),
   warningsTotal: z.number().int(),
+  span: span.nullable().meta({
+    description: "the batch's events, stored now or before (duplicates): their first and last time; null without any",
+  }),
 });
 
 /** OTLP's ExportTraceServiceResponse in its JSON encoding: empty, or the spans that could not become events. */
@@ -99,6 +106,11 @@ export const eventPage = z.looseObject({
     }),
 });
 
+export const storedSpan = z.looseObject({
+  first: iso.nullable().meta({ description: 'the oldest stored event; null on an empty store' }),
+  last: iso.nullable().meta({ description: 'the newest stored event; null on an empty store' }),
+});
+
 export const summary = z.looseObject({
   range: z.looseObject({ from: iso.nullable(), to: iso.nullable() }),
   overall: counts,
@@ -147,9 +159,14 @@ export const timeseries = z.looseObject({
 
 const stormSummary = z.looseObject({
   id: z.string(),
-  kind: z.enum(['retry_loop', 'probe_storm']),
+  kind: z.enum(STORM_KINDS),
   client: z.string(),
   server: z.string(),
+  sentBy: z.enum(['client', 'server']).meta({ description: 'who sent the attempts: a server sends its own requests' }),
+  actor: z.string().meta({ description: 'the sender: the client, or the server' }),
+  counterpart: z.string(),
+  title: z.string().meta({ description: 'the actor and the fault, in a sentence' }),
+  key: z.string(),
   attempts: z.number().int(),
   avoidable: z.number().int(),
   firstTs: epochMs,
@@ -165,7 +182,14 @@ export const stormList = z.looseObject({
 });
 export const storm = stormSummary.extend({
   timeline: z.array(
-    z.looseObject({ id: z.string(), ts: epochMs, status: z.number().nullable(), bucket, avoidable: z.boolean() }),
+    z.looseObject({
+      id: z.string(),
+      ts: epochMs,
+      rpcMethod: z.string().nullable(),
+      status: z.number().nullable(),
+      bucket,
+      avoidable: z.boolean(),
+    }),
   ),
 });
 
@@ -292,6 +316,12 @@ export const alertList = z.looseObject({
       severity: z.string().nullable(),
       value: z.number().nullable(),
       since: epochMs,
+      threshold: z.number().nullable().meta({ description: "the threshold of the instance's severity" }),
+      warning: z.number().nullable(),
+      critical: z.number().nullable(),
+      resolveThreshold: z.number().nullable(),
+      keepFiringForSeconds: z.number(),
+      clearSince: epochMs.nullable().meta({ description: 'while firing: since when the value is clear again' }),
     }),
   ),
 });

@@ -126,6 +126,13 @@ export const OPERATIONS: Record<string, Operation> = {
     summary: 'Counts per bucket and kind, and avoidable requests: overall, per server, per client',
     ok: { description: 'The counts over the range.', body: answer.summary },
   },
+  'GET /api/v1/span': {
+    tag: 'events',
+    summary: 'When the stored events happened: the oldest and the newest',
+    description:
+      'Whatever range a screen shows: where to look when a range is empty. Once retention has run, hour counts can reach further back than the events (GET /api/v1/health, `kept`).',
+    ok: { description: 'The first and last stored event time.', body: answer.storedSpan },
+  },
   'GET /api/v1/timeseries': {
     tag: 'events',
     summary: 'Counted and avoidable requests per bucket per time step',

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { STORM_ORDERS } from '../../shared/analysis/storms.ts';
+import { STORM_ORDERS } from '../../shared/analysis/storm-model.ts';
 import { STEP_NAMES, type StepName } from '../../shared/analysis/time-buckets.ts';
 import type { AppDeps, Env } from '../env.ts';
 import { ApiError } from '../errors.ts';

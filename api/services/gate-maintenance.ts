@@ -5,16 +5,13 @@ import { stillQueued } from '../../db/queries/fold-queue.ts';
 import {
   clearPartitionGates,
   clientsOfServer,
-  dropGateRows,
-  expireGateRuns,
+  dropGateKeys,
   type GateKeyRow,
   type GatePartitionRow,
-  type GateRunRow,
   judgedPartitions,
   type KeyRef,
   loadGateKeys,
   loadGatePartitions,
-  loadGateRuns,
   type Partition,
   type PartitionRow,
   partitionSizes,
@@ -22,12 +19,11 @@ import {
   partitionsWithStorms,
   saveGateKeys,
   saveGatePartitions,
-  saveGateRuns,
   setVerdicts,
 } from '../../db/queries/gate.ts';
 import { duePending, markPending, pendingPartitions, takePending } from '../../db/queries/gate-pending.ts';
 import { LOCK_CLASS, lockKeys } from '../../db/queries/locks.ts';
-import { clearStorms, markStormsBuilt, saveStorms, stormsComplete } from '../../db/queries/storms.ts';
+import { clearStorms, deleteStorms, markStormsBuilt, saveStorms, stormsComplete } from '../../db/queries/storms.ts';
 import type { SqlRunner, Store, TxRunner } from '../../db/runner.ts';
 import {
   byTimeOrder,
@@ -39,15 +35,10 @@ import {
   partitionKey,
 } from '../../shared/analysis/gate.ts';
 import { gateKeysOf } from '../../shared/analysis/request-key.ts';
-import {
-  createStormState,
-  type LoopRun,
-  openRunsSince,
-  type PartitionStormState,
-  runIsOpen,
-  stormStep,
-} from '../../shared/analysis/storm-tracker.ts';
-import type { StormSummary } from '../../shared/analysis/storms.ts';
+import { stormFact } from '../../shared/analysis/storm-facts.ts';
+import type { StormSummary } from '../../shared/analysis/storm-model.ts';
+import { decodeStormState, encodeStormState } from '../../shared/analysis/storm-state-codec.ts';
+import { createStormState, type PartitionStormState, PartitionStorms } from '../../shared/analysis/storm-tracker.ts';
 import type { AnalysisEvent } from '../../shared/analysis/types.ts';
 
 interface Verdict {
@@ -67,20 +58,19 @@ interface Writes {
   /** Keys whose state changed, and keys that no longer hold anything. */
   keys: GateKeyRow[];
   dropped: KeyRef[];
-  /** Runs that changed, runs that ended, and per partition continued the time before which its runs are over. */
-  runs: GateRunRow[];
-  endedRuns: KeyRef[];
-  cutoffs: { partition: string; cutoff: number }[];
-  /** Partitions replayed, whose keys, runs and storms are written afresh, and the storms steps created or changed. */
+  /** Partitions replayed, whose keys and storms are written afresh, and the storms found or changed. */
   replayed: { pk: string; client: string; server: string }[];
   storms: Map<string, StormSummary>;
+  /** Storms a partition showed at its last flush that the data no longer make (their rows are deleted). */
+  vanished: { id: string; server: string }[];
   rollups: CountChanges;
 }
 
 /** A partition whose new events all come after its frontier, and the digests of the request keys they use. */
 interface Continuation {
   pk: string;
-  saved: GatePartitionRow & { storms: string };
+  saved: GatePartitionRow;
+  storms: PartitionStormState;
   events: AnalysisEvent[];
   digests: Map<string, string>;
 }
@@ -129,19 +119,20 @@ export async function advanceGate(
     events.sort(byTimeOrder);
     const row = saved.get(pk);
     const first = events[0];
+    const storms = savedStorms(row);
     if (pending.has(pk)) {
       // Its replay is due already; this change makes the one in progress stale.
       deferred.push(pk);
     } else if (
       row === undefined ||
-      row.storms === null ||
+      storms === null ||
       first === undefined ||
       mustReplay.has(pk) ||
       !after(first, row)
     ) {
       replaying.push(pk);
     } else {
-      continuing.push({ pk, saved: { ...row, storms: row.storms }, events, digests: keyDigests(events) });
+      continuing.push({ pk, saved: row, storms, events, digests: keyDigests(events) });
     }
   }
   deferred.push(...(await replayInline(tx, replaying, groups, writes, inlineReplayMax)));
@@ -152,11 +143,8 @@ export async function advanceGate(
   );
   const wanted = continuing.flatMap(({ pk, digests }) => [...digests.values()].map((key) => ({ partition: pk, key })));
   // Digests are of whole request keys, which name the client and the server: unique across partitions.
-  const [keys, runs] = await Promise.all([loadGateKeys(tx, wanted), loadGateRuns(tx, wanted)]);
-  const stored: Stored = {
-    keys: new Map(keys.map((row) => [row.key, row.state])),
-    runs: new Map(runs.map((row) => [row.key, row.run])),
-  };
+  const keys = await loadGateKeys(tx, wanted);
+  const stored = new Map(keys.map((row) => [row.key, row.state]));
   for (const continuation of continuing) continuePartition(continuation, stored, writes);
   await writeAll(tx, writes);
 }
@@ -219,11 +207,9 @@ function emptyWrites(rollups: CountChanges): Writes {
     partitions: [],
     keys: [],
     dropped: [],
-    runs: [],
-    endedRuns: [],
-    cutoffs: [],
     replayed: [],
     storms: new Map(),
+    vanished: [],
     rollups,
   };
 }
@@ -282,19 +268,13 @@ export async function replayDuePartitions(store: Store, limit = DUE_PER_ROUND): 
 
 const DUE_PER_ROUND = 8;
 
-/** A replayed partition's keys and runs are cleared before they are written again; the other writes touch other rows. */
+/** A replayed partition's keys are cleared before they are written again; the other writes touch other rows. */
 async function rewriteGate(tx: TxRunner, writes: Writes): Promise<void> {
   await clearPartitionGates(
     tx,
     writes.replayed.map(({ pk }) => pk),
   );
-  await Promise.all([
-    dropGateRows(tx, 'gate_keys', writes.dropped),
-    saveGateKeys(tx, writes.keys),
-    dropGateRows(tx, 'gate_runs', writes.endedRuns),
-    saveGateRuns(tx, writes.runs),
-    expireGateRuns(tx, writes.cutoffs),
-  ]);
+  await Promise.all([dropGateKeys(tx, writes.dropped), saveGateKeys(tx, writes.keys)]);
 }
 
 async function rewriteStorms(tx: TxRunner, writes: Writes): Promise<void> {
@@ -302,6 +282,7 @@ async function rewriteStorms(tx: TxRunner, writes: Writes): Promise<void> {
     tx,
     writes.replayed.map(({ client, server }) => [client, server] as const),
   );
+  await deleteStorms(tx, writes.vanished);
   await saveStorms(tx, [...writes.storms.values()]);
 }
 
@@ -335,32 +316,30 @@ export async function buildMissingStorms(store: Store, stopping: () => boolean =
   return missing.length;
 }
 
-/** The stored states and open runs of the keys a batch uses, by digest. */
-interface Stored {
-  keys: ReadonlyMap<string, string>;
-  runs: ReadonlyMap<string, string>;
-}
+/** The stored gate states of the keys a batch uses, by digest. */
+type Stored = ReadonlyMap<string, string>;
 
 const NEEDED: VerdictCount = { avoidable: 0, reason: null };
 
 /** New events after the frontier: fresh rows are stored needed, so only the avoidable ones are written. */
-function continuePartition({ pk, saved, events, digests }: Continuation, stored: Stored, writes: Writes): void {
+function continuePartition(
+  { pk, saved, storms: savedState, events, digests }: Continuation,
+  stored: Stored,
+  writes: Writes,
+): void {
   const keys: Record<string, KeyGateState> = {};
-  const loops: Record<string, LoopRun> = {};
   for (const [key, digest] of digests) {
-    const state = stored.keys.get(digest);
+    const state = stored.get(digest);
     if (state !== undefined) keys[key] = JSON.parse(state) as KeyGateState;
-    const run = stored.runs.get(digest);
-    if (run !== undefined) loops[key] = JSON.parse(run) as LoopRun;
   }
   const state = createGateState();
   // The frontier columns hold the order bookkeeping; seq is 0 on this path (events order by ts, then id).
   const partition = { keys, waitUntil: saved.waitUntil, lastTs: saved.frontierTs, lastSeq: 0 };
   state.partitions[pk] = partition;
-  const storms: PartitionStormState = { ...(JSON.parse(saved.storms) as PartitionStormState), loops };
+  const storms = new PartitionStorms(savedState);
   for (const event of events) {
     const verdict = gateStep(state, event);
-    for (const storm of stormStep(storms, event, verdict.key, verdict.avoidable)) writes.storms.set(storm.id, storm);
+    storms.step(stormFact(event, verdict));
     if (!verdict.avoidable) continue;
     writes.verdicts.push({
       eventId: event.id,
@@ -375,33 +354,38 @@ function continuePartition({ pk, saved, events, digests }: Continuation, stored:
   const last = events[events.length - 1] as AnalysisEvent;
   for (const [key, digest] of digests) {
     const held = partition.keys[key];
-    const before = stored.keys.get(digest);
+    const before = stored.get(digest);
     const after = held === undefined ? undefined : JSON.stringify(held);
-    if (after !== before) {
-      if (after === undefined) writes.dropped.push({ partition: pk, key: digest });
-      else writes.keys.push({ partition: pk, key: digest, state: after });
-    }
-    const run = runRow(pk, digest, storms.loops[key], last);
-    if (run?.run === stored.runs.get(digest)) continue;
-    if (run === undefined) writes.endedRuns.push({ partition: pk, key: digest });
-    else writes.runs.push(run);
+    if (after === before) continue;
+    if (after === undefined) writes.dropped.push({ partition: pk, key: digest });
+    else writes.keys.push({ partition: pk, key: digest, state: after });
   }
-  // The keys this batch did not use may hold runs the partition has now moved past.
-  writes.cutoffs.push({ partition: pk, cutoff: openRunsSince(last.ts) });
-  writes.partitions.push(...position(pk, partition, storms, last));
+  writes.partitions.push(...position(pk, partition, flushStorms(storms, writes), last));
 }
 
-/** The key's run as stored, unless there is none or it is over once the partition has reached `last`. */
-function runRow(pk: string, digest: string, run: LoopRun | undefined, last: AnalysisEvent): GateRunRow | undefined {
-  if (run === undefined || !runIsOpen(run, last.ts)) return undefined;
-  return { partition: pk, key: digest, lastTs: run.lastTs, run: JSON.stringify(run) };
+/** The storms a partition's steps found or changed join the pass's writes; answers the tracker's state to file. */
+function flushStorms(storms: PartitionStorms, writes: Writes): PartitionStormState {
+  const { final, current, vanished } = storms.flush();
+  for (const { attemptIds: _ids, avoidableIds: _avoidable, ...storm } of [...final, ...current]) {
+    writes.storms.set(storm.id, storm);
+  }
+  for (const id of vanished) writes.vanished.push({ id, server: storms.state.server });
+  return storms.state;
+}
+
+/**
+ * The storm tracker's state a partition continues from; null when it has none or one of an earlier definition
+ * (migration storms_by_sender): the partition is then replayed.
+ */
+function savedStorms(row: GatePartitionRow | undefined): PartitionStormState | null {
+  return decodeStormState(row?.storms ?? null);
 }
 
 /** A replay under way: the gate and storm state so far, and the last event stepped. */
 interface Replay {
   pk: string;
   state: ReturnType<typeof createGateState>;
-  storms: PartitionStormState;
+  storms: PartitionStorms;
   last: AnalysisEvent | undefined;
   /** The highest `seq` read: events stored after it were not in the replay. */
   maxSeq: number;
@@ -423,7 +407,7 @@ async function replayPartitions(db: SqlRunner, pks: readonly string[], writes: W
     const replay: Replay = {
       pk,
       state: createGateState(),
-      storms: createStormState(client, server),
+      storms: new PartitionStorms(createStormState(client, server)),
       last: undefined,
       maxSeq: rows.reduce((max, row) => Math.max(max, row.seq), 0),
       queued: rows.filter((row) => row.queued === 1),
@@ -448,10 +432,9 @@ function stepRows(replay: Replay, rows: PartitionRow[], writes: Writes): void {
   for (const row of rows) {
     const event = analysisEventOfRow(row);
     replay.last = event;
-    const { key, avoidable, reason, blockedBy } = gateStep(replay.state, event);
-    if (isJudged(event)) {
-      for (const storm of stormStep(replay.storms, event, key, avoidable)) writes.storms.set(storm.id, storm);
-    }
+    const verdict = gateStep(replay.state, event);
+    const { avoidable, reason, blockedBy } = verdict;
+    if (isJudged(event)) replay.storms.step(stormFact(event, verdict));
     if ((row.avoidable === 1) === avoidable && row.gateReason === reason && row.blockedBy === blockedBy) continue;
     writes.verdicts.push({ eventId: row.eventId, ts: row.ts, server: row.server, avoidable, reason, blockedBy });
     // Only counted records are in the rollups; a shadowed one's counts came off when it was shadowed. The old
@@ -472,11 +455,7 @@ function finishReplay({ pk, state, storms, last }: Replay, writes: Writes): void
   for (const [key, held] of Object.entries(partition?.keys ?? {})) {
     writes.keys.push({ partition: pk, key: keyDigest(key), state: JSON.stringify(held) });
   }
-  for (const [key, loop] of Object.entries(storms.loops)) {
-    const run = last === undefined ? undefined : runRow(pk, keyDigest(key), loop, last);
-    if (run !== undefined) writes.runs.push(run);
-  }
-  writes.partitions.push(...position(pk, partition, storms, last));
+  writes.partitions.push(...position(pk, partition, flushStorms(storms, writes), last));
 }
 
 function position(
@@ -486,15 +465,13 @@ function position(
   last: AnalysisEvent | undefined,
 ): GatePartitionRow[] {
   if (last === undefined) return [];
-  // The runs are filed per key (gate_keys.run); the rest of the tracker's state stays with the partition.
-  const { loops: _loops, ...partitionStorms } = storms;
   return [
     {
       partition: pk,
       waitUntil: partition?.waitUntil ?? null,
       frontierTs: last.ts,
       frontierId: last.id,
-      storms: JSON.stringify(partitionStorms),
+      storms: encodeStormState(storms),
     },
   ];
 }

@@ -12,6 +12,7 @@ export type AnalysisRow = Pick<
   | 'eventId'
   | 'ts'
   | 'source'
+  | 'protocol'
   | 'client'
   | 'server'
   | 'session'
@@ -19,6 +20,10 @@ export type AnalysisRow = Pick<
   | 'httpPath'
   | 'httpStatus'
   | 'rpcMethod'
+  | 'rpcName'
+  | 'era'
+  | 'protocolVersion'
+  | 'continuation'
   | 'rpcCode'
   | 'latencyMs'
   | 'identity'
@@ -43,6 +48,7 @@ export function analysisEventOfRow(row: AnalysisRow): AnalysisEvent {
     ts: row.ts,
     seq: 0,
     source: row.source === 'proxy' ? 'proxy' : 'client',
+    protocol: row.protocol === 'a2a' ? 'a2a' : 'mcp',
     client: row.client,
     server: row.server,
     session: row.session,
@@ -50,6 +56,7 @@ export function analysisEventOfRow(row: AnalysisRow): AnalysisEvent {
     httpPath: row.httpPath,
     httpStatus: row.httpStatus,
     rpcMethod: row.rpcMethod,
+    rpcName: row.rpcName,
     rpcCode: row.rpcCode,
     latencyMs: row.latencyMs,
     identity: row.identity,
@@ -59,6 +66,9 @@ export function analysisEventOfRow(row: AnalysisRow): AnalysisEvent {
     waitUntil: row.waitUntil,
     discoveryRead: row.discoveryRead === null ? null : row.discoveryRead === 1,
     counted: row.counted === 1,
+    era: row.era === '2025' || row.era === '2026' ? row.era : null,
+    protocolVersion: row.protocolVersion,
+    continuation: row.continuation === 1,
     context:
       row.ctxRequested === null
         ? null
@@ -72,8 +82,9 @@ export function analysisEventOfRow(row: AnalysisRow): AnalysisEvent {
 
 /** The columns of an AnalysisRow, read from `events` (named so in the query, or its one table). */
 export function analysisColumns(db: SqlRunner): SQL {
-  return sql`event_id AS "eventId", ts, source, client, server, session, http_method AS "httpMethod",
-  http_path AS "httpPath", http_status AS "httpStatus", rpc_method AS "rpcMethod", rpc_code AS "rpcCode",
+  return sql`event_id AS "eventId", ts, source, protocol, client, server, session, http_method AS "httpMethod",
+  http_path AS "httpPath", http_status AS "httpStatus", rpc_method AS "rpcMethod", rpc_name AS "rpcName", era,
+  protocol_version AS "protocolVersion", continuation, rpc_code AS "rpcCode",
   latency_ms AS "latencyMs", ${identityText(db, 'events')} AS identity, bucket, kind, rule, wait_until AS "waitUntil",
   discovery_read AS "discoveryRead", counted, ctx_requested AS "ctxRequested", ctx_applied AS "ctxApplied",
   ctx_reason AS "ctxReason", avoidable, gate_reason AS "gateReason", blocked_by AS "blockedBy"`;

@@ -120,3 +120,39 @@ export async function updateFacts(
   await db.run(sql`UPDATE events SET identity = ${digest}, wait_until = ${row.waitUntil}
     WHERE seq = ${row.seq} AND ts = ${row.ts} AND server = ${row.server}`);
 }
+
+/** A stored MCP event and its line, as `unreadRequestsPage` reads it. */
+export interface UnreadRequestRow {
+  seq: number;
+  ts: number;
+  server: string;
+  body: string;
+}
+
+/** One page, in arrival order, of the MCP events after `afterSeq`, with their lines. */
+export async function unreadRequestsPage(db: SqlRunner, afterSeq: number, limit: number): Promise<UnreadRequestRow[]> {
+  const rows = await db.all<WithBlock<UnreadRequestRow>>(sql`SELECT seq, ts, server, ${BODY_COLUMNS}
+    FROM ${EVENTS_WITH_BODIES}
+    WHERE seq > ${afterSeq} AND protocol = 'mcp'
+    ORDER BY seq LIMIT ${limit}`);
+  return withBodies(rows).map((row) => ({ ...row, seq: Number(row.seq), ts: Number(row.ts) }));
+}
+
+/** What a request says of itself (shared/era.ts, shared/frames.ts rpcNameOf), filed for one stored event. */
+export interface RequestFacts {
+  seq: number;
+  ts: number;
+  server: string;
+  rpcName: string | null;
+  era: string | null;
+  protocolVersion: string | null;
+  continuation: number;
+}
+
+export async function writeRequestFacts(db: SqlRunner, rows: readonly RequestFacts[]): Promise<void> {
+  for (const row of rows) {
+    await db.run(sql`UPDATE events SET rpc_name = ${row.rpcName}, era = ${row.era},
+        protocol_version = ${row.protocolVersion}, continuation = ${row.continuation}
+      WHERE seq = ${row.seq} AND ts = ${row.ts} AND server = ${row.server}`);
+  }
+}

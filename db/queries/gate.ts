@@ -51,16 +51,6 @@ export interface GateKeyRow {
   state: string;
 }
 
-/** One request key's open retry run. */
-export interface GateRunRow {
-  partition: string;
-  key: string;
-  /** The run's last attempt (epoch ms). */
-  lastTs: number;
-  /** LoopRun as JSON. */
-  run: string;
-}
-
 export type KeyRef = Pick<GateKeyRow, 'partition' | 'key'>;
 
 const KEY_COLUMNS = [
@@ -73,13 +63,6 @@ export async function loadGateKeys(db: SqlRunner, keys: readonly KeyRef[]): Prom
   if (keys.length === 0) return [];
   return db.all<GateKeyRow>(sql`SELECT g.partition, g.key, g.state FROM ${keyTable(db, keys)} AS wanted
     JOIN gate_keys g ON g.partition = wanted.partition AND g.key = wanted.key`);
-}
-
-/** The open runs of the given keys; keys without one have no row. */
-export async function loadGateRuns(db: SqlRunner, keys: readonly KeyRef[]): Promise<GateRunRow[]> {
-  if (keys.length === 0) return [];
-  return db.all<GateRunRow>(sql`SELECT r.partition, r.key, r.last_ts AS "lastTs", r.run
-    FROM ${keyTable(db, keys)} AS wanted JOIN gate_runs r ON r.partition = wanted.partition AND r.key = wanted.key`);
 }
 
 const SAVE_KEYS: Upsert = {
@@ -97,55 +80,17 @@ export async function saveGateKeys(db: SqlRunner, rows: readonly GateKeyRow[]): 
   );
 }
 
-const SAVE_RUNS: Upsert = {
-  table: 'gate_runs',
-  columns: [...KEY_COLUMNS, ['last_ts', 'bigint'], ['run', 'text']],
-  key: ['partition', 'key'],
-  set: 'last_ts = excluded.last_ts, run = excluded.run',
-};
-
-export async function saveGateRuns(db: SqlRunner, rows: readonly GateRunRow[]): Promise<void> {
-  await upsertRows(
-    db,
-    SAVE_RUNS,
-    rows.map((row) => [row.partition, row.key, row.lastTs, row.run]),
-  );
-}
-
-/** Deletes keys' rows from gate_keys (keys that hold nothing now) or gate_runs (runs that ended). */
-export async function dropGateRows(
-  db: SqlRunner,
-  table: 'gate_keys' | 'gate_runs',
-  keys: readonly KeyRef[],
-): Promise<void> {
+/** Deletes the rows of keys that hold nothing now. */
+export async function dropGateKeys(db: SqlRunner, keys: readonly KeyRef[]): Promise<void> {
   if (keys.length === 0) return;
-  await db.run(sql`DELETE FROM ${sql.raw(table)}
+  await db.run(sql`DELETE FROM gate_keys
     WHERE (partition, key) IN (SELECT partition, key FROM ${keyTable(db, keys)} AS dropped)`);
 }
 
-/** Deletes each partition's runs whose last attempt is before its cutoff: the partition has moved on past them. */
-export async function expireGateRuns(
-  db: SqlRunner,
-  cutoffs: readonly { partition: string; cutoff: number }[],
-): Promise<void> {
-  if (cutoffs.length === 0) return;
-  const table = rowsTable(
-    db,
-    [
-      ['partition', 'text'],
-      ['cutoff', 'bigint'],
-    ],
-    cutoffs.map((c) => [c.partition, c.cutoff]),
-  );
-  await db.run(sql`DELETE FROM gate_runs WHERE (partition, key) IN (SELECT r.partition, r.key FROM ${table} AS c
-    JOIN gate_runs r ON r.partition = c.partition AND r.last_ts < c.cutoff)`);
-}
-
-/** Before the replay of some partitions writes their keys and runs afresh. */
+/** Before the replay of some partitions writes their keys afresh. */
 export async function clearPartitionGates(db: SqlRunner, partitions: readonly string[]): Promise<void> {
   if (partitions.length === 0) return;
   await db.run(sql`DELETE FROM gate_keys WHERE partition IN ${listTable(db, partitions)}`);
-  await db.run(sql`DELETE FROM gate_runs WHERE partition IN ${listTable(db, partitions)}`);
 }
 
 function keyTable(db: SqlRunner, keys: readonly KeyRef[]) {

@@ -13,3 +13,9 @@ export async function storeBytes(db: SqlRunner): Promise<number> {
   const [row] = await db.all<{ bytes: number | string }>(query);
   return Number(row?.bytes ?? 0);
 }
+
+/** How many events the store holds (records of requests, both sides of a joined one). */
+export async function storedEventCount(db: SqlRunner): Promise<number> {
+  const [row] = await db.all<{ events: number | string }>(sql`SELECT count(*) AS events FROM events`);
+  return Number(row?.events ?? 0);
+}

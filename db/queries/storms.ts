@@ -1,5 +1,5 @@
 import { type SQL, sql } from 'drizzle-orm';
-import type { StormOrder, StormSummary } from '../../shared/analysis/storms.ts';
+import type { StormOrder, StormSummary } from '../../shared/analysis/storm-model.ts';
 import type { Bucket } from '../../shared/classify/types.ts';
 import type { SqlRunner } from '../runner.ts';
 import { whereClause } from './events.ts';
@@ -12,6 +12,7 @@ const SAVE_STORMS: Upsert = {
     ['id', 'text'],
     ['client', 'text'],
     ['server', 'text'],
+    ['sent_by', 'text'],
     ['kind', 'text'],
     ['key', 'text'],
     ['paths', 'text'],
@@ -21,10 +22,13 @@ const SAVE_STORMS: Upsert = {
     ['last_ts', 'bigint'],
     ['first_bucket', 'text'],
     ['first_kind', 'text'],
+    ['title', 'text'],
   ],
   // A storm's id is a digest of its kind, client, server and first event; the server is in the key for ADR 14.
   key: ['id', 'server'],
-  set: 'paths = excluded.paths, attempts = excluded.attempts, avoidable = excluded.avoidable, last_ts = excluded.last_ts',
+  set: `key = excluded.key, paths = excluded.paths, attempts = excluded.attempts, avoidable = excluded.avoidable,
+    last_ts = excluded.last_ts,
+    title = excluded.title`,
 };
 
 /** Inserts new storms and replaces the ones that grew. */
@@ -36,6 +40,7 @@ export async function saveStorms(db: SqlRunner, storms: readonly StormSummary[])
       s.id,
       s.client,
       s.server,
+      s.sentBy,
       s.kind,
       s.key,
       JSON.stringify(s.paths),
@@ -45,6 +50,7 @@ export async function saveStorms(db: SqlRunner, storms: readonly StormSummary[])
       s.lastTs,
       s.firstFailure.bucket,
       s.firstFailure.kind,
+      s.title,
     ]),
   );
 }
@@ -63,12 +69,27 @@ export async function clearStorms(db: SqlRunner, partitions: readonly (readonly 
   await db.run(sql`DELETE FROM storms WHERE (client, server) IN (SELECT client, server FROM ${pairs} AS cleared)`);
 }
 
+/** Deletes the storms a partition showed that its data no longer make. */
+export async function deleteStorms(db: SqlRunner, storms: readonly { id: string; server: string }[]): Promise<void> {
+  if (storms.length === 0) return;
+  const gone = rowsTable(
+    db,
+    [
+      ['id', 'text'],
+      ['server', 'text'],
+    ],
+    storms.map((s) => [s.id, s.server]),
+  );
+  await db.run(sql`DELETE FROM storms WHERE (id, server) IN (SELECT id, server FROM ${gone} AS gone)`);
+}
+
 interface StormRow {
   id: string;
   client: string;
   server: string;
+  sentBy: StormSummary['sentBy'];
   kind: StormSummary['kind'];
-  key: string | null;
+  key: string;
   paths: string;
   attempts: number;
   avoidable: number;
@@ -76,6 +97,7 @@ interface StormRow {
   lastTs: number;
   firstBucket: Bucket;
   firstKind: string;
+  title: string;
 }
 
 export interface StormScope {
@@ -170,11 +192,14 @@ export async function stormRow(db: SqlRunner, id: string): Promise<StormSummary 
 }
 
 async function selectStorms(db: SqlRunner, conditions: SQL[], tail = sql``): Promise<StormSummary[]> {
-  const rows = await db.all<StormRow>(sql`SELECT id, client, server, kind, key, paths, attempts, avoidable,
-      first_ts AS "firstTs", last_ts AS "lastTs", first_bucket AS "firstBucket", first_kind AS "firstKind"
+  const rows = await db.all<StormRow>(sql`SELECT id, client, server, sent_by AS "sentBy", kind, key, paths, attempts,
+      avoidable, first_ts AS "firstTs", last_ts AS "lastTs", first_bucket AS "firstBucket", first_kind AS "firstKind",
+      title
     FROM storms ${whereClause(conditions)}${tail}`);
   return rows.map(({ paths, firstBucket, firstKind, ...row }) => ({
     ...row,
+    actor: row.sentBy === 'server' ? row.server : row.client,
+    counterpart: row.sentBy === 'server' ? row.client : row.server,
     paths: JSON.parse(paths) as string[],
     firstFailure: { bucket: firstBucket, kind: firstKind },
   }));

@@ -18,6 +18,14 @@ export const events = defineTable(
     protocol: text('protocol').notNull(),
     /** JSON-RPC method of the request frame. */
     rpcMethod: text('rpc_method'),
+    /** What the method names: a tool call's tool, a prompt, a resource's URI (`Mcp-Name`). */
+    rpcName: text('rpc_name'),
+    /** The MCP era of the request, `2025` or `2026` (shared/era.ts); null where the record cannot tell. */
+    era: text('era'),
+    /** The protocol version the request named: its `_meta`, `initialize`'s, the `MCP-Protocol-Version` header. */
+    protocolVersion: text('protocol_version'),
+    /** 1 for an MRTR round that answers an input request: part of its call, never a re-presentation. */
+    continuation: smallint('continuation').notNull().default(0),
     httpMethod: text('http_method'),
     httpPath: text('http_path'),
     httpStatus: integer('http_status'),

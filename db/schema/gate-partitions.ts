@@ -14,8 +14,9 @@ export const gatePartitions = defineTable('gate_partitions', {
   frontierTs: bigint('frontier_ts').notNull(),
   frontierId: text('frontier_id').notNull(),
   /**
-   * shared/analysis/storm-tracker.ts PartitionStormState without its per-key runs, as JSON. Null for a partition
-   * whose storms were never built (stored before the storms table): it is replayed like one without a row.
+   * shared/analysis/storm-tracker.ts PartitionStormState as JSON: the undecided tail and the open runs. Null for a
+   * partition whose storms were never built, or were built by an earlier definition: it is replayed like one
+   * without a row.
    */
   storms: text('storms'),
 });

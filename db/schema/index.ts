@@ -10,7 +10,6 @@ export * from './fold-queue.ts';
 export * from './gate-keys.ts';
 export * from './gate-partitions.ts';
 export * from './gate-pending.ts';
-export * from './gate-runs.ts';
 export * from './identity-hours.ts';
 export * from './rollups.ts';
 export * from './servers.ts';

@@ -82,7 +82,6 @@ export const {
   gateKeys,
   gatePartitions,
   gatePending,
-  gateRuns,
   identityHour,
   rollup5Min,
   rollupAvoidable5Min,

@@ -80,7 +80,6 @@ export const {
   gateKeys,
   gatePartitions,
   gatePending,
-  gateRuns,
   identityHour,
   rollup5Min,
   rollupAvoidable5Min,

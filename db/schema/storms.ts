@@ -1,9 +1,9 @@
 import { bigint, defineTable, index, integer, primaryKey, text } from './tables.ts';
 
 /**
- * Retry loops and probe storms (DOMAIN.md section 6) as the ingest path keeps them (api/services/gate-maintenance.ts,
- * shared/analysis/storm-tracker.ts), whole, so that lists read rows instead of a window's events. The attempts of
- * one are rebuilt from its events when it is opened.
+ * Retry storms (DOMAIN.md section 6: probe storms, reconnect loops, retry loops) as the ingest path keeps them
+ * (api/services/gate-maintenance.ts, shared/analysis/storm-tracker.ts), whole, so that lists read rows instead of a
+ * window's events. The attempts of one are found again from its events and its key when it is opened.
  */
 export const storms = defineTable(
   'storms',
@@ -15,9 +15,11 @@ export const storms = defineTable(
     id: text('id').notNull(),
     client: text('client').notNull(),
     server: text('server').notNull(),
+    /** Who sent the attempts: `client`, or `server` for its own requests (sampling, elicitation, roots). */
+    sentBy: text('sent_by').notNull(),
     kind: text('kind').notNull(),
-    /** The request key of a retry loop; null for a probe storm. */
-    key: text('key'),
+    /** A retry loop's request key, a reconnect loop's endpoint, a probe storm's targets (shared/analysis/storm-model.ts). */
+    key: text('key').notNull(),
     /** JSON array of the endpoints: a loop's one, a probe storm's refused ones in first-seen order. */
     paths: text('paths').notNull(),
     attempts: integer('attempts').notNull(),
@@ -26,6 +28,8 @@ export const storms = defineTable(
     lastTs: bigint('last_ts').notNull(),
     firstBucket: text('first_bucket').notNull(),
     firstKind: text('first_kind').notNull(),
+    /** The actor and the fault, in a sentence (shared/analysis/storm-titles.ts). */
+    title: text('title').notNull(),
   },
   (t) => [
     primaryKey(t.id, t.server),

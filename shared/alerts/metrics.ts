@@ -125,7 +125,7 @@ export const METRIC_INFO: Record<Metric, MetricInfo> = {
     unit: 'count',
     source: 'denials',
     groupBys: TRAFFIC_GROUPS,
-    help: 'Refused requests answered differently while the refusal still stood (the decision store forgot it).',
+    help: 'Refused requests answered differently while the refusal still stood: decided afresh instead of kept.',
   },
   failures_without_policy: {
     label: 'Failures without a policy',
@@ -133,7 +133,7 @@ export const METRIC_INFO: Record<Metric, MetricInfo> = {
     source: 'actionability',
     groupBys: ['none', 'server'],
     clientScope: false,
-    help: 'Share of failures whose typed fields select no coarse policy (seed 004: no P bit), so a client must read prose; no data without failures.',
+    help: 'Share of failures whose typed fields do not say what to do (repair, authenticate, wait, use another tool, stop), so a client must read prose; no data without failures.',
   },
 };
 

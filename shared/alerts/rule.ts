@@ -206,7 +206,7 @@ export const DEFAULT_RULES: readonly RuleInput[] = [
     keepFiringForSeconds: 5 * MINUTE,
   }),
   ruleInputSchema.parse({
-    name: 'Avoidable share of a server at 20% over 15 minutes',
+    name: 'Avoidable share of a server over 15 minutes',
     metric: 'avoidable_share',
     groupBy: 'server',
     warning: 0.2,

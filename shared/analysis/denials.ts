@@ -18,7 +18,7 @@
  *
  * Only events the gate judges (counted records of a named client) with an identity take part.
  */
-import { byTimeOrder, isJudged, refusalBlock, refusalLapse, standsAt } from './gate.ts';
+import { byTimeOrder, isJudged, isRepairScoped, refusalBlock, refusalLapse, standsAt } from './gate.ts';
 import { requestKey } from './request-key.ts';
 import type { AnalysisEvent } from './types.ts';
 
@@ -116,9 +116,13 @@ export function parseDecisions(text: string): DenialDecisions {
   return new Map(events.map((e) => [requestKey(e), e]));
 }
 
-/** Whether a refusal is a decision about the request itself (see the module comment). */
+/**
+ * Whether a refusal is a decision about the request itself (see the module comment). -32020 and -32022 are about a
+ * header or the protocol version the request came with (DOMAIN.md section 10): the corrected request, same identity,
+ * is the recovery the protocol asks for, so its success says nothing about the decision store.
+ */
 export function isDecision(e: AnalysisEvent): boolean {
-  return e.bucket === 'refusal' && refusalBlock(e) === 'key';
+  return e.bucket === 'refusal' && refusalBlock(e) === 'key' && !isRepairScoped(e.kind);
 }
 
 function isAudited(e: AnalysisEvent): boolean {
@@ -141,7 +145,8 @@ export function stepDenialAudit(decisions: DenialDecisions, e: AnalysisEvent, au
     if (isDecision(e)) decisions.set(key, e);
     return;
   }
-  if (e.bucket === 'transient' || e.bucket === 'throttled') return;
+  // A failure of the moment or of rate decides nothing, and an input request (MCP 2026-07-28) is no answer yet.
+  if (e.bucket === 'transient' || e.bucket === 'throttled' || e.bucket === 'pending') return;
   const { client, server, identity } = decision as AnalysisEvent & { client: string; identity: string };
   if (e.bucket === 'refusal' && e.kind === decision.kind && e.rpcCode === decision.rpcCode) {
     audit.replayed.push({ client, server, identity, ts: e.ts });

@@ -1,6 +1,7 @@
 import type { Classification } from '../classify/types.ts';
+import { eraOf, isContinuation, protocolVersionOf } from '../era.ts';
 import type { LensEvent } from '../event.ts';
-import { columnText, rpcErrorCodeOf, rpcMethodOf } from '../frames.ts';
+import { columnText, rpcErrorCodeOf, rpcMethodOf, rpcNameOf } from '../frames.ts';
 import { SCOPES } from './context-gap.ts';
 import type { AnalysisEvent, ContextObservation, ContextScope } from './types.ts';
 
@@ -13,11 +14,13 @@ export interface StoredFacts {
 
 /** The analysis view of one classified event. */
 export function toAnalysisEvent(event: LensEvent, classification: Classification, stored: StoredFacts): AnalysisEvent {
+  const version = protocolVersionOf(event);
   return {
     id: stored.id,
     ts: event.ts,
     seq: stored.seq,
     source: event.source,
+    protocol: event.protocol,
     client: event.client ?? null,
     server: event.server,
     session: event.session ?? null,
@@ -25,6 +28,7 @@ export function toAnalysisEvent(event: LensEvent, classification: Classification
     httpPath: event.http?.path ?? null,
     httpStatus: event.http?.status ?? null,
     rpcMethod: rpcMethodOf(event),
+    rpcName: rpcNameOf(event),
     rpcCode: rpcErrorCodeOf(event),
     latencyMs: event.latencyMs ?? null,
     identity: stored.identity,
@@ -34,6 +38,9 @@ export function toAnalysisEvent(event: LensEvent, classification: Classification
     waitUntil: waitUntilFor(event, classification),
     discoveryRead: event.discoveryRead ?? null,
     counted: stored.counted,
+    era: eraOf(event, version),
+    protocolVersion: version,
+    continuation: isContinuation(event),
     context: contextOf(event),
   };
 }

@@ -33,6 +33,16 @@
  *   refusal and an ambiguous answer, which block K outright. A throttled answer does not start a run: rate has its
  *   own rule. The budget does not refill with time: a correct client that spent it gave the request up.
  *
+ * MCP 2026-07-28 (DOMAIN.md section 10), read per request's era:
+ * - an input request (`pending`) clears no state; the key then awaits its answer: the round that carries it (a
+ *   continuation) is part of the call, judged only against endpoint and method blocks and the throttle (avoidable
+ *   when the round that asked was), while the call sent again without the answers ignores the input request
+ *   (after_refusal: it cannot progress);
+ * - the era probe a 2025-only server answered (`era_legacy`) blocks that probe: the client can keep the verdict;
+ * - -32022 blocks the request key at the refused protocol version only, so the corrected request is needed; -32020
+ *   blocks nothing, since no record says which header a re-send carried (the corrected one is the likely one);
+ * - session-scoped refusals hold per session for 2025-era traffic only; a 2026-07-28 one blocks the request key.
+ *
  * Precedence when several apply (the reason says which statement the client ignored first and most clearly):
  * after_refusal > identical_after_ambiguous > before_retry_after > past_transient_budget. Statements about the
  * request outrank statements about rate and the moment, and a typed refusal outranks an ambiguous answer.
@@ -66,6 +76,13 @@ export interface KeyGateState {
   sessions?: (string | null)[];
   /** Needed attempts since the key's first transient failure (that failure included), while the run is open. */
   transient?: number;
+  /** With an `after_refusal` block from -32022: the refused protocol version, the only one the block holds for. */
+  version?: string;
+  /**
+   * The key's last answer asked for input (MRTR) and no round has answered it yet. `avoidable` when the round that
+   * asked was itself avoidable: a correct client would not have been asked, so neither is its answer needed.
+   */
+  awaiting?: { avoidable: boolean; reason?: GateReason; blockedBy?: GateBlock | null };
 }
 
 /**
@@ -140,6 +157,11 @@ export function isSessionScoped(kind: string): boolean {
   return (SESSION_SCOPED_KINDS as readonly string[]).includes(kind);
 }
 
+/** -32020 and -32022: refusals of a header or a protocol version the request came with, repaired outside its identity. */
+export function isRepairScoped(kind: string): boolean {
+  return kind === 'protocol_header_mismatch' || kind === 'protocol_version_unsupported';
+}
+
 /** Judges one event and updates `state` (unless the event is avoidable or not judged). */
 export function gateStep(state: GateState, e: AnalysisEvent): GateVerdict {
   const pk = partitionKey(e);
@@ -211,8 +233,42 @@ function stepPartition(p: PartitionGateState, e: AnalysisEvent): GateVerdict {
   const method = methodKey(e);
   const key = requestKey(e);
   const k = p.keys[key];
-  const block = blockingRule(p, { endpoint, method: method === null ? false : liveBlock(p, method, e.ts), k }, e);
-  if (block !== null) return { id: e.id, key, avoidable: true, ...block };
+  const held: Held = { endpoint, method: method === null ? false : liveBlock(p, method, e.ts), k };
+  const awaited = e.continuation ? k?.awaiting : undefined;
+  if (awaited !== undefined && k !== undefined) return stepContinuation(p, key, k, awaited, held, e);
+  const block = blockingRule(p, held, e);
+  if (block !== null) {
+    // The one thing an avoidable attempt leaves: a round that asks for input, so that its answer is judged with it.
+    if (e.bucket === 'pending') p.keys[key] = { ...(k ?? {}), awaiting: { avoidable: true, ...block } };
+    return { id: e.id, key, avoidable: true, ...block };
+  }
+  record(p, key, k, e);
+  return { id: e.id, key, avoidable: false, reason: null, blockedBy: null };
+}
+
+/**
+ * A round answering the input request its call's last round made: part of the call, not a retry of it. Only the
+ * blocks of its endpoint and method and the throttle apply; it is avoidable when the round that asked was.
+ */
+function stepContinuation(
+  p: PartitionGateState,
+  key: string,
+  k: KeyGateState,
+  awaited: NonNullable<KeyGateState['awaiting']>,
+  held: Held,
+  e: AnalysisEvent,
+): GateVerdict {
+  delete k.awaiting;
+  if (awaited.avoidable && awaited.reason !== undefined) {
+    if (e.bucket === 'pending') k.awaiting = awaited;
+    dropIfEmpty(p, key, k);
+    return { id: e.id, key, avoidable: true, reason: awaited.reason, blockedBy: awaited.blockedBy ?? null };
+  }
+  const block = blockingRule(p, { ...held, k: undefined }, e);
+  if (block !== null) {
+    dropIfEmpty(p, key, k);
+    return { id: e.id, key, avoidable: true, ...block };
+  }
   record(p, key, k, e);
   return { id: e.id, key, avoidable: false, reason: null, blockedBy: null };
 }
@@ -228,6 +284,11 @@ function liveBlock(p: PartitionGateState, key: string, t: number): boolean {
 
 function blocksAt(held: KeyGateState, t: number): boolean {
   return held.block === 'after_refusal' && standsAt(held.until ?? null, t);
+}
+
+/** A key block holds for the attempt: it stands at its time, and a -32022 block only at the refused version. */
+function blocksAttempt(held: KeyGateState, e: AnalysisEvent): boolean {
+  return blocksAt(held, e.ts) && (held.version === undefined || held.version === e.protocolVersion);
 }
 
 /**
@@ -257,23 +318,38 @@ function blockingRule(
 ): { reason: GateReason; blockedBy: GateBlock | null } | null {
   if (endpoint) return { reason: 'after_refusal', blockedBy: 'endpoint' };
   if (method) return { reason: 'after_refusal', blockedBy: 'method' };
-  if (k !== undefined && blocksAt(k, e.ts)) return { reason: 'after_refusal', blockedBy: 'key' };
+  if (k !== undefined && blocksAttempt(k, e)) return { reason: 'after_refusal', blockedBy: 'key' };
   if (k?.sessions?.includes(e.session) === true) return { reason: 'after_refusal', blockedBy: 'session' };
+  // The call sent again without the answers its input request asked for cannot progress (DOMAIN.md section 10).
+  if (k?.awaiting !== undefined && !k.awaiting.avoidable) return { reason: 'after_refusal', blockedBy: 'key' };
   if (k?.block === 'identical_after_ambiguous') return { reason: 'identical_after_ambiguous', blockedBy: 'key' };
   if (p.waitUntil !== null && e.ts < p.waitUntil) return { reason: 'before_retry_after', blockedBy: null };
   if ((k?.transient ?? 0) >= ATTEMPTS_IN_BUDGET) return { reason: 'past_transient_budget', blockedBy: 'key' };
   return null;
 }
 
-/** What a refusal blocks (GateBlock): what the refusal is a statement about. */
+/**
+ * What a refusal blocks (GateBlock): what the refusal is a statement about. Sessions exist in the 2025 era only: a
+ * 2026-07-28 request's session-scoped refusal blocks its request key.
+ */
 export function refusalBlock(e: AnalysisEvent): GateBlock {
   if (e.kind === 'not_declared' || e.httpStatus === 405) return 'endpoint';
   if (e.kind === 'not_supported' && e.rpcMethod !== null) return 'method';
-  return isSessionScoped(e.kind) ? 'session' : 'key';
+  return isSessionScoped(e.kind) && e.era !== '2026' ? 'session' : 'key';
 }
 
 /** What a needed attempt's answer teaches the gate. */
 function record(p: PartitionGateState, key: string, found: KeyGateState | undefined, e: AnalysisEvent): void {
+  if (e.bucket === 'pending') {
+    // An input request clears nothing and opens nothing but the wait for its answer.
+    p.keys[key] = { ...(found ?? {}), awaiting: { avoidable: false } };
+    return;
+  }
+  if (e.kind === 'era_legacy') {
+    // The server showed itself 2025-only: the probe need not be sent again. Its answer is no failure.
+    p.keys[key] = { ...(found ?? {}), block: 'after_refusal' };
+    return;
+  }
   if (e.bucket === 'throttled') {
     // Counts as an attempt of an open run, but does not open one: rate has its own rule.
     if (found?.transient !== undefined) found.transient++;
@@ -283,25 +359,38 @@ function record(p: PartitionGateState, key: string, found: KeyGateState | undefi
   }
   if (e.bucket === 'ok' && found === undefined) return;
   const k = found ?? {};
-  // A refusal still on the key has lapsed, or this attempt would not have been needed: the new answer replaces it.
+  // A refusal still on the key has lapsed (or held at another protocol version only), or this attempt would not have
+  // been needed: the new answer replaces it.
   if (k.block === 'after_refusal') {
     delete k.block;
     delete k.until;
+    delete k.version;
   }
   if (e.bucket === 'transient') k.transient = (k.transient ?? 0) + 1;
   // Any other answer ends the run: a success resets it, a refusal or an ambiguous answer blocks the key instead.
   else delete k.transient;
   if (e.bucket === 'ambiguous') k.block = 'identical_after_ambiguous';
   if (e.bucket === 'refusal') recordRefusal(p, k, e);
-  if (k.block === undefined && k.sessions === undefined && k.transient === undefined) delete p.keys[key];
+  dropIfEmpty(p, key, k);
+}
+
+/** Files the key's state, or drops its entry when it holds nothing. */
+function dropIfEmpty(p: PartitionGateState, key: string, k: KeyGateState): void {
+  const empty =
+    k.block === undefined && k.sessions === undefined && k.transient === undefined && k.awaiting === undefined;
+  if (empty) delete p.keys[key];
   else p.keys[key] = k;
 }
 
 function recordRefusal(p: PartitionGateState, k: KeyGateState, e: AnalysisEvent): void {
   const lapse = refusalLapse(e);
   const lapses = lapse === null ? {} : { until: lapse };
+  // -32020: which header the request carried is in no record, so a re-send cannot be told from the repair.
+  if (e.kind === 'protocol_header_mismatch') return;
   const block = refusalBlock(e);
-  if (block === 'key') Object.assign(k, { block: 'after_refusal', ...lapses });
+  const version =
+    e.kind === 'protocol_version_unsupported' && e.protocolVersion !== null ? { version: e.protocolVersion } : {};
+  if (block === 'key') Object.assign(k, { block: 'after_refusal', ...lapses, ...version });
   else if (block === 'session') {
     if (k.sessions?.includes(e.session) !== true) k.sessions = [...(k.sessions ?? []), e.session];
   } else {

@@ -1,70 +1,72 @@
 import { describe, expect, it } from 'vitest';
-import { analysisEvent, at, seed000, shuffled } from './fixtures.ts';
+import { analysisEvent, at, seed000 } from './fixtures.ts';
 import { byTimeOrder, replayGate } from './gate.ts';
-import { createStormState, type PartitionStormState, stormStep } from './storm-tracker.ts';
-import { byStormOrder, detectStorms, type StormSummary } from './storms.ts';
+import { stormFact } from './storm-facts.ts';
+import { byStormOrder, type StormSummary } from './storm-model.ts';
+import { decodeStormState, encodeStormState } from './storm-state-codec.ts';
+import { createStormState, PartitionStorms } from './storm-tracker.ts';
+import { detectStorms } from './storms.ts';
 import type { AnalysisEvent } from './types.ts';
 
 /**
- * What the tracker reports after stepping `events` in batches of `batch`, kept between batches as the store keeps it:
- * each partition's state as JSON without its runs, and each key's run apart, loaded only for the keys a batch uses.
+ * What a store keeps after stepping `events` in batches of `batch`, as the ingest path does: each partition's state
+ * written as JSON after every batch and read back before the next, each flush's storms written and its vanished ones
+ * deleted.
  */
 function tracked(events: readonly AnalysisEvent[], batch: number): StormSummary[] {
   const verdicts = replayGate(events);
-  const partitions = new Map<string, string>();
-  const runs = new Map<string, string>();
-  const storms = new Map<string, StormSummary>();
+  const saved = new Map<string, string>();
+  const rows = new Map<string, StormSummary>();
   const ordered = [...events].sort(byTimeOrder).filter((e) => e.counted && e.client !== null);
   for (let start = 0; start < ordered.length; start += batch) {
-    const states = new Map<string, PartitionStormState>();
-    const used = new Map<string, Set<string>>();
+    const open = new Map<string, PartitionStorms>();
     for (const e of ordered.slice(start, start + batch)) {
       const pk = JSON.stringify([e.client, e.server]);
-      const key = verdicts.get(e.id)?.key ?? '';
-      const saved = partitions.get(pk);
-      const state: PartitionStormState =
-        states.get(pk) ??
-        (saved === undefined ? createStormState(e.client ?? '', e.server) : { ...JSON.parse(saved), loops: {} });
-      states.set(pk, state);
-      const keys = used.get(pk) ?? new Set<string>();
-      used.set(pk, keys);
-      const run = runs.get(JSON.stringify([pk, key]));
-      if (!keys.has(key) && run !== undefined) state.loops[key] = JSON.parse(run);
-      keys.add(key);
-      for (const storm of stormStep(state, e, key, verdicts.get(e.id)?.avoidable === true)) {
-        storms.set(storm.id, storm);
+      let tracker = open.get(pk);
+      if (tracker === undefined) {
+        tracker = new PartitionStorms(
+          decodeStormState(saved.get(pk) ?? null) ?? createStormState(e.client ?? '', e.server),
+        );
+        open.set(pk, tracker);
       }
+      const verdict = verdicts.get(e.id);
+      tracker.step(stormFact(e, { key: verdict?.key ?? '', avoidable: verdict?.avoidable === true }));
     }
-    for (const [pk, { loops, ...state }] of states) {
-      partitions.set(pk, JSON.stringify(state));
-      for (const key of used.get(pk) ?? []) {
-        const run = loops[key];
-        if (run === undefined) runs.delete(JSON.stringify([pk, key]));
-        else runs.set(JSON.stringify([pk, key]), JSON.stringify(run));
-      }
+    for (const [pk, tracker] of open) {
+      const { final, current, vanished } = tracker.flush();
+      for (const id of vanished) rows.delete(id);
+      for (const storm of [...final, ...current]) rows.set(storm.id, storm);
+      saved.set(pk, encodeStormState(tracker.state));
     }
   }
-  return [...storms.values()].sort(byStormOrder);
+  return [...rows.values()].sort(byStormOrder);
 }
 
 function detected(events: readonly AnalysisEvent[]): StormSummary[] {
   return detectStorms(events, replayGate(events)).map(({ timeline: _timeline, ...storm }) => storm);
 }
 
-const KINDS = [
-  'ok',
-  'ok',
-  'ok',
-  'not_declared',
-  'not_declared',
-  'not_declared',
-  'unavailable',
-  'rate_limited',
-  'unknown',
-] as const;
-const PATHS = ['/mcp', '/mcp/sse', '/mcp/a2a/', '/a2a'];
+type Shape = Partial<AnalysisEvent>;
+const SHAPES: Shape[] = [
+  {},
+  {},
+  { identity: 'release-notes:bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb' },
+  { httpPath: '/mcp/sse', httpStatus: 404, kind: 'not_declared' },
+  { httpPath: '/sse', httpMethod: 'GET', rpcMethod: null, httpStatus: 404, kind: 'not_declared' },
+  { rpcMethod: 'tasks/list', rpcCode: -32601, kind: 'not_supported' },
+  { httpMethod: 'GET', rpcMethod: null, httpStatus: 405, kind: 'not_supported' },
+  { httpMethod: 'GET', rpcMethod: null },
+  { rpcMethod: 'initialize', httpStatus: 502, kind: 'upstream_error' },
+  { rpcMethod: 'server/discover', httpStatus: 502, kind: 'upstream_error' },
+  { rpcMethod: 'initialize' },
+  { httpStatus: 503, kind: 'unavailable' },
+  { httpStatus: 400, rpcCode: -32602, kind: 'invalid_params' },
+  { kind: 'tool_error' },
+  { kind: 'rate_limited', httpStatus: 429 },
+  { rpcMethod: 'sampling/createMessage', rpcCode: -32003, kind: 'policy_denied', httpStatus: 202 },
+];
 
-/** A pseudo-random trace of two clients on two servers, with bursts, long gaps and shared timestamps. */
+/** A pseudo-random trace of two clients on two servers: bursts, long gaps, shared timestamps, every storm kind. */
 function randomTrace(seed: number, length: number): AnalysisEvent[] {
   let state = seed >>> 0 || 1;
   const next = (n: number) => {
@@ -74,17 +76,16 @@ function randomTrace(seed: number, length: number): AnalysisEvent[] {
   const events: AnalysisEvent[] = [];
   let seconds = 0;
   for (let i = 0; i < length; i++) {
-    const gap = [0, 0, 1, 2, 3, 5, 8, 13, 45, 70, 400][next(11)] ?? 1;
-    seconds += gap;
-    const kind = KINDS[next(KINDS.length)] ?? 'ok';
+    seconds += [0, 0, 1, 2, 3, 5, 8, 13, 45, 61, 70, 290, 400][next(13)] ?? 1;
+    const shape = SHAPES[next(SHAPES.length)] ?? {};
     events.push(
       analysisEvent({
         ts: at(seconds),
         client: next(5) === 0 ? 'agent-b' : 'agent-a',
         server: next(4) === 0 ? 'other' : 'release-notes',
-        httpPath: PATHS[next(PATHS.length)] ?? '/mcp',
-        kind,
-        waitUntil: kind === 'rate_limited' ? at(seconds + 10) : null,
+        identity: 'release-notes:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa',
+        ...shape,
+        waitUntil: shape.kind === 'rate_limited' ? at(seconds + 1 + next(20)) : null,
         counted: next(20) !== 0,
       }),
     );
@@ -93,57 +94,75 @@ function randomTrace(seed: number, length: number): AnalysisEvent[] {
 }
 
 describe('the storm tracker', () => {
-  it("finds seed 000's probe storm and loops as the detector does", () => {
+  it("finds seed 000's storms batch by batch as one pass does", () => {
     const { prober, thirdClient } = seed000();
     const events = [...prober, ...thirdClient];
-    const found = tracked(events, 5);
-    expect(found).toEqual(detected(events));
-    expect(found.find((s) => s.kind === 'probe_storm')).toMatchObject({ attempts: 22, avoidable: 19 });
+    for (const batch of [1, 5, 100]) expect(tracked(events, batch)).toEqual(detected(events));
   });
 
-  it('counts events sharing the first refusal’s time, stepped before it, into the probe storm', () => {
-    const same = at(10);
-    const events = [
-      analysisEvent({ ts: same }),
-      ...[0, 1, 2, 3, 4].map((i) =>
-        analysisEvent({ ts: same + i * 1000, httpPath: PATHS[i % 2] ?? '/mcp', kind: 'not_declared' }),
-      ),
-    ];
-    const found = tracked(events, 1);
-    expect(found).toEqual(detected(events));
-    expect(found.find((s) => s.kind === 'probe_storm')).toMatchObject({ attempts: 6, firstTs: same });
-  });
-
-  it('adds the paths of refusals that did not qualify on their own once the storm grows past them', () => {
-    const refused = (seconds: number, path: string) =>
-      analysisEvent({ ts: at(seconds), httpPath: path, kind: 'not_declared' });
-    // 0-4 s qualify (five refusals, two paths); at 301.5 s the window holds four; at 302 s five again.
-    const events = [
-      ...[0, 1, 2, 3].map((s) => refused(s, '/a')),
-      refused(4, '/b'),
-      refused(301.5, '/c'),
-      refused(302, '/a'),
-    ];
-    const found = tracked(events, 1).filter((s) => s.kind === 'probe_storm');
-    expect(found).toEqual(detected(events).filter((s) => s.kind === 'probe_storm'));
-    expect(found).toMatchObject([{ paths: ['POST /a', 'POST /b', 'POST /c'], attempts: 7, lastTs: at(302) }]);
-  });
-
-  it('gives what the detector gives over random traces, in batches of any size', () => {
-    for (let seed = 1; seed <= 60; seed++) {
-      const events = randomTrace(seed, 300);
-      const expected = detected(events);
-      for (const batch of [1, 7, 300]) expect(tracked(events, batch), `seed ${seed}, batch ${batch}`).toEqual(expected);
+  it('equals one pass over random traces in batches of 1, 7 and 300, the state kept as JSON between them', () => {
+    let storms = 0;
+    for (let seed = 1; seed <= 40; seed++) {
+      const events = randomTrace(seed, 400);
+      const once = detected(events);
+      storms += once.length;
+      for (const batch of [1, 7, 300]) expect(tracked(events, batch), `seed ${seed}, batch ${batch}`).toEqual(once);
     }
+    // The traces must make storms of every kind for the equality to mean something.
+    expect(storms).toBeGreaterThan(100);
   });
 
-  it('does not depend on the order the events are handed over in', () => {
-    const events = randomTrace(99, 200);
-    expect(tracked(shuffled(events, 3), 13)).toEqual(detected(events));
+  it('makes every kind in the random traces', () => {
+    const kinds = new Set<string>();
+    for (let seed = 1; seed <= 40; seed++) for (const s of detected(randomTrace(seed, 400))) kinds.add(s.kind);
+    expect([...kinds].sort()).toEqual(['probe_storm', 'reconnect_loop', 'retry_loop']);
   });
 
-  it('finds nothing in traffic without failures', () => {
-    const events = [0, 1, 2, 3].map((i) => analysisEvent({ ts: at(i) }));
-    expect(tracked(events, 2)).toEqual([]);
+  it('reports a storm still undecided as it stands, and deletes it once later attempts decide otherwise', () => {
+    const probe = (s: number, httpPath: string) =>
+      analysisEvent({ ts: at(s), httpPath, httpStatus: 404, kind: 'not_declared' });
+    const tracker = new PartitionStorms(createStormState('agent-7', 'release-notes'));
+    const step = (e: AnalysisEvent, avoidable: boolean) =>
+      tracker.step(stormFact(e, { key: JSON.stringify([e.httpPath]), avoidable }));
+    // One path refused three times: a retry loop, as the data stand.
+    step(probe(0, '/a'), false);
+    step(probe(1, '/a'), true);
+    step(probe(2, '/a'), true);
+    const first = tracker.flush();
+    expect(first.current.map((s) => s.kind)).toEqual(['retry_loop']);
+    // A second path inside the window makes the same attempts a probe storm: the loop shown before vanishes.
+    step(probe(3, '/b'), false);
+    const second = tracker.flush();
+    expect(second.current.map((s) => [s.kind, s.attempts])).toEqual([['probe_storm', 4]]);
+    expect(second.vanished).toEqual(first.current.map((s) => s.id));
+    // Past the window the probe storm is final: handed out once, never shown again.
+    step(probe(400, '/c'), false);
+    const third = tracker.flush();
+    expect(third.final.map((s) => s.kind)).toEqual(['probe_storm']);
+    expect(third.vanished).toEqual([]);
+    expect(tracker.flush().final).toEqual([]);
+  });
+
+  it('keeps a long reconnect loop as a few numbers, not its attempts', () => {
+    const tracker = new PartitionStorms(createStormState('agent-7', 'release-notes'));
+    for (let i = 0; i < 5000; i++) {
+      const e = analysisEvent({
+        ts: at(i),
+        httpMethod: 'GET',
+        rpcMethod: null,
+        identity: null,
+        httpStatus: 405,
+        kind: 'not_supported',
+      });
+      tracker.step(stormFact(e, { key: 'k', avoidable: i > 0 }));
+      if (i % 500 === 0) tracker.flush();
+    }
+    const { current } = tracker.flush();
+    expect(current.map((s) => [s.kind, s.attempts, s.avoidable])).toEqual([['reconnect_loop', 5000, 4999]]);
+    // The probe window's 300 attempts wait in the tail (a second path could still make them a probe storm), each
+    // filed as an id, a time and a few small numbers.
+    const filed = encodeStormState(tracker.state);
+    expect(filed.length).toBeLessThan(300 * 60);
+    expect(decodeStormState(filed)).toEqual(tracker.state);
   });
 });

@@ -1,285 +1,372 @@
 /**
- * Retry loops and probe storms kept up to date one event at a time, for the ingest path: after any number of steps
- * over a partition's events in time order, the storms reported equal what `detectStorms` finds in those events
- * (without their attempt timelines, which a detail view rebuilds from the events). The state is plain JSON, so the
- * store can keep it between batches:
- * - per request key, the open run of failed attempts (`LoopRun`), dropped when a success ends it or the partition
- *   has moved on past it (`runIsOpen`);
- * - per (client, server), the refusals of the last probe window and the probe storm that may still grow.
+ * Retry storms (DOMAIN.md section 6) found one attempt at a time, for every path that finds them: the ingest path
+ * (which keeps a partition's state between batches as JSON), the offline report, and `detectStorms`. One
+ * implementation, so they cannot disagree.
  *
- * Time order is the gate's (shared/analysis/gate.ts): the caller steps judged events only, in (ts, seq, id) order,
- * each with the request key and avoidable verdict the gate gave it.
+ * Per (client, server) partition and per sender (a server's own requests are its conduct, not the client's), each
+ * avoidable attempt is tried for the three kinds in order, and an attempt belongs to at most one storm:
+ * 1. probe storm: refusals that block endpoints or methods, 2 or more of them within a window from the first
+ *    (shared/analysis/storm-window.ts), and every attempt of those targets in the window;
+ * 2. reconnect loop: the other relevant attempts that re-open a connection, per endpoint;
+ * 3. retry loop: the other relevant attempts, per request key (shared/analysis/storm-runs.ts).
+ * A storm is listed with at least 3 attempts, at least 1 of them avoidable.
+ *
+ * Order of decision. Whether an attempt is in a probe storm is known once the window that may hold it has seen its
+ * end; until then the attempt waits in the side's tail. Attempts before the first undecided window's start (and
+ * before the partition's latest time, which a later attempt may still share) leave the tail for the loops. What the
+ * tail holds is judged again at every `flushStorms`, on copies, so that the storms reported always equal those of
+ * one pass over all events so far: `final` storms never change again, `current` ones are as the data stand.
  */
-import type { Bucket } from '../classify/types.ts';
-import { endpointLabel } from './request-key.ts';
-import { STORM_DEFAULTS, type StormOptions, type StormSummary, stormId } from './storms.ts';
-import type { AnalysisEvent } from './types.ts';
+import { hitsAny, type StormFact, type StormSide, targetLabel } from './storm-facts.ts';
+import { type StormKind, type StormSummary, stormId } from './storm-model.ts';
+import {
+  type Attempts,
+  appendToRun,
+  endsRun,
+  newRun,
+  type Run,
+  reconnectRelevant,
+  retryRelevant,
+  runAttempts,
+} from './storm-runs.ts';
+import { loopTitle, probeTitle } from './storm-titles.ts';
+import { ProbeWindow } from './storm-window.ts';
 
-/** Consecutive failed attempts of one key, open while the next attempt may still join them. */
-export interface LoopRun {
-  firstId: string;
-  firstTs: number;
-  firstBucket: Bucket;
-  firstKind: string;
-  path: string;
-  lastTs: number;
-  attempts: number;
-  avoidable: number;
+export interface StormOptions {
+  /** A loop ends at the first gap between its attempts longer than this. */
+  gapMs?: number;
+  /** A probe storm's refusals lie within this long of its first. */
+  probeWindowMs?: number;
 }
 
-/**
- * A refusal inside the probe window. While it may still start a probe storm it keeps what that storm would count
- * from (`start`); once an open storm reaches past it, it can only be counted, and keeps its time and key alone: in a
- * long storm the window is mostly such entries, and it is written with every batch.
- */
-interface WindowRefusal {
-  ts: number;
-  /** `keyHash` of its request key: keys are long. */
-  key: number;
-  start?: StormStart;
+export const STORM_DEFAULTS: Readonly<Required<StormOptions>> = { gapMs: 60_000, probeWindowMs: 300_000 };
+
+/** A storm is listed from this many attempts (and at least one avoidable). */
+export const MIN_STORM_ATTEMPTS = 3;
+
+/** An attempt waiting in the tail; `inProbe` once a decided probe storm holds it, `passed` once it starts none. */
+export interface TailFact extends StormFact {
+  inProbe?: true;
+  passed?: true;
 }
 
-/** What a probe storm starting at a refusal counts from: its first event at that time, and what came before. */
-interface StormStart {
-  label: string;
-  kind: string;
-  firstId: string;
-  before: number;
-  avoidableBefore: number;
-}
-
-/** The latest probe storm, while a qualifying window can still reach back to it and make it longer. */
-interface OpenProbe {
-  start: number;
-  end: number;
-  firstId: string;
-  firstKind: string;
-  before: number;
-  avoidableBefore: number;
-  /** Events and avoidable events stepped up to and including `end`'s time, so far. */
-  through: number;
-  avoidableThrough: number;
-  paths: string[];
-  /** Refused endpoints since `end`: they join `paths` if the storm grows past them. */
-  pending: string[];
+export interface SideStormState {
+  tail: TailFact[];
+  /** Open runs: `c` + endpoint for reconnect loops, `r` + request key for retry loops. */
+  runs: Record<string, Run>;
+  /** The time of the last attempt handed to the loops. */
+  fedTs: number | null;
 }
 
 export interface PartitionStormState {
+  version: 2;
   client: string;
   server: string;
-  /** Judged events stepped, and of them avoidable. */
-  stepped: number;
-  avoidable: number;
-  /** The time of the last event stepped: where events sharing it began. */
-  now: { ts: number; firstId: string; before: number; avoidableBefore: number } | null;
-  refusals: WindowRefusal[];
-  probe: OpenProbe | null;
-  /** Request key → its open run. Only the keys a batch touches need to be loaded. */
-  loops: Record<string, LoopRun>;
+  /** The latest time stepped: every later attempt comes at or after it. */
+  latest: number | null;
+  sides: Partial<Record<StormSide, SideStormState>>;
+  /** Storms written at the last flush that may still change or vanish (the store deletes those that did). */
+  shown: string[];
+  /** Gather each storm's attempt ids (the offline report and timelines); the store does not. */
+  collectIds: boolean;
 }
 
-export function createStormState(client: string, server: string): PartitionStormState {
-  return { client, server, stepped: 0, avoidable: 0, now: null, refusals: [], probe: null, loops: {} };
-}
+/** A storm with, when gathered, the ids of its attempts and of its avoidable attempts. */
+export type FoundStorm = StormSummary & { attemptIds?: string[]; avoidableIds?: string[] };
 
-/**
- * Steps one judged event and returns the storms it created or changed (as they stand now). A storm may be
- * returned by several steps: the last one returned is current.
- */
-export function stormStep(
-  state: PartitionStormState,
-  e: AnalysisEvent,
-  key: string,
-  avoidable: boolean,
-  o: Readonly<Required<StormOptions>> = STORM_DEFAULTS,
-): StormSummary[] {
-  if (state.now === null || state.now.ts !== e.ts) {
-    state.now = { ts: e.ts, firstId: e.id, before: state.stepped, avoidableBefore: state.avoidable };
-  }
-  const now = state.now;
-  state.stepped++;
-  if (avoidable) state.avoidable++;
-  const changed: StormSummary[] = [];
-  const loop = stepLoop(state, e, key, avoidable, o.loopGapMs);
-  if (loop !== null) changed.push(loop);
-  const probe = stepProbe(state, now, e, key, o);
-  if (probe !== null) changed.push(probe);
-  return changed;
-}
-
-/** `loopsOfKey` in storms.ts, one attempt at a time: a run holds failures only, and a success closes it. */
-function stepLoop(
-  state: PartitionStormState,
-  e: AnalysisEvent,
-  key: string,
-  avoidable: boolean,
-  gapMs: number,
-): StormSummary | null {
-  const run = state.loops[key];
-  if (run === undefined || !runIsOpen(run, e.ts, gapMs)) {
-    if (e.bucket === 'ok') delete state.loops[key];
-    else state.loops[key] = newRun(e, avoidable);
-    return null;
-  }
-  run.lastTs = e.ts;
-  run.attempts++;
-  if (avoidable) run.avoidable++;
-  if (e.bucket === 'ok') delete state.loops[key];
-  return {
-    id: stormId('retry_loop', state.client, state.server, { id: run.firstId, ts: run.firstTs }),
-    kind: 'retry_loop',
-    client: state.client,
-    server: state.server,
-    key,
-    paths: [run.path],
-    attempts: run.attempts,
-    avoidable: run.avoidable,
-    firstTs: run.firstTs,
-    lastTs: run.lastTs,
-    firstFailure: { bucket: run.firstBucket, kind: run.firstKind },
-  };
+export function createStormState(client: string, server: string, collectIds = false): PartitionStormState {
+  return { version: 2, client, server, latest: null, sides: {}, shown: [], collectIds };
 }
 
 /**
- * Whether `run` can still grow once its partition has stepped an event at `latestTs`: every later event comes at
- * that time or after, and one more than the gap after the run's last attempt starts a new run instead.
+ * The in-memory tracker of one partition: state loaded from JSON (or new), stepped, flushed. Storms that become
+ * final on the way wait in `finished` until a flush hands them out.
  */
-export function runIsOpen(run: LoopRun, latestTs: number, gapMs: number = STORM_DEFAULTS.loopGapMs): boolean {
-  return run.lastTs >= openRunsSince(latestTs, gapMs);
+export class PartitionStorms {
+  private readonly sides = new Map<StormSide, SideTracker>();
+  private readonly finished = new Map<string, FoundStorm>();
+
+  constructor(
+    readonly state: PartitionStormState,
+    private readonly options: Readonly<Required<StormOptions>> = STORM_DEFAULTS,
+  ) {
+    for (const side of ['client', 'server'] as const) {
+      const saved = state.sides[side];
+      if (saved !== undefined) this.sides.set(side, new SideTracker(this, side, saved));
+    }
+  }
+
+  /** Steps one judged attempt, in the partition's time order. */
+  step(fact: StormFact): void {
+    const { state } = this;
+    state.latest = fact.ts;
+    let side = this.sides.get(fact.side);
+    if (side === undefined) {
+      const saved: SideStormState = { tail: [], runs: {}, fedTs: null };
+      state.sides[fact.side] = saved;
+      side = new SideTracker(this, fact.side, saved);
+      this.sides.set(fact.side, side);
+    }
+    side.push(fact);
+    for (const s of this.sides.values()) s.advance(fact.ts);
+  }
+
+  /**
+   * The storms that became final since the last flush, and every storm as the data stand now that may still change.
+   * `vanished` are ids shown at the last flush that are neither: the store deletes their rows.
+   */
+  flush(): { final: FoundStorm[]; current: FoundStorm[]; vanished: string[] } {
+    // Runs the partition has moved past are closed first: their storms are final now.
+    const final = this.takeFinal();
+    const current = [...this.sides.values()].flatMap((side) => side.current());
+    const kept = new Set([...final, ...current].map((s) => s.id));
+    const vanished = this.state.shown.filter((id) => !kept.has(id));
+    this.state.shown = current.map((s) => s.id);
+    return { final, current, vanished };
+  }
+
+  /**
+   * The storms that became final since the last call, and the runs the partition has moved past closed: what a
+   * long stream hands on as it goes, so that its memory holds open state only. Nothing provisional.
+   */
+  takeFinal(): FoundStorm[] {
+    for (const side of this.sides.values()) side.compact();
+    const final = [...this.finished.values()];
+    this.finished.clear();
+    return final;
+  }
+
+  /** @internal */ emit(storm: FoundStorm): void {
+    this.finished.set(storm.id, storm);
+  }
+
+  /** @internal */ get opts(): Readonly<Required<StormOptions>> {
+    return this.options;
+  }
 }
 
-/** The earliest last attempt of a run still open once its partition has stepped an event at `latestTs`. */
-export function openRunsSince(latestTs: number, gapMs: number = STORM_DEFAULTS.loopGapMs): number {
-  return latestTs - gapMs;
-}
+/** One sender's attempts within a partition. */
+class SideTracker {
+  private readonly window: ProbeWindow;
+  /** The tail's attempts before this index were handed to the loops (dropped at `compact`). */
+  private fed = 0;
 
-function newRun(e: AnalysisEvent, avoidable: boolean): LoopRun {
-  const { id, ts, bucket, kind } = e;
-  const path = endpointLabel(e);
-  return {
-    firstId: id,
-    firstTs: ts,
-    firstBucket: bucket,
-    firstKind: kind,
-    path,
-    lastTs: ts,
-    attempts: 1,
-    avoidable: avoidable ? 1 : 0,
+  constructor(
+    private readonly owner: PartitionStorms,
+    private readonly side: StormSide,
+    private readonly saved: SideStormState,
+  ) {
+    this.window = new ProbeWindow(owner.opts.probeWindowMs);
+  }
+
+  push(fact: StormFact): void {
+    this.saved.tail.push({ ...fact });
+  }
+
+  /** Decides the windows the partition's latest time `t` has closed, then hands decided attempts to the loops. */
+  advance(t: number): void {
+    const { tail } = this.saved;
+    const windowMs = this.owner.opts.probeWindowMs;
+    for (let p = this.pointer(); p !== -1 && t > (tail[p] as TailFact).ts + windowMs; p = this.pointer()) {
+      const start = tail[p] as TailFact;
+      this.window.moveTo(tail, start.ts);
+      if (!this.window.qualifies()) {
+        start.passed = true;
+        continue;
+      }
+      const storm = this.probeStorm(start.ts, this.window.targets(tail), true);
+      if (storm !== null) this.owner.emit(storm);
+      // The chain goes on after the window: no refusal inside it starts another.
+      for (let i = p; i < tail.length && (tail[i] as TailFact).ts <= start.ts + windowMs; i++) {
+        (tail[i] as TailFact).passed = true;
+      }
+    }
+    const p = this.pointer();
+    const until = Math.min(p === -1 ? Number.POSITIVE_INFINITY : (tail[p] as TailFact).ts, t);
+    while (this.fed < tail.length && (tail[this.fed] as TailFact).ts < until) this.feed(tail[this.fed++] as TailFact);
+  }
+
+  /** Storms as the data stand: the tail judged on copies, the open runs as they are. */
+  current(): FoundStorm[] {
+    const { tail } = this.saved;
+    const found: FoundStorm[] = [];
+    const window = this.window.clone();
+    const inProbe = new Set<number>();
+    for (let p = this.pointer(); p !== -1; p = this.nextStart(p)) {
+      const start = tail[p] as TailFact;
+      window.moveTo(tail, start.ts);
+      if (!window.qualifies()) continue;
+      const storm = this.probeStorm(start.ts, window.targets(tail), false, inProbe);
+      if (storm !== null) found.push(storm);
+      break;
+    }
+    const runs = structuredClone(this.saved.runs);
+    const closed: FoundStorm[] = [];
+    for (let i = this.fed; i < tail.length; i++) {
+      if (!inProbe.has(i)) feedRun(runs, tail[i] as TailFact, this.owner, (s) => closed.push(s), this.makeLoop);
+    }
+    for (const [runKey, run] of Object.entries(runs)) {
+      const storm = this.makeLoop(runKey, run);
+      if (storm !== null) found.push(storm);
+    }
+    return [...found, ...closed];
+  }
+
+  /**
+   * Drops what the loops have taken, and closes the runs that can no longer grow: every attempt still to come to
+   * them comes at or after the first one not handed over yet (or the partition's latest time), and one more than the
+   * gap after a run's last attempt starts a new run instead. Their storms are final.
+   */
+  compact(): void {
+    this.saved.tail.splice(0, this.fed);
+    this.window.shift(this.fed);
+    this.fed = 0;
+    const next = this.saved.tail[0]?.ts ?? this.owner.state.latest;
+    if (next === null) return;
+    for (const [runKey, run] of Object.entries(this.saved.runs)) {
+      if (next - run.lastTs > this.owner.opts.gapMs) this.close(runKey, run);
+    }
+  }
+
+  private feed(fact: TailFact): void {
+    this.saved.fedTs = fact.ts;
+    if (fact.inProbe === true) return;
+    feedRun(this.saved.runs, fact, this.owner, (storm) => this.owner.emit(storm), this.makeLoop);
+  }
+
+  private close(runKey: string, run: Run): void {
+    delete this.saved.runs[runKey];
+    const storm = this.makeLoop(runKey, run);
+    if (storm !== null) this.owner.emit(storm);
+  }
+
+  /** The next refusal that may start a window: the first in the tail not passed. */
+  private pointer(): number {
+    return this.nextStart(-1);
+  }
+
+  private nextStart(after: number): number {
+    const { tail } = this.saved;
+    for (let i = Math.max(after + 1, this.fed); i < tail.length; i++) {
+      const fact = tail[i] as TailFact;
+      if (fact.probes !== null && fact.passed !== true && fact.inProbe !== true) return i;
+    }
+    return -1;
+  }
+
+  /**
+   * The probe storm of the window [t0, t0 + window] over `targets`: every attempt of those targets in it. Marks them
+   * when `decided`; otherwise notes their indices in `provisional`. Null when too small to list (it then holds none).
+   */
+  private probeStorm(
+    t0: number,
+    targets: string[],
+    decided: boolean,
+    provisional: Set<number> = new Set(),
+  ): FoundStorm | null {
+    const { tail } = this.saved;
+    const wanted = new Set(targets);
+    const end = t0 + this.owner.opts.probeWindowMs;
+    const members: number[] = [];
+    for (let i = this.fed; i < tail.length && (tail[i] as TailFact).ts <= end; i++) {
+      const fact = tail[i] as TailFact;
+      if (fact.ts >= t0 && fact.inProbe !== true && hitsAny(fact, wanted)) members.push(i);
+    }
+    const attempts = members.map((i) => tail[i] as TailFact);
+    const avoidable = attempts.filter((f) => f.avoidable);
+    const first = attempts[0];
+    // Too small to list, it holds nothing: its attempts stay for the loops.
+    if (first === undefined || attempts.length < MIN_STORM_ATTEMPTS || avoidable.length === 0) return null;
+    for (const i of members) {
+      if (decided) (tail[i] as TailFact).inProbe = true;
+      else provisional.add(i);
+    }
+    const undeclared = (target: string) => attempts.some((f) => f.probes === target && f.undeclared);
+    return this.storm('probe_storm', {
+      key: JSON.stringify(targets),
+      paths: targets.map(targetLabel),
+      first,
+      lastTs: (attempts.at(-1) as TailFact).ts,
+      attempts: attempts.length,
+      avoidable: avoidable.length,
+      title: probeTitle(this.names(), targets, undeclared, attempts.length, avoidable.length),
+      ...(this.owner.state.collectIds
+        ? { attemptIds: attempts.map((f) => f.id), avoidableIds: avoidable.map((f) => f.id) }
+        : {}),
+    });
+  }
+
+  private readonly makeLoop = (runKey: string, run: Run): FoundStorm | null => {
+    const attempts = runAttempts(run);
+    if (attempts === null || attempts.n < MIN_STORM_ATTEMPTS) return null;
+    const kind: StormKind = runKey.startsWith('c') ? 'reconnect_loop' : 'retry_loop';
+    return this.storm(kind, {
+      key: runKey.slice(1),
+      paths: [attempts.first.endpoint],
+      first: attempts.first,
+      lastTs: attempts.lastTs,
+      attempts: attempts.n,
+      avoidable: attempts.avoidable,
+      title: loopTitle(kind, this.names(), attempts),
+      ...(attempts.ids === undefined ? {} : { attemptIds: attempts.ids, avoidableIds: attempts.avoidableIds ?? [] }),
+    });
   };
+
+  private storm(
+    kind: StormKind,
+    found: Pick<
+      FoundStorm,
+      'key' | 'paths' | 'lastTs' | 'attempts' | 'avoidable' | 'title' | 'attemptIds' | 'avoidableIds'
+    > & {
+      first: Pick<Attempts['first'], 'id' | 'ts' | 'bucket' | 'kind'>;
+    },
+  ): FoundStorm {
+    const { client, server } = this.owner.state;
+    const { first, ...rest } = found;
+    return {
+      id: stormId(kind, client, server, first),
+      kind,
+      client,
+      server,
+      sentBy: this.side,
+      actor: this.names().actor,
+      counterpart: this.names().counterpart,
+      firstTs: first.ts,
+      firstFailure: { bucket: first.bucket, kind: first.kind },
+      ...rest,
+    };
+  }
+
+  private names(): { actor: string; counterpart: string; server: string } {
+    const { client, server } = this.owner.state;
+    const sides =
+      this.side === 'server' ? { actor: server, counterpart: client } : { actor: client, counterpart: server };
+    return { ...sides, server };
+  }
 }
 
-/** `probeSpans` in storms.ts, one event at a time: a storm counts every event from its first refusal's time on. */
-function stepProbe(
-  state: PartitionStormState,
-  now: NonNullable<PartitionStormState['now']>,
-  e: AnalysisEvent,
-  key: string,
-  o: Readonly<Required<StormOptions>>,
-): StormSummary | null {
-  const probe = state.probe;
-  if (e.bucket !== 'refusal') {
-    if (probe === null || e.ts !== probe.end) return null;
-    probe.through = state.stepped;
-    probe.avoidableThrough = state.avoidable;
-    return probeStorm(state, probe);
-  }
-  const label = endpointLabel(e);
-  const { firstId, before, avoidableBefore } = now;
-  state.refusals.push({
-    ts: e.ts,
-    key: keyHash(key),
-    start: { label, kind: e.kind, firstId, before, avoidableBefore },
-  });
-  let dropped = 0;
-  while (e.ts - (state.refusals[dropped]?.ts ?? e.ts) > o.probeWindowMs) dropped++;
-  if (dropped > 0) state.refusals.splice(0, dropped);
-  const left = state.refusals[0];
-  if (probe !== null && left !== undefined && left.ts > probe.end) state.probe = null;
-  else if (probe !== null && !probe.pending.includes(label)) probe.pending.push(label);
-  if (left === undefined || !qualifies(state.refusals, o)) return null;
-  const open = state.probe;
-  if (open !== null) {
-    open.end = e.ts;
-    open.through = state.stepped;
-    open.avoidableThrough = state.avoidable;
-    for (const path of open.pending) if (!open.paths.includes(path)) open.paths.push(path);
-    open.pending = [];
-    reachedBy(state.refusals);
-    return probeStorm(state, open);
-  }
-  // Nothing reached this window's refusals before (no storm, or one that ended before all of them): all can start one.
-  const paths = state.refusals.map((r) => r.start?.label ?? '');
-  const first = left.start;
-  if (first === undefined) throw new Error('storm tracker: a refusal that may start a probe storm lost its start');
-  const started: OpenProbe = {
-    start: left.ts,
-    end: e.ts,
-    firstId: first.firstId,
-    firstKind: first.kind,
-    before: first.before,
-    avoidableBefore: first.avoidableBefore,
-    through: state.stepped,
-    avoidableThrough: state.avoidable,
-    paths: [...new Set(paths)],
-    pending: [],
+/** Hands one attempt no probe storm holds to its loop: a reconnect loop per endpoint, else a retry loop per key. */
+function feedRun(
+  runs: Record<string, Run>,
+  fact: StormFact,
+  owner: PartitionStorms,
+  emit: (storm: FoundStorm) => void,
+  makeLoop: (runKey: string, run: Run) => FoundStorm | null,
+): void {
+  const runKey = fact.connect ? `c${fact.endpointTarget}` : `r${fact.key}`;
+  const relevant = fact.connect ? reconnectRelevant(fact) : retryRelevant(fact);
+  const run = runs[runKey];
+  const close = () => {
+    delete runs[runKey];
+    const storm = run === undefined ? null : makeLoop(runKey, run);
+    if (storm !== null) emit(storm);
   };
-  state.probe = started;
-  reachedBy(state.refusals);
-  return probeStorm(state, started);
-}
-
-/**
- * The open storm now ends at the last refusal, so none of these can start another: a new one needs a window that
- * begins after it. Entries lose their start from the newest back (the older ones lost it at earlier steps).
- */
-function reachedBy(refusals: WindowRefusal[]): void {
-  for (let i = refusals.length - 1; i >= 0; i--) {
-    const r = refusals[i] as WindowRefusal;
-    if (r.start === undefined) return;
-    delete r.start;
+  if (!relevant) {
+    if (run !== undefined && endsRun(run, fact)) close();
+    return;
   }
-}
-
-/** At least `probeMinRefusals` refusals over at least `probeMinKeys` keys; stops counting keys once enough. */
-function qualifies(refusals: readonly WindowRefusal[], o: Readonly<Required<StormOptions>>): boolean {
-  if (refusals.length < o.probeMinRefusals) return false;
-  const keys = new Set<number>();
-  for (const r of refusals) {
-    keys.add(r.key);
-    if (keys.size >= o.probeMinKeys) return true;
-  }
-  return keys.size >= o.probeMinKeys;
-}
-
-function probeStorm(state: PartitionStormState, p: OpenProbe): StormSummary {
-  return {
-    id: stormId('probe_storm', state.client, state.server, { id: p.firstId, ts: p.start }),
-    kind: 'probe_storm',
-    client: state.client,
-    server: state.server,
-    key: null,
-    paths: [...p.paths],
-    attempts: p.through - p.before,
-    avoidable: p.avoidableThrough - p.avoidableBefore,
-    firstTs: p.start,
-    lastTs: p.end,
-    firstFailure: { bucket: 'refusal', kind: p.firstKind },
-  };
-}
-
-/**
- * A 53-bit hash (cyrb53) of a request key. Only keys inside one partition's probe window are compared, at most a few
- * thousand: a collision, which could only hide that two keys were probed, is not to be expected.
- */
-function keyHash(key: string): number {
-  let h1 = 0xdeadbeef;
-  let h2 = 0x41c6ce57;
-  for (let i = 0; i < key.length; i++) {
-    const c = key.charCodeAt(i);
-    h1 = Math.imul(h1 ^ c, 2654435761);
-    h2 = Math.imul(h2 ^ c, 1597334677);
-  }
-  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
-  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
+  if (run !== undefined && fact.ts - run.lastTs > owner.opts.gapMs) close();
+  const open = runs[runKey] ?? newRun(fact.connect);
+  runs[runKey] = open;
+  appendToRun(open, fact, owner.state.collectIds);
 }

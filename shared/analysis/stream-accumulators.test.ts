@@ -5,7 +5,7 @@ import { topIdentities } from './identities.ts';
 import { detectStorms, summariseAvoidable } from './storms.ts';
 import { addAvoidable, avoidableRows, createAvoidableTallies } from './stream-avoidable.ts';
 import { addIdentitySend, createIdentityTallies, topIdentitiesOf } from './stream-identities.ts';
-import { createStormStreams, stepStorms, stormList } from './stream-storms.ts';
+import { createStormStreams, finishStorms, stepStorms, stormList } from './stream-storms.ts';
 import type { AnalysisEvent } from './types.ts';
 
 const KINDS = [
@@ -54,11 +54,17 @@ function streamed(events: readonly AnalysisEvent[]) {
     addAvoidable(avoidable, e, verdict);
     addIdentitySend(identities, e);
   }
+  finishStorms(storms);
   return { avoidable, identities, storms };
 }
 
+/** The storms of one pass, with their attempts' ids as the streamed report lists them. */
 function detected(events: readonly AnalysisEvent[]) {
-  return detectStorms(events, replayGate(events)).map(({ timeline: _timeline, ...storm }) => storm);
+  return detectStorms(events, replayGate(events)).map(({ timeline, ...storm }) => ({
+    ...storm,
+    attemptIds: timeline.map((a) => a.id),
+    avoidableIds: timeline.filter((a) => a.avoidable).map((a) => a.id),
+  }));
 }
 
 describe('the streaming accumulators of the offline report', () => {
@@ -92,16 +98,16 @@ describe('the streaming accumulators of the offline report', () => {
   });
 
   it('drop the retry runs a partition has moved past, and still find every loop', () => {
-    // Every second a failure, each key failing twice in a row: 6000 loops, each over a minute after its last attempt.
+    // Every second a refusal, each key refused three times in a row: 4000 loops, each over a minute after its last.
     const events = Array.from({ length: 12_000 }, (_, i) =>
-      analysisEvent({ ts: at(i), identity: `release-notes:${Math.floor(i / 2)}`, kind: 'unavailable' }),
+      analysisEvent({ ts: at(i), identity: `release-notes:${Math.floor(i / 3)}`, kind: 'invalid_params' }),
     );
     const { storms } = streamed(events);
     const open = [...storms.partitions.values()].flatMap((servers) =>
-      [...servers.values()].map((state) => Object.keys(state.loops).length),
+      [...servers.values()].map((tracker) => Object.keys(tracker.state.sides.client?.runs ?? {}).length),
     );
     expect(Math.max(...open)).toBeLessThan(2000);
     expect(stormList(storms)).toEqual(detected(events));
-    expect(stormList(storms)).toHaveLength(6000);
+    expect(stormList(storms)).toHaveLength(4000);
   });
 });

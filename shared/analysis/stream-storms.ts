@@ -1,32 +1,32 @@
 import type { GateVerdict } from './gate-types.ts';
-import { createStormState, type PartitionStormState, runIsOpen, stormStep } from './storm-tracker.ts';
-import { byStormOrder, type StormSummary } from './storms.ts';
+import { stormFact } from './storm-facts.ts';
+import { byStormOrder } from './storm-model.ts';
+import { createStormState, type FoundStorm, PartitionStorms } from './storm-tracker.ts';
 import type { AnalysisEvent } from './types.ts';
 
-/** How often (in steps) runs that can no longer grow are dropped: they are the tracker's only unbounded state. */
-const SWEEP_EVERY = 10_000;
+/** How often (in steps) the storms that became final are handed to the store, and closed runs dropped. */
+const DRAIN_EVERY = 10_000;
 
 /**
- * `detectStorms` over a stream, for the offline report: the storm tracker of every (client, server), stepped with
- * the gate's verdicts. The storms come without their attempt timelines, as lists show them (a timeline is per
- * attempt, and a storm may be as long as the log).
+ * The storms of a stream, for the offline report: the storm tracker of every (client, server), stepped with the
+ * gate's verdicts, with each storm's attempt ids. Storms come without their timelines (a timeline is per attempt, and
+ * a storm may be as long as the log); `finishStorms` hands out those still open when the stream ends.
  *
- * Memory: per partition, the tracker's probe window and open runs, and the storms found (the output, in a store the
- * caller may spill to disk). The tracker keeps a key's run until that key is stepped again; here runs the partition
- * has moved past are swept out now and then, which changes nothing (a closed run is treated as no run).
+ * Memory: per partition, the tracker's undecided tail and open runs; the storms found go to a store the caller may
+ * spill to disk, each as it becomes final.
  */
 export interface StormStreams {
   /** client → server → tracker. */
-  partitions: Map<string, Map<string, PartitionStormState>>;
+  partitions: Map<string, Map<string, PartitionStorms>>;
   storms: StormStore;
   steps: number;
 }
 
 /** The storms found, by id, as they stand. */
 export interface StormStore {
-  set(id: string, storm: StormSummary): void;
+  set(id: string, storm: FoundStorm): void;
   /** Every storm in list order (`byStormOrder`, as `detectStorms` orders them). */
-  inListOrder(): Iterable<StormSummary>;
+  inListOrder(): Iterable<FoundStorm>;
 }
 
 export function createStormStreams(storms: StormStore = stormsInMemory()): StormStreams {
@@ -34,7 +34,7 @@ export function createStormStreams(storms: StormStore = stormsInMemory()): Storm
 }
 
 function stormsInMemory(): StormStore {
-  const byId = new Map<string, StormSummary>();
+  const byId = new Map<string, FoundStorm>();
   return { set: (id, storm) => byId.set(id, storm), inListOrder: () => [...byId.values()].sort(byStormOrder) };
 }
 
@@ -42,7 +42,7 @@ function stormsInMemory(): StormStore {
  * A text that sorts as `byStormOrder` does (first attempt's time, kind, id), for a store that sorts on disk. Times
  * are whole non-negative milliseconds; kinds and ids are ASCII, so byte order is code unit order.
  */
-export function stormSortKey(storm: StormSummary): string {
+export function stormSortKey(storm: FoundStorm): string {
   return `${String(storm.firstTs).padStart(16, '0')}|${storm.kind}|${storm.id}`;
 }
 
@@ -53,26 +53,32 @@ export function stepStorms(acc: StormStreams, e: AnalysisEvent & { client: strin
     servers = new Map();
     acc.partitions.set(e.client, servers);
   }
-  let state = servers.get(e.server);
-  if (state === undefined) {
-    state = createStormState(e.client, e.server);
-    servers.set(e.server, state);
+  let tracker = servers.get(e.server);
+  if (tracker === undefined) {
+    tracker = new PartitionStorms(createStormState(e.client, e.server, true));
+    servers.set(e.server, tracker);
   }
-  for (const storm of stormStep(state, e, verdict.key, verdict.avoidable)) acc.storms.set(storm.id, storm);
-  if (++acc.steps % SWEEP_EVERY === 0) sweepClosedRuns(acc);
+  tracker.step(stormFact(e, verdict));
+  if (++acc.steps % DRAIN_EVERY === 0) drainFinal(acc);
 }
 
-/** Every storm found, in list order (`byStormOrder`, as `detectStorms` orders them). */
-export function stormList(acc: StormStreams): StormSummary[] {
+/** Once the stream has ended: every storm, those still open included, in the store. */
+export function finishStorms(acc: StormStreams): void {
+  for (const servers of acc.partitions.values()) {
+    for (const tracker of servers.values()) {
+      const { final, current } = tracker.flush();
+      for (const storm of [...final, ...current]) acc.storms.set(storm.id, storm);
+    }
+  }
+}
+
+/** Every storm found, in list order; call `finishStorms` first. */
+export function stormList(acc: StormStreams): FoundStorm[] {
   return [...acc.storms.inListOrder()];
 }
 
-function sweepClosedRuns(acc: StormStreams): void {
+function drainFinal(acc: StormStreams): void {
   for (const servers of acc.partitions.values()) {
-    for (const state of servers.values()) {
-      const latest = state.now?.ts;
-      if (latest === undefined) continue;
-      for (const [key, run] of Object.entries(state.loops)) if (!runIsOpen(run, latest)) delete state.loops[key];
-    }
+    for (const tracker of servers.values()) for (const storm of tracker.takeFinal()) acc.storms.set(storm.id, storm);
   }
 }

@@ -1,4 +1,5 @@
 import type { Bucket } from '../classify/types.ts';
+import type { Era } from '../era.ts';
 
 /**
  * What the traffic analyses (gate replay, retry loops, probe storms, re-presentations, context gap, client conduct)
@@ -12,6 +13,7 @@ export interface AnalysisEvent {
   /** Arrival order, the tie-breaker between events with the same `ts`. */
   seq: number;
   source: 'client' | 'proxy';
+  protocol: 'mcp' | 'a2a';
   client: string | null;
   server: string;
   session: string | null;
@@ -19,6 +21,8 @@ export interface AnalysisEvent {
   httpPath: string | null;
   httpStatus: number | null;
   rpcMethod: string | null;
+  /** What the method names: a tool call's tool, a prompt's name, a read resource's URI (`Mcp-Name`, section 10). */
+  rpcName: string | null;
   rpcCode: number | null;
   latencyMs: number | null;
   /** Request identity (DOMAIN.md section 5), or null when the event carries no request frame. */
@@ -35,6 +39,15 @@ export interface AnalysisEvent {
   discoveryRead: boolean | null;
   /** False for a proxy record shadowed by the client's record of the same request. */
   counted: boolean;
+  /**
+   * The MCP era the request was sent in (DOMAIN.md section 10): `2026` for a 2026-07-28 request, `2025` for the
+   * session era, null where the record cannot tell (shared/era.ts).
+   */
+  era: Era | null;
+  /** The protocol version the request named (its `_meta`, the `MCP-Protocol-Version` header, `initialize`). */
+  protocolVersion: string | null;
+  /** An MRTR round that answers an input request (`inputResponses` / `requestState`): part of its call. */
+  continuation: boolean;
   /** Sampling context (DOMAIN.md section 7); null for anything that is not `sampling/createMessage`. */
   context: ContextObservation | null;
 }

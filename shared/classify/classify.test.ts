@@ -169,11 +169,11 @@ describe('the -32001 and -32003 collisions', () => {
   it.each([
     [-32001, 'refusal', 'task_not_found'],
     [-32002, 'refusal', 'task_not_cancelable'],
-    [-32003, 'refusal', 'not_supported'],
-    [-32004, 'refusal', 'not_supported'],
+    [-32003, 'refusal', 'push_notification_not_supported'],
+    [-32004, 'refusal', 'unsupported_operation'],
     [-32005, 'refusal', 'media_type_unsupported'],
     [-32006, 'ambiguous', 'invalid_agent_response'],
-    [-32007, 'refusal', 'not_supported'],
+    [-32007, 'refusal', 'extended_card_not_configured'],
     [-32008, 'refusal', 'extension_required'],
     [-32009, 'refusal', 'protocol_version_unsupported'],
   ])('A2A %i → %s / %s', (code, bucket, kind) => {

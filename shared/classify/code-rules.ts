@@ -61,11 +61,19 @@ const REPAIR_MCP = outcomesFor(
 );
 const REPAIR_A2A = outcomesFor(JSONRPC_REFUSALS.keys(), 'a2a', 'rpc.request_repair', 'rpc_code');
 
+const INVALID_REQUEST_STATE = outcome('rpc.request_repair', 'refusal', 'invalid_request_state', 'rpc_code');
+
 export function rpcRequestRepair(s: Signals): Match {
   const code = heardCode(s);
   if (code === undefined) return undefined;
+  // MCP 2026-07-28: a rejected MRTR requestState is -32602 naming the reason (DOMAIN.md section 10).
+  if (code === INVALID_PARAMS && s.protocol === 'mcp' && s.errorData?.reason === 'invalid_request_state') {
+    return INVALID_REQUEST_STATE;
+  }
   return (s.protocol === 'a2a' ? REPAIR_A2A : REPAIR_MCP).get(code);
 }
+
+const INVALID_PARAMS = -32602;
 
 const SDK_MCP = outcomesFor(knownCodes('mcp'), 'mcp', 'tool_error.sdk_text', 'sdk_text');
 const SDK_A2A = outcomesFor(knownCodes('a2a'), 'a2a', 'tool_error.sdk_text', 'sdk_text');

@@ -43,11 +43,13 @@ export const MCP_REFUSALS: Table = new Map([
 export const A2A_CODES: Table = new Map([
   [-32001, refusal('task_not_found')],
   [-32002, refusal('task_not_cancelable')],
-  [-32003, refusal('not_supported')], // push notifications not supported
-  [-32004, refusal('not_supported')], // unsupported operation
+  // Statements about a capability or a task's state, not a missing method: they block the request (rule 4), where
+  // -32601 blocks the method at its path (rule 2) and starts a probe storm's search.
+  [-32003, refusal('push_notification_not_supported')],
+  [-32004, refusal('unsupported_operation')],
   [-32005, refusal('media_type_unsupported')],
   [-32006, { bucket: 'ambiguous', kind: 'invalid_agent_response' }],
-  [-32007, refusal('not_supported')], // authenticated extended card not configured
+  [-32007, refusal('extended_card_not_configured')],
   [-32008, refusal('extension_required')],
   [-32009, refusal('protocol_version_unsupported')],
 ]);

@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { BUCKETS, explain, explainRule, KIND_INFO, KINDS, RULES, SESSION_SCOPED_KINDS } from './index.ts';
 
 describe('rule table', () => {
-  it('has unique ids, ok first and the catch-all last', () => {
+  it("has unique ids, MCP 2026-07-28's rounds and ok first, and the catch-all last", () => {
     const ids = RULES.map((rule) => rule.id);
     expect(new Set(ids).size).toBe(ids.length);
-    expect(ids[0]).toBe('ok');
+    expect(ids.slice(0, 3)).toEqual(['mrtr.input_required', 'mrtr.user_declined', 'ok']);
     expect(ids.at(-1)).toBe('fallback.ambiguous');
   });
 

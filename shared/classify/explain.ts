@@ -10,6 +10,10 @@ export interface BucketGuide {
 /** DOMAIN.md section 4's table: what each bucket says, and what a correct client does with it. */
 export const BUCKET_GUIDE: Readonly<Record<Bucket, BucketGuide>> = {
   ok: { means: 'The request succeeded.', clientShould: 'Nothing.' },
+  pending: {
+    means: 'Not an answer yet: the server asks for input (MCP 2026-07-28) before it answers the call.',
+    clientShould: "Answer the input requests in the call's next round; do not send the call again without them.",
+  },
   refusal: {
     means: 'A statement about the contract: this interface will not do that.',
     clientShould: 'Do not retry; route to a declared interface, repair the request, authenticate, or stop.',
@@ -30,13 +34,18 @@ export const BUCKET_GUIDE: Readonly<Record<Bucket, BucketGuide>> = {
 
 /** Why an event that matched a rule landed where it did. Keyed by rule id, so a new rule cannot go unexplained. */
 const RULE_TEXT: Readonly<Record<RuleId, string>> = {
+  'mrtr.input_required': 'The result says resultType "input_required": the server asks for input before it answers.',
+  'mrtr.user_declined': "The round answers the server's input request with a decline or a cancel: the user refused.",
   ok: 'No timeout, no error, a status below 400 and no isError result.',
+  'era.legacy_probe': 'The 2026-07-28 era probe (server/discover) got a 400: the server speaks only the 2025 protocol.',
   'override.rpc_code': 'An operator re-mapped this JSON-RPC code for this server.',
   'override.http_status': 'An operator re-mapped this HTTP status for this server.',
-  'structured.adapter_slug': 'error.data.error carries a known refusal slug (seed 003).',
-  'structured.denial_reason': 'The error data carries a reason with a retryable flag (seed 002).',
+  'structured.adapter_slug':
+    'error.data.error carries a known slug that names the failure (rate_limited, unknown_session, forbidden …).',
+  'structured.denial_reason': 'error.data carries a reason with a retryable flag: whether sending it again can help.',
   'structured.adcp': "AdCP's adcp_error says how to recover: terminal, correctable or transient.",
-  'structured.control_envelope': 'A control envelope names a recovery policy or replay rule (seed 004).',
+  'structured.control_envelope':
+    'The error names what to do next (a policy) or whether it may be retried (a retry rule).',
   'rpc.method_not_found': 'JSON-RPC -32601: the method is not part of this interface.',
   'http.method_not_allowed': 'HTTP 405: the endpoint does not offer this HTTP method.',
   'a2a.code': "An A2A error code, read with A2A's meanings.",

@@ -7,6 +7,10 @@ import type { Bucket } from './types.ts';
  */
 export const KINDS = [
   'ok',
+  // ok: the era probe answered by a 2025-only server (DOMAIN.md section 10): negotiation, not a failure
+  'era_legacy',
+  // pending: an MRTR input request (section 10)
+  'input_required',
   // refusal: a statement about the contract
   'not_supported',
   'not_declared',
@@ -15,6 +19,8 @@ export const KINDS = [
   'session_id_malformed',
   'resume_refused',
   'invalid_params',
+  'invalid_request_state',
+  'user_declined',
   'invalid_request',
   'malformed_message',
   'unauthenticated',
@@ -23,6 +29,9 @@ export const KINDS = [
   'resource_not_found',
   'task_not_found',
   'task_not_cancelable',
+  'push_notification_not_supported',
+  'unsupported_operation',
+  'extended_card_not_configured',
   'protocol_header_mismatch',
   'protocol_version_unsupported',
   'client_capability_missing',
@@ -93,6 +102,16 @@ const STOP = 'Do not retry: stop, or escalate to a person.';
 
 export const KIND_INFO: Readonly<Record<Kind, KindInfo>> = {
   ok: { bucket: 'ok', means: 'The request succeeded.', clientShould: 'Nothing.' },
+  era_legacy: {
+    bucket: 'ok',
+    means: 'The server speaks only the 2025 protocol: it answered the 2026-07-28 era probe with a 400.',
+    clientShould: 'Fall back to initialize, and keep the verdict: do not probe this server again on every connect.',
+  },
+  input_required: {
+    bucket: 'pending',
+    means: 'The server needs input first (an elicitation, a sampling request or roots) before it can answer.',
+    clientShould: 'Answer the input requests and send the call again with them and the same requestState.',
+  },
   not_supported: refusal('This interface does not offer that method or operation.', ROUTE),
   not_declared: refusal('The path is not part of the contract the server declares.', ROUTE),
   session_expired: refusal('The session id names a session the server no longer has.', RESESSION),
@@ -103,6 +122,14 @@ export const KIND_INFO: Readonly<Record<Kind, KindInfo>> = {
     'Do not resume from that cursor again: re-issue the lost requests or reconnect without it.',
   ),
   invalid_params: refusal('The parameters are invalid: unknown tool, bad argument or missing record.', REPAIR),
+  invalid_request_state: refusal(
+    'The server rejected the requestState the round carried (forged, altered or expired).',
+    'Start the call afresh without a requestState; never replay a rejected one.',
+  ),
+  user_declined: refusal(
+    'The user declined (or cancelled) the input the server asked for.',
+    'Do not send the call again unless the user changes their mind.',
+  ),
   invalid_request: refusal('The request is not a valid request for this interface.', REPAIR),
   malformed_message: refusal('The body could not be parsed as a JSON-RPC message.', REPAIR),
   unauthenticated: refusal('The request carried no valid credentials.', 'Authenticate, then send it once.'),
@@ -111,6 +138,15 @@ export const KIND_INFO: Readonly<Record<Kind, KindInfo>> = {
   resource_not_found: refusal('The resource does not exist.', ROUTE),
   task_not_found: refusal('The task does not exist (A2A).', 'Do not retry: the task id is wrong or expired.'),
   task_not_cancelable: refusal('The task is in a state where it cannot be canceled (A2A).', STOP),
+  push_notification_not_supported: refusal(
+    'The agent does not send push notifications (A2A).',
+    'Do not retry: poll the task or subscribe to its stream instead.',
+  ),
+  unsupported_operation: refusal('The agent does not support this operation in this state (A2A).', STOP),
+  extended_card_not_configured: refusal(
+    'The agent has no authenticated extended card (A2A).',
+    'Do not retry: use its public card.',
+  ),
   protocol_header_mismatch: refusal('The protocol version header disagrees with the negotiated version.', REPAIR),
   protocol_version_unsupported: refusal('The server does not speak that protocol version.', REPAIR),
   client_capability_missing: refusal('The request needs a client capability that was not declared.', REPAIR),

@@ -4,7 +4,10 @@
  *
  * | id                          | bucket / kind                                              | evidence          |
  * |-----------------------------|------------------------------------------------------------|-------------------|
+ * | mrtr.input_required         | pending / input_required (MCP 2026-07-28's MRTR)           | none              |
+ * | mrtr.user_declined          | refusal / user_declined (a decline or cancel in the round) | none              |
  * | ok                          | ok / ok                                                    | none              |
+ * | era.legacy_probe            | ok / era_legacy (server/discover answered 400)             | http_status       |
  * | override.rpc_code           | the operator's                                             | override          |
  * | override.http_status        | the operator's                                             | override          |
  * | structured.adapter_slug     | seed 003 slug: refusal / throttled / transient             | error.data (1)    |
@@ -33,7 +36,10 @@
  * (2) `rpc_code` when there was a code, else `http_status`, else `none`.
  *
  * Order, where it is a decision:
- * - overrides first: an operator knows this server better than the defaults do;
+ * - MCP 2026-07-28's rounds first (DOMAIN.md section 10): an input request is no answer yet, and a user who declined
+ *   refused, whatever the server's text says (short of a transport failure, which says the round never got there);
+ * - the era probe a 2025-only server refuses with 400 is negotiation, before any rule reads the 400;
+ * - overrides next: an operator knows this server better than the defaults do;
  * - then what the server said in structured data (rule 1), the most specific statement there is;
  * - then typed JSON-RPC codes, all of them before any HTTP status, including the 404 analysis of rule 3: a 404
  *   that carries -32001 (MCP SDK "Session not found") or -32602 says more than the path does. `heardCode` lets a
@@ -43,6 +49,7 @@
  */
 import { a2aCode, mcpSessionNotFound, methodNotFound, rpcRequestRepair, sdkText } from './code-rules.ts';
 import { adcpError, controlEnvelope } from './envelope.ts';
+import { eraLegacyProbe, inputRequired, userDeclined } from './era-rules.ts';
 import { ambiguous, toolError } from './fallback.ts';
 import { OK } from './outcome.ts';
 import { httpOverride, rpcOverride } from './overrides.ts';
@@ -71,7 +78,10 @@ const AMBIGUOUS: readonly Bucket[] = ['ambiguous'];
 
 /** The table itself; the human text for each id lives in `explain.ts`. */
 export const RULES = [
+  rule('mrtr.input_required', ['pending'], inputRequired),
+  rule('mrtr.user_declined', REFUSAL, userDeclined),
   rule('ok', ['ok'], (s) => (s.failed ? undefined : OK)),
+  rule('era.legacy_probe', ['ok'], eraLegacyProbe),
   rule('override.rpc_code', ANY, rpcOverride),
   rule('override.http_status', ANY, httpOverride),
   rule('structured.adapter_slug', DECIDED, adapterSlug),

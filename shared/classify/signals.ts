@@ -34,6 +34,12 @@ export interface Signals {
   readonly contentErrorData: Json | undefined;
   /** On an isError result: the code in the first text block's `MCP error <code>: ` prefix. */
   readonly sdkCode: number | undefined;
+  /** The request frame's JSON-RPC method. */
+  readonly rpcMethod: string | undefined;
+  /** MCP 2026-07-28: the answer is `resultType: "input_required"` (an MRTR round asking for input). */
+  readonly inputRequired: boolean;
+  /** MCP 2026-07-28: the round answers an input request with a decline or a cancel (`inputResponses`). */
+  readonly declined: boolean;
 }
 
 export function readSignals(event: LensEvent): Signals {
@@ -44,8 +50,10 @@ export function readSignals(event: LensEvent): Signals {
   const isError = result?.isError === true;
   const timeout = event.timeout === true;
   const failed = timeout || isError || (rawError !== undefined && rawError !== null) || (status ?? 0) >= 400;
+  const inputRequired = result?.resultType === 'input_required';
+  const declined = declinesInput(event.request);
   // Most events succeed, and no rule but `ok` reads anything else from them: share one constant, allocate nothing.
-  if (!failed) return SUCCEEDED;
+  if (!failed) return inputRequired ? INPUT_REQUIRED : declined ? DECLINED : SUCCEEDED;
   const error = asRecord(rawError);
   const toolResult = isError ? result : undefined;
   const content = asRecord(toolResult?.structuredContent);
@@ -66,7 +74,21 @@ export function readSignals(event: LensEvent): Signals {
     contentError,
     contentErrorData: asRecord(contentError?.data),
     sdkCode: toolResult === undefined ? undefined : sdkCodeOf(toolResult.content),
+    rpcMethod: typeof event.request?.method === 'string' ? event.request.method : undefined,
+    inputRequired,
+    declined,
   };
+}
+
+/** Whether a round's `inputResponses` decline or cancel what the server asked for (MCP 2026-07-28's MRTR). */
+function declinesInput(request: Json | undefined): boolean {
+  const responses = asRecord(asRecord(request?.params)?.inputResponses);
+  if (responses === undefined) return false;
+  for (const key in responses) {
+    const action = asRecord(responses[key])?.action;
+    if (action === 'decline' || action === 'cancel') return true;
+  }
+  return false;
 }
 
 const SUCCEEDED: Signals = Object.freeze({
@@ -85,7 +107,12 @@ const SUCCEEDED: Signals = Object.freeze({
   contentError: undefined,
   contentErrorData: undefined,
   sdkCode: undefined,
+  rpcMethod: undefined,
+  inputRequired: false,
+  declined: false,
 });
+const INPUT_REQUIRED: Signals = Object.freeze({ ...SUCCEEDED, inputRequired: true });
+const DECLINED: Signals = Object.freeze({ ...SUCCEEDED, declined: true });
 
 // The official MCP SDKs turn a protocol error thrown inside a tool into an isError result whose text starts with
 // this fixed prefix (DOMAIN.md rule 6); it is the only place a -32602 for an unknown tool survives.

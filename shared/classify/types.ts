@@ -1,8 +1,18 @@
 import type { DiscoveryDocument } from '../discovery.ts';
 
-export const BUCKETS = ['ok', 'refusal', 'transient', 'throttled', 'ambiguous'] as const;
+/**
+ * `pending` is MCP 2026-07-28's `input_required` answer (DOMAIN.md section 10): neither ok nor failed, the call goes
+ * on in its next round.
+ */
+export const BUCKETS = ['ok', 'pending', 'refusal', 'transient', 'throttled', 'ambiguous'] as const;
 export type Bucket = (typeof BUCKETS)[number];
-export type FailureBucket = Exclude<Bucket, 'ok'>;
+export type FailureBucket = Exclude<Bucket, 'ok' | 'pending'>;
+export const FAILURE_BUCKETS: readonly FailureBucket[] = ['refusal', 'transient', 'throttled', 'ambiguous'];
+
+/** Whether an answer is a failure: not ok, and not an input request that the call's next round answers. */
+export function isFailure(bucket: Bucket): bucket is FailureBucket {
+  return bucket !== 'ok' && bucket !== 'pending';
+}
 
 /** Which field of the event decided the bucket: the answer to "why this bucket?". */
 export const EVIDENCE = [

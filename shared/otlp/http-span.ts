@@ -1,3 +1,4 @@
+import { type McpHeaderFacts, readMcpHeaders } from '../mcp-headers.ts';
 import { header, hostPort, integer, text } from './attributes.ts';
 import { type Attributes, SPAN_KIND, type Span } from './model.ts';
 
@@ -8,6 +9,8 @@ import { type Attributes, SPAN_KIND, type Span } from './model.ts';
  */
 export interface HttpSpan {
   side: 'client' | 'server';
+  /** The captured `mcp-method`, `mcp-name` (decoded) and `mcp-protocol-version` request headers. */
+  mcp: McpHeaderFacts;
   method?: string;
   /** Path and query, as an access log writes the request target. */
   path?: string;
@@ -31,8 +34,18 @@ export function readHttpSpan(span: Span): HttpSpan | undefined {
   const method = text(a, 'http.request.method') ?? text(a, 'http.method');
   if (side === undefined || method === undefined) return undefined;
   const session = header(a, 'request', 'mcp-session-id');
+  // An OTLP answer has no place for a warning about one attribute; an undecodable name is kept as captured.
+  const mcp = readMcpHeaders(
+    {
+      method: header(a, 'request', 'mcp-method'),
+      name: header(a, 'request', 'mcp-name'),
+      protocolVersion: header(a, 'request', 'mcp-protocol-version'),
+    },
+    [],
+  );
   return {
     side,
+    mcp,
     // `_OTHER` is the conventions' word for a method they do not know; the original is then beside it.
     method: text(a, 'http.request.method_original') ?? (method === '_OTHER' ? undefined : method),
     path: pathOf(a),
@@ -43,9 +56,7 @@ export function readHttpSpan(span: Span): HttpSpan | undefined {
     retryAfter: header(a, 'response', 'retry-after'),
     session,
     mcpHeader:
-      session !== undefined ||
-      header(a, 'request', 'mcp-protocol-version') !== undefined ||
-      header(a, 'response', 'mcp-session-id') !== undefined,
+      session !== undefined || Object.keys(mcp).length > 0 || header(a, 'response', 'mcp-session-id') !== undefined,
   };
 }
 

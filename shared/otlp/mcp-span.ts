@@ -20,6 +20,8 @@ export interface McpSpan {
   timeout?: true;
   /** `server.address[:port]` when the span names it. */
   endpoint?: string;
+  /** `mcp.protocol.version` (semantic conventions): the request's era where no HTTP span captured its header. */
+  protocolVersion?: string;
 }
 
 /** A span's MCP reading: a request, `session` for a session span (no request), undefined for no MCP span. */

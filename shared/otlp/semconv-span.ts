@@ -19,6 +19,7 @@ export function conventionSpan(span: Span): McpSpan | undefined {
   if (method === undefined || sent === undefined) return undefined;
   const params = paramsOf(span, method);
   const endpoint = hostPort(a, 'server.address', 'server.port');
+  const protocolVersion = text(a, 'mcp.protocol.version');
   return {
     method,
     sent,
@@ -27,6 +28,7 @@ export function conventionSpan(span: Span): McpSpan | undefined {
     request: params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params },
     ...outcomeOf(span),
     ...(endpoint !== undefined && { endpoint }),
+    ...(protocolVersion !== undefined && { protocolVersion }),
   };
 }
 

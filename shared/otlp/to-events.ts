@@ -1,5 +1,6 @@
 import { text } from './attributes.ts';
 import type { HttpSpan } from './http-span.ts';
+import type { McpSpan } from './mcp-span.ts';
 import type { ResourceSpans, Span } from './model.ts';
 import { groupRequests, type RequestSpans } from './requests.ts';
 
@@ -72,7 +73,7 @@ function toEvent(request: RequestSpans, options: TracesOptions): Record<string, 
     // Only the header is sure to be the session that was on the wire (see semconv-span.ts).
     session: http?.read.session,
     protocol: 'mcp',
-    http: http === undefined ? undefined : httpFacts(http.span, http.read),
+    http: httpFacts(http, mcp),
     request: mcp?.request,
     response: mcp?.response,
     latencyMs: outer.endNs >= outer.startNs ? Number(outer.endNs - outer.startNs) / 1e6 : undefined,
@@ -83,8 +84,16 @@ function toEvent(request: RequestSpans, options: TracesOptions): Record<string, 
 /**
  * `requestId` and `traceparent` join a client's record to the server's record of the same request. The client's
  * request id is the one its answer carried (what a proxy in between gave it), the server's the one it received.
+ * The protocol version is the captured `MCP-Protocol-Version` header, what the request carried, else the MCP span's
+ * `mcp.protocol.version`: then it may be the event's only HTTP fact, which is what the span knows of the request.
  */
-function httpFacts(span: Span, read: HttpSpan): Record<string, unknown> {
+function httpFacts(
+  http: { span: Span; read: HttpSpan } | undefined,
+  mcp: McpSpan | undefined,
+): Record<string, unknown> | undefined {
+  const protocolVersion = http?.read.mcp.protocolVersion ?? mcp?.protocolVersion;
+  if (http === undefined) return protocolVersion === undefined ? undefined : { protocolVersion };
+  const { span, read } = http;
   const client = read.side === 'client';
   return defined({
     method: read.method,
@@ -93,6 +102,9 @@ function httpFacts(span: Span, read: HttpSpan): Record<string, unknown> {
     retryAfter: read.retryAfter,
     requestId: client ? (read.requestIdAnswered ?? read.requestIdSent) : (read.requestIdSent ?? read.requestIdAnswered),
     traceparent: traceparentOf(span, client),
+    mcpMethod: read.mcp.mcpMethod,
+    mcpName: read.mcp.mcpName,
+    protocolVersion,
   });
 }
 

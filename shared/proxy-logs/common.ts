@@ -1,4 +1,5 @@
 import type { FieldWarning } from '../event.ts';
+import type { McpHeaderFacts } from '../mcp-headers.ts';
 import { storableText } from '../storable-text.ts';
 
 /**
@@ -68,7 +69,8 @@ export interface ProxyFacts {
   requestLine?: string;
 }
 
-export interface ProxyHttp {
+/** `mcpMethod`, `mcpName`, `protocolVersion`: MCP 2026-07-28's request headers, where the format logs them. */
+export interface ProxyHttp extends McpHeaderFacts {
   method?: string;
   path?: string;
   status?: number;
@@ -255,7 +257,7 @@ export function resolveServer(
 }
 
 /** The parts one reader found, before they become the native object. */
-export interface ReadLine {
+export interface ReadLine extends McpHeaderFacts {
   ts: number;
   method?: string;
   path?: string;
@@ -284,6 +286,9 @@ export function toEvent(read: ReadLine, options: ProxyLineOptions, warnings: Fie
   if (read.retryAfter !== undefined) http.retryAfter = read.retryAfter;
   if (read.proxy.requestId !== undefined) http.requestId = read.proxy.requestId;
   if (read.proxy.traceparent !== undefined) http.traceparent = read.proxy.traceparent;
+  if (read.mcpMethod !== undefined) http.mcpMethod = read.mcpMethod;
+  if (read.mcpName !== undefined) http.mcpName = read.mcpName;
+  if (read.protocolVersion !== undefined) http.protocolVersion = read.protocolVersion;
   if (Object.keys(http).length > 0) value.http = http;
   if (read.latencyMs !== undefined) value.latencyMs = read.latencyMs;
   read.proxy.host = read.host;

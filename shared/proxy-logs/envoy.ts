@@ -1,4 +1,5 @@
 import type { FieldWarning } from '../event.ts';
+import { readMcpHeaders } from '../mcp-headers.ts';
 import {
   chomp,
   isBlank,
@@ -44,9 +45,11 @@ import {
  * numbers or `null` under `typed_json_format`; both are read. Unset values are `"-"`, `null`, or missing
  * (`omit_empty_values`).
  *
- * None of the documented formats logs `Mcp-Session-Id`, `traceparent` or `Retry-After`; they are read under the
- * keys the README's `json_format` gives them (`mcp_session_id`, `traceparent`, `retry_after`), or where `fields`
- * names others (`'REQ(MCP-SESSION-ID)'`, `'REQ(TRACEPARENT)'`, `'RESP(RETRY-AFTER)'`).
+ * None of the documented formats logs `Mcp-Session-Id`, `traceparent`, `Retry-After` or MCP 2026-07-28's
+ * `Mcp-Method`, `Mcp-Name` and `MCP-Protocol-Version`; they are read under the keys the README's `json_format` gives
+ * them (`mcp_session_id`, `traceparent`, `retry_after`, `mcp_method`, `mcp_name`, `mcp_protocol_version`), or where
+ * `fields` names others (`'REQ(MCP-SESSION-ID)'`, `'REQ(MCP-METHOD)'`, ...). Envoy's default text format logs none
+ * of them.
  *
  * Both forms: `ts` is `%START_TIME%` (the request's start, with milliseconds), `latencyMs` is `%DURATION%`
  * (milliseconds, start to last byte out). `%RESPONSE_CODE%` 0 means no response was begun (the downstream client
@@ -71,6 +74,9 @@ export const ENVOY_OPERATORS = [
   'REQ(MCP-SESSION-ID)',
   'REQ(TRACEPARENT)',
   'RESP(RETRY-AFTER)',
+  'REQ(MCP-METHOD)',
+  'REQ(MCP-NAME)',
+  'REQ(MCP-PROTOCOL-VERSION)',
 ] as const;
 
 export type EnvoyOperator = (typeof ENVOY_OPERATORS)[number];
@@ -99,6 +105,9 @@ export const ENVOY_JSON_DEFAULT_KEYS: Readonly<Record<EnvoyOperator, readonly st
   'REQ(MCP-SESSION-ID)': ['mcp_session_id'],
   'REQ(TRACEPARENT)': ['traceparent'],
   'RESP(RETRY-AFTER)': ['retry_after'],
+  'REQ(MCP-METHOD)': ['mcp_method'],
+  'REQ(MCP-NAME)': ['mcp_name'],
+  'REQ(MCP-PROTOCOL-VERSION)': ['mcp_protocol_version'],
 };
 
 export interface EnvoyJsonOptions extends ProxyLineOptions {
@@ -237,6 +246,14 @@ export function envoyJsonObjectToEvent(
       retryAfter: operatorText(object, fields, 'RESP(RETRY-AFTER)'),
       latencyMs,
       session: operatorText(object, fields, 'REQ(MCP-SESSION-ID)'),
+      ...readMcpHeaders(
+        {
+          method: operatorText(object, fields, 'REQ(MCP-METHOD)'),
+          name: operatorText(object, fields, 'REQ(MCP-NAME)'),
+          protocolVersion: operatorText(object, fields, 'REQ(MCP-PROTOCOL-VERSION)'),
+        },
+        warnings,
+      ),
       host: keepText(operatorText(object, fields, 'REQ(:AUTHORITY)'), 'proxy.host', warnings),
       proxy: {
         requestId: keepText(operatorText(object, fields, 'REQ(X-REQUEST-ID)'), 'http.requestId', warnings),

@@ -63,6 +63,7 @@ describe('nginxJsonLineToEvent', () => {
         retryAfter: '2',
         requestId: 'fd14d0d6d8c01fc506d08c8c71ae452b',
         traceparent: '00-530bd4991f469a45b3221bc03ba34cd1-b245e89d2e63a5fc-01',
+        protocolVersion: '2025-11-25',
       },
       latencyMs: 12,
       proxy: {
@@ -122,6 +123,9 @@ describe('nginxJsonLineToEvent', () => {
         http_user_agent: '-',
         sent_http_retry_after: '-',
         request_id: '',
+        http_mcp_method: '',
+        http_mcp_name: '-',
+        http_mcp_protocol_version: '-',
       }),
     );
     expect(warnings).toEqual([]);
@@ -209,7 +213,14 @@ describe('nginxJsonLineToEvent', () => {
   describe('keeps hostile lines, with warnings', () => {
     it('a request nginx could not parse (a TLS handshake on the plain port): no method, no path', () => {
       const { event, value, warnings } = kept(
-        line({ request_method: '', request_uri: '', status: 400, upstream_status: '', http_user_agent: '' }),
+        line({
+          request_method: '',
+          request_uri: '',
+          status: 400,
+          upstream_status: '',
+          http_user_agent: '',
+          http_mcp_protocol_version: '',
+        }),
       );
       expect(event.http).toEqual({
         status: 400,

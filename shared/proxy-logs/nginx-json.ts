@@ -1,4 +1,5 @@
 import type { FieldWarning } from '../event.ts';
+import { readMcpHeaders } from '../mcp-headers.ts';
 import {
   chomp,
   isBlank,
@@ -32,6 +33,7 @@ import {
  * | `request_time` (seconds) | `latencyMs` |
  * | `http_mcp_session_id` | `session` |
  * | `request_id`, `http_traceparent` | `http.requestId`, `http.traceparent` |
+ * | `http_mcp_method`, `http_mcp_name`, `http_mcp_protocol_version` | `http.mcpMethod`, `http.mcpName` (decoded), `http.protocolVersion` |
  * | `upstream_status`, `http_user_agent`, `remote_addr` | `proxy.*` |
  * | `http_host`, else `host` | `proxy.host`, and the server's name when no option names one |
  *
@@ -43,6 +45,11 @@ import {
  * moment the request arrived, which is what a client's `ts` (its send time) and Envoy's `%START_TIME%` mean; the
  * recorded corpus agrees to within 11 ms, where the end is up to 0.7 s late (an SSE GET is logged when the stream
  * closes). The end stays in `proxy.loggedAt`.
+ *
+ * The `Mcp-Method`, `Mcp-Name` and `MCP-Protocol-Version` request headers (MCP 2026-07-28; `MCP-Protocol-Version`
+ * also on 2025-era requests after `initialize`) give a line without a body its JSON-RPC method, the tool, prompt,
+ * resource or task it names, and its era (DOMAIN.md sections 9 and 10). `Mcp-Name` is decoded where the client
+ * Base64-encoded it (shared/mcp-headers.ts).
  *
  * nginx writes an empty string (under `escape=json`) or `-` for a variable that is not set: both are "absent".
  */
@@ -58,6 +65,9 @@ export const NGINX_JSON_FIELDS = [
   'http_mcp_session_id',
   'request_id',
   'http_traceparent',
+  'http_mcp_method',
+  'http_mcp_name',
+  'http_mcp_protocol_version',
   'upstream_status',
   'http_user_agent',
   'remote_addr',
@@ -140,6 +150,14 @@ export function nginxJsonObjectToEvent(
       retryAfter: text(object, keys.sent_http_retry_after),
       latencyMs,
       session: text(object, keys.http_mcp_session_id),
+      ...readMcpHeaders(
+        {
+          method: text(object, keys.http_mcp_method),
+          name: text(object, keys.http_mcp_name),
+          protocolVersion: text(object, keys.http_mcp_protocol_version),
+        },
+        warnings,
+      ),
       host: keepText(text(object, keys.http_host) ?? text(object, keys.host), 'proxy.host', warnings),
       proxy,
     },

@@ -208,17 +208,28 @@ describe("the shipper's nextWait", () => {
     expect(nextWait(3, { status: 503 }, { random: () => 0.999 })).toBe(Math.round(4_000 * 1.1998));
   });
 
-  it('keeps a batch going through a database outage for ten minutes of waits, then stops', () => {
-    let waitedMs = 0;
-    let attempts = 0;
-    for (;;) {
-      const wait = nextWait(attempts + 1, { status: 503, retryAfter: '2', retryable: true }, { waitedMs, ...calm });
-      if (wait === null) break;
-      attempts++;
-      waitedMs += wait;
-    }
-    expect(waitedMs).toBe(RETRY_BUDGET_MS);
-    expect(attempts).toBeGreaterThan(10);
-    expect(attempts).toBeLessThan(25);
+  it('keeps a batch going through a database outage for the retry budget (five minutes unless told), then stops', () => {
+    const outage = (budgetMs?: number) => {
+      let waitedMs = 0;
+      let attempts = 0;
+      for (;;) {
+        const wait = nextWait(
+          attempts + 1,
+          { status: 503, retryAfter: '2', retryable: true },
+          { waitedMs, budgetMs, ...calm },
+        );
+        if (wait === null) break;
+        attempts++;
+        waitedMs += wait;
+      }
+      return { waitedMs, attempts };
+    };
+    const byDefault = outage();
+    expect(byDefault.waitedMs).toBe(RETRY_BUDGET_MS);
+    expect(RETRY_BUDGET_MS).toBe(5 * 60_000);
+    expect(byDefault.attempts).toBeGreaterThan(5);
+    expect(byDefault.attempts).toBeLessThan(25);
+    // `lens ingest --give-up-after 30s`: the same policy, over a shorter budget.
+    expect(outage(30_000)).toEqual({ waitedMs: 30_000, attempts: 5 });
   });
 });

@@ -30,6 +30,7 @@ describe.each(STORE_KINDS)('ingest on $name', (kind) => {
         rejectedTotal: 0,
         warnings: [],
         warningsTotal: 0,
+        span: null,
       });
       expect(await total()).toBe(0);
     });

@@ -46,7 +46,7 @@ describe('one reader per number, on the demo data', () => {
         .join('\n'),
     );
     writeFileSync(join(dir, 'discovery.json'), JSON.stringify({ servers: DEMO_DISCOVERY }));
-    const run = await lens(['report', '--discovery', join(dir, 'discovery.json'), join(dir, 'demo.ndjson')]);
+    const run = await lens(['report', '--json', '--discovery', join(dir, 'discovery.json'), join(dir, 'demo.ndjson')]);
     expect(run.code, run.stderr).toBe(0);
     report = JSON.parse(run.stdout);
   }, 120_000);

@@ -475,7 +475,7 @@ describe('keyed tables on SQLite', () => {
   afterAll(async () => db.dispose());
 
   const keyed = sql`SELECT name, sql FROM sqlite_master
-    WHERE type = 'table' AND (name LIKE 'rollup%' OR name IN ('gate_keys', 'gate_runs', 'context_minute')) ORDER BY name`;
+    WHERE type = 'table' AND (name LIKE 'rollup%' OR name IN ('gate_keys', 'context_minute')) ORDER BY name`;
 
   it('are the counter tables of db/counters/levels.ts, no more and no fewer', async () => {
     const stored = await db.store.all<{ name: string }>(sql`SELECT name FROM sqlite_master WHERE type = 'table'
@@ -487,11 +487,11 @@ describe('keyed tables on SQLite', () => {
 
   it('are stored WITHOUT ROWID, with no second B-tree for their key', async () => {
     const tables = await db.store.all<{ name: string; sql: string }>(keyed);
-    expect(tables.length).toBe(17);
+    expect(tables.length).toBe(16);
     for (const table of tables) expect(table.sql, table.name).toMatch(/WITHOUT ROWID$/);
     const autoindexes = await db.store.all<{ name: string }>(
       sql`SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 'sqlite_autoindex_%'
-        AND (tbl_name LIKE 'rollup%' OR tbl_name IN ('gate_keys', 'gate_runs', 'context_minute'))`,
+        AND (tbl_name LIKE 'rollup%' OR tbl_name IN ('gate_keys', 'context_minute'))`,
     );
     expect(autoindexes).toEqual([]);
   });

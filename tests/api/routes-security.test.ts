@@ -78,6 +78,7 @@ const ROUTES: Record<`${'GET' | 'POST' | 'PUT' | 'DELETE'} /${string}`, Entry> =
   'GET /api/v1/events': { access: 'admin', path: () => `/api/v1/events?${RANGE}`, ok: 200 },
   'GET /api/v1/events/:id': { access: 'admin', path: (w) => `/api/v1/events/${q(w.eventId)}`, ok: 200 },
   'GET /api/v1/summary': { access: 'admin', path: () => `/api/v1/summary?${RANGE}`, ok: 200 },
+  'GET /api/v1/span': { access: 'admin', path: () => '/api/v1/span', ok: 200 },
   'GET /api/v1/servers': { access: 'admin', path: () => `/api/v1/servers?${RANGE}`, ok: 200 },
   'GET /api/v1/servers/:server': { access: 'admin', path: (w) => `/api/v1/servers/${q(w.server)}?${RANGE}`, ok: 200 },
   'GET /api/v1/servers/:server/discovery': {

@@ -8,9 +8,9 @@ import { type RunningServer, startServer } from '../../api/server.ts';
 import { buildWeb, chromiumMissing, launchBrowser, openPage, sendFixture } from './support.ts';
 
 /**
- * What a person sees of seed 004's profiles: the paper's 21 failures beside the mcp-python corpus's, on a fresh
- * server. The servers ranked, one server's failures with the field that earned each bit, the server page's panel,
- * and an event's bits.
+ * What a person sees of the six facts a failure can give a client (DOMAIN.md section 8): the paper's 21 failures
+ * beside the mcp-python corpus's, on a fresh server. The servers ranked, one server's failures with the field that
+ * gave each fact, the server page's panel, and an event's facts, each named in words.
  */
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
@@ -70,7 +70,7 @@ function sidewaysOverflow(page: Page): Promise<number> {
 }
 
 describe.skipIf(skipped)('the actionability of failures', () => {
-  it('ranks the servers by bits per failure and opens one server’s failures with each bit’s field', async () => {
+  it('ranks the servers by facts per failure and opens one server’s failures with each fact’s field', async () => {
     const { page, errors } = await openPage(browser);
     await page.setViewportSize({ width: 1280, height: 900 });
     await page.goto(`${server.url}/actionability?${WINDOW}`);
@@ -78,7 +78,7 @@ describe.skipIf(skipped)('the actionability of failures', () => {
     const rows = table.getByTestId('actionability-row');
     await rows.first().waitFor();
     // 21 of the paper's failures and 67 of the corpus's.
-    expect(await table.getByTestId('actionability-fleet').textContent()).toContain('Fleet: 88 failures');
+    expect(await table.getByTestId('actionability-fleet').textContent()).toContain('All servers, 88 failures:');
     const names = await rows.locator('th').allTextContents();
     expect(names).toHaveLength(11);
     // Servers answering -32602 alone earn two bits a failure; the corpus's earns policy, cause and replay on some
@@ -86,7 +86,18 @@ describe.skipIf(skipped)('the actionability of failures', () => {
     expect(names.slice(0, 4)).toEqual(['paper-s01', 'paper-s02', 'paper-s03', 'release-desk']);
     expect(names.at(-1)).toMatch(/^paper-s(06|07|08|09|10)$/);
     const heads = await table.locator('thead th').allTextContents();
-    expect(heads).toEqual(['Server', 'Failures', 'D', 'P', 'C', 'T', 'E', 'R', 'Bits / failure', 'Dominates']);
+    expect(heads).toEqual([
+      'Server',
+      'Failures',
+      'Detected',
+      'What to do',
+      'Cause',
+      'What to fix',
+      'Ready repair',
+      'Retry rules',
+      'Facts per failure',
+      'Ahead of',
+    ]);
     const s01 = await rows.filter({ hasText: 'paper-s01' }).locator('td').allTextContents();
     // Two -32602s: D and P on every failure, nothing else.
     expect(s01.slice(0, 7)).toEqual(['2', '100 %', '100 %', '0 %', '0 %', '0 %', '0 %']);
@@ -103,24 +114,25 @@ describe.skipIf(skipped)('the actionability of failures', () => {
     // With the HTTP status, all but the corpus's two timeouts (no answer, no status) are detected: 86 of 88.
     await page.getByTestId('actionability-view').selectOption('transport');
     await page.waitForURL(/view=transport/);
-    expect(await table.getByTestId('actionability-fleet').textContent()).toContain('D 98 %');
+    expect(await table.getByTestId('actionability-fleet').textContent()).toContain('detected 98 %');
     expect(errors).toEqual([]);
   });
 
-  it("shows the server page's panel and an event's bits", async () => {
+  it("shows the server page's panel and an event's facts", async () => {
     const { page, errors } = await openPage(browser);
     await page.setViewportSize({ width: 1280, height: 900 });
     await page.goto(`${server.url}/servers/paper-s10?${WINDOW}`);
     const panel = page.getByTestId('server-actionability');
     await panel.getByTestId('profile-list').waitFor();
-    expect(await panel.getByTestId('profile-list').textContent()).toBe('100000 × 2 (D)');
+    expect(await panel.getByTestId('profile-list').textContent()).toBe('2 failures: detected');
     await panel.scrollIntoViewIfNeeded();
     await panel.screenshot({ path: join(SHOTS, 'act-panel-1280.png') });
 
     await page.goto(`${server.url}/events?${WINDOW}&event=s004-01&at=${Date.parse('2026-08-20T10:01:00Z')}`);
     const bits = page.getByTestId('event-detail').getByTestId('bit-evidence');
     await bits.waitFor();
-    expect(await bits.textContent()).toContain('110000');
+    const given = await bits.locator('.bit.on').allTextContents();
+    expect(given).toEqual([expect.stringMatching(/^Detected/), expect.stringMatching(/^What to do/)]);
     expect(await bits.textContent()).toContain('response.error.code');
     expect(errors).toEqual([]);
   });

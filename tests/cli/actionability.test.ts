@@ -6,7 +6,7 @@ const PAPER = fileURLToPath(new URL('../fixtures/actionability/seed-004.ndjson',
 
 describe("seed 004's sample offline", () => {
   it('`lens report` gives Table I: control 110000 x 8, 100000 x 10, 000000 x 3; D 18, P 8, nothing else', async () => {
-    const { code, stdout } = await lens(['report', PAPER]);
+    const { code, stdout } = await lens(['report', '--json', PAPER]);
     expect(code).toBe(0);
     const { actionability } = JSON.parse(stdout);
     expect(actionability.control).toEqual({

@@ -50,14 +50,28 @@ async function arrayReport(args: string[]) {
   const verdicts = replayGate(events);
   const avoidable = summariseAvoidable(events, verdicts);
   const audit = auditDenials(events);
+  const bucketsOf = (some: AnalysisEvent[]) =>
+    Object.fromEntries(BUCKETS.map((b) => [b, some.filter((e) => e.bucket === b).length]));
+  const times = counted.map((e) => e.ts);
   const report = {
     events: counted.length,
-    buckets: Object.fromEntries(BUCKETS.map((b) => [b, counted.filter((e) => e.bucket === b).length])),
+    span:
+      counted.length === 0
+        ? null
+        : { first: new Date(Math.min(...times)).toISOString(), last: new Date(Math.max(...times)).toISOString() },
+    buckets: bucketsOf(counted),
+    bucketsByServer: Object.fromEntries(
+      avoidable.byServer.map(({ server }) => [server, bucketsOf(counted.filter((e) => e.server === server))]),
+    ),
     avoidable: {
       byClient: Object.fromEntries(avoidable.byClient.map(({ client, ...rest }) => [client, rest])),
       byServer: Object.fromEntries(avoidable.byServer.map(({ server, ...rest }) => [server, rest])),
     },
-    storms: detectStorms(events, verdicts).map(({ timeline: _timeline, ...storm }) => storm),
+    storms: detectStorms(events, verdicts).map(({ timeline, ...storm }) => ({
+      ...storm,
+      attemptIds: timeline.map((a) => a.id),
+      avoidableIds: timeline.filter((a) => a.avoidable).map((a) => a.id),
+    })),
     identities: topIdentities(events, 20),
     contextGap: Object.fromEntries([...contextGapByServer(events)].map(([server, gap]) => [server, gapSummary(gap)])),
     conduct: Object.fromEntries(clientConduct(events, verdicts).map(({ client, ...rest }) => [client, rest])),
@@ -109,16 +123,32 @@ describe('the command line', () => {
       kind: 'not_declared',
       evidence: 'http_status',
     });
-    expect(Object.keys(lines[0]).sort()).toEqual([
-      'avoidable',
-      'bucket',
-      'evidence',
+    expect(Object.keys(lines[0])).toEqual([
       'id',
-      'identity',
+      'ts',
+      'source',
+      'client',
+      'server',
+      'method',
+      'http',
+      'status',
+      'code',
+      'bucket',
       'kind',
-      'profile',
       'rule',
+      'evidence',
+      'identity',
+      'avoidable',
+      'profile',
     ]);
+    expect(lines[0]).toMatchObject({
+      ts: new Date(undeclared.ts as string).toISOString(),
+      source: 'proxy',
+      server: 'notes',
+      http: 'POST /mcp/sse',
+      status: 404,
+      code: null,
+    });
     expect(lines[0].profile).toBe('000000');
     expect(lines[1]).toMatchObject({ id: 'c-1', bucket: 'ok' });
     expect(lines[1].identity).toMatch(/^release-notes:[0-9a-f]{32}$/);
@@ -156,7 +186,7 @@ describe('the command line', () => {
     // Out of time order on purpose (by 22 s at most): both commands read through a 60 s reorder buffer.
     const lines = [...retries.reverse(), ...probes.reverse()].map((e) => JSON.stringify(e));
     const log = write('seed.ndjson', `${lines.join('\n')}\n`);
-    const { code, stdout } = await lens(['report', '--discovery', discovery, log]);
+    const { code, stdout } = await lens(['report', '--json', '--discovery', discovery, log]);
     expect(code).toBe(0);
     const report = JSON.parse(stdout);
     expect(report.events).toBe(25);
@@ -170,7 +200,9 @@ describe('the command line', () => {
     expect(report.conduct.prober.retriedAfterRefusal).toBe(19);
     expect(Object.keys(report)).toEqual([
       'events',
+      'span',
       'buckets',
+      'bucketsByServer',
       'avoidable',
       'storms',
       'identities',
@@ -200,7 +232,7 @@ describe('the command line', () => {
     expect(judged.stderr).toBe(
       'lens classify: 1 event(s) out of time order beyond the 60 s reorder window: their "avoidable" is null\n',
     );
-    const counted = await lens(['report', '--discovery', discovery, straggling]);
+    const counted = await lens(['report', '--json', '--discovery', discovery, straggling]);
     expect(JSON.parse(counted.stdout).avoidable.byClient.prober).toMatchObject({ requests: 23, avoidable: 19 });
     expect(counted.stderr).toContain(
       '1 event(s) out of time order beyond the 60 s reorder window: counted, not judged',
@@ -224,7 +256,7 @@ describe('the command line', () => {
       'lens classify: no --discovery file: 2 404 answer(s) read as unclassifiable_no_discovery; ' +
         'a discovery document would decide them\n',
     );
-    const report = await lens(['report', log]);
+    const report = await lens(['report', '--json', log]);
     expect(report.code).toBe(0);
     expect(JSON.parse(report.stdout).buckets).toMatchObject({ ok: 1, ambiguous: 2 });
     expect(report.stderr.match(/no --discovery file/g)).toHaveLength(1);
@@ -270,7 +302,7 @@ describe('the command line', () => {
     const args = ['--discovery', corpusPath(corpus, 'discovery.json'), corpusPath(corpus, 'client.ndjson')];
 
     it('reports every line, with the avoidable requests of expected.json per client and in all', async () => {
-      const { code, stdout, stderr } = await lens(['report', ...args]);
+      const { code, stdout, stderr } = await lens(['report', '--json', ...args]);
       expect(code).toBe(0);
       expect(stderr).toBe('');
       const report = JSON.parse(stdout);
@@ -294,6 +326,33 @@ describe('the command line', () => {
       const total = scenarios.reduce((sum, [, scenario]) => sum + scenario.avoidable, 0);
       expect(avoidableOf(report.avoidable.byServer)).toEqual({ [expected.server[0] as string]: total });
       expect(total).toBe(Object.values(expected.events).filter((e) => e.avoidable).length);
+    });
+
+    it('says of each event when, who to whom, its method, HTTP request, status and code', async () => {
+      const { code, stdout } = await lens(['classify', ...args]);
+      expect(code).toBe(0);
+      const got = stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+      const sent = corpusText(corpus, 'client.ndjson')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+      const byId = new Map(got.map((line) => [line.id, line]));
+      for (const e of sent) {
+        expect(byId.get(e.id), e.id).toMatchObject({
+          ts: new Date(e.ts).toISOString(),
+          source: 'client',
+          client: e.client,
+          server: e.server,
+          method: e.request?.method ?? null,
+          http: `${e.http.method} ${e.http.path}`,
+          status: e.http.status ?? null,
+          code: e.response?.error?.code ?? null,
+        });
+      }
+      expect(got.filter((line) => line.code !== null).length).toBeGreaterThan(0);
     });
 
     it("classifies each event with expected.json's avoidable verdict", async () => {
@@ -324,7 +383,7 @@ describe('the command line', () => {
     );
     const logs = [log, ...CORPORA.map((corpus) => corpusPath(corpus, 'client.ndjson'))];
     for (const path of logs) {
-      const { stdout } = await lens(['report', '--discovery', discovery, path]);
+      const { stdout } = await lens(['report', '--json', '--discovery', discovery, path]);
       expect(JSON.parse(stdout), path).toEqual(await arrayReport(['--discovery', discovery, path]));
     }
   });

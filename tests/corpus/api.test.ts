@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { analysed, createTestApp, get, putJson, type TestApp } from '../support/app.ts';
-import { CORPORA, corpusText, expectedOf, firmView, identityGroups } from '../support/corpus.ts';
+import { ALL_CORPORA, corpusText, discoveriesOf, expectedOf, firmView, identityGroups } from '../support/corpus.ts';
 import { STORE_KINDS, type TestStore } from '../support/stores.ts';
 
 interface StoredEvent {
@@ -24,15 +24,10 @@ describe.each(STORE_KINDS)('the recorded corpus through the API on $name', (kind
     });
     afterEach(async () => db.dispose());
 
-    async function ingestCorpus(corpus: (typeof CORPORA)[number], body: string) {
-      const expected = expectedOf(corpus);
-      const server = expected.server[0] as string;
-      const discovery = await putJson(
-        app,
-        `/api/v1/servers/${server}/discovery`,
-        JSON.parse(corpusText(corpus, 'discovery.json')),
-      );
-      expect(discovery.status).toBe(200);
+    async function ingestCorpus(corpus: (typeof ALL_CORPORA)[number], body: string) {
+      for (const [server, document] of Object.entries(discoveriesOf(corpus))) {
+        expect((await putJson(app, `/api/v1/servers/${server}/discovery`, document)).status).toBe(200);
+      }
       const res = await app.request('/api/v1/ingest', {
         method: 'POST',
         headers: { 'content-type': 'application/x-ndjson', host: '127.0.0.1:7700' },
@@ -48,7 +43,7 @@ describe.each(STORE_KINDS)('the recorded corpus through the API on $name', (kind
       return page.events as StoredEvent[];
     }
 
-    it.each(CORPORA)(
+    it.each(ALL_CORPORA)(
       'accepts every event of %s as the software wrote it, and classifies each as expected',
       async (corpus) => {
         const expected = expectedOf(corpus);
@@ -68,7 +63,7 @@ describe.each(STORE_KINDS)('the recorded corpus through the API on $name', (kind
       },
     );
 
-    it.each(CORPORA)('gives %s the identities of expected.json, and the same groups per client', async (corpus) => {
+    it.each(ALL_CORPORA)('gives %s the identities of expected.json, and the same groups per client', async (corpus) => {
       const expected = expectedOf(corpus);
       await ingestCorpus(corpus, corpusText(corpus, 'client.ndjson'));
       const stored = await storedEvents();
@@ -82,7 +77,7 @@ describe.each(STORE_KINDS)('the recorded corpus through the API on $name', (kind
       }
     });
 
-    it.each(CORPORA)('gives %s the same verdicts in any batching and order', async (corpus) => {
+    it.each(ALL_CORPORA)('gives %s the same verdicts in any batching and order', async (corpus) => {
       const lines = corpusText(corpus, 'client.ndjson').trim().split('\n').reverse();
       for (let start = 0; start < lines.length; start += 17) {
         await ingestCorpus(corpus, `${lines.slice(start, start + 17).join('\n')}\n`);
@@ -121,6 +116,35 @@ describe.each(STORE_KINDS)('the recorded corpus through the API on $name', (kind
       const total = Object.values(expected).filter((e) => e.avoidable).length;
       expect(detail.counts.avoidable).toBe(total);
     });
+
+    it.each(ALL_CORPORA)(
+      "finds %s's storms as DOMAIN.md section 6 defines them: expected.json's, attempt for attempt",
+      async (corpus) => {
+        await ingestCorpus(corpus, corpusText(corpus, 'client.ndjson'));
+        const expected = expectedOf(corpus).storms;
+        expect(expected.length).toBeGreaterThan(0);
+        const { storms } = await (await get(app, `/api/v1/storms?from=0&to=${Date.UTC(2100, 0)}&limit=1000`)).json();
+        const found = [];
+        for (const storm of storms) {
+          const detail = await (await get(app, `/api/v1/storms/${storm.id}`)).json();
+          const attempts = detail.timeline.map((a: { id: string }) => a.id);
+          const avoidable = detail.timeline
+            .filter((a: { avoidable: boolean }) => a.avoidable)
+            .map((a: { id: string }) => a.id);
+          expect(attempts).toHaveLength(storm.attempts);
+          found.push({
+            kind: storm.kind,
+            actor: storm.actor,
+            counterpart: storm.counterpart,
+            server: storm.server,
+            attempts,
+            avoidable,
+            title: storm.title,
+          });
+        }
+        expect(found).toEqual(expected);
+      },
+    );
 
     it("shows on the prober's storm timeline which block each avoidable attempt hit", async () => {
       await ingestCorpus('a2a-js', corpusText('a2a-js', 'client.ndjson'));

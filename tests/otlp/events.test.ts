@@ -48,6 +48,7 @@ describe('the client body', () => {
         status: 200,
         requestId: 'req-0005',
         traceparent: `00-${undici?.traceId}-${undici?.spanId}-01`,
+        protocolVersion: '2025-11-25',
       },
       request: { jsonrpc: '2.0', method: 'tools/call', params: { name: 'get_record', arguments: { id: 'r-1' } } },
       response: {

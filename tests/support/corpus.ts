@@ -6,7 +6,9 @@ import { fileURLToPath } from 'node:url';
  * SDK and the A2A JS SDK behind nginx, with what a correct product must make of it (`expected.json`).
  */
 export const CORPORA = ['mcp-python', 'a2a-js'] as const;
-export type CorpusName = (typeof CORPORA)[number];
+/** Every corpus: the two above, each of one server, and the MCP TypeScript SDK v2's (MCP 2026-07-28), of two. */
+export const ALL_CORPORA = [...CORPORA, 'mcp-ts-v2'] as const;
+export type CorpusName = (typeof ALL_CORPORA)[number];
 
 export interface ExpectedEvent {
   bucket: string;
@@ -18,9 +20,23 @@ export interface ExpectedEvent {
   identity: string | null;
 }
 
+/** A storm as ../shared/corpus/gen-storms/storms.py lists it (DOMAIN.md section 6). */
+export interface ExpectedStorm {
+  kind: 'probe_storm' | 'reconnect_loop' | 'retry_loop';
+  actor: string;
+  counterpart: string;
+  server: string;
+  attempts: string[];
+  avoidable: string[];
+  title: string;
+}
+
 export interface Expected {
+  /** The one server of the older corpora; mcp-ts-v2 lists `servers` instead (read `serversOf`). */
   server: string[];
+  servers?: string[];
   events: Record<string, ExpectedEvent>;
+  storms: ExpectedStorm[];
   scenarios: Record<string, { identityGroups: Record<string, string[]>; represented: Record<string, number> }>;
 }
 
@@ -36,6 +52,22 @@ export function expectedOf(corpus: CorpusName): Expected {
   return JSON.parse(corpusText(corpus, 'expected.json')) as Expected;
 }
 
+/** The servers a corpus recorded. */
+export function serversOf(expected: Expected): string[] {
+  return expected.servers ?? expected.server;
+}
+
+/**
+ * Each server's discovery document: `discovery.servers.json` where the corpus splits it per server (mcp-ts-v2),
+ * else `discovery.json` for its one server.
+ */
+export function discoveriesOf(corpus: CorpusName): Record<string, unknown> {
+  if (corpus === 'mcp-ts-v2') {
+    return (JSON.parse(corpusText(corpus, 'discovery.servers.json')) as { servers: Record<string, unknown> }).servers;
+  }
+  return { [serversOf(expectedOf(corpus))[0] as string]: JSON.parse(corpusText(corpus, 'discovery.json')) };
+}
+
 /** DOMAIN.md section 4's numbered rule of one of our rule ids (shared/classify/rules.ts). */
 export function ruleNumber(rule: string): number {
   if (rule === 'ok') return 0;
@@ -46,6 +78,7 @@ export function ruleNumber(rule: string): number {
   if (rule === 'http.429' || rule === 'http.5xx' || rule === 'timeout') return 5;
   if (rule.startsWith('tool_error')) return 6;
   if (rule === 'fallback.ambiguous') return 7;
+  if (rule.startsWith('mrtr.') || rule.startsWith('era.')) return 10;
   throw new Error(`no DOMAIN.md rule number for ${rule}`);
 }
 

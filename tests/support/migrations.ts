@@ -122,11 +122,50 @@ export async function asBeforeFailedRequestsByTime(store: Store): Promise<void> 
 }
 
 /**
- * The migration storm_ids changed no schema (it has every partition's storms written again): forgotten, it is undone
+ * Turns the store back into what the release before the migration storms_by_sender left: storms without their
+ * sender and title and a probe storm's key null, open runs in gate_runs, and none of the request facts on the events
  * (the migrations after it undone first).
  */
-export async function asBeforeStormIds(store: Store): Promise<void> {
+export async function asBeforeStormsBySender(store: Store): Promise<void> {
   await asBeforeFailedRequestsByTime(store);
+  for (const column of ['rpc_name', 'era', 'protocol_version', 'continuation']) {
+    await store.run(sql.raw(`ALTER TABLE events DROP COLUMN ${column}`));
+  }
+  await store.run(sql`DELETE FROM settings WHERE key LIKE 'request_facts_v1%'`);
+  if (store.dialect === 'postgres') {
+    await store.run(sql`ALTER TABLE storms DROP COLUMN sent_by`);
+    await store.run(sql`ALTER TABLE storms DROP COLUMN title`);
+    await store.run(sql`ALTER TABLE storms ALTER COLUMN key DROP NOT NULL`);
+    await store.run(sql`CREATE TABLE gate_runs (partition text NOT NULL, key text NOT NULL, last_ts bigint NOT NULL,
+      run text NOT NULL, CONSTRAINT gate_runs_partition_key_pk PRIMARY KEY (partition, key))`);
+  } else {
+    const [table] = await store.all<{ text: string }>(
+      sql`SELECT sql AS text FROM sqlite_master WHERE type = 'table' AND name = 'storms'`,
+    );
+    const before = (table?.text ?? '')
+      .replace(/^CREATE TABLE [`"]?storms[`"]?/, 'CREATE TABLE storms_before')
+      .replace(/\s*`sent_by` text NOT NULL,/, '')
+      .replace(/\s*`title` text NOT NULL,/, '')
+      .replace('`key` text NOT NULL', '`key` text');
+    const indexes = await store.all<{ text: string }>(
+      sql`SELECT sql AS text FROM sqlite_master WHERE type = 'index' AND tbl_name = 'storms' AND sql IS NOT NULL`,
+    );
+    await store.run(sql.raw(before));
+    await store.run(sql`INSERT INTO storms_before SELECT id, client, server, kind, key, paths, attempts, avoidable,
+      first_ts, last_ts, first_bucket, first_kind FROM storms`);
+    await store.run(sql`DROP TABLE storms`);
+    await store.run(sql`ALTER TABLE storms_before RENAME TO storms`);
+    for (const index of indexes) await store.run(sql.raw(index.text));
+    await store.run(sql`CREATE TABLE gate_runs (partition text NOT NULL, key text NOT NULL, last_ts integer NOT NULL,
+      run text NOT NULL, PRIMARY KEY (partition, key)) WITHOUT ROWID`);
+  }
+  await store.run(sql`CREATE INDEX gate_runs_partition_last_ts_idx ON gate_runs (partition, last_ts)`);
+  await forgetLastMigration(store);
+}
+
+/** The migration storm_ids changed no schema (it has every partition's storms written again): forgotten, it is undone. */
+export async function asBeforeStormIds(store: Store): Promise<void> {
+  await asBeforeStormsBySender(store);
   await forgetLastMigration(store);
 }
 

@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react';
 import { ErrorNote } from './ErrorNote.tsx';
+import { useScrollToAnchor } from './use-anchor.ts';
 
 /** The parts of a query result a panel reads. */
 export interface PanelQuery<T> {
@@ -29,6 +30,7 @@ interface PanelProps<T> {
 export function Panel<T>(props: PanelProps<T>) {
   const { title, what, query, minHeight, isEmpty, empty, actions, id, testId, className, children } = props;
   const data = query.data;
+  useScrollToAnchor(id, data !== undefined);
   let body: ReactNode;
   if (data === undefined) {
     body = query.isError ? (

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bitShares, bitsOf, profileRows, viewOf } from './actionability.ts';
+import { bitShares, factsOf, profileRows, viewOf } from './actionability.ts';
 
 const counts = {
   failures: 21,
@@ -18,13 +18,14 @@ describe('actionability, prepared for the screen', () => {
     expect(bitShares({ ...counts, failures: 0, profiles: {} }).D).toBeNull();
   });
 
-  it('lists profiles most frequent first with their bits spelled out', () => {
+  it('lists the combinations most frequent first, each with its facts in words, never in letters', () => {
     expect(profileRows(counts)).toEqual([
-      { profile: '100000', failures: 10, bits: 'D' },
-      { profile: '110000', failures: 8, bits: 'D P' },
-      { profile: '000000', failures: 3, bits: 'none' },
+      { profile: '100000', failures: 10, facts: 'detected' },
+      { profile: '110000', failures: 8, facts: 'detected, what to do' },
+      { profile: '000000', failures: 3, facts: 'none of the six' },
     ]);
-    expect(bitsOf('111001')).toBe('D P C R');
+    expect(factsOf('111001')).toBe('detected, what to do, cause, retry rules');
+    expect(factsOf('000011')).toBe('ready repair, retry rules');
   });
 
   it('reads the view from the URL, the control view unless told', () => {

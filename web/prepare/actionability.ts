@@ -2,14 +2,27 @@ import { BITS, type Bit, VIEWS, type View } from '../../shared/actionability/pro
 
 export { BITS, type Bit, VIEWS, type View };
 
-/** What each bit means, for column titles and the event view (seed 004 section III). */
+/**
+ * Each of the six facts a failure's typed fields can give a client (DOMAIN.md section 8), named for what it lets the
+ * client do: the column heads and the lists. The letters (D P C T E R) stay in the API and its filters.
+ */
+export const BIT_LABEL: Record<Bit, string> = {
+  D: 'Detected',
+  P: 'What to do',
+  C: 'Cause',
+  T: 'What to fix',
+  E: 'Ready repair',
+  R: 'Retry rules',
+};
+
+/** What each fact says, for a column's hint and an event's fields. */
 export const BIT_MEANING: Record<Bit, string> = {
-  D: 'failure detected: software can tell it from a success',
-  P: 'coarse policy: repair, authenticate, wait, choose another, or stop',
-  C: 'cause: which failure this is (unknown tool, bad argument, rate, upstream …)',
-  T: 'repair target: the tool, parameter, credential or dependency to change',
-  E: 'executable repair: the replacement request itself',
-  R: 'replay constraints: timing, whether the same request may be sent again, side effects',
+  D: 'Detected: software can tell this failure from a success',
+  P: 'What to do: repair the request, authenticate, wait, use another tool, or stop',
+  C: 'Cause: which failure this is (unknown tool, bad argument, rate limit, upstream …)',
+  T: 'What to fix: the tool, parameter, credential or dependency to change',
+  E: 'Ready repair: the corrected request itself, ready to send',
+  R: 'Retry rules: whether and when the same request may be sent again',
 };
 
 export const VIEW_LABEL: Record<View, string> = {
@@ -36,17 +49,17 @@ export function bitShares(counts: BitCounts): Record<Bit, number | null> {
   return out;
 }
 
-/** Profiles most frequent first, as `[profile, failures]`, with the bits each one earns spelled out ("D P"). */
-export function profileRows(counts: BitCounts): { profile: string; failures: number; bits: string }[] {
+/** Combinations of facts most frequent first, as `[profile, failures]`, each with the facts it gives in words. */
+export function profileRows(counts: BitCounts): { profile: string; failures: number; facts: string }[] {
   return Object.entries(counts.profiles)
     .sort(([a, n], [b, m]) => m - n || (a < b ? 1 : -1))
-    .map(([profile, failures]) => ({ profile, failures, bits: bitsOf(profile) }));
+    .map(([profile, failures]) => ({ profile, failures, facts: factsOf(profile) }));
 }
 
-/** The bits a `110000` profile earns, spelled out: "D P", or "none". */
-export function bitsOf(profile: string): string {
-  const earned = BITS.filter((_, i) => profile[i] === '1');
-  return earned.length === 0 ? 'none' : earned.join(' ');
+/** The facts a `110000` profile gives, in words: "detected, what to do", or "none of the six". */
+export function factsOf(profile: string): string {
+  const earned = BITS.filter((_, i) => profile[i] === '1').map((bit) => BIT_LABEL[bit].toLowerCase());
+  return earned.length === 0 ? 'none of the six' : earned.join(', ');
 }
 
 /** The view a URL names, the control view otherwise. */

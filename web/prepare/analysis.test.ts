@@ -76,6 +76,23 @@ describe('conduct and explanations', () => {
     ]);
   });
 
+  it('agrees a finding of one with its noun: "re-sent 1 request", never "1 requests" or "1 times"', () => {
+    const one = {
+      probedWithoutDiscovery: 1,
+      retriedAfterRefusal: 1,
+      retriedBeforeRetryAfter: 1,
+      retriedPastBudget: 1,
+      identicalAfterAmbiguous: 1,
+    };
+    const findings = conductFindings(one);
+    expect(findings).toContain('re-sent 1 request the server had already refused');
+    expect(findings).toContain('retried 1 time past the budget of 3 after transient failures');
+    expect(findings).toContain('sent 1 request before Retry-After had elapsed');
+    expect(findings).toContain('repeated 1 request unchanged after an ambiguous answer');
+    expect(findings).toContain('probed undeclared paths 1 time without reading the discovery document');
+    for (const finding of findings) expect(finding).not.toMatch(/\b1 (requests|times)\b/);
+  });
+
   it('explains an event by its rule and kind, and the gate verdict', () => {
     const text = explainEvent({
       bucket: 'refusal',

@@ -1,4 +1,4 @@
-import { formatCount } from '../format.ts';
+import { counted } from '../format.ts';
 import type { ClientConduct } from '../queries/clients.ts';
 
 type Counted = Pick<
@@ -10,19 +10,23 @@ type Counted = Pick<
   | 'identicalAfterAmbiguous'
 >;
 
-const FINDINGS: readonly [keyof Counted, (n: string) => string][] = [
-  ['retriedAfterRefusal', (n) => `re-sent ${n} requests the server had already refused`],
-  ['retriedPastBudget', (n) => `retried ${n} times past the budget of 3 after transient failures`],
-  ['retriedBeforeRetryAfter', (n) => `sent ${n} requests before Retry-After had elapsed`],
-  ['identicalAfterAmbiguous', (n) => `repeated ${n} requests unchanged after an ambiguous answer`],
-  ['probedWithoutDiscovery', (n) => `probed undeclared paths ${n} times without reading the discovery document`],
+/** Each finding in words, its count agreeing with its noun: never "re-sent 1 requests". */
+const FINDINGS: readonly [keyof Counted, (n: number) => string][] = [
+  ['retriedAfterRefusal', (n) => `re-sent ${counted(n, 'request')} the server had already refused`],
+  ['retriedPastBudget', (n) => `retried ${counted(n, 'time')} past the budget of 3 after transient failures`],
+  ['retriedBeforeRetryAfter', (n) => `sent ${counted(n, 'request')} before Retry-After had elapsed`],
+  ['identicalAfterAmbiguous', (n) => `repeated ${counted(n, 'request')} unchanged after an ambiguous answer`],
+  [
+    'probedWithoutDiscovery',
+    (n) => `probed undeclared paths ${counted(n, 'time')} without reading the discovery document`,
+  ],
 ];
 
 /** What a client did that a correct client would not have, in plain words, the most frequent first. */
 export function conductFindings(client: Counted): string[] {
   return FINDINGS.filter(([field]) => client[field] > 0)
     .sort(([a], [b]) => client[b] - client[a])
-    .map(([field, text]) => text(formatCount(client[field])));
+    .map(([field, text]) => text(client[field]));
 }
 
 export function filterClients<T extends Pick<ClientConduct, 'client'>>(clients: readonly T[], q: string): T[] {

@@ -9,6 +9,10 @@ function storm(overrides: Partial<StormSummary>): StormSummary {
     kind: 'retry_loop',
     client: 'c',
     server: 'docs',
+    sentBy: 'client',
+    actor: 'c',
+    counterpart: 'docs',
+    title: 'c re-sent tools/call to docs 2 times after it was refused (not_declared)',
     key: JSON.stringify(['c', 'docs', 'POST', '/mcp', 'docs:0123456789abcdef0123456789abcdef', null]),
     paths: ['POST /mcp'],
     attempts: 3,
@@ -25,8 +29,11 @@ describe('storms', () => {
     expect(stormTarget(storm({}))).toBe('POST /mcp · docs:01234567…');
     const byMethod = JSON.stringify(['c', 'docs', 'GET', '/mcp', null, 'tools/list']);
     expect(stormTarget(storm({ key: byMethod, paths: ['GET /mcp'] }))).toBe('GET /mcp · tools/list');
-    expect(stormTarget(storm({ kind: 'probe_storm', key: null, paths: ['POST /a', 'GET /b'] }))).toBe(
-      '2 paths: POST /a, GET /b',
+    expect(stormTarget(storm({ kind: 'probe_storm', key: '[]', paths: ['POST /a', 'GET /b'] }))).toBe(
+      '2 targets: POST /a, GET /b',
+    );
+    expect(stormTarget(storm({ kind: 'reconnect_loop', key: '["endpoint","GET","/mcp"]', paths: ['GET /mcp'] }))).toBe(
+      'GET /mcp',
     );
     expect(parseRequestKey('not json')).toBeNull();
   });
@@ -36,6 +43,7 @@ function attempt(ts: number, overrides: Partial<StormAttempt> = {}): StormAttemp
   return {
     id: `e${ts}`,
     ts,
+    rpcMethod: null,
     status: 405,
     rpcCode: null,
     latencyMs: 1,

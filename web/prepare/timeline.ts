@@ -19,6 +19,7 @@ export interface TimelineRun {
 function sameAs(a: StormAttempt, b: StormAttempt): boolean {
   return (
     a.avoidable &&
+    a.rpcMethod === b.rpcMethod &&
     a.status === b.status &&
     a.rpcCode === b.rpcCode &&
     a.bucket === b.bucket &&

@@ -5,6 +5,7 @@ import { denialKeys } from './denials.ts';
 import { eventKeys } from './events.ts';
 import { identityKeys } from './identities.ts';
 import { serverKeys } from './servers.ts';
+import { spanKeys } from './span.ts';
 import { stormKeys } from './storms.ts';
 import { summaryKeys } from './summary.ts';
 import { timeseriesKeys } from './timeseries.ts';
@@ -26,7 +27,7 @@ export function invalidateAfterReclassify(client: QueryClient): Promise<unknown>
   return Promise.all(RECLASSIFIED.map((queryKey) => client.invalidateQueries({ queryKey })));
 }
 
-/** New events change every count: after an upload, each cached resource is loaded again. */
+/** New events change every count, and where the stored events lie: after an upload, each is loaded again. */
 export function invalidateAfterIngest(client: QueryClient): Promise<unknown> {
-  return invalidateAfterReclassify(client);
+  return Promise.all([invalidateAfterReclassify(client), client.invalidateQueries({ queryKey: spanKeys.all })]);
 }

@@ -25,7 +25,7 @@ import {
   valuesFromSends,
   valuesFromStorms,
 } from '../../../shared/alerts/values.ts';
-import type { StormSummary } from '../../../shared/analysis/storms.ts';
+import type { StormSummary } from '../../../shared/analysis/storm-model.ts';
 import { ServiceError } from '../service-error.ts';
 
 export type Reading = Pick<RuleInput, 'metric' | 'scope' | 'groupBy' | 'windowSeconds'>;

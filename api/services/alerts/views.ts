@@ -29,6 +29,11 @@ export async function alertInstances(db: SqlRunner, filter: { server?: string; i
         metric: rule.metric,
         comparator: rule.comparator,
         threshold: state.severity === 'critical' ? rule.critical : rule.warning,
+        // Both thresholds and how it resolves: a firing value back under its threshold says when it clears.
+        warning: rule.warning,
+        critical: rule.critical,
+        resolveThreshold: rule.resolveThreshold,
+        keepFiringForSeconds: rule.keepFiringForSeconds,
         groupBy: rule.groupBy,
         group: groupKey,
         ...state,

@@ -12,7 +12,12 @@ import {
   emptyContextGap,
   gapSummary,
 } from '../../../shared/analysis/context-gap.ts';
-import { byStormOrder, STORM_ACTIVE_MS, type StormOrder, type StormSummary } from '../../../shared/analysis/storms.ts';
+import {
+  byStormOrder,
+  STORM_ACTIVE_MS,
+  type StormOrder,
+  type StormSummary,
+} from '../../../shared/analysis/storm-model.ts';
 import {
   emptySeries,
   MAX_CHOSEN_BUCKETS,

@@ -3,7 +3,7 @@ import { activeStormsPerServer } from '../../../db/queries/storms.ts';
 import type { SqlRunner } from '../../../db/runner.ts';
 import { trimRate } from '../../../shared/analysis/context-gap.ts';
 import { REPRESENTATION_ALARM } from '../../../shared/analysis/identities.ts';
-import { STORM_ACTIVE_MS } from '../../../shared/analysis/storms.ts';
+import { STORM_ACTIVE_MS } from '../../../shared/analysis/storm-model.ts';
 import { HOUR_MS } from '../../../shared/analysis/time-buckets.ts';
 import type { MetricFamily } from '../../../shared/metrics/exposition.ts';
 import { type Capped, capLabelSets, type Tallies, type Tally, talliesOf } from '../../../shared/metrics/label-cap.ts';

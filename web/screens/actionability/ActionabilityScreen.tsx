@@ -3,8 +3,9 @@ import { Choice } from '../../components/Choice.tsx';
 import { type Column, DataTable } from '../../components/DataTable.tsx';
 import { Link } from '../../components/Link.tsx';
 import { Panel } from '../../components/Panel.tsx';
-import { formatCount } from '../../format.ts';
-import { BIT_MEANING, BITS, VIEW_LABEL, VIEWS, viewOf } from '../../prepare/actionability.ts';
+import { TableScroll } from '../../components/TableScroll.tsx';
+import { counted, formatCount } from '../../format.ts';
+import { BIT_LABEL, BIT_MEANING, BITS, VIEW_LABEL, VIEWS, viewOf } from '../../prepare/actionability.ts';
 import { actionabilityQuery, type ServerActionability } from '../../queries/actionability.ts';
 import { routePath } from '../../router.ts';
 import { useUrl } from '../../use-url.ts';
@@ -12,9 +13,9 @@ import { BitShare, ProfileList } from './BitCells.tsx';
 import { FailureList } from './FailureList.tsx';
 
 /**
- * Seed 004's question per server: what do its failures let a client decide without reading prose? The servers
- * ranked by bits per failure, the six bits as columns (their share of the failures), and a click into one server's
- * failures with the field that earned each bit.
+ * Per server: what do its failures let a client decide without reading prose (DOMAIN.md section 8)? The servers
+ * ranked by facts per failure, the six facts as columns (their share of the failures), and a click into one server's
+ * failures with the field that gave each fact.
  */
 export function ActionabilityScreen() {
   const { range, params, setParams, link } = useUrl();
@@ -32,7 +33,7 @@ export function ActionabilityScreen() {
           className={row.server === selected ? 'linkish selected' : 'linkish'}
           aria-pressed={row.server === selected}
           onClick={() => open(row.server)}
-          title="Show this server's failures and what earned each bit"
+          title="Show this server's failures and the field that gave each fact"
         >
           {row.server}
         </button>
@@ -41,7 +42,7 @@ export function ActionabilityScreen() {
     { label: 'Failures', num: true, className: 'phone-row', cell: (row) => formatCount(row[view].failures) },
     ...BITS.map(
       (bit): Column<ServerActionability> => ({
-        label: bit,
+        label: BIT_LABEL[bit],
         num: true,
         className: 'nowrap',
         title: BIT_MEANING[bit],
@@ -49,19 +50,19 @@ export function ActionabilityScreen() {
       }),
     ),
     {
-      label: 'Bits / failure',
+      label: 'Facts per failure',
       num: true,
       className: 'phone-row',
-      title: 'Bits earned per failure on average (0 to 6): the ranking',
+      title: 'How many of the six facts a failure gives on average (0 to 6): the ranking',
       cell: (row) => row.bitsPerFailure[view].toFixed(1),
     },
     {
-      label: 'Dominates',
+      label: 'Ahead of',
       num: true,
       className: 'phone-row',
-      title: 'Servers whose every bit this one matches or beats in share, and not the other way round',
+      title: 'Servers this one matches or beats on every fact, and beats on at least one',
       cell: (row) => (
-        <span title={row.dominates[view].join(', ') || 'none'}>{formatCount(row.dominates[view].length)}</span>
+        <span title={row.dominates[view].join(', ') || 'none'}>{counted(row.dominates[view].length, 'server')}</span>
       ),
     },
   ];
@@ -69,8 +70,8 @@ export function ActionabilityScreen() {
     <>
       <h1 className="screen-title">Actionability</h1>
       <p className="lede">
-        What each server’s failures let a client decide from typed fields alone, without reading prose (seed 004: D
-        failure detected, P policy, C cause, T target, E executable repair, R replay constraints).
+        What each server’s failures tell a client from typed fields alone, without reading prose: that it failed, what
+        to do, the cause, what to fix, a ready repair, and whether and when to send the request again.
       </p>
       <Panel
         title="Servers, by what their errors let a client decide"
@@ -96,14 +97,17 @@ export function ActionabilityScreen() {
         {(data) => (
           <>
             <p className="fleet-line" data-testid="actionability-fleet">
-              Fleet: {formatCount(data[view].failures)} failures ·{' '}
-              {BITS.map((bit) => (
-                <span key={bit} className="nowrap" title={BIT_MEANING[bit]}>
-                  {bit} <BitShare counts={data[view]} bit={bit} />{' '}
+              All servers, {counted(data[view].failures, 'failure')}:
+              {BITS.map((bit, index) => (
+                <span key={bit}>
+                  {index === 0 ? ' ' : ', '}
+                  <span className="nowrap" title={BIT_MEANING[bit]}>
+                    {BIT_LABEL[bit].toLowerCase()} <BitShare counts={data[view]} bit={bit} />
+                  </span>
                 </span>
               ))}
             </p>
-            <div className="table-wrap">
+            <TableScroll>
               <DataTable
                 columns={columns}
                 rows={data.servers}
@@ -113,8 +117,8 @@ export function ActionabilityScreen() {
                 className="actionability-table"
                 stackOnPhone
               />
-            </div>
-            <h3>Profiles</h3>
+            </TableScroll>
+            <h3>The facts failures gave together</h3>
             <ProfileList counts={data[view]} />
           </>
         )}

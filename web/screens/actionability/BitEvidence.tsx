@@ -1,15 +1,12 @@
-import { BIT_MEANING, BITS } from '../../prepare/actionability.ts';
+import { BIT_LABEL, BIT_MEANING, BITS } from '../../prepare/actionability.ts';
 
 /**
- * One failure's profile and, per bit, the field that earned it; a bit nothing typed earned is a muted letter, so the
- * line stays short and the fields that count stand out.
+ * One failure's six facts and, per fact given, the field that gave it; a fact nothing typed gave is a muted word, so
+ * the line stays short and the fields that count stand out.
  */
 export function BitEvidence({ reading }: { reading: { profile: string; evidence: Record<string, string> } }) {
   return (
     <div className="bit-evidence" data-testid="bit-evidence">
-      <code className="profile" title="D P C T E R">
-        {reading.profile}
-      </code>
       <ul className="bits">
         {BITS.map((bit) => {
           const field = reading.evidence[bit];
@@ -17,9 +14,9 @@ export function BitEvidence({ reading }: { reading: { profile: string; evidence:
             <li
               key={bit}
               className={field === undefined ? 'bit off' : 'bit on'}
-              title={`${BIT_MEANING[bit]}${field === undefined ? ': not earned' : ''}`}
+              title={`${BIT_MEANING[bit]}${field === undefined ? ': not given' : ''}`}
             >
-              <b>{bit}</b>
+              <b>{BIT_LABEL[bit]}</b>
               {field === undefined ? null : <code>{field}</code>}
             </li>
           );

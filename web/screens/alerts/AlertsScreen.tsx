@@ -4,6 +4,7 @@ import type { Metric } from '../../../shared/alerts/metrics.ts';
 import { type Column, DataTable } from '../../components/DataTable.tsx';
 import { Link } from '../../components/Link.tsx';
 import { Panel } from '../../components/Panel.tsx';
+import { TableScroll } from '../../components/TableScroll.tsx';
 import { formatAgo } from '../../format.ts';
 import { type AlertRule, rulesQuery } from '../../queries/alerts.ts';
 import { routePath } from '../../router.ts';
@@ -85,15 +86,9 @@ function RuleTable({ rules }: { rules: AlertRule[] }) {
     },
   ];
   return (
-    <div className="table-wrap">
-      <DataTable
-        columns={columns}
-        rows={rules}
-        rowKey={(rule) => rule.id}
-        className="sticky-first"
-        rowTestId="rule-row"
-      />
-    </div>
+    <TableScroll>
+      <DataTable columns={columns} rows={rules} rowKey={(rule) => rule.id} rowTestId="rule-row" stackOnPhone />
+    </TableScroll>
   );
 }
 

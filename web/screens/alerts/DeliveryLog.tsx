@@ -1,6 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { type Column, DataTable } from '../../components/DataTable.tsx';
 import { Panel } from '../../components/Panel.tsx';
+import { TableScroll } from '../../components/TableScroll.tsx';
 import { formatDateTime, formatTime } from '../../format.ts';
 import { type Delivery, deliveriesQuery } from '../../queries/alerts.ts';
 
@@ -47,9 +48,9 @@ export function DeliveryLog() {
       empty="Nothing sent yet. Rules with a target (webhook, Slack, PagerDuty, Alertmanager) notify when they fire and resolve."
     >
       {(data) => (
-        <div className="table-wrap">
-          <DataTable columns={COLUMNS} rows={data.deliveries} rowKey={(delivery) => delivery.id} />
-        </div>
+        <TableScroll>
+          <DataTable columns={COLUMNS} rows={data.deliveries} rowKey={(delivery) => delivery.id} stackOnPhone />
+        </TableScroll>
       )}
     </Panel>
   );

@@ -7,7 +7,7 @@ import { formatAgo } from '../../format.ts';
 import { alertsQuery } from '../../queries/alerts.ts';
 import { routePath } from '../../router.ts';
 import { useUrl } from '../../use-url.ts';
-import { formatMetricValue, groupText, thresholdText } from './alert-text.ts';
+import { type AlertFacts, clearingText, formatMetricValue, groupText, severityThreshold } from './alert-text.ts';
 
 /**
  * Alerts firing or pending now, all of them or those about one server: the first thing on the overview and on a
@@ -42,19 +42,32 @@ export function FiringAlerts({
       {(data) => (
         <>
           <ul className="alert-rows">
-            {data.alerts.slice(0, limit).map((alert) => (
-              <li key={`${alert.ruleId}\u0000${alert.group}`} data-testid="alert-row">
-                <span className={`pill ${alert.state === 'firing' ? 'pill-firing' : 'pill-warn'}`}>
-                  {alert.state === 'firing' ? (alert.severity ?? 'firing') : 'pending'}
-                </span>
-                <Link href={link(routePath({ name: 'alert_rule', id: alert.ruleId }))}>{alert.ruleName}</Link>
-                <span className="muted">
-                  {groupText(alert.groupBy, alert.group)} · {formatMetricValue(alert.metric as Metric, alert.value)} (
-                  {thresholdText(alert.metric as Metric, alert.comparator as Comparator, alert.threshold)}) · began{' '}
-                  {formatAgo(alert.since, now)}
-                </span>
-              </li>
-            ))}
+            {data.alerts.slice(0, limit).map((alert) => {
+              const facts: AlertFacts = {
+                ...alert,
+                metric: alert.metric as Metric,
+                comparator: alert.comparator as Comparator,
+              };
+              const clearing = clearingText(facts);
+              return (
+                <li key={`${alert.ruleId}\u0000${alert.group}`} data-testid="alert-row">
+                  <span className={`pill ${alert.state === 'firing' ? 'pill-firing' : 'pill-warn'}`}>
+                    {alert.state === 'firing' ? (alert.severity ?? 'firing') : `pending ${alert.severity ?? ''}`}
+                  </span>
+                  <Link href={link(routePath({ name: 'alert_rule', id: alert.ruleId }))}>{alert.ruleName}</Link>
+                  <span className="muted">
+                    {groupText(alert.groupBy, alert.group)} · {formatMetricValue(facts.metric, alert.value)} (
+                    <span data-testid="alert-threshold">{severityThreshold(facts)}</span>) · began{' '}
+                    {formatAgo(alert.since, now)}
+                  </span>
+                  {clearing === null ? null : (
+                    <span className="alert-clearing small" data-testid="alert-clearing">
+                      {clearing}
+                    </span>
+                  )}
+                </li>
+              );
+            })}
           </ul>
           {data.alerts.length > limit ? (
             <p className="panel-foot">

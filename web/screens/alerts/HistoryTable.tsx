@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import type { Metric } from '../../../shared/alerts/metrics.ts';
 import { type Column, DataTable } from '../../components/DataTable.tsx';
 import { Panel } from '../../components/Panel.tsx';
+import { TableScroll } from '../../components/TableScroll.tsx';
 import { formatDateTime } from '../../format.ts';
 import { type AlertRule, type HistoryEntry, historyQuery } from '../../queries/alerts.ts';
 import { formatMetricValue, groupText } from './alert-text.ts';
@@ -42,9 +43,9 @@ export function HistoryTable({ rules }: { rules: readonly AlertRule[] }) {
       empty="No rule has changed state yet."
     >
       {(data) => (
-        <div className="table-wrap">
-          <DataTable columns={columns} rows={data.history} rowKey={(entry) => entry.id} />
-        </div>
+        <TableScroll>
+          <DataTable columns={columns} rows={data.history} rowKey={(entry) => entry.id} stackOnPhone />
+        </TableScroll>
       )}
     </Panel>
   );

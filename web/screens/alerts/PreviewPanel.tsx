@@ -1,8 +1,8 @@
 import type { UseQueryResult } from '@tanstack/react-query';
 import { ErrorNote } from '../../components/ErrorNote.tsx';
-import { formatDateTime, formatWindow } from '../../format.ts';
+import { counted, formatDateTime, formatWindow } from '../../format.ts';
 import type { Preview } from '../../queries/alerts.ts';
-import { groupText } from './alert-text.ts';
+import { cadenceText, groupText } from './alert-text.ts';
 import { PreviewChart } from './PreviewChart.tsx';
 import { type RuleForm, ruleFromForm } from './rule-form.ts';
 
@@ -13,6 +13,7 @@ export function PreviewPanel({ form, query }: { form: RuleForm; query: UseQueryR
   const rule = ruleFromForm(form);
   const num = (value: unknown) => (typeof value === 'number' ? value : null);
   const preview = query.data;
+  const interval = num(rule.intervalSeconds);
   return (
     <section className="panel" data-testid="rule-preview">
       <header className="panel-head">
@@ -35,10 +36,10 @@ export function PreviewPanel({ form, query }: { form: RuleForm; query: UseQueryR
             <p className="headline" data-testid="preview-summary">
               {preview.notifications === 0
                 ? 'Would not have notified.'
-                : `Would have notified ${preview.notifications} time${preview.notifications === 1 ? '' : 's'}.`}{' '}
-              <span className="muted small">
-                {preview.groups} group{preview.groups === 1 ? '' : 's'}, evaluated every{' '}
-                {Math.round(preview.step / 60_000)} min
+                : `Would have notified ${counted(preview.notifications, 'time')}.`}{' '}
+              <span className="muted small" data-testid="preview-cadence">
+                {counted(preview.groups, 'group')}
+                {interval === null ? '' : `; ${cadenceText(interval, preview.step)}`}
               </span>
             </p>
             <PreviewChart

@@ -4,6 +4,7 @@ import { DownloadButtons } from '../../components/DownloadButtons.tsx';
 import { Link } from '../../components/Link.tsx';
 import { Panel } from '../../components/Panel.tsx';
 import { ShareBar } from '../../components/ShareBar.tsx';
+import { TableScroll } from '../../components/TableScroll.tsx';
 import { UrlSearch } from '../../components/UrlSearch.tsx';
 import { formatCount, formatShare } from '../../format.ts';
 import { conductFindings, filterClients } from '../../prepare/conduct.ts';
@@ -61,9 +62,9 @@ export function ClientsScreen() {
           const rows = filterClients(data.clients, q);
           if (rows.length === 0) return <p className="empty">No client name contains “{q}”.</p>;
           return (
-            <div className="table-wrap">
+            <TableScroll>
               <DataTable columns={columns} rows={rows} rowKey={(row) => row.client} stackOnPhone />
-            </div>
+            </TableScroll>
           );
         }}
       </Panel>

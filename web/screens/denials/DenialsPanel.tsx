@@ -3,15 +3,17 @@ import { BucketBadge } from '../../components/BucketBadge.tsx';
 import { type Column, DataTable } from '../../components/DataTable.tsx';
 import { Link } from '../../components/Link.tsx';
 import { Panel } from '../../components/Panel.tsx';
+import { TableScroll } from '../../components/TableScroll.tsx';
 import { formatCount, formatTimeMs, shortDigest, shortIdentity } from '../../format.ts';
+import { denialsHeadline } from '../../prepare/denials.ts';
 import { type DenialNotHeld, denialsQuery } from '../../queries/denials.ts';
 import { routePath } from '../../router.ts';
 import { useUrl } from '../../use-url.ts';
 
 /**
  * Denials that did not hold (DOMAIN.md section 5): a refused request answered differently while the refusal still
- * stood, each with links to its two events, and per client how re-presented refusals went: replayed (the decision
- * store working) or evaluated afresh. On the Clients screen for the fleet, on a server's page for that server.
+ * stood, each with links to its two events, and per client how refused requests sent again went: refused again (the
+ * decision kept) or answered differently. On the Clients screen for the fleet, on a server's page for that server.
  */
 export function DenialsPanel({ server }: { server?: string }) {
   const { range, link } = useUrl();
@@ -91,12 +93,10 @@ export function DenialsPanel({ server }: { server?: string }) {
       {(data) => (
         <>
           <p className="headline">
-            <strong data-testid="denials-total">{formatCount(data.total)}</strong>{' '}
-            {data.total === 1 ? 'refusal was' : 'refusals were'} evaluated afresh while they still stood
-            {data.total > 0 ? ': the decision store forgot them.' : '.'}
+            <strong data-testid="denials-total">{formatCount(data.total)}</strong> {denialsHeadline(data.total)}
           </p>
           {data.items.length > 0 ? (
-            <div className="table-wrap">
+            <TableScroll>
               <DataTable
                 columns={columns}
                 rows={data.items}
@@ -104,7 +104,7 @@ export function DenialsPanel({ server }: { server?: string }) {
                 rowTestId="denial-row"
                 stackOnPhone
               />
-            </div>
+            </TableScroll>
           ) : null}
           <ReplayTable rows={data.representedRefusals} />
         </>
@@ -115,34 +115,37 @@ export function DenialsPanel({ server }: { server?: string }) {
 
 type Represented = { client: string; replayed: number; evaluatedAfresh: number };
 
-/** Per client: re-presented refusals replayed (the same refusal again) against evaluated afresh. */
+/** Per client: refused requests sent again, refused again (the decision kept) against answered differently. */
 function ReplayTable({ rows }: { rows: readonly Represented[] }) {
-  if (rows.length === 0) return <p className="muted">No refused request was presented again in this range.</p>;
+  if (rows.length === 0) return <p className="muted">No refused request was sent again in this range.</p>;
   const columns: Column<Represented>[] = [
     { label: 'Client', rowHeader: true, cell: (r) => r.client },
     {
-      label: 'Replayed',
+      label: 'Refused again',
       num: true,
-      title: 'the same refusal again: the store working',
+      title: 'the same refusal again: the decision kept',
       cell: (r) => formatCount(r.replayed),
     },
     {
-      label: 'Evaluated afresh',
+      label: 'Answered differently',
       num: true,
-      title: 'another answer while the refusal stood',
+      title: 'another answer while the refusal still stood: decided afresh',
       cell: (r) => formatCount(r.evaluatedAfresh),
     },
   ];
   return (
     <>
-      <h3>Re-presented refusals per client</h3>
-      <DataTable
-        columns={columns}
-        rows={rows}
-        rowKey={(r) => r.client}
-        testId="represented-refusals"
-        className="table-compact"
-      />
+      <h3>Refused requests sent again, per client</h3>
+      <TableScroll>
+        <DataTable
+          columns={columns}
+          rows={rows}
+          rowKey={(r) => r.client}
+          testId="represented-refusals"
+          className="table-compact"
+          stackOnPhone
+        />
+      </TableScroll>
     </>
   );
 }

@@ -1,8 +1,8 @@
 import { DropZone } from './DropZone.tsx';
 import { HeldFile } from './HeldFile.tsx';
-import { RecentIngest } from './RecentIngest.tsx';
 import { RejectTable } from './RejectTable.tsx';
 import { ShipPanel } from './ShipPanel.tsx';
+import { StoredEvents } from './StoredEvents.tsx';
 import { UploadList } from './UploadList.tsx';
 import { type FileUpload, useIngest } from './use-ingest.ts';
 import { WarningTable } from './WarningTable.tsx';
@@ -56,7 +56,7 @@ export function IngestScreen() {
           <WarningTable rows={warningRows} total={warningsTotal} />
         </section>
       )}
-      <RecentIngest />
+      <StoredEvents />
       <ShipPanel />
     </>
   );

@@ -1,4 +1,5 @@
 import { type Column, DataTable } from '../../components/DataTable.tsx';
+import { TableScroll } from '../../components/TableScroll.tsx';
 import { formatCount } from '../../format.ts';
 import type { RejectRow } from './use-ingest.ts';
 
@@ -24,9 +25,9 @@ export function RejectTable({ rows, total }: RejectTableProps) {
   const more = total - rows.length;
   return (
     <>
-      <div className="table-wrap">
+      <TableScroll>
         <DataTable columns={COLUMNS} rows={rows} rowKey={(row) => row.key} stackOnPhone testId="reject-table" />
-      </div>
+      </TableScroll>
       {more > 0 ? (
         <p className="panel-foot muted">
           {formatCount(more)} more rejected {more === 1 ? 'line is' : 'lines are'} not listed.

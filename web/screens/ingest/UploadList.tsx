@@ -1,4 +1,6 @@
-import { formatBytes, formatCount } from '../../format.ts';
+import { SpanLink } from '../../components/SpanLink.tsx';
+import { counted, formatBytes, formatCount } from '../../format.ts';
+import { spanText, widenSpan } from '../../prepare/span.ts';
 import { settingsText } from './formats.ts';
 import type { FileUpload } from './use-ingest.ts';
 
@@ -41,7 +43,7 @@ function FileRow({ file }: { file: FileUpload }) {
       <div className="upload-head">
         <strong className="upload-name">{file.name}</strong>
         <span className="muted small nowrap">
-          {STATUS[file.status]} · {formatCount(file.linesDone)} of {formatCount(file.linesTotal)} lines ·{' '}
+          {STATUS[file.status]} · {formatCount(file.linesDone)} of {counted(file.linesTotal, 'line')} ·{' '}
           {formatBytes(done)} of {formatBytes(file.bytesTotal)}
         </span>
       </div>
@@ -57,12 +59,15 @@ function FileRow({ file }: { file: FileUpload }) {
         </p>
       )}
       <p className="small">
-        {formatCount(file.accepted)} accepted · {formatCount(file.duplicates)} duplicates · {formatCount(file.rejected)}{' '}
+        {formatCount(file.accepted)} accepted · {counted(file.duplicates, 'duplicate')} · {formatCount(file.rejected)}{' '}
         rejected
-        {file.warnings > 0
-          ? ` · ${formatCount(file.warnings)} ${file.warnings === 1 ? 'warning' : 'warnings'}, events kept`
-          : null}
+        {file.warnings > 0 ? ` · ${counted(file.warnings, 'warning')}, events kept` : null}
       </p>
+      {file.span === null ? null : (
+        <p className="small" data-testid="file-span">
+          Its events happened {spanText(file.span)}
+        </p>
+      )}
       {file.note === null ? null : (
         <p className="small muted" role="status">
           {file.note}
@@ -85,12 +90,31 @@ function FileRow({ file }: { file: FileUpload }) {
   );
 }
 
+/**
+ * When the sent files' events happened, and the overview of exactly that window: an old log's events are in no
+ * preset range ending now, and its upload should not end on an empty screen.
+ */
+function Arrived({ files }: { files: readonly FileUpload[] }) {
+  const span = files.reduce((all, file) => widenSpan(all, file.span), files[0]?.span ?? null);
+  if (span === null) return null;
+  const busy = files.some((file) => file.status !== 'done' && file.status !== 'failed');
+  return (
+    <p className="arrived" data-testid="ingest-span">
+      {busy ? 'So far, these events happened' : 'These events happened'} <strong>{spanText(span)}</strong>.{' '}
+      <SpanLink span={span} testId="view-span">
+        Open this range on the overview →
+      </SpanLink>
+    </p>
+  );
+}
+
 /** Each sent file's progress and counts, and the counts of all of them together. */
 export function UploadList({ files }: { files: readonly FileUpload[] }) {
   const sum = (key: CountKey) => files.reduce((total, f) => total + f[key], 0);
   return (
     <>
       <Counts sum={sum} />
+      <Arrived files={files} />
       <ul className="uploads">
         {files.map((file) => (
           <FileRow key={file.id} file={file} />

@@ -1,5 +1,6 @@
 import { useMemo, useState } from 'react';
 import { type Column, DataTable } from '../../components/DataTable.tsx';
+import { TableScroll } from '../../components/TableScroll.tsx';
 import { formatCount } from '../../format.ts';
 import { groupWarnings, type WarningGroup, type WarningRow } from './warnings.ts';
 
@@ -38,7 +39,7 @@ export function WarningTable({ rows, total }: WarningTableProps) {
         These lines were stored, each with a remark: a member that could not be read was left out, or no server was
         named for the line and one was chosen for it. Identical warnings share a row.
       </p>
-      <div className="table-wrap">
+      <TableScroll>
         <DataTable
           columns={COLUMNS}
           rows={shown}
@@ -46,7 +47,7 @@ export function WarningTable({ rows, total }: WarningTableProps) {
           className="warning-table"
           testId="warning-table"
         />
-      </div>
+      </TableScroll>
       {groups.length > shown.length ? (
         <p className="panel-foot">
           <button type="button" className="quiet" onClick={() => setAll(true)}>

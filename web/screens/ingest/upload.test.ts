@@ -15,6 +15,7 @@ async function fakeServer(body: string): Promise<IngestReport> {
     rejectedTotal: bad.length,
     warnings: [],
     warningsTotal: 0,
+    span: null,
   };
 }
 
@@ -52,7 +53,15 @@ describe('uploadText', () => {
       async (body) => {
         const items = splitNdjson(body);
         const warnings = items.map((item) => ({ line: item.line, field: 'server', message: 'named after its host' }));
-        return { accepted: items.length, duplicates: 0, rejected: [], rejectedTotal: 0, warnings, warningsTotal: 9 };
+        return {
+          accepted: items.length,
+          duplicates: 0,
+          rejected: [],
+          rejectedTotal: 0,
+          warnings,
+          warningsTotal: 9,
+          span: null,
+        };
       },
       { onStart: () => {}, onBatch: (_b, _r, _rejects, warnings) => warned.push(...warnings), onRetry: () => {} },
       { limits: { maxLines: 2, maxBytes: 1000 } },

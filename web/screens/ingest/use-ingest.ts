@@ -1,6 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useCallback, useRef, useState } from 'react';
 import { detectFormat, type LogFormat } from '../../../shared/proxy-logs/detect.ts';
+import { readSpan, type Span, widenSpan } from '../../prepare/span.ts';
 import { postIngest } from '../../queries/ingest.ts';
 import { type IngestSettings, ingestQuery } from '../../queries/ingest-query.ts';
 import { invalidateAfterIngest } from '../../queries/invalidate.ts';
@@ -30,6 +31,8 @@ export interface FileUpload {
   rejected: number;
   /** Stored lines with a remark (a member dropped, a server named after the host): the events were kept. */
   warnings: number;
+  /** When the file's events happened (stored now or before): what to open once it is sent. */
+  span: Span | null;
   /** A passing remark: "retry 1 of 3". */
   note: string | null;
   failure: FailureView | null;
@@ -94,6 +97,7 @@ export function useIngest() {
             duplicates: f.duplicates + report.duplicates,
             rejected: f.rejected + report.rejectedTotal,
             warnings: f.warnings + report.warningsTotal,
+            span: widenSpan(f.span, readSpan(report.span)),
           }));
           if (mapped.length > 0) {
             setRejects((rows) =>
@@ -176,6 +180,7 @@ export function useIngest() {
           duplicates: 0,
           rejected: 0,
           warnings: 0,
+          span: null,
           note: null,
           failure: null,
         };

@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link } from '../../components/Link.tsx';
-import { formatCount } from '../../format.ts';
+import { counted, formatCount } from '../../format.ts';
 import { STORM_KIND_LABEL } from '../../prepare/storms.ts';
 import type { Scope } from '../../queries/scope.ts';
 import { rankedStormsQuery } from '../../queries/storms.ts';
@@ -32,14 +32,13 @@ export function NowBanner({ scope }: { scope: Scope }) {
       </p>
     );
   }
-  const count = active === 1 ? '1 storm' : `${formatCount(active)} storms`;
   return (
     <p className="now-banner alert" data-testid="now-banner">
-      <strong>{count} active now.</strong> Worst:{' '}
+      <strong>{counted(active, 'storm')} active now.</strong> Worst:{' '}
       <Link href={link(routePath({ name: 'storm', id: worst.id }))}>
         {STORM_KIND_LABEL[worst.kind].toLowerCase()} {worst.client} → {worst.server}
       </Link>
-      , {formatCount(worst.avoidable)} avoidable of {formatCount(worst.attempts)} attempts.
+      , {formatCount(worst.avoidable)} avoidable of {counted(worst.attempts, 'attempt')}.
     </p>
   );
 }

@@ -1,6 +1,7 @@
 import { useUrl } from '../../use-url.ts';
 import { FiringAlerts } from '../alerts/FiringAlerts.tsx';
 import { AlarmPanel } from './AlarmPanel.tsx';
+import { EmptyRangeOffer } from './EmptyRangeOffer.tsx';
 import { NowBanner } from './NowBanner.tsx';
 import { SeriesPanel } from './SeriesPanel.tsx';
 import { StormsPanel } from './StormsPanel.tsx';
@@ -15,6 +16,7 @@ export function Overview() {
   return (
     <>
       <h1 className="screen-title">Overview</h1>
+      <EmptyRangeOffer scope={scope} />
       <NowBanner scope={scope} />
       <FiringAlerts />
       <TotalsRow scope={scope} />

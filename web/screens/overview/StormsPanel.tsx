@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { isActiveStorm } from '../../../shared/analysis/storms.ts';
+import { isActiveStorm } from '../../../shared/analysis/storm-model.ts';
 import { BucketBadge } from '../../components/BucketBadge.tsx';
 import { DownloadButtons } from '../../components/DownloadButtons.tsx';
 import { Link } from '../../components/Link.tsx';
@@ -12,7 +12,7 @@ import { rankedStormsQuery } from '../../queries/storms.ts';
 import { routePath } from '../../router.ts';
 import { useUrl } from '../../use-url.ts';
 
-/** Retry loops and probe storms of the range: the ones still going first, then the costliest. */
+/** Retry storms of the range, each titled by its actor and fault: the ones still going first, then the costliest. */
 export function StormsPanel({ scope }: { scope: Scope }) {
   const { link } = useUrl();
   const storms = useQuery(rankedStormsQuery(scope));
@@ -23,7 +23,7 @@ export function StormsPanel({ scope }: { scope: Scope }) {
       query={storms}
       minHeight={300}
       isEmpty={(data) => data.storms.length === 0}
-      empty="No retry loop or probe storm in this range."
+      empty="No retry storm in this range."
       testId="storms-panel"
       actions={<DownloadButtons table={{ path: 'storms', query: { ...scopeQuery(scope), sort: 'rank' } }} />}
     >
@@ -37,9 +37,7 @@ export function StormsPanel({ scope }: { scope: Scope }) {
                   <Link href={link(routePath({ name: 'storm', id: storm.id }))} className="row-link">
                     <span className="row-main">
                       {isActiveStorm(storm, now) ? <span className="pill pill-live">active</span> : null}
-                      <strong>
-                        {storm.client} → {storm.server}
-                      </strong>
+                      <strong data-testid="storm-row-title">{storm.title}</strong>
                       <span className="muted">
                         {STORM_KIND_LABEL[storm.kind]} · {stormTarget(storm)}
                       </span>
@@ -49,7 +47,7 @@ export function StormsPanel({ scope }: { scope: Scope }) {
                         <strong>{formatCount(storm.avoidable)}</strong> / {formatCount(storm.attempts)} avoidable
                       </span>
                       <span className="muted">
-                        <BucketBadge bucket={storm.firstFailure.bucket} kind={storm.firstFailure.kind} /> · last{' '}
+                        <BucketBadge bucket={storm.firstFailure.bucket} kind={storm.firstFailure.kind} /> · last attempt{' '}
                         {formatAgo(storm.lastTs, now)}
                       </span>
                     </span>

@@ -2,13 +2,14 @@ import { useQuery } from '@tanstack/react-query';
 import { type Column, DataTable } from '../../components/DataTable.tsx';
 import { Link } from '../../components/Link.tsx';
 import { Panel } from '../../components/Panel.tsx';
+import { TableScroll } from '../../components/TableScroll.tsx';
 import { formatCount } from '../../format.ts';
-import { BIT_MEANING, BITS, VIEW_LABEL, VIEWS, type View } from '../../prepare/actionability.ts';
+import { BIT_LABEL, BIT_MEANING, BITS, VIEW_LABEL, VIEWS, type View } from '../../prepare/actionability.ts';
 import { actionabilityQuery } from '../../queries/actionability.ts';
 import { useUrl } from '../../use-url.ts';
 import { BitShare, ProfileList } from '../actionability/BitCells.tsx';
 
-/** What this server's failures let a client decide from typed fields (seed 004), in both views. */
+/** What this server's failures let a client decide from typed fields (DOMAIN.md section 8), in both views. */
 export function ActionabilityPanel({ server }: { server: string }) {
   const { range, link } = useUrl();
   const query = useQuery(actionabilityQuery({ range, server }));
@@ -33,7 +34,7 @@ export function ActionabilityPanel({ server }: { server: string }) {
           { label: 'Failures', num: true, cell: (view) => formatCount(data[view].failures) },
           ...BITS.map(
             (bit): Column<View> => ({
-              label: bit,
+              label: BIT_LABEL[bit],
               num: true,
               title: BIT_MEANING[bit],
               cell: (view) => <BitShare counts={data[view]} bit={bit} />,
@@ -42,10 +43,10 @@ export function ActionabilityPanel({ server }: { server: string }) {
         ];
         return (
           <>
-            <div className="table-wrap">
+            <TableScroll>
               <DataTable columns={columns} rows={VIEWS} rowKey={(view) => view} stackOnPhone />
-            </div>
-            <p className="muted small">Profiles, typed fields only (D P C T E R):</p>
+            </TableScroll>
+            <p className="muted small">The facts its failures gave together, from typed fields only:</p>
             <ProfileList counts={data.control} />
           </>
         );

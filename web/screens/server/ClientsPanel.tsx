@@ -2,7 +2,8 @@ import { BUCKET_LABEL, BUCKETS } from '../../buckets.ts';
 import { type Column, DataTable } from '../../components/DataTable.tsx';
 import { Link } from '../../components/Link.tsx';
 import { Panel, type PanelQuery } from '../../components/Panel.tsx';
-import { formatCount } from '../../format.ts';
+import { TableScroll } from '../../components/TableScroll.tsx';
+import { counted, formatCount } from '../../format.ts';
 import type { ServerDetail } from '../../queries/servers.ts';
 import { useUrl } from '../../use-url.ts';
 
@@ -45,15 +46,17 @@ export function ClientsPanel({ server, query }: { server: string; query: PanelQu
           ([a, x], [b, y]) => y.total - y.buckets.ok - (x.total - x.buckets.ok) || a.localeCompare(b),
         );
         return (
-          <div className="table-wrap">
-            <DataTable columns={columns} rows={rows} rowKey={([client]) => client} stackOnPhone />
+          <>
+            <TableScroll>
+              <DataTable columns={columns} rows={rows} rowKey={([client]) => client} stackOnPhone />
+            </TableScroll>
             {data.sentByServer.avoidable > 0 ? (
               <p className="small" data-testid="server-own-conduct">
-                This server itself sent {formatCount(data.sentByServer.avoidable)} avoidable request(s) to its clients
+                This server itself sent {counted(data.sentByServer.avoidable, 'avoidable request')} to its clients
                 (sampling, elicitation, roots re-asked after an answer): its conduct, not theirs.
               </p>
             ) : null}
-          </div>
+          </>
         );
       }}
     </Panel>

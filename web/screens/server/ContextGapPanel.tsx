@@ -1,6 +1,6 @@
 import { Panel, type PanelQuery } from '../../components/Panel.tsx';
 import { TrimTrend } from '../../components/TrimTrend.tsx';
-import { formatCount, formatShare } from '../../format.ts';
+import { counted, formatCount, formatShare } from '../../format.ts';
 import { hasReportedTrend, reasonList, trendRows } from '../../prepare/context-gap.ts';
 import type { ServerDetail } from '../../queries/servers.ts';
 import { GapMatrix } from './GapMatrix.tsx';
@@ -30,7 +30,7 @@ export function ContextGapPanel({ query }: { query: PanelQuery<ServerDetail> }) 
               ) : (
                 <>
                   <strong data-testid="trim-rate">{formatShare(gap.trimRate)}</strong> trimmed:{' '}
-                  {formatCount(gap.trimmed)} of {formatCount(gap.reported)} responses that reported.
+                  {formatCount(gap.trimmed)} of {counted(gap.reported, 'response')} that reported.
                 </>
               )}
             </p>

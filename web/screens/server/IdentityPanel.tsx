@@ -2,6 +2,7 @@ import { BucketBadge } from '../../components/BucketBadge.tsx';
 import { type Column, DataTable } from '../../components/DataTable.tsx';
 import { DownloadButtons } from '../../components/DownloadButtons.tsx';
 import { Panel, type PanelQuery } from '../../components/Panel.tsx';
+import { TableScroll } from '../../components/TableScroll.tsx';
 import type { TableDownload } from '../../download.ts';
 import { formatCount, shortDigest } from '../../format.ts';
 import type { ServerDetail } from '../../queries/servers.ts';
@@ -10,7 +11,7 @@ type Identity = ServerDetail['identities'][number];
 
 const COLUMNS: Column<Identity>[] = [
   {
-    label: 'Identity',
+    label: 'Request',
     cell: (row) => (
       <span>
         <code title={row.identity}>{shortDigest(row.identity)}</code>
@@ -19,13 +20,14 @@ const COLUMNS: Column<Identity>[] = [
     ),
   },
   { label: 'Sends', num: true, cell: (row) => formatCount(row.sends) },
-  { label: 'Re-presented', num: true, cell: (row) => formatCount(row.represented) },
+  { label: 'Sent again', num: true, cell: (row) => formatCount(row.represented) },
   {
-    label: 'Peak/10 min',
+    label: '40+ in 10 min',
+    title: 'The most sends within 10 minutes, where they reached the retry-loop alarm of 40',
     num: true,
     cell: (row) => {
       const peak = Math.max(0, ...row.alarms.map((alarm) => alarm.count));
-      return peak > 0 ? <span className="pill pill-live">{formatCount(peak)} alarm</span> : '–';
+      return peak > 0 ? <span className="pill pill-live">{formatCount(peak)}</span> : '–';
     },
   },
   { label: 'Last', cell: (row) => <BucketBadge bucket={row.last.bucket} kind={row.last.kind} stacked /> },
@@ -35,7 +37,7 @@ const COLUMNS: Column<Identity>[] = [
 export function IdentityPanel({ query, download }: { query: PanelQuery<ServerDetail>; download: TableDownload }) {
   return (
     <Panel
-      title="Most re-presented identities"
+      title="Requests sent most often"
       what="the identities"
       query={query}
       minHeight={200}
@@ -45,14 +47,16 @@ export function IdentityPanel({ query, download }: { query: PanelQuery<ServerDet
       actions={<DownloadButtons table={download} />}
     >
       {(data) => (
-        <div className="table-wrap">
-          <DataTable columns={COLUMNS} rows={data.identities} rowKey={(row) => row.identity} stackOnPhone />
+        <>
+          <TableScroll>
+            <DataTable columns={COLUMNS} rows={data.identities} rowKey={(row) => row.identity} stackOnPhone />
+          </TableScroll>
           {!data.identitiesExact && (
             <p className="muted panel-foot">
-              Ranked from each hour's most sent identities: one sent only a few times an hour may be missing.
+              Ranked from each hour's most sent requests: one sent only a few times an hour may be missing.
             </p>
           )}
-        </div>
+        </>
       )}
     </Panel>
   );

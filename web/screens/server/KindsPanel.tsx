@@ -2,6 +2,7 @@ import { BucketBadge } from '../../components/BucketBadge.tsx';
 import { type Column, DataTable } from '../../components/DataTable.tsx';
 import { Link } from '../../components/Link.tsx';
 import { Panel, type PanelQuery } from '../../components/Panel.tsx';
+import { TableScroll } from '../../components/TableScroll.tsx';
 import { formatCount, formatShare } from '../../format.ts';
 import { codeParts, type KindRow, kindRows } from '../../prepare/kinds.ts';
 import type { CodeCount, ServerDetail } from '../../queries/servers.ts';
@@ -59,23 +60,27 @@ export function KindsPanel({ server, query }: { server: string; query: PanelQuer
     >
       {(data) => (
         <div className="grid kind-tables">
-          <div className="table-wrap">
+          <div>
             <h3>Per bucket and kind</h3>
-            <DataTable
-              columns={kindColumns}
-              rows={kindRows(data.counts)}
-              rowKey={(row) => `${row.bucket}/${row.kind}`}
-              testId="kind-table"
-            />
+            <TableScroll>
+              <DataTable
+                columns={kindColumns}
+                rows={kindRows(data.counts)}
+                rowKey={(row) => `${row.bucket}/${row.kind}`}
+                testId="kind-table"
+              />
+            </TableScroll>
           </div>
-          <div className="table-wrap">
+          <div>
             <h3>Per code</h3>
-            <DataTable
-              columns={codeColumns}
-              rows={data.codes}
-              rowKey={(row) => `${row.rpcCode}/${row.httpStatus}/${row.bucket}/${row.kind}`}
-              testId="code-table"
-            />
+            <TableScroll>
+              <DataTable
+                columns={codeColumns}
+                rows={data.codes}
+                rowKey={(row) => `${row.rpcCode}/${row.httpStatus}/${row.bucket}/${row.kind}`}
+                testId="code-table"
+              />
+            </TableScroll>
           </div>
         </div>
       )}

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { TableScroll } from '../../components/TableScroll.tsx';
 import {
   bodyOf,
   EMPTY_DRAFT,
@@ -54,7 +55,7 @@ export function OverridesEditor({ server, drafts: initial, onDone }: OverridesEd
         rules.
       </p>
       {drafts.length > 0 ? (
-        <div className="table-wrap">
+        <TableScroll>
           <table className="table stack-on-phone override-rows">
             <thead>
               <tr>
@@ -86,7 +87,7 @@ export function OverridesEditor({ server, drafts: initial, onDone }: OverridesEd
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       ) : (
         <p className="empty">No overrides: saving an empty list returns this server to the default rules.</p>
       )}

@@ -1,6 +1,7 @@
 import { BucketBadge } from '../../components/BucketBadge.tsx';
 import { type Column, DataTable } from '../../components/DataTable.tsx';
 import type { PanelQuery } from '../../components/Panel.tsx';
+import { TableScroll } from '../../components/TableScroll.tsx';
 import { CODE_FIELD_LABEL, draftsOf, type OverrideDraft } from '../../prepare/overrides.ts';
 import type { ServerDetail } from '../../queries/servers.ts';
 import { ContractPanel } from './ContractPanel.tsx';
@@ -35,7 +36,7 @@ export function OverridesPanel({ server, query }: { server: string; query: Panel
           return <p className="empty">None: every code of this server is read by the default rules.</p>;
         }
         return (
-          <div className="table-wrap">
+          <TableScroll>
             <DataTable
               columns={COLUMNS}
               rows={drafts}
@@ -43,7 +44,7 @@ export function OverridesPanel({ server, query }: { server: string; query: Panel
               rowKey={(_, index) => index}
               stackOnPhone
             />
-          </div>
+          </TableScroll>
         );
       }}
     </ContractPanel>

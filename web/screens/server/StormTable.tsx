@@ -1,4 +1,4 @@
-import { isActiveStorm } from '../../../shared/analysis/storms.ts';
+import { isActiveStorm } from '../../../shared/analysis/storm-model.ts';
 import { BucketBadge } from '../../components/BucketBadge.tsx';
 import { type Column, DataTable } from '../../components/DataTable.tsx';
 import { DownloadButtons } from '../../components/DownloadButtons.tsx';
@@ -12,7 +12,7 @@ import type { ServerDetail } from '../../queries/servers.ts';
 import { routePath } from '../../router.ts';
 import { useUrl } from '../../use-url.ts';
 
-/** The retry loops and probe storms against the server, newest first; each opens its attempt timeline. */
+/** The retry storms of the server's traffic (its clients' and its own), newest first; each opens its attempt timeline. */
 export function StormTable({ query, download }: { query: PanelQuery<ServerDetail>; download: TableDownload }) {
   const { link } = useUrl();
   const now = Date.now();
@@ -27,8 +27,21 @@ export function StormTable({ query, download }: { query: PanelQuery<ServerDetail
         </>
       ),
     },
-    { label: 'Client', className: 'nowrap', cell: (storm) => storm.client },
-    { label: 'Key or paths', className: 'wrap', cell: stormTarget },
+    {
+      label: 'Sent by',
+      className: 'nowrap',
+      cell: (storm) => (storm.sentBy === 'server' ? `${storm.actor} (this server)` : storm.actor),
+    },
+    {
+      label: 'What happened',
+      className: 'wrap',
+      cell: (storm) => (
+        <>
+          {storm.title}
+          <div className="muted small">{stormTarget(storm)}</div>
+        </>
+      ),
+    },
     { label: 'Attempts', num: true, cell: (storm) => formatCount(storm.attempts) },
     { label: 'Avoidable', num: true, cell: (storm) => formatCount(storm.avoidable) },
     { label: 'Span', num: true, className: 'nowrap', cell: (storm) => formatDuration(storm.lastTs - storm.firstTs) },
@@ -40,12 +53,12 @@ export function StormTable({ query, download }: { query: PanelQuery<ServerDetail
   ];
   return (
     <Panel
-      title="Retry loops and probe storms"
+      title="Retry storms"
       what="the storms"
       query={query}
       minHeight={160}
       isEmpty={(data) => data.storms.length === 0}
-      empty="No retry loop or probe storm against this server in this range."
+      empty="No retry storm in this server's traffic in this range."
       testId="storm-table"
       actions={<DownloadButtons table={download} />}
     >

@@ -2,6 +2,7 @@ import { BUCKET_LABEL, BUCKETS } from '../../buckets.ts';
 import { BucketStrip } from '../../components/BucketStrip.tsx';
 import { Link } from '../../components/Link.tsx';
 import { SortHeader } from '../../components/SortHeader.tsx';
+import { TableScroll } from '../../components/TableScroll.tsx';
 import { formatCount, formatShare } from '../../format.ts';
 import type { ServerTableRow, ServerTableState } from '../../prepare/servers.ts';
 import { routePath } from '../../router.ts';
@@ -17,7 +18,7 @@ export function ServerTable({ rows, state, onSort }: ServerTableProps) {
   const { link } = useUrl();
   const header = { sort: state.sort, dir: state.dir, onSort };
   return (
-    <div className="table-wrap">
+    <TableScroll>
       <table className="table sticky-first">
         <thead>
           <tr>
@@ -68,6 +69,6 @@ export function ServerTable({ rows, state, onSort }: ServerTableProps) {
           ))}
         </tbody>
       </table>
-    </div>
+    </TableScroll>
   );
 }

@@ -1,17 +1,17 @@
 import { useQuery } from '@tanstack/react-query';
-import { isActiveStorm } from '../../../shared/analysis/storms.ts';
+import { isActiveStorm } from '../../../shared/analysis/storm-model.ts';
 import { BucketBadge } from '../../components/BucketBadge.tsx';
 import { ErrorNote } from '../../components/ErrorNote.tsx';
 import { Link } from '../../components/Link.tsx';
 import { formatCount, formatDateTime, formatDuration, formatShare, shareOf } from '../../format.ts';
 import { explainKind } from '../../prepare/explain-event.ts';
-import { STORM_KIND_LABEL, stormTarget } from '../../prepare/storms.ts';
+import { correctSender, STORM_KIND_LABEL, stormTarget } from '../../prepare/storms.ts';
 import { stormQuery } from '../../queries/storms.ts';
 import { routePath } from '../../router.ts';
 import { useUrl } from '../../use-url.ts';
 import { Timeline } from './Timeline.tsx';
 
-/** One storm: how big, since when, what started it, what a correct client would have done, attempt by attempt. */
+/** One storm: whose, how big, since when, what started it, what a correct sender would have done, attempt by attempt. */
 export function StormScreen({ id }: { id: string }) {
   const { link } = useUrl();
   const storm = useQuery(stormQuery(id));
@@ -37,10 +37,19 @@ export function StormScreen({ id }: { id: string }) {
       </nav>
       <div className="screen-head">
         <h1 className="screen-title">
-          {STORM_KIND_LABEL[data.kind]}: {data.client} → {data.server}
+          {STORM_KIND_LABEL[data.kind]}: {data.actor} → {data.counterpart}
         </h1>
         {isActiveStorm(data, Date.now()) ? <span className="pill pill-live">active</span> : null}
       </div>
+      <p className="storm-title" data-testid="storm-title">
+        {data.title}
+      </p>
+      {data.sentBy === 'server' ? (
+        <p className="muted" data-testid="storm-sender">
+          These requests were sent by the server {data.server} to its client {data.client}: this storm is the server's
+          conduct, not the client's.
+        </p>
+      ) : null}
       <p className="target">{stormTarget(data)}</p>
       <ul className="totals compact">
         <Fact label="Attempts" value={formatCount(data.attempts)} testId="storm-attempts" />
@@ -58,7 +67,7 @@ export function StormScreen({ id }: { id: string }) {
         </h2>
         <p>{advice.means}</p>
         <p>
-          <strong>A correct client:</strong> {advice.clientShould}
+          <strong>{correctSender(data)}:</strong> {advice.clientShould}
         </p>
       </section>
       <Timeline storm={data} />

@@ -3,6 +3,7 @@ import { type Column, DataTable } from '../../components/DataTable.tsx';
 import { DownloadButtons } from '../../components/DownloadButtons.tsx';
 import { Link } from '../../components/Link.tsx';
 import { formatCount, formatTimeMs } from '../../format.ts';
+import { correctSender } from '../../prepare/storms.ts';
 import { answerLabel, collapseTimeline, type TimelineRun } from '../../prepare/timeline.ts';
 import type { StormDetail } from '../../queries/storms.ts';
 import { useUrl } from '../../use-url.ts';
@@ -13,7 +14,7 @@ function latencyLabel(run: TimelineRun): string {
   return min === max ? `${formatCount(min)} ms` : `${formatCount(min)}–${formatCount(max)} ms`;
 }
 
-/** Every attempt, identical neighbours folded: time, answer, latency, and what a correct client would have done. */
+/** Every attempt, identical neighbours folded: time, method, answer, latency, and what a correct sender would have done. */
 export function Timeline({ storm }: { storm: StormDetail }) {
   const { link } = useUrl();
   const runs = collapseTimeline(storm.timeline);
@@ -45,11 +46,16 @@ export function Timeline({ storm }: { storm: StormDetail }) {
         </>
       ),
     },
+    {
+      label: 'Method',
+      className: 'nowrap',
+      cell: (run) => run.first.rpcMethod ?? <span className="muted">no body</span>,
+    },
     { label: 'Answer', className: 'nowrap', cell: (run) => answerLabel(run.first) },
     { label: 'Latency', num: true, className: 'nowrap', cell: latencyLabel },
     { label: 'Bucket', cell: (run) => <BucketBadge bucket={run.first.bucket} kind={run.first.kind} /> },
     {
-      label: 'What a correct client would have done',
+      label: `What ${correctSender(storm).toLowerCase()} would have done`,
       className: 'gate',
       cell: (run) => (
         <>

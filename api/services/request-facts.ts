@@ -1,0 +1,58 @@
+import { type RequestFacts, unreadRequestsPage, writeRequestFacts } from '../../db/queries/classification.ts';
+import { getSetting, putSetting, setSettingOnce } from '../../db/queries/settings.ts';
+import type { Store } from '../../db/runner.ts';
+import { eraOf, isContinuation, protocolVersionOf } from '../../shared/era.ts';
+import { validateEvent } from '../../shared/event.ts';
+import { rpcNameOf } from '../../shared/frames.ts';
+
+/**
+ * Set once every stored MCP event has the facts migration storms_by_sender added (the migration sets it for a store
+ * with no events); `…_after` holds the last page done, in the same transaction as the page, so a crash resumes
+ * after it.
+ */
+const DONE_KEY = 'request_facts_v1';
+const PROGRESS_KEY = 'request_facts_v1_after';
+const PAGE = 2000;
+
+/**
+ * Reads, from the lines of MCP events stored before migration storms_by_sender, what the requests say of themselves
+ * (DOMAIN.md section 10): what a method names (a storm is titled by the tool), the era, the protocol version, and
+ * whether a round continues its call. Once per store, a page per transaction, at start before the gate and the
+ * storms are replayed from them (api/server.ts; the migration asks for that replay). Answers how many events changed.
+ *
+ * It re-derives facts, not classifications: a 2026-07-28 input request stored before keeps the bucket it was filed
+ * under.
+ */
+export async function backfillRequestFacts(store: Store): Promise<number> {
+  if ((await getSetting(store, DONE_KEY)) !== null) return 0;
+  let changed = 0;
+  let afterSeq = Number((await getSetting(store, PROGRESS_KEY)) ?? 0);
+  for (;;) {
+    const page = await unreadRequestsPage(store, afterSeq, PAGE);
+    const last = page.at(-1);
+    if (last === undefined) break;
+    const facts = page.flatMap((row): RequestFacts[] => {
+      const parsed = validateEvent(JSON.parse(row.body));
+      // Stored rows were valid when accepted; one that cannot be read again keeps what it has.
+      if (!parsed.ok) return [];
+      const { event } = parsed;
+      const protocolVersion = protocolVersionOf(event);
+      const read = {
+        rpcName: rpcNameOf(event),
+        era: eraOf(event, protocolVersion),
+        protocolVersion,
+        continuation: isContinuation(event) ? 1 : 0,
+      };
+      const empty = read.rpcName === null && read.era === null && read.protocolVersion === null && !read.continuation;
+      return empty ? [] : [{ seq: row.seq, ts: row.ts, server: row.server, ...read }];
+    });
+    await store.transaction(async (tx) => {
+      await writeRequestFacts(tx, facts);
+      await putSetting(tx, PROGRESS_KEY, String(last.seq));
+    });
+    changed += facts.length;
+    afterSeq = last.seq;
+  }
+  await setSettingOnce(store, DONE_KEY, new Date().toISOString());
+  return changed;
+}
