@@ -57,6 +57,22 @@ function documents(corpus: Corpus): Record<string, unknown> {
   return { [server[0] as string]: JSON.parse(corpusText(corpus, 'discovery.json')) };
 }
 
+/**
+ * Per server, the client log's failed requests (expected.json: any bucket but ok, and but pending, an input request
+ * answered, which is no failure), sorted.
+ */
+function expectedFailures(corpus: Corpus): Map<string, string[]> {
+  const expected = JSON.parse(corpusText(corpus, 'expected.json')) as { events: Record<string, { bucket: string }> };
+  const failed = new Map<string, string[]>();
+  for (const line of lines(corpus, 'client.ndjson')) {
+    const { id, server } = JSON.parse(line) as { id: string; server: string };
+    const bucket = expected.events[id]?.bucket;
+    if (bucket === undefined || bucket === 'ok' || bucket === 'pending') continue;
+    failed.set(server, [...(failed.get(server) ?? []), id].sort());
+  }
+  return failed;
+}
+
 /** The range the client log spans, as a query. */
 function rangeOf(corpus: Corpus): string {
   const times = lines(corpus, 'client.ndjson').map((line) => Date.parse((JSON.parse(line) as { ts: string }).ts));
@@ -230,26 +246,23 @@ describe.each(STORE_KINDS)('one row per request on $name', (kind) => {
         }
       });
 
-      it("lists each server's failures once, as many as the actionability screen counts", async () => {
-        const perServer = await failuresPerServer(app, corpus, range);
-        expect(perServer).toEqual(await failuresPerServer(reference, corpus, range));
-        for (const [server, failures] of perServer) {
+      it("lists each server's failures once, the client log's failures", async () => {
+        const failedIn = expectedFailures(corpus);
+        for (const server of Object.keys(documents(corpus))) {
           const query = `${range}&server=${encodeURIComponent(server)}&failed=true`;
           // The actionability screen reads 25 at a time.
           const { rows, total } = await walk(app, query, 25);
           const alone = await walk(reference, query);
           expect(rows.map(outcome), server).toEqual(alone.rows.map(outcome));
-          expect(rows, server).toHaveLength(failures);
-          expect(total, server).toEqual({ count: failures, capped: false });
-          expect(rows.every((row) => row.bucket !== 'ok' && row.partnerRecord?.source === 'proxy')).toBe(true);
+          expect(rows.map((row) => row.id).sort(), server).toEqual(failedIn.get(server) ?? []);
+          expect(total, server).toEqual({ count: rows.length, capped: false });
+          expect(rows.every((row) => row.partnerRecord?.source === 'proxy')).toBe(true);
         }
         if (corpus === 'mcp-python') {
-          // The issue's count: 67 failures, listed as 115 rows while both records were rows.
-          const expected = JSON.parse(corpusText(corpus, 'expected.json')) as {
-            events: Record<string, { bucket: string }>;
-          };
-          const failed = Object.values(expected.events).filter((e) => e.bucket !== 'ok').length;
-          expect(perServer.get('release-desk')).toBe(failed);
+          // The issue's numbers: the Actionability screen counts 67 failures, which its list showed as 115 rows.
+          const listed = failedIn.get('release-desk')?.length;
+          expect(listed).toBeGreaterThan(0);
+          expect((await failuresPerServer(app, corpus, range)).get('release-desk')).toBe(listed);
         }
       });
 
@@ -269,7 +282,7 @@ describe.each(STORE_KINDS)('one row per request on $name', (kind) => {
         const failures = `${range}&failed=true`;
         const failed = (await walk(app, failures)).rows.map((row) => row.id);
         expect(csvIds(await download(app, failures, 'csv'))).toEqual(failed);
-        expect(failed.length).toBe([...(await failuresPerServer(app, corpus, range)).values()].reduce((a, b) => a + b));
+        expect(failed.length).toBe([...expectedFailures(corpus).values()].flat().length);
       });
 
       it('lists both records of every request with records=all, in the list, its total and its downloads', async () => {
