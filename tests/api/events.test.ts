@@ -34,7 +34,11 @@ describe.each(STORE_KINDS)('reading events and summaries on $name', (kind) => {
         kinds: {},
       });
       expect(summary.servers).toEqual({});
-      expect(await (await get(app, '/api/v1/events')).json()).toEqual({ events: [], nextCursor: null });
+      expect(await (await get(app, '/api/v1/events')).json()).toEqual({
+        events: [],
+        nextCursor: null,
+        total: { count: 0, capped: false },
+      });
     });
 
     it('counts per bucket and kind overall, per server and per client over [from, to)', async () => {
