@@ -107,9 +107,7 @@ export function EventDetail({ selection, onClose, onFollow }: EventDetailProps) 
         <>
           <h3>What its typed fields let a client decide</h3>
           <BitEvidence reading={event.actionability.control} />
-          <p className="muted small">
-            With the HTTP status too: {factsOf(event.actionability.transport.profile)}.
-          </p>
+          <p className="muted small">With the HTTP status too: {factsOf(event.actionability.transport.profile)}.</p>
         </>
       )}
       {event.identity ? (
