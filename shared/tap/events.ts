@@ -10,7 +10,8 @@ import type { FrameSummary } from './top-level.ts';
  * - `cancelled`: the reason of the requester's `notifications/cancelled` (the request is a timeout);
  * - `stderr`: one line the server wrote to stderr (`stderrBytes` when it was longer than what is kept);
  * - `stdout`: a line on the server's stdout that is no JSON-RPC message (it breaks the host's transport);
- * - `exit`: the server's process ended (its code or signal; `error` when it could not be started at all).
+ * - `exit`: the server's process ended (its code or signal; `error` when it could not be started at all);
+ * - `proxyError`: the HTTP tap answered itself (502) because the upstream did not answer, and why.
  * Such server events carry no frame, so they classify as no failure; the requests a crash left unanswered are the
  * timeouts that show it.
  */
@@ -21,6 +22,7 @@ export interface TapFacts {
   stderrBytes?: number;
   stdout?: string;
   exit?: { code: number | null; signal: string | null; error?: string };
+  proxyError?: string;
 }
 
 /** Who recorded and between whom: the host (or the client a proxy saw) and the server. */

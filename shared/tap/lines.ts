@@ -12,12 +12,11 @@ export type Line =
 const NEWLINE = 0x0a;
 
 /**
- * Splits a byte stream at newlines, as MCP's stdio transport frames messages (a trailing `\r` is dropped, as the
- * SDKs drop it; blank lines are skipped). A line longer than `keepBytes` is never assembled: its bytes are read for
- * their summary (`over: 'summary'`) or their first `keepBytes` are kept (`over: 'head'`), then let go, so memory
- * stays bounded whatever a peer writes.
+ * Gathers one message's bytes (a line, an HTTP body, an SSE event's data). Up to `keepBytes` they are kept; past that
+ * they are never assembled: read for their top-level summary (`over: 'summary'`), or their first `keepBytes` kept
+ * (`over: 'head'`), then let go, so memory stays bounded whatever a peer writes.
  */
-export class LineSplitter {
+export class Collector {
   private parts: Uint8Array[] = [];
   private size = 0;
   private scanner: TopLevelScanner | null = null;
@@ -29,25 +28,11 @@ export class LineSplitter {
     private readonly over: 'summary' | 'head',
   ) {}
 
-  push(chunk: Uint8Array): Line[] {
-    const lines: Line[] = [];
-    let start = 0;
-    for (;;) {
-      const newline = chunk.indexOf(NEWLINE, start);
-      this.take(chunk.subarray(start, newline === -1 ? chunk.length : newline));
-      if (newline === -1) return lines;
-      const line = this.finish();
-      if (line !== null) lines.push(line);
-      start = newline + 1;
-    }
+  get bytes(): number {
+    return this.size;
   }
 
-  /** The last line, when the stream ended without its newline (a stderr line cut short by a crash). */
-  end(): Line | null {
-    return this.size === 0 ? null : this.finish();
-  }
-
-  private take(piece: Uint8Array): void {
+  push(piece: Uint8Array): void {
     if (piece.length === 0) return;
     this.size += piece.length;
     if (this.scanner !== null) {
@@ -64,17 +49,15 @@ export class LineSplitter {
       for (const part of this.parts) this.scanner.push(part);
       this.scanner.push(piece);
     } else {
-      const kept = joined([...this.parts, piece]).subarray(0, this.keepBytes);
-      this.head = this.decoder.decode(kept);
+      this.head = this.decoder.decode(joined([...this.parts, piece]).subarray(0, this.keepBytes));
     }
     this.parts = [];
   }
 
-  private finish(): Line | null {
+  /** What was gathered (null when it was blank), and a fresh start. */
+  finish(): Line | null {
     const bytes = this.size;
-    const parts = this.parts;
-    const scanner = this.scanner;
-    const head = this.head;
+    const { parts, scanner, head } = this;
     this.parts = [];
     this.size = 0;
     this.scanner = null;
@@ -83,6 +66,36 @@ export class LineSplitter {
     if (head !== null) return { bytes, head };
     const text = this.decoder.decode(joined(parts)).replace(/\r$/, '');
     return text.trim() === '' ? null : { text, bytes };
+  }
+}
+
+/**
+ * Splits a byte stream at newlines, as MCP's stdio transport frames messages (a trailing `\r` is dropped, as the
+ * SDKs drop it; blank lines are skipped), each line gathered by a `Collector`.
+ */
+export class LineSplitter {
+  private readonly line: Collector;
+
+  constructor(keepBytes: number, over: 'summary' | 'head') {
+    this.line = new Collector(keepBytes, over);
+  }
+
+  push(chunk: Uint8Array): Line[] {
+    const lines: Line[] = [];
+    let start = 0;
+    for (;;) {
+      const newline = chunk.indexOf(NEWLINE, start);
+      this.line.push(chunk.subarray(start, newline === -1 ? chunk.length : newline));
+      if (newline === -1) return lines;
+      const line = this.line.finish();
+      if (line !== null) lines.push(line);
+      start = newline + 1;
+    }
+  }
+
+  /** The last line, when the stream ended without its newline (a stderr line cut short by a crash). */
+  end(): Line | null {
+    return this.line.bytes === 0 ? null : this.line.finish();
   }
 }
 

@@ -83,6 +83,24 @@ export class Pairing {
     return [];
   }
 
+  /**
+   * Ends an open request of `sender` now, when the transport says it is over: answered by `response` (an answer that
+   * names no id, such as an HTTP error body), by a failing HTTP status alone (`byStatus`: no timeout), or not at all.
+   */
+  settle(
+    sender: Sender,
+    id: RpcId,
+    { response, byStatus = false }: { response?: Sent; byStatus?: boolean } = {},
+  ): Call | undefined {
+    const key = keyOf(id);
+    const open = this.open[sender].get(key);
+    if (open === undefined) return undefined;
+    this.open[sender].delete(key);
+    const call = this.close(open, response);
+    if (response === undefined && byStatus && open.cancelled === undefined) call.timeout = false;
+    return call;
+  }
+
   /** The requests still unanswered `boundMs` after they were sent, as timeouts. */
   expire(now: number): Call[] {
     const done: Call[] = [];
