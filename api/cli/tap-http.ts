@@ -9,7 +9,7 @@ import {
 import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-import { type Exchange, HttpRecorder } from '../../shared/tap/http-recorder.ts';
+import { HttpRecorder } from '../../shared/tap/http-recorder.ts';
 import type { Sink } from './tap-sink.ts';
 
 export interface HttpTap {

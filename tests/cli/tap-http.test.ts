@@ -106,7 +106,8 @@ describe('lens tap --listen, a Streamable HTTP reverse proxy, with the official 
     expect(sampling?.http).toMatchObject({ method: 'POST', path: '/mcp', status: 202 });
     const echo = own.find((e) => (e.request as { params?: { name?: string } }).params?.name === 'echo');
     // The version initialize agreed on, which the SDK client then sends as MCP-Protocol-Version.
-    const agreed = (view[0]?.response as { result: { protocolVersion: string } }).result.protocolVersion;
+    const agreed = (view[0]?.response as unknown as { result?: { protocolVersion?: string } } | undefined)?.result
+      ?.protocolVersion;
     expect(echo?.http).toMatchObject({ method: 'POST', path: '/mcp', status: 200, protocolVersion: agreed });
     expect(echo?.latencyMs).toBeGreaterThanOrEqual(0);
 
