@@ -3,6 +3,9 @@
  * texts the dashboard takes from shared code (why an event landed in its bucket, what a metric counts, what each of a
  * failure's facts says, the gate's verdict, the shipped alert rules) are held here to that.
  */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { METRIC_INFO, METRICS } from '../shared/alerts/metrics.ts';
 import { DEFAULT_RULES } from '../shared/alerts/rule.ts';
@@ -46,6 +49,32 @@ function shownTexts(): [string, string][] {
     ]),
   ];
 }
+
+/** Every screen's source, comments left out: what it writes on the screen itself. */
+function screenSources(): [string, string][] {
+  const root = fileURLToPath(new URL('.', import.meta.url));
+  const files = readdirSync(root, { recursive: true, encoding: 'utf8' }).filter(
+    (file) => file.endsWith('.tsx') && !file.includes('.test.'),
+  );
+  return files.map((file) => [
+    file,
+    readFileSync(join(root, file), 'utf8')
+      .replace(/\/\*[\s\S]*?\*\//g, '')
+      .replace(/\{\/\*[\s\S]*?\*\/\}/g, '')
+      .replace(/^\s*\/\/.*$/gm, ''),
+  ]);
+}
+
+/** The research's names as a screen would print them: "seed 004", "D P C T E R", the paper's and our own terms. */
+const SCREEN_SHORTHAND = /\b[Ss]eed 00\d|D P C T E R|[Dd]ecision store|\bDominates\b/;
+
+describe('the words the screens write themselves', () => {
+  it('carry no research shorthand', () => {
+    const sources = screenSources();
+    expect(sources.length).toBeGreaterThan(50);
+    expect(sources.filter(([, text]) => SCREEN_SHORTHAND.test(text)).map(([file]) => file)).toEqual([]);
+  });
+});
 
 describe('the words the screens take from shared code', () => {
   it('carry no research shorthand', () => {

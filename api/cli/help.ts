@@ -87,6 +87,26 @@ export const HELP = {
       "proxy's access log count each request once.",
     options: [['--json', 'the whole report as one JSON document instead of the summary'], ...OFFLINE_OPTIONS],
   },
+  tap: {
+    synopsis: 'tap --server NAME (--out FILE | --url URL) [options] -- COMMAND [ARGS]',
+    summary: 'record a stdio or HTTP MCP server: traffic passed through untouched, events written',
+    about:
+      'Stands where a host starts a stdio MCP server: starts COMMAND and passes every byte both ways unchanged,\n' +
+      "writing one native event per request (both frames, latency, timeouts) and the server's stderr lines and\n" +
+      'exit. With --listen PORT --upstream URL instead of -- COMMAND it does the same as a reverse proxy for\n' +
+      'Streamable HTTP on 127.0.0.1. Events go to --out FILE (NDJSON, appended) or --url URL (a running lens,\n' +
+      'spooled on disk while it is away). A failure to record never stops the traffic; losses are said at exit.',
+    options: [
+      ['--server NAME', 'the server, as the host names it (HTTP: default the upstream host)'],
+      ['--client NAME', "the host (default: the name its initialize gives, else 'host'; HTTP: else its user agent)"],
+      ['--out FILE', 'append the events to FILE'],
+      ['--url URL', 'send the events to a running server, e.g. http://127.0.0.1:7700 (LENS_TOKEN as its token)'],
+      ['--spool DIR', 'where events wait for --url (default ~/.local/state/refusal-lens/tap)'],
+      ['--timeout 60s', 'a request unanswered this long is a timeout (s, m or h)'],
+      ['--listen PORT', 'HTTP: the port to listen on, on 127.0.0.1'],
+      ['--upstream URL', 'HTTP: the MCP server to pass requests to, e.g. http://127.0.0.1:3000/mcp'],
+    ],
+  },
   demo: {
     synopsis: 'demo [options]',
     summary: 'load the generated demo day into its own data directory',

@@ -6,12 +6,14 @@ import { type CommandName, commandHelp, HELP, programHelp, synopsis } from './he
 import { ingestCommand } from './ingest.ts';
 import { reportCommand } from './report.ts';
 import { serveCommand } from './serve.ts';
+import { tapCommand } from './tap.ts';
 
 const COMMANDS: Record<CommandName, (args: string[]) => Promise<number>> = {
   serve: serveCommand,
   ingest: ingestCommand,
   classify: classifyCommand,
   report: reportCommand,
+  tap: tapCommand,
   demo: demoCommand,
 };
 
@@ -32,7 +34,9 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`lens: unknown command "${name}"\n\n${programHelp()}`);
     return 2;
   }
-  if (args.some((arg) => HELP_FLAGS.has(arg))) {
+  // What follows `--` is another program's command line (lens tap): its --help is its own.
+  const end = args.indexOf('--');
+  if ((end === -1 ? args : args.slice(0, end)).some((arg) => HELP_FLAGS.has(arg))) {
     process.stdout.write(commandHelp(name));
     return 0;
   }

@@ -64,6 +64,9 @@ function retryAfterMs(value: string | null | undefined, now: number): number {
   return Number.isFinite(at) ? Math.max(0, at - now) : 0;
 }
 
+/** The server refused a batch (a 4xx, or a fault it calls final): sending the same batch again cannot help. */
+export class BatchRefused extends CliError {}
+
 /** Where batches go: the server, its token, and how long a batch may keep failing before the shipper stops. */
 export interface ShipTarget {
   url: string;
@@ -119,7 +122,8 @@ export async function shipBatch(
     const wait = nextWait(attempt, failed, budget(Date.now()));
     if (wait === null) {
       const fix = problem.fix ? ` ${problem.fix}` : '';
-      if (isRefusal(failed)) throw new CliError(`the server refused the batch (${answer}): ${problem.message}.${fix}`);
+      if (isRefusal(failed))
+        throw new BatchRefused(`the server refused the batch (${answer}): ${problem.message}.${fix}`);
       throw new CliError(
         `the server kept answering ${answer}: ${problem.message}.${fix} (${gaveUp(Date.now() - failingSince)})`,
       );

@@ -4,6 +4,7 @@ import { ALERT_STATES } from '../../shared/alerts/state.ts';
 import { STORM_KINDS } from '../../shared/analysis/storm-model.ts';
 import { BUCKETS } from '../../shared/classify/types.ts';
 import { ERAS } from '../../shared/era.ts';
+import { TOTAL_CAP } from '../services/events.ts';
 
 /**
  * The success bodies as the OpenAPI document shows them: each answer's main members, loose (an answer may carry
@@ -106,8 +107,25 @@ export const eventWithCall = event.extend({
     }),
 });
 export const eventPage = z.looseObject({
-  events: z.array(event),
+  events: z.array(
+    event.extend({
+      partnerRecord: event.nullable().meta({
+        description:
+          "a request's other record (the proxy's, when its client logged it too), whole; null in a list of records (`records=all`)",
+      }),
+    }),
+  ),
   nextCursor: z.string().nullable().meta({ description: 'pass as `cursor` for the next, older page' }),
+  total: z
+    .looseObject({
+      count: z.number().int(),
+      capped: z.boolean().meta({ description: `true: more than \`count\` (counting stops at ${TOTAL_CAP})` }),
+    })
+    .nullable()
+    .meta({
+      description:
+        'the rows of the whole filter, requests or records, on the first page; null after it, and where a bucket, kind or profile is asked for, or failures but of one server',
+    }),
 });
 
 export const storedSpan = z.looseObject({

@@ -107,8 +107,10 @@ export const OPERATIONS: Record<string, Operation> = {
   'GET /api/v1/events': {
     tag: 'events',
     summary: 'Classified events, newest first, a page at a time',
+    description:
+      "A row per request: a request its client and a proxy both logged is the record it is counted by (the client's, with the client's outcome), the proxy's record behind it in `partnerRecord`. `records=all` lists every stored record instead.",
     ok: {
-      description: 'A page of events and the cursor of the next.',
+      description: 'A page of events, the cursor of the next, and on the first page the total.',
       body: answer.eventPage,
       alsoAs: downloadsOf('event'),
     },

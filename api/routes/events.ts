@@ -6,7 +6,7 @@ import { ApiError } from '../errors.ts';
 import { downloadable, formatParam } from '../export.ts';
 import { rangeParams } from '../params.ts';
 import { eventWithCall } from '../services/analysis/call-rounds.ts';
-import { allEvents, decodeCursor, eventPage } from '../services/events.ts';
+import { allEvents, decodeCursor, eventPage, LISTED_RECORDS } from '../services/events.ts';
 import { EVENTS_TABLE } from '../services/export-tables.ts';
 import { summarise } from '../services/summary.ts';
 import { validate } from '../validate.ts';
@@ -25,6 +25,10 @@ const eventsQuery = rangeParams.extend(formatParam.shape).extend({
     .regex(/^[01]{6}$/, 'six bits, D P C T E R, e.g. 110000')
     .transform((text) => Number.parseInt(text, 2))
     .optional(),
+  records: z.enum(LISTED_RECORDS).default('counted').meta({
+    description:
+      'counted: a row per request, the record it is counted by with its other record behind it; all: every stored record, both of a request its client and a proxy logged',
+  }),
   cursor: z.string().max(64).optional(),
   limit: z.coerce.number().int().min(1).max(1000).default(100),
 });

@@ -1,8 +1,10 @@
 import {
+  countListed,
   type EventCursor,
-  type EventFilter,
   getEvent,
+  type ListFilter,
   listEvents,
+  partnerRecords,
   type StoredEventRow,
 } from '../../db/queries/events.ts';
 import type { SqlRunner } from '../../db/runner.ts';
@@ -14,6 +16,9 @@ import {
   type View,
 } from '../../shared/actionability/index.ts';
 import { validateEvent } from '../../shared/event.ts';
+
+/** The `records` a list takes: a row per request (`counted`), or every stored record (`all`). */
+export { LISTED_RECORDS } from '../../db/queries/events.ts';
 
 export interface EventView {
   seq: number;
@@ -63,35 +68,101 @@ export interface EventView {
 
 export type EventActionability = Record<View, { profile: string; evidence: BitEvidence }>;
 
-export interface EventPage {
-  events: EventView[];
-  /** Pass as `cursor` for the next (older) page; null on the last page. */
-  nextCursor: string | null;
+/**
+ * A row of the events list. With `records=counted` (the default) a row is a request: the record it is counted by, with
+ * the client's outcome when both logged it, and the other record behind it. With `records=all`, a row is a record.
+ */
+export interface ListedEvent extends EventView {
+  /** The other record of this request, whole (the proxy's, for a joined client record); null in a list of records. */
+  partnerRecord: EventView | null;
 }
 
+/** How many rows the filter lists in all, counted up to TOTAL_CAP. */
+export interface ListTotal {
+  count: number;
+  /** True when there are more than `count`: the count stopped at TOTAL_CAP. */
+  capped: boolean;
+}
+
+export interface EventPage {
+  events: ListedEvent[];
+  /** Pass as `cursor` for the next (older) page; null on the last page. */
+  nextCursor: string | null;
+  /**
+   * The rows of the whole filter (requests, or records with `records=all`), on the first page; null on later pages,
+   * and for a filter no index counts (a bucket, kind or profile; failures but a server's: db/queries/events.ts).
+   */
+  total: ListTotal | null;
+}
+
+/**
+ * Past this many rows the total says "more than": counting is a walk of the list's index, and a day of ten million
+ * events would be read whole for a number nobody pages through.
+ */
+export const TOTAL_CAP = 10_000;
+
+/** A page of the list, newest first after `cursor`; the first page (no cursor) also counts the list's rows. */
 export async function eventPage(
   db: SqlRunner,
-  filter: EventFilter,
+  filter: ListFilter,
   cursor: string | null,
   limit: number,
 ): Promise<EventPage> {
+  const [page, total] = await Promise.all([
+    readPage(db, filter, cursor, limit),
+    cursor === null ? listTotal(db, filter) : null,
+  ]);
+  return { ...page, total };
+}
+
+async function listTotal(db: SqlRunner, filter: ListFilter): Promise<ListTotal | null> {
+  const count = await countListed(db, filter, TOTAL_CAP);
+  if (count === null) return null;
+  return count > TOTAL_CAP ? { count: TOTAL_CAP, capped: true } : { count, capped: false };
+}
+
+async function readPage(
+  db: SqlRunner,
+  filter: ListFilter,
+  cursor: string | null,
+  limit: number,
+): Promise<Omit<EventPage, 'total'>> {
   const rows = await listEvents(db, filter, cursor === null ? null : decodeCursor(cursor), limit + 1);
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
+  const partners = filter.records === 'counted' ? pairedWith(await partnerRecords(db, page)) : NO_PARTNERS;
   return {
-    events: page.map(toView),
+    events: page.map((row) => {
+      const partner = row.partner === null ? undefined : partners.get(pairKey(row.partner, row.eventId));
+      return { ...toView(row), partnerRecord: partner === undefined ? null : toView(partner) };
+    }),
     nextCursor: rows.length > limit && last ? encodeCursor({ ts: last.ts, seq: last.seq }) : null,
   };
+}
+
+const NO_PARTNERS: ReadonlyMap<string, StoredEventRow> = new Map();
+
+/** The partner records by pairKey(their id, the id they name): a record is the partner of one that names it back. */
+function pairedWith(partners: readonly StoredEventRow[]): Map<string, StoredEventRow> {
+  return new Map(partners.map((partner) => [pairKey(partner.eventId, partner.partner ?? ''), partner]));
+}
+
+function pairKey(id: string, partner: string): string {
+  return `${id}\u0000${partner}`;
 }
 
 /** Rows per read while a download walks every page: a page's worth of memory, whatever the export's size. */
 const EXPORT_PAGE = 1000;
 
-/** Every event the filter matches, newest first from `cursor` on, read a page at a time as they are taken. */
-export async function* allEvents(db: SqlRunner, filter: EventFilter, cursor: string | null): AsyncGenerator<EventView> {
+/** Every row the filter lists, newest first from `cursor` on, read a page at a time as they are taken. */
+export async function* allEvents(
+  db: SqlRunner,
+  filter: ListFilter,
+  cursor: string | null,
+): AsyncGenerator<ListedEvent> {
   let next = cursor;
   do {
-    const page = await eventPage(db, filter, next, EXPORT_PAGE);
+    const page = await readPage(db, filter, next, EXPORT_PAGE);
     yield* page.events;
     next = page.nextCursor;
   } while (next !== null);

@@ -6,7 +6,10 @@ import type { ExportTable } from '../../shared/export/rows.ts';
  * answer lists. Kept beside each other so that a column added to an answer has one place to be offered.
  */
 
-/** GET /events: every stored field of an event, its frames as JSON text. */
+/**
+ * GET /events: every stored field of an event, its frames as JSON text; for a request its client and a proxy both
+ * logged, what the proxy's record saw beside it (NDJSON carries that record whole).
+ */
 export const EVENTS_TABLE: ExportTable = {
   name: 'events',
   columns: [
@@ -37,6 +40,12 @@ export const EVENTS_TABLE: ExportTable = {
     'request',
     'response',
     'proxy',
+    'partnerRecord.source',
+    'partnerRecord.ts',
+    'partnerRecord.http.status',
+    'partnerRecord.latencyMs',
+    'partnerRecord.bucket',
+    'partnerRecord.proxy',
   ],
 };
 

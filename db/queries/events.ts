@@ -3,6 +3,7 @@ import type { EventColumns } from '../event-row.ts';
 import type { SqlRunner } from '../runner.ts';
 import { identityText } from '../stored-identity.ts';
 import { BODY_COLUMNS, EVENTS_WITH_BODIES, type WithBlock, withBodies } from './bodies.ts';
+import { rowsTable } from './lists.ts';
 
 export interface EventFilter {
   server?: string;
@@ -17,6 +18,19 @@ export interface EventFilter {
   from?: number;
   /** Epoch ms, exclusive. */
   to?: number;
+}
+
+/**
+ * Which rows a list of events reads. `counted`: one per request, the record it is counted by (a proxy's record that a
+ * client's record of the same request shadows is left out: DOMAIN.md section 2, shared/request-join.ts). `all`: every
+ * stored record, both of a joined request.
+ */
+export const LISTED_RECORDS = ['counted', 'all'] as const;
+export type ListedRecords = (typeof LISTED_RECORDS)[number];
+
+/** A list's filter: which events, and whether a row is a request or a record. */
+export interface ListFilter extends EventFilter {
+  records: ListedRecords;
 }
 
 /** Position after which the next page starts: newest first, ties broken by arrival order. */
@@ -72,13 +86,17 @@ export function whereClause(conditions: SQL[]): SQL {
   return conditions.length === 0 ? sql`` : sql`WHERE ${sql.join(conditions, sql` AND `)}`;
 }
 
-function eventColumns(db: SqlRunner): SQL {
+/** An event's columns and where its line is: BODY_COLUMNS (the block too, from event_bodies), or LINE_PLACE. */
+function eventColumns(db: SqlRunner, line: SQL = BODY_COLUMNS): SQL {
   return sql`seq, event_id AS "eventId", ts, source, client, server, session, protocol,
   rpc_method AS "rpcMethod", http_method AS "httpMethod", http_path AS "httpPath", http_status AS "httpStatus",
   rpc_code AS "rpcCode", latency_ms AS "latencyMs", ${identityText(db, 'events')} AS identity, counted, bucket, kind,
   rule, evidence, avoidable, gate_reason AS "gateReason", blocked_by AS "blockedBy", request_id AS "requestId",
-  partner, act_profile AS "actProfile", era, protocol_version AS "protocolVersion", continuation, ${BODY_COLUMNS}`;
+  partner, act_profile AS "actProfile", era, protocol_version AS "protocolVersion", continuation, ${line}`;
 }
+
+/** Where an event's line is, without its block: for a read that joins the blocks after its events. */
+const LINE_PLACE = sql`body_block AS "bodyBlock", body_line AS "bodyLine"`;
 
 export async function getEvent(db: SqlRunner, eventId: string): Promise<StoredEventRow | null> {
   const rows = await db.all<WithBlock<StoredEventRow>>(
@@ -87,16 +105,96 @@ export async function getEvent(db: SqlRunner, eventId: string): Promise<StoredEv
   return withBodies(rows)[0] ?? null;
 }
 
+/** The conditions of a list: the filter's, and for one row per request only the counted records. */
+function listConditions(filter: ListFilter): SQL[] {
+  const conditions = filterConditions(filter);
+  // Not in any index: every index a list walks is in time order, and the shadowed records it skips are at most half
+  // of those it reads, so a page reads at most twice its rows, as it did with both records listed.
+  if (filter.records === 'counted') conditions.push(sql`counted = 1`);
+  return conditions;
+}
+
 export async function listEvents(
   db: SqlRunner,
-  filter: EventFilter,
+  filter: ListFilter,
   cursor: EventCursor | null,
   limit: number,
 ): Promise<StoredEventRow[]> {
-  const conditions = filterConditions(filter);
+  const conditions = listConditions(filter);
   if (cursor) conditions.push(sql`(ts < ${cursor.ts} OR (ts = ${cursor.ts} AND seq < ${cursor.seq}))`);
   const rows = await db.all<WithBlock<StoredEventRow>>(sql`SELECT ${eventColumns(db)}
     FROM ${EVENTS_WITH_BODIES} ${whereClause(conditions)} ORDER BY ts DESC, seq DESC LIMIT ${limit}`);
+  return withBodies(rows);
+}
+
+/**
+ * How many rows a list of `filter` holds, counted up to `cap` (a count past it answers `cap + 1`), or null where that
+ * count is not one an index serves (`countable`): the same walk of the same index as the list's pages, stopped after
+ * `cap + 1` rows, so that a day of millions costs what a few pages cost rather than a read of the whole day.
+ */
+export async function countListed(db: SqlRunner, filter: ListFilter, cap: number): Promise<number | null> {
+  if (!countable(filter)) return null;
+  const rows = await db.all<{ listed: number | string }>(sql`SELECT count(*) AS listed
+    FROM (SELECT 1 FROM events ${whereClause(listConditions(filter))} LIMIT ${cap + 1}) AS capped`);
+  return Number(rows[0]?.listed ?? 0);
+}
+
+/**
+ * Whether an index holds a list's rows in time order with no test left but `counted` (which skips at most one
+ * record in two): the range alone, a server, a client, both, or a server's failed requests (events_failed_ts_idx).
+ * A bucket, a kind, a profile, failures of a client or of the fleet are tested row by row, so a count of a rare one
+ * would read every event of the range; their pages stop at a page's worth of matches, a count would not.
+ */
+function countable(filter: ListFilter): boolean {
+  if (filter.bucket !== undefined || filter.kind !== undefined || filter.controlProfile !== undefined) return false;
+  if (filter.failed !== true) return true;
+  return filter.server !== undefined && filter.client === undefined && filter.records === 'counted';
+}
+
+/**
+ * The other records of the given records' requests: each record that one of `records` names as its partner and that
+ * names it back. By id alone: a pair's two times can be far apart (a request id or a traceparent joins them at any
+ * distance), so no time bounds the look-up, and on PostgreSQL each id is looked up in every day partition's
+ * events_event_id_uq (a page of 50 in 31 days: ~2 ms planned, ~3 ms run; bounded near the naming record's time it
+ * ran in 1 ms but took as long to plan, so it is not). Each id is its own LATERAL look-up there: joined plainly, or as
+ * `IN (…)`, the planner hashed the ids against a sequential scan of every partition (1.8 s at 520k events). Its
+ * estimate of each look-up is still far above the one row it finds, so a look-up stops at its first row, the lines'
+ * blocks are joined after it, and the ids go PARTNER_CHUNK at a time: past PostgreSQL's jit_above_cost a statement
+ * was compiled first, 0.5 s for 3 ms of work. SQLite loops over the ids as the outer table by itself.
+ */
+export async function partnerRecords(
+  db: SqlRunner,
+  records: readonly Pick<StoredEventRow, 'eventId' | 'partner'>[],
+): Promise<StoredEventRow[]> {
+  const named = records.flatMap((record) => (record.partner === null ? [] : [[record.partner, record.eventId]]));
+  const found: StoredEventRow[] = [];
+  for (let i = 0; i < named.length; i += PARTNER_CHUNK) {
+    found.push(...(await partnersOf(db, named.slice(i, i + PARTNER_CHUNK))));
+  }
+  return found;
+}
+
+/** Ids per look-up of partners: a page of the dashboard's list in one, an export's page of 1000 in ten. */
+const PARTNER_CHUNK = 100;
+
+async function partnersOf(db: SqlRunner, named: readonly string[][]): Promise<StoredEventRow[]> {
+  const pairs = rowsTable(
+    db,
+    [
+      ['record_id', 'text'],
+      ['named_by', 'text'],
+    ],
+    named,
+  );
+  const sameRequest = sql`events.event_id = pairs.record_id AND events.partner = pairs.named_by`;
+  const rows = await db.all<WithBlock<StoredEventRow>>(
+    db.dialect === 'sqlite'
+      ? sql`SELECT ${eventColumns(db)} FROM ${pairs} AS pairs JOIN events ON ${sameRequest}
+        JOIN event_bodies ON event_bodies.id = events.body_block`
+      : sql`SELECT found.*, event_bodies.data AS "bodyData" FROM ${pairs} AS pairs
+        CROSS JOIN LATERAL (SELECT ${eventColumns(db, LINE_PLACE)} FROM events WHERE ${sameRequest} LIMIT 1) AS found
+        JOIN event_bodies ON event_bodies.id = found."bodyBlock"`,
+  );
   return withBodies(rows);
 }
 

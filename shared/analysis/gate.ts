@@ -238,8 +238,11 @@ function stepPartition(p: PartitionGateState, e: AnalysisEvent): GateVerdict {
   if (awaited !== undefined && k !== undefined) return stepContinuation(p, key, k, awaited, held, e);
   const block = blockingRule(p, held, e);
   if (block !== null) {
-    // The one thing an avoidable attempt leaves: a round that asks for input, so that its answer is judged with it.
-    if (e.bucket === 'pending') p.keys[key] = { ...(k ?? {}), awaiting: { avoidable: true, ...block } };
+    // The one thing an avoidable attempt leaves: a round that asks for input, so that its answer is judged with it
+    // (unless a needed input request is still open: the answer a correct client sends is to that one).
+    if (e.bucket === 'pending' && k?.awaiting?.avoidable !== false) {
+      p.keys[key] = { ...(k ?? {}), awaiting: { avoidable: true, ...block } };
+    }
     return { id: e.id, key, avoidable: true, ...block };
   }
   record(p, key, k, e);

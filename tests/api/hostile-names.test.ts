@@ -442,9 +442,13 @@ describe.each(STORE_KINDS)('names from logs that are Object.prototype members, o
       }
     });
 
-    it('/timeseries and /health answer', async () => {
+    it('/timeseries, /span and /health answer', async () => {
       hit('/timeseries');
+      hit('/span');
       hit('/health');
+      // Where the stored events are: every hostile name's events are in it.
+      const span = await read(app, '/api/v1/span');
+      expect(Date.parse(span.first)).toBeLessThanOrEqual(Date.parse(span.last));
       const series = await read(app, '/api/v1/timeseries');
       const total = series.points.reduce((sum: number, p: Json) => sum + p.requests, 0);
       expect(total).toBe(HOSTILE.length * SENT_TO_SERVER);

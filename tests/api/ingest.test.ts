@@ -192,9 +192,12 @@ describe.each(STORE_KINDS)('ingest on $name', (kind) => {
       const summary = await (await get(app, '/api/v1/summary')).json();
       expect(summary.overall.total).toBe(1);
       expect(summary.overall.buckets).toMatchObject({ refusal: 1, ok: 0 });
+      // Listed once too, the proxy's record behind the client's; both are records.
       const page = await (await get(app, '/api/v1/events')).json();
-      expect(page.events).toHaveLength(2);
-      expect(page.events.filter((e: { counted: boolean }) => e.counted)).toHaveLength(1);
+      expect(page.events).toMatchObject([{ source: 'client', counted: true, partnerRecord: { source: 'proxy' } }]);
+      const records = await (await get(app, '/api/v1/events?records=all')).json();
+      expect(records.events).toHaveLength(2);
+      expect(records.events.filter((e: { counted: boolean }) => e.counted)).toHaveLength(1);
     });
 
     it('counts a request once when its client and proxy records arrive in two simultaneous requests', async () => {

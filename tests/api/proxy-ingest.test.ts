@@ -43,7 +43,7 @@ describe.each(STORE_KINDS)('access logs through ingest on $name', (kind) => {
     }
 
     async function events(query = '') {
-      return (await (await get(app, `/api/v1/events?limit=1000&${query}`)).json()).events as {
+      return (await (await get(app, `/api/v1/events?records=all&limit=1000&${query}`)).json()).events as {
         id: string;
         server: string;
         client: string | null;

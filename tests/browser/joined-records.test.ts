@@ -101,7 +101,8 @@ describe.skipIf(skipped)('a request logged by its client and by nginx', () => {
   it('shows both records of a 429, says which one counts, and links from one to the other and back', async () => {
     const { page, errors } = await openPage(browser);
     await page.setViewportSize({ width: 1280, height: 900 });
-    await page.goto(`${server.url}/events?${WINDOW}&bucket=throttled`);
+    // Every record listed (the toggle): the proxy's copy of a request is a row of its own.
+    await page.goto(`${server.url}/events?${WINDOW}&bucket=throttled&records=all`);
     const rows = page.getByTestId('event-table').locator('.event-row');
     const clientRow = rows.filter({ hasText: '02:42:57.519' });
     const proxyRow = rows.filter({ hasText: '02:42:57.521' });
@@ -154,7 +155,7 @@ describe.skipIf(skipped)('a request logged by its client and by nginx', () => {
   it("shows the upstream's 502 from a link to the client's record, and fits a phone", async () => {
     const { page, errors } = await phonePage();
     const at = Date.parse('2026-12-02T02:43:01.299Z');
-    await page.goto(`${server.url}/events?${WINDOW}&event=upstream-down-001&at=${at}`);
+    await page.goto(`${server.url}/events?${WINDOW}&records=all&event=upstream-down-001&at=${at}`);
     const detail = page.getByTestId('event-detail');
     const joined = detail.getByTestId('joined-records');
     await joined.getByTestId('proxy-facts').waitFor();

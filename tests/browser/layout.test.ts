@@ -5,6 +5,7 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BUCKETS } from '../../shared/classify/types.ts';
 import {
   buildWeb,
   chromiumMissing,
@@ -115,7 +116,8 @@ describe.skipIf(skipped)('the dashboard on a 390 px phone', () => {
     );
     const refused = servers.servers.find((s) => s.server === 'files')?.buckets.refusal ?? 0;
     expect(refused).toBeGreaterThanOrEqual(10_000);
-    const refusalCell = row.locator('td.num').nth(2);
+    // The numbers go requests, then one column per bucket in BUCKETS' order.
+    const refusalCell = row.locator('td.num').nth(1 + BUCKETS.indexOf('refusal'));
     expect(readCount(await refusalCell.textContent())).toBe(refused);
 
     await scroller.evaluate((element) => {

@@ -83,7 +83,7 @@ describe.each(STORE_KINDS)('client and proxy records of the corpus on $name', (k
     }
 
     async function stored(): Promise<StoredEvent[]> {
-      const page = await (await get(app, '/api/v1/events?limit=1000')).json();
+      const page = await (await get(app, '/api/v1/events?records=all&limit=1000')).json();
       return page.events as StoredEvent[];
     }
 

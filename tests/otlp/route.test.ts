@@ -21,8 +21,9 @@ async function send(app: TestApp, body: Uint8Array, type: string, headers: Recor
   return response;
 }
 
+/** The ids of every stored record (records=all: both of a request two observers recorded). */
 async function storedIds(app: TestApp): Promise<string[]> {
-  const res = await get(app, '/api/v1/events?limit=1000');
+  const res = await get(app, '/api/v1/events?records=all&limit=1000');
   expect(res.status).toBe(200);
   return ((await res.json()).events as { id: string }[]).map((e) => e.id).sort();
 }
@@ -97,6 +98,7 @@ describe.each(STORE_KINDS)('POST /v1/traces on $name', (kind) => {
       expect(await storedIds(app)).toEqual(ids);
       const summary = await (await get(app, '/api/v1/summary?from=0&to=9999999999999')).json();
       expect(summary.overall.total).toBe(13);
+      expect((await (await get(app, '/api/v1/events?limit=1000')).json()).total).toEqual({ count: 13, capped: false });
     });
 
     it("counts a request once when the client's and the server's bodies both record it", async () => {
@@ -107,6 +109,7 @@ describe.each(STORE_KINDS)('POST /v1/traces on $name', (kind) => {
       // included: it is one record with the POST that brought the client's answer, which the client traced.
       const summary = await (await get(app, '/api/v1/summary?from=0&to=9999999999999')).json();
       expect(summary.overall.total).toBe(13);
+      expect((await (await get(app, '/api/v1/events?limit=1000')).json()).total).toEqual({ count: 13, capped: false });
     });
 
     it('answers partial success for a body with one bad span, in the encoding of the request', async () => {

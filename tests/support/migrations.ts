@@ -121,12 +121,22 @@ export async function asBeforeEraCounts(store: Store): Promise<void> {
 }
 
 /**
- * Turns the store back into what the release before the migration storms_by_sender left (the migrations after it
- * undone first): storms without their sender and title and a probe storm's key null, open runs in gate_runs, and
- * none of the request facts on the events.
+ * Turns the store back into what the release before the migration failed_requests_by_time left (the migrations after
+ * it undone first): no index of a server's failed requests by time.
+ */
+export async function asBeforeFailedRequestsByTime(store: Store): Promise<void> {
+  await asBeforeEraCounts(store);
+  await store.run(sql`DROP INDEX events_failed_ts_idx`);
+  await forgetLastMigration(store);
+}
+
+/**
+ * Turns the store back into what the release before the migration storms_by_sender left: storms without their
+ * sender and title and a probe storm's key null, open runs in gate_runs, and none of the request facts on the events
+ * (the migrations after it undone first).
  */
 export async function asBeforeStormsBySender(store: Store): Promise<void> {
-  await asBeforeEraCounts(store);
+  await asBeforeFailedRequestsByTime(store);
   await store.run(sql`DROP INDEX events_identity_server_ts_idx`);
   await store.run(sql`CREATE INDEX events_identity_server_ts_idx ON events (identity, server, ts)
     WHERE identity IS NOT NULL AND counted = 1`);

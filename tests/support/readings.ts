@@ -35,7 +35,7 @@ async function eventFlags(app: TestApp) {
   let cursor: string | null = null;
   do {
     const query: string = cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`;
-    const page = (await (await get(app, `/api/v1/events?limit=1000${query}`)).json()) as {
+    const page = (await (await get(app, `/api/v1/events?records=all&limit=1000${query}`)).json()) as {
       events: { id: string; counted: boolean; partner: string | null; avoidable: boolean; bucket: string }[];
       nextCursor: string | null;
     };

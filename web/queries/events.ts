@@ -6,7 +6,11 @@ import type { TableDownload } from '../download.ts';
 import { unwrap } from '../query-client.ts';
 import { rangeQuery, resolveRange, type TimeRange } from '../time-range.ts';
 
-export type EventView = InferResponseType<typeof api.events.$get, 200>['events'][number];
+type EventPage = InferResponseType<typeof api.events.$get, 200>;
+/** A row of the events list: a request (the record it is counted by, its other record behind it), or a record. */
+export type EventView = EventPage['events'][number];
+/** How many rows the whole list holds: on the first page only. */
+export type ListTotal = NonNullable<EventPage['total']>;
 
 export interface EventFilters {
   range: TimeRange;
@@ -16,6 +20,8 @@ export interface EventFilters {
   kind?: string;
   /** Failures only (the actionability screen's list of a server's failures). */
   failed?: 'true';
+  /** Every stored record, both of a request its client and a proxy logged; absent: a row per request. */
+  records?: 'all';
 }
 
 export const eventKeys = {

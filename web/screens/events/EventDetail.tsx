@@ -4,6 +4,7 @@ import { ErrorNote } from '../../components/ErrorNote.tsx';
 import { Json } from '../../components/Json.tsx';
 import { Link } from '../../components/Link.tsx';
 import { formatDateTime } from '../../format.ts';
+import { factsOf } from '../../prepare/actionability.ts';
 import { eraText } from '../../prepare/eras.ts';
 import { explainEvent, gateText } from '../../prepare/explain-event.ts';
 import { type JoinedRecord, notCountedHint, recordLabel } from '../../prepare/joined-records.ts';
@@ -115,9 +116,7 @@ export function EventDetail({ selection, onClose, onFollow }: EventDetailProps) 
         <>
           <h3>What its typed fields let a client decide</h3>
           <BitEvidence reading={event.actionability.control} />
-          <p className="muted small">
-            With the HTTP status: <code>{event.actionability.transport.profile}</code> (seed 004’s D P C T E R).
-          </p>
+          <p className="muted small">With the HTTP status too: {factsOf(event.actionability.transport.profile)}.</p>
         </>
       )}
       {event.identity ? (

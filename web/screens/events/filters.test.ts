@@ -10,6 +10,16 @@ describe('event filters in the URL', () => {
     expect(readEventFilters(new URLSearchParams('bucket=bogus'), range)).toEqual({ range });
   });
 
+  it('lists every record only when the URL says records=all', () => {
+    expect(readEventFilters(new URLSearchParams('records=all&server=docs'), range)).toEqual({
+      range,
+      server: 'docs',
+      records: 'all',
+    });
+    expect(readEventFilters(new URLSearchParams('records=counted'), range)).toEqual({ range });
+    expect(readEventFilters(new URLSearchParams('records='), range)).toEqual({ range });
+  });
+
   it('opens an event only with both its id and its time', () => {
     expect(readSelection(new URLSearchParams('event=e1&at=1796025780000'))).toEqual({ id: 'e1', at: 1796025780000 });
     expect(readSelection(new URLSearchParams('event=e1'))).toBeNull();

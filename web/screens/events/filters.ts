@@ -20,6 +20,7 @@ export function readEventFilters(params: URLSearchParams, range: TimeRange): Eve
     ...(text('client') !== undefined && { client: text('client') }),
     ...(isBucket(bucket) && { bucket: bucket as Bucket }),
     ...(text('kind') !== undefined && { kind: text('kind') }),
+    ...(params.get('records') === 'all' && { records: 'all' as const }),
   };
 }
 

@@ -1,0 +1,2 @@
+-- A server's failed requests in time order (issue 35): its failure list and the list's count read this index alone.
+CREATE INDEX `events_failed_ts_idx` ON `events` (`server`,`ts`) WHERE "events"."bucket" <> 'ok' AND "events"."counted" = 1;
