@@ -41,6 +41,8 @@ export const NOT_BY_SERVER: Readonly<Record<string, Placement>> = {
   rollup_client_5min: { as: 'distributed', by: 'client', why: CLIENTS },
   rollup_client_hour: { as: 'distributed', by: 'client', why: CLIENTS },
   denial_client_hour: { as: 'distributed', by: 'client', why: CLIENTS },
+  era_client_minute: { as: 'distributed', by: 'client', why: CLIENTS },
+  era_client_hour: { as: 'distributed', by: 'client', why: CLIENTS },
   fold_queue: {
     as: 'coordinator',
     why: 'runs of event seqs across servers, one row per stored batch, read and deleted by the one fold at a time',

@@ -3,6 +3,7 @@ import { BITS } from '../../shared/actionability/profile.ts';
 import { ALERT_STATES } from '../../shared/alerts/state.ts';
 import { STORM_KINDS } from '../../shared/analysis/storm-model.ts';
 import { BUCKETS } from '../../shared/classify/types.ts';
+import { ERAS } from '../../shared/era.ts';
 import { TOTAL_CAP } from '../services/events.ts';
 
 /**
@@ -69,6 +70,11 @@ export const event = z.looseObject({
   http: z.looseObject({ method: z.string().nullable(), path: z.string().nullable(), status: z.number().nullable() }),
   rpcCode: z.number().nullable(),
   identity: z.string().nullable(),
+  era: z.enum(ERAS).nullable().meta({
+    description: 'the MCP era its request speaks (DOMAIN.md section 10); null where nothing tells, and for A2A',
+  }),
+  protocolVersion: z.string().nullable().meta({ description: 'the protocol version the request named' }),
+  continuation: z.boolean().meta({ description: 'an MRTR round that carries the answers to an input request' }),
   bucket,
   kind: z.string(),
   rule: z.string().meta({ description: 'the classification rule that decided the bucket' }),
@@ -83,6 +89,22 @@ export const event = z.looseObject({
     })
     .nullable()
     .meta({ description: "a failure's profile per view and, per bit earned, the field that earned it" }),
+});
+/** One event as GET /events/{id} answers it: with the MRTR call it is a round of, found when it is read. */
+export const eventWithCall = event.extend({
+  call: z
+    .looseObject({
+      rounds: z.array(z.looseObject({ id: z.string(), ts: iso, bucket, kind: z.string(), continuation: z.boolean() })),
+      round: z.number().int().meta({ description: 'which round the event is, 1 for the first' }),
+      firstInLog: z
+        .boolean()
+        .meta({ description: 'false when the log holds a continuation but not the send before it' }),
+    })
+    .nullable()
+    .meta({
+      description:
+        "the call's rounds in the log: the client's records of the same request identity to the same server, a send and each continuation within 60 s of the round before; null for an event that neither asked for input, nor answers an input request, nor was answered by one",
+    }),
 });
 export const eventPage = z.looseObject({
   events: z.array(
@@ -129,11 +151,33 @@ export const serverList = z.looseObject({
     }),
   ),
 });
+/** The protocol eras of a server's or a client's requests, and the MRTR input requests among them (section 10). */
+const eraMix = z.looseObject({
+  requests: z
+    .looseObject({ '2025': z.number().int(), '2026': z.number().int(), none: z.number().int() })
+    .meta({ description: 'requests per era; none: the request does not tell (A2A, a /.well-known/ read)' }),
+  legacyProbes: z.number().int().meta({ description: '2026-era probes answered as a 2025-only server answers them' }),
+  inputRequests: z.looseObject({
+    pending: z.number().int().meta({ description: 'rounds answered input_required' }),
+    continuations: z.number().int().meta({ description: 'rounds that carry the answers to an input request' }),
+    calls: z
+      .number()
+      .int()
+      .meta({ description: 'calls that asked for input: their first round was answered input_required' }),
+    rounds: z.number().int().meta({ description: 'the rounds of those calls' }),
+    roundsPerCall: z.number().nullable().meta({ description: 'rounds / calls; null without a call that asked' }),
+  }),
+  speaks: z.array(z.enum(ERAS)).meta({
+    description:
+      'a client: the eras it sent requests in; a server: those it answered in (a 2026 probe answered as a 2025-only server does is none). ["2025"]: speaks, or answers, only 2025',
+  }),
+});
 export const serverDetail = z.looseObject({
   server: z.string(),
   range: z.looseObject({ from: epochMs, to: epochMs }),
   counts,
   clients: countsByName,
+  eras: eraMix,
 });
 
 export const discovery = z.looseObject({
@@ -271,6 +315,9 @@ export const clients = z.looseObject({
       avoidable: z.number().int(),
       share: z.number().meta({ description: 'avoidable requests as a share of its requests' }),
       hurtsMost: z.array(z.looseObject({ server: z.string() })),
+      eras: eraMix.nullable().meta({
+        description: 'its requests per era; null when the read names a server (eras are kept per client, not per pair)',
+      }),
     }),
   ),
 });

@@ -117,8 +117,8 @@ export const OPERATIONS: Record<string, Operation> = {
   },
   'GET /api/v1/events/{id}': {
     tag: 'events',
-    summary: 'One event: its frames, classification and gate verdict',
-    ok: { description: 'The event.', body: answer.event },
+    summary: 'One event: its frames, classification, gate verdict, era and, for an MRTR round, its call',
+    ok: { description: 'The event.', body: answer.eventWithCall },
     refusals: ['not_found'],
   },
   'GET /api/v1/summary': {
@@ -149,7 +149,7 @@ export const OPERATIONS: Record<string, Operation> = {
   },
   'GET /api/v1/servers/{server}': {
     tag: 'servers',
-    summary: "A server's drill-down: failures per code, loops, identities, clients, context gap",
+    summary: "A server's drill-down: failures per code, loops, identities, clients, context gap, eras",
     ok: { description: 'The server over the range.', body: answer.serverDetail },
     refusals: ['not_found'],
   },

@@ -5,7 +5,8 @@ import type { Env } from '../env.ts';
 import { ApiError } from '../errors.ts';
 import { downloadable, formatParam } from '../export.ts';
 import { rangeParams } from '../params.ts';
-import { allEvents, decodeCursor, eventById, eventPage, LISTED_RECORDS } from '../services/events.ts';
+import { eventWithCall } from '../services/analysis/call-rounds.ts';
+import { allEvents, decodeCursor, eventPage, LISTED_RECORDS } from '../services/events.ts';
 import { EVENTS_TABLE } from '../services/export-tables.ts';
 import { summarise } from '../services/summary.ts';
 import { validate } from '../validate.ts';
@@ -63,7 +64,7 @@ export const eventsRoutes = new Hono<Env>()
     },
   )
   .get('/events/:id', validate('param', z.object({ id: z.string().min(1).max(256) })), async (c) => {
-    const event = await eventById(c.var.deps.store, c.req.valid('param').id);
+    const event = await eventWithCall(c.var.deps.store, c.req.valid('param').id);
     if (event === null) {
       throw new ApiError('not_found', 'no stored event has that id', {
         fix: 'Take an id from GET /api/v1/events; an event sent without an id is named h:<digest of its content>.',

@@ -34,6 +34,11 @@ export interface EventView {
   rpcCode: number | null;
   latencyMs: number | null;
   identity: string | null;
+  /** The MCP era its request speaks (`2025`, `2026`), null where nothing tells (DOMAIN.md section 10). */
+  era: string | null;
+  protocolVersion: string | null;
+  /** An MRTR round that carries the answers to an input request. */
+  continuation: boolean;
   /** False for a proxy record whose request the client also logged: kept, but not counted twice. */
   counted: boolean;
   /**
@@ -194,6 +199,9 @@ function toView(row: StoredEventRow): EventView {
     rpcCode: row.rpcCode,
     latencyMs: row.latencyMs,
     identity: row.identity,
+    era: row.era,
+    protocolVersion: row.protocolVersion,
+    continuation: row.continuation === 1,
     counted: row.counted === 1,
     partner: row.partner,
     proxy: row.source === 'proxy' && isRecord(body.proxy) ? body.proxy : null,

@@ -1,3 +1,4 @@
+import { EraChanges } from '../../db/counters/eras.ts';
 import { type RequestFacts, unreadRequestsPage, writeRequestFacts } from '../../db/queries/classification.ts';
 import { getSetting, putSetting, setSettingOnce } from '../../db/queries/settings.ts';
 import type { Store } from '../../db/runner.ts';
@@ -31,6 +32,8 @@ export async function backfillRequestFacts(store: Store): Promise<number> {
     const page = await unreadRequestsPage(store, afterSeq, PAGE);
     const last = page.at(-1);
     if (last === undefined) break;
+    // The era counts (migration era_counts) move with what they are filed by; a queued event is counted by its fold.
+    const eras = new EraChanges();
     const facts = page.flatMap((row): RequestFacts[] => {
       const parsed = validateEvent(JSON.parse(row.body));
       // Stored rows were valid when accepted; one that cannot be read again keeps what it has.
@@ -44,10 +47,16 @@ export async function backfillRequestFacts(store: Store): Promise<number> {
         continuation: isContinuation(event) ? 1 : 0,
       };
       const empty = read.rpcName === null && read.era === null && read.protocolVersion === null && !read.continuation;
-      return empty ? [] : [{ seq: row.seq, ts: row.ts, server: row.server, ...read }];
+      if (empty) return [];
+      if (row.counted === 1 && row.queued === 0) {
+        eras.count(row, -1);
+        eras.count({ ...row, ...read }, 1);
+      }
+      return [{ seq: row.seq, ts: row.ts, server: row.server, ...read }];
     });
     await store.transaction(async (tx) => {
       await writeRequestFacts(tx, facts);
+      await eras.write(tx);
       await putSetting(tx, PROGRESS_KEY, String(last.seq));
     });
     changed += facts.length;

@@ -5,6 +5,7 @@ import { ActionabilityChanges } from './actionability.ts';
 import { applyCodeDeltas, type CodeDelta } from './codes.ts';
 import { applyContextDeltas, type ContextDelta } from './context.ts';
 import { DenialTouches } from './denials.ts';
+import { EraChanges } from './eras.ts';
 import { applyIdentityDeltas, type IdentityDelta } from './identities.ts';
 import { applyRollupDeltas, CONDUCT_COLUMNS, MINUTE_MS, type RollupDelta } from './rollups.ts';
 import { applyTotalDeltas } from './totals.ts';
@@ -29,7 +30,7 @@ export interface CountedRecord
   extends Counted,
     Sampled,
     Coded,
-    Pick<EventColumns, 'identity' | 'avoidable' | 'gateReason' | 'actProfile'> {
+    Pick<EventColumns, 'identity' | 'avoidable' | 'gateReason' | 'actProfile' | 'era'> {
   /** 1 (or true) for an MRTR round answering an input request: no send of its identity. */
   continuation: number | boolean;
 }
@@ -55,6 +56,7 @@ export class CountChanges {
   /** The identities whose decision-store audit the change may move (db/counters/denials.ts). */
   private readonly denials = new DenialTouches();
   private readonly profiles = new ActionabilityChanges();
+  private readonly eras = new EraChanges();
 
   /** A record folded: in every family. Its avoidable count follows from the gate step of the same fold (verdict). */
   stored(record: CountedRecord): void {
@@ -63,6 +65,7 @@ export class CountChanges {
     this.addSend(record, 1);
     this.addFailure(record, 1);
     this.profiles.count(record, 1);
+    this.eras.count(record, 1);
   }
 
   /** A proxy record joined to its client's: out of every family, its avoidable count with it. */
@@ -72,15 +75,17 @@ export class CountChanges {
     this.addSend(record, -1);
     this.addFailure(record, -1);
     this.profiles.count(record, -1);
+    this.eras.count(record, -1);
   }
 
   /**
    * A counted record moved to another bucket and kind. One still queued for its fold is in no count but its verdict's
    * (none: replays judge folded records only); its fold counts it under the bucket it has by then. Sampling and
-   * identity counts do not follow the bucket, nor do actionability profiles (db/counters/actionability.ts).
+   * identity counts do not follow the bucket, nor do actionability profiles (db/counters/actionability.ts); the era
+   * counts follow the kind.
    */
   reclassified(
-    record: Counted & Coded & Pick<CountedRecord, 'avoidable' | 'gateReason' | 'identity'>,
+    record: Counted & Coded & Pick<CountedRecord, 'avoidable' | 'gateReason' | 'identity' | 'era' | 'continuation'>,
     next: { bucket: string; kind: string },
     folded: boolean,
   ): void {
@@ -92,6 +97,10 @@ export class CountChanges {
     this.add(moved, requests, record.avoidable, record.gateReason);
     this.addFailure(record, -requests);
     this.addFailure(moved, requests);
+    if (folded) {
+      this.eras.count(record, -1);
+      this.eras.count(moved, 1);
+    }
   }
 
   /** A counted record's gate verdict changed: its avoidable count moves from the old reason to the new. */
@@ -177,6 +186,7 @@ export class CountChanges {
       applyIdentityDeltas(db, this.sends),
       applyCodeDeltas(db, this.failures),
       this.profiles.write(db),
+      this.eras.write(db),
       // Last, in every writer alike: concurrent transactions lock rows table by table in one order.
       applyTotalDeltas(db, this.deltas),
     ]);

@@ -61,6 +61,18 @@ export const COUNTER_FAMILIES = {
   /** The same per client and per server alone: a fleet's window reads their rows, not every pair's. */
   denialsByClient: [{ table: 'denial_client_hour', size: HOUR_MS }],
   denialsByServer: [{ table: 'denial_server_hour', size: HOUR_MS }],
+  /**
+   * Requests per era, and MCP 2026-07-28's input requests among them (db/counters/eras.ts), per server and per client
+   * alone: a server's page reads its own rows, the Clients screen its clients', never every pair's.
+   */
+  erasByServer: [
+    { table: 'era_server_hour', size: HOUR_MS },
+    { table: 'era_server_minute', size: MINUTE_MS },
+  ],
+  erasByClient: [
+    { table: 'era_client_hour', size: HOUR_MS },
+    { table: 'era_client_minute', size: MINUTE_MS },
+  ],
 } as const satisfies Record<string, readonly Level[]>;
 
 /** Every counter table once. */

@@ -20,6 +20,8 @@ export interface FailedEventRow {
   discoveryRead: number | null;
   rpcCode: number | null;
   httpStatus: number | null;
+  era: string | null;
+  continuation: number;
   body: string;
   bucket: string;
   kind: string;
@@ -37,7 +39,7 @@ export async function failedEventsPage(
   const rows = await db.all<WithBlock<FailedEventRow>>(sql`SELECT seq, ts, server, client, rpc_method AS "rpcMethod",
       ${identityText(db, 'events')} AS identity, counted, avoidable,
       gate_reason AS "gateReason", discovery_read AS "discoveryRead", rpc_code AS "rpcCode",
-      http_status AS "httpStatus", bucket, kind, rule, evidence, ${QUEUED} AS queued, ${BODY_COLUMNS}
+      http_status AS "httpStatus", era, continuation, bucket, kind, rule, evidence, ${QUEUED} AS queued, ${BODY_COLUMNS}
     FROM ${EVENTS_WITH_BODIES}
     WHERE server = ${server} AND bucket <> 'ok' AND seq > ${afterSeq} ORDER BY seq LIMIT ${limit}`);
   return withBodies(rows);
@@ -69,7 +71,7 @@ export function shadowedColumns(db: SqlRunner): SQL {
   return sql`ts, client, server, rpc_method AS "rpcMethod", ${identityText(db, 'events')} AS identity, bucket, kind,
   avoidable, gate_reason AS "gateReason", discovery_read AS "discoveryRead", ctx_requested AS "ctxRequested",
   ctx_applied AS "ctxApplied", ctx_reason AS "ctxReason", rpc_code AS "rpcCode", http_status AS "httpStatus",
-  act_profile AS "actProfile"`;
+  act_profile AS "actProfile", era, continuation`;
 }
 
 /** What a stored event's identity and lapse were derived from, as `factsPage` reads it. */
@@ -121,17 +123,27 @@ export async function updateFacts(
     WHERE seq = ${row.seq} AND ts = ${row.ts} AND server = ${row.server}`);
 }
 
-/** A stored MCP event and its line, as `unreadRequestsPage` reads it. */
+/** A stored MCP event and its line, as `unreadRequestsPage` reads it, with what its era counts are filed by. */
 export interface UnreadRequestRow {
   seq: number;
   ts: number;
   server: string;
+  client: string | null;
+  rpcMethod: string | null;
+  bucket: string;
+  kind: string;
+  era: string | null;
+  continuation: number;
+  counted: number;
+  /** 1 while still queued for its fold (db/queries/fold-queue.ts QUEUED). */
+  queued: number;
   body: string;
 }
 
 /** One page, in arrival order, of the MCP events after `afterSeq`, with their lines. */
 export async function unreadRequestsPage(db: SqlRunner, afterSeq: number, limit: number): Promise<UnreadRequestRow[]> {
-  const rows = await db.all<WithBlock<UnreadRequestRow>>(sql`SELECT seq, ts, server, ${BODY_COLUMNS}
+  const rows = await db.all<WithBlock<UnreadRequestRow>>(sql`SELECT seq, ts, server, client,
+      rpc_method AS "rpcMethod", bucket, kind, era, continuation, counted, ${QUEUED} AS queued, ${BODY_COLUMNS}
     FROM ${EVENTS_WITH_BODIES}
     WHERE seq > ${afterSeq} AND protocol = 'mcp'
     ORDER BY seq LIMIT ${limit}`);

@@ -4,6 +4,7 @@ export * from './alerts.ts';
 export * from './code-rollups.ts';
 export * from './context-rollup.ts';
 export * from './denials.ts';
+export * from './era-counts.ts';
 export * from './event-bodies.ts';
 export * from './events.ts';
 export * from './fold-queue.ts';

@@ -1,5 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { backfillRequestFacts } from '../../api/services/request-facts.ts';
 import type { SqlRunner } from '../../db/runner.ts';
 import { identityText } from '../../db/stored-identity.ts';
 import { requestIdentity } from '../../shared/identity.ts';
@@ -128,8 +129,9 @@ describe.each(STORE_KINDS)('a store from before identities were kept as digests,
         sql`SELECT max(seq) AS seq FROM events`,
       );
 
-      // A restart runs the migration.
+      // A restart runs the migration, and reads what the stored requests say of themselves (api/server.ts).
       const upgraded = createTestApp(await db.reopen());
+      await backfillRequestFacts(db.store);
       expect(await readAll(upgraded, db.store)).toEqual(before);
 
       // A send after the upgrade is counted with those before it, under a new seq.

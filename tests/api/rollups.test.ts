@@ -180,7 +180,8 @@ describe.each(STORE_KINDS)('rollups on $name', (kind) => {
         const { events: loaded, verdicts } = await loadAnalysis(db.store, range);
         const fromEvents = clientConduct(loaded, verdicts);
         const fromRollups = await clientsIn(db.store, range);
-        expect(fromRollups.map(({ share: _share, ...client }) => client)).toEqual(fromEvents);
+        // The eras are held to the events by tests/api/era-counts.test.ts.
+        expect(fromRollups.map(({ share: _share, eras: _eras, ...client }) => client)).toEqual(fromEvents);
         // What an alert on retries after refusal reads per server: the family without clients.
         const perServer = new Map<string, number>();
         for (const event of loaded) {
@@ -480,7 +481,8 @@ describe('keyed tables on SQLite', () => {
   it('are the counter tables of db/counters/levels.ts, no more and no fewer', async () => {
     const stored = await db.store.all<{ name: string }>(sql`SELECT name FROM sqlite_master WHERE type = 'table'
       AND (name LIKE 'rollup%' OR name LIKE 'code%' OR name LIKE 'context%' OR name LIKE 'identity%'
-        OR name LIKE 'actionability%' OR name IN ('denial_hour', 'denial_client_hour', 'denial_server_hour'))
+        OR name LIKE 'actionability%' OR name LIKE 'era%'
+        OR name IN ('denial_hour', 'denial_client_hour', 'denial_server_hour'))
       ORDER BY name`);
     expect(stored.map((table) => table.name)).toEqual(COUNTER_TABLES.map((level) => level.table).sort());
   });

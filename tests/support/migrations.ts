@@ -112,11 +112,20 @@ async function forgetLastMigration(store: Store): Promise<void> {
   await store.run(sql`DELETE FROM ${journal} WHERE created_at = (SELECT max(created_at) FROM ${journal})`);
 }
 
+/** Turns the store back into what the release before the migration era_counts left: no era counts. */
+export async function asBeforeEraCounts(store: Store): Promise<void> {
+  for (const table of ['era_server_minute', 'era_server_hour', 'era_client_minute', 'era_client_hour']) {
+    await store.run(sql.raw(`DROP TABLE ${table}`));
+  }
+  await forgetLastMigration(store);
+}
+
 /**
- * Turns the store back into what the release before the migration failed_requests_by_time left: no index of a server's
- * failed requests by time.
+ * Turns the store back into what the release before the migration failed_requests_by_time left (the migrations after
+ * it undone first): no index of a server's failed requests by time.
  */
 export async function asBeforeFailedRequestsByTime(store: Store): Promise<void> {
+  await asBeforeEraCounts(store);
   await store.run(sql`DROP INDEX events_failed_ts_idx`);
   await forgetLastMigration(store);
 }

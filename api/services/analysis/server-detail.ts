@@ -3,6 +3,7 @@ import { countRows } from '../../../db/counters/rollups.ts';
 import type { SqlRunner } from '../../../db/runner.ts';
 import { readServerConfig } from '../server-config.ts';
 import { summarise } from '../summary.ts';
+import { serverEras } from './eras.ts';
 import { identitiesIn } from './identity-views.ts';
 import type { Window } from './load.ts';
 import { contextGapIn, stormsIn, timeseriesIn } from './traffic.ts';
@@ -14,7 +15,7 @@ const SHOWN_STORMS = 200;
 export async function serverDetail(db: SqlRunner, scope: Window & { server: string }, now: number) {
   const config = await readServerConfig(db, scope.server);
   if (config === null) return null;
-  const [summary, codes, series, storms, identities, contextGap, own] = await Promise.all([
+  const [summary, codes, series, storms, identities, contextGap, own, eras] = await Promise.all([
     summarise(db, scope),
     codeCounts(db, scope),
     timeseriesIn(db, scope),
@@ -23,6 +24,7 @@ export async function serverDetail(db: SqlRunner, scope: Window & { server: stri
     contextGapIn(db, scope),
     // Counts no named client sent: the server's own requests (and proxy lines without a client, never avoidable).
     countRows(db, { ...scope, client: '' }, null, ['server']),
+    serverEras(db, scope, scope.server),
   ]);
   return {
     server: scope.server,
@@ -32,6 +34,8 @@ export async function serverDetail(db: SqlRunner, scope: Window & { server: stri
     /** The server's own conduct (DOMAIN.md section 6): avoidable requests it sent to clients, e.g. re-sent sampling. */
     sentByServer: { avoidable: own.reduce((sum, row) => sum + row.avoidable, 0) },
     codes,
+    /** The protocol eras it answered in, and the MRTR input requests it made (DOMAIN.md section 10). */
+    eras,
     series,
     storms: storms.storms,
     stormsTotal: storms.total,

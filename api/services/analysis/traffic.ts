@@ -29,6 +29,7 @@ import type { ContextScope } from '../../../shared/analysis/types.ts';
 import { BUCKETS, type Bucket } from '../../../shared/classify/types.ts';
 import { shareOf } from '../../../shared/share.ts';
 import { ServiceError } from '../service-error.ts';
+import { clientEras, type EraMix } from './eras.ts';
 import type { Window } from './load.ts';
 import { stormSummary } from './storm-ids.ts';
 
@@ -86,17 +87,24 @@ export async function contextGapIn(db: SqlRunner, scope: Scope) {
 }
 
 /**
- * Per client conduct, from the rollups' conduct counters per client (kept at ingest with the gate verdicts), and the
- * servers each hurts most from the avoidable counts per (client, server).
+ * Per client conduct, from the rollups' conduct counters per client (kept at ingest with the gate verdicts), the
+ * servers each hurts most from the avoidable counts per (client, server), and the eras it speaks (null where the read
+ * names a server).
  */
 export async function clientsIn(db: SqlRunner, scope: Scope) {
   const acc = emptyConduct();
-  const [conduct, costs] = await Promise.all([conductRows(db, scope, false), avoidablePairRows(db, scope)]);
+  const [conduct, costs, eras] = await Promise.all([
+    conductRows(db, scope, false),
+    avoidablePairRows(db, scope),
+    // Kept per client, not per pair: a read narrowed to a server has no client's eras.
+    scope.server === undefined ? clientEras(db, scope, scope.client) : new Map<string, EraMix>(),
+  ]);
   for (const row of conduct) addClientCounts(acc, row.client, { ...row, probedWithoutDiscovery: row.probed });
   for (const row of costs) addServerCost(acc, row.client, row.server, row.avoidable);
   return conductReport(acc).map((client) => ({
     ...client,
     share: shareOf(client.avoidable, client.requests),
+    eras: eras.get(client.client) ?? null,
   }));
 }
 

@@ -8,13 +8,17 @@ import { TableScroll } from '../../components/TableScroll.tsx';
 import { UrlSearch } from '../../components/UrlSearch.tsx';
 import { formatCount, formatShare } from '../../format.ts';
 import { conductFindings, filterClients } from '../../prepare/conduct.ts';
+import { onlyLegacy, speaksText } from '../../prepare/eras.ts';
 import { type ClientConduct, clientsQuery } from '../../queries/clients.ts';
 import { scopeQuery } from '../../queries/scope.ts';
 import { routePath } from '../../router.ts';
 import { useUrl } from '../../use-url.ts';
 import { DenialsPanel } from '../denials/DenialsPanel.tsx';
 
-/** Each client's conduct: how much of what it sent a correct client would not have, and where it hurts. */
+/**
+ * Each client's conduct: how much of what it sent a correct client would not have, where it hurts, and which protocol
+ * eras it speaks.
+ */
 export function ClientsScreen() {
   const { range, params, link } = useUrl();
   const q = params.get('q') ?? '';
@@ -37,6 +41,7 @@ export function ClientsScreen() {
         </span>
       ),
     },
+    { label: 'Speaks', className: 'nowrap', cell: (row) => <Speaks eras={row.eras} /> },
     { label: 'Findings', className: 'wrap', cell: (row) => <Findings findings={conductFindings(row)} /> },
     { label: 'Hurts most', className: 'wrap', cell: (row) => <HurtsMost costs={row.hurtsMost} /> },
   ];
@@ -61,15 +66,39 @@ export function ClientsScreen() {
         {(data) => {
           const rows = filterClients(data.clients, q);
           if (rows.length === 0) return <p className="empty">No client name contains “{q}”.</p>;
+          const legacy = rows.filter((row) => row.eras !== null && onlyLegacy(row.eras.speaks));
           return (
-            <TableScroll>
-              <DataTable columns={columns} rows={rows} rowKey={(row) => row.client} stackOnPhone />
-            </TableScroll>
+            <>
+              {legacy.length === 0 ? null : (
+                <p className="small" data-testid="only-2025">
+                  Still speaking only 2025: {legacy.map((row) => row.client).join(', ')}.
+                </p>
+              )}
+              <TableScroll>
+                <DataTable columns={columns} rows={rows} rowKey={(row) => row.client} stackOnPhone />
+              </TableScroll>
+            </>
           );
         }}
       </Panel>
       <DenialsPanel />
     </>
+  );
+}
+
+/** The protocol eras a client sent requests in: a client still speaking only 2025 stands out. */
+function Speaks({ eras }: { eras: ClientConduct['eras'] }) {
+  if (eras === null || eras.speaks.length === 0) return <span className="muted">no era told</span>;
+  const { requests } = eras;
+  const title = `${formatCount(requests['2025'])} requests in 2025, ${formatCount(requests['2026'])} in 2026-07-28`;
+  return (
+    <span title={title} data-testid="client-speaks">
+      {onlyLegacy(eras.speaks) ? (
+        <span className="pill pill-warn">{speaksText(eras.speaks)}</span>
+      ) : (
+        speaksText(eras.speaks)
+      )}
+    </span>
   );
 }
 

@@ -5,6 +5,7 @@ import { Json } from '../../components/Json.tsx';
 import { Link } from '../../components/Link.tsx';
 import { formatDateTime } from '../../format.ts';
 import { factsOf } from '../../prepare/actionability.ts';
+import { eraText } from '../../prepare/eras.ts';
 import { explainEvent, gateText } from '../../prepare/explain-event.ts';
 import { type JoinedRecord, notCountedHint, recordLabel } from '../../prepare/joined-records.ts';
 import { answerLabel } from '../../prepare/timeline.ts';
@@ -13,6 +14,7 @@ import { routePath } from '../../router.ts';
 import { applyPatch, hrefOf } from '../../url-state.ts';
 import { useUrl } from '../../use-url.ts';
 import { BitEvidence } from '../actionability/BitEvidence.tsx';
+import { CallRounds } from './CallRounds.tsx';
 import { requestLabel } from './EventTable.tsx';
 import type { EventSelection } from './filters.ts';
 import { JoinedRecords } from './JoinedRecords.tsx';
@@ -57,7 +59,7 @@ export function EventDetail({ selection, onClose, onFollow }: EventDetailProps) 
   const text = explainEvent(event);
   const hint = notCountedHint(event);
   const { partner } = event;
-  const open = (record: JoinedRecord) =>
+  const open = (record: Pick<JoinedRecord, 'id' | 'ts'>) =>
     hrefOf(pathname, applyPatch(params, { event: record.id, at: Date.parse(record.ts) }));
   return (
     <aside className="panel event-detail" id="event-detail" data-testid="event-detail" aria-label="Event">
@@ -84,7 +86,14 @@ export function EventDetail({ selection, onClose, onFollow }: EventDetailProps) 
           {answerLabel({ status: event.http.status, rpcCode: event.rpcCode })}
           {event.latencyMs === null ? '' : ` in ${event.latencyMs} ms`}
         </dd>
+        {event.protocol === 'mcp' ? (
+          <>
+            <dt>Protocol</dt>
+            <dd data-testid="event-era">MCP {eraText(event.era, event.protocolVersion)}</dd>
+          </>
+        ) : null}
       </dl>
+      {event.call === null ? null : <CallRounds event={event} call={event.call} hrefOf={open} onFollow={onFollow} />}
       {partner === null ? (
         <ProxyFacts record={event} />
       ) : (

@@ -9,13 +9,17 @@ import { ActionabilityPanel } from './ActionabilityPanel.tsx';
 import { ClientsPanel } from './ClientsPanel.tsx';
 import { ContextGapPanel } from './ContextGapPanel.tsx';
 import { DiscoveryPanel } from './DiscoveryPanel.tsx';
+import { EraPanel } from './EraPanel.tsx';
 import { IdentityPanel } from './IdentityPanel.tsx';
 import { KindsPanel } from './KindsPanel.tsx';
 import { OverridesPanel } from './OverridesPanel.tsx';
 import { StormTable } from './StormTable.tsx';
 import { TrafficPanel } from './TrafficPanel.tsx';
 
-/** One server: its traffic, why it fails, what hammers it, what it is asked to re-do, its context gap and its contract. */
+/**
+ * One server: its traffic, why it fails, what hammers it, what it is asked to re-do, the protocol eras it answers, its
+ * context gap and its contract.
+ */
 export function ServerScreen({ server }: { server: string }) {
   const { range, link } = useUrl();
   const detail = useQuery(serverQuery(server, range));
@@ -53,6 +57,7 @@ export function ServerScreen({ server }: { server: string }) {
             <IdentityPanel query={detail} download={serverDownloads.identities} />
             <div>
               <ClientsPanel server={server} query={detail} />
+              <EraPanel server={server} query={detail} />
               <ContextGapPanel query={detail} />
             </div>
           </div>

@@ -1,0 +1,59 @@
+import { BucketBadge } from '../../components/BucketBadge.tsx';
+import { Link } from '../../components/Link.tsx';
+import { formatTimeMs } from '../../format.ts';
+import { roundHeadline, roundRoles } from '../../prepare/eras.ts';
+
+interface Round {
+  id: string;
+  ts: string;
+  bucket: string;
+  kind: string;
+  continuation: boolean;
+}
+
+interface CallRoundsProps {
+  event: { id: string; bucket: string; continuation: boolean };
+  call: { rounds: Round[]; round: number; firstInLog: boolean };
+  /** The address that opens a round on this screen, filters kept. */
+  hrefOf: (round: { id: string; ts: string }) => string;
+  onFollow: () => void;
+}
+
+/**
+ * An MCP 2026-07-28 multi round-trip call (DOMAIN.md section 10): what this round did in it, which round it is, and
+ * every round of the call in the log, each one a link.
+ */
+export function CallRounds({ event, call, hrefOf, onFollow }: CallRoundsProps) {
+  return (
+    <section className="call-rounds" aria-label="Rounds of this call" data-testid="call-rounds">
+      <h3>A call in rounds</h3>
+      {roundRoles(event).map((role) => (
+        <p key={role}>{role}</p>
+      ))}
+      <p data-testid="round-headline">
+        <strong>{roundHeadline(call)}</strong>
+      </p>
+      <ol className="rounds">
+        {call.rounds.map((round, i) => {
+          const label = `Round ${i + 1}`;
+          const what = round.continuation ? 'with the answers' : 'the request';
+          return (
+            <li key={round.id} aria-current={round.id === event.id ? 'step' : undefined}>
+              {round.id === event.id ? (
+                <span className="current-round">{label} (this event)</span>
+              ) : (
+                <Link href={hrefOf(round)} onClick={onFollow}>
+                  {label}
+                </Link>
+              )}{' '}
+              <span className="muted">
+                {formatTimeMs(Date.parse(round.ts))} · {what} ·
+              </span>{' '}
+              <BucketBadge bucket={round.bucket} kind={round.kind} />
+            </li>
+          );
+        })}
+      </ol>
+    </section>
+  );
+}
