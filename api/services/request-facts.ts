@@ -1,3 +1,4 @@
+import { CountChanges } from '../../db/counters/changes.ts';
 import { EraChanges } from '../../db/counters/eras.ts';
 import { type RequestFacts, unreadRequestsPage, writeRequestFacts } from '../../db/queries/classification.ts';
 import { getSetting, putSetting, setSettingOnce } from '../../db/queries/settings.ts';
@@ -32,8 +33,10 @@ export async function backfillRequestFacts(store: Store): Promise<number> {
     const page = await unreadRequestsPage(store, afterSeq, PAGE);
     const last = page.at(-1);
     if (last === undefined) break;
-    // The era counts (migration era_counts) move with what they are filed by; a queued event is counted by its fold.
+    // The era counts (migration era_counts) move with what they are filed by, and a round now read as a continuation
+    // is no send of its identity any more; a queued event is counted by its fold.
     const eras = new EraChanges();
+    const sends = new CountChanges();
     const facts = page.flatMap((row): RequestFacts[] => {
       const parsed = validateEvent(JSON.parse(row.body));
       // Stored rows were valid when accepted; one that cannot be read again keeps what it has.
@@ -51,12 +54,14 @@ export async function backfillRequestFacts(store: Store): Promise<number> {
       if (row.counted === 1 && row.queued === 0) {
         eras.count(row, -1);
         eras.count({ ...row, ...read }, 1);
+        if (row.continuation === 0 && read.continuation === 1) sends.addSend(row, -1);
       }
       return [{ seq: row.seq, ts: row.ts, server: row.server, ...read }];
     });
     await store.transaction(async (tx) => {
       await writeRequestFacts(tx, facts);
       await eras.write(tx);
+      await sends.write(tx);
       await putSetting(tx, PROGRESS_KEY, String(last.seq));
     });
     changed += facts.length;

@@ -135,6 +135,8 @@ export interface UnreadRequestRow {
   era: string | null;
   continuation: number;
   counted: number;
+  /** The request identity (`server:` + hex), as the identity hours count its sends. */
+  identity: string | null;
   /** 1 while still queued for its fold (db/queries/fold-queue.ts QUEUED). */
   queued: number;
   body: string;
@@ -143,7 +145,8 @@ export interface UnreadRequestRow {
 /** One page, in arrival order, of the MCP events after `afterSeq`, with their lines. */
 export async function unreadRequestsPage(db: SqlRunner, afterSeq: number, limit: number): Promise<UnreadRequestRow[]> {
   const rows = await db.all<WithBlock<UnreadRequestRow>>(sql`SELECT seq, ts, server, client,
-      rpc_method AS "rpcMethod", bucket, kind, era, continuation, counted, ${QUEUED} AS queued, ${BODY_COLUMNS}
+      rpc_method AS "rpcMethod", bucket, kind, era, continuation, counted, ${identityText(db, 'events')} AS identity,
+      ${QUEUED} AS queued, ${BODY_COLUMNS}
     FROM ${EVENTS_WITH_BODIES}
     WHERE seq > ${afterSeq} AND protocol = 'mcp'
     ORDER BY seq LIMIT ${limit}`);

@@ -4,7 +4,9 @@ import { foldAll } from '../../api/services/fold.ts';
 import { backfillRequestFacts } from '../../api/services/request-facts.ts';
 import { applyRetention } from '../../api/services/retention.ts';
 import { setOverrides } from '../../api/services/server-config.ts';
+import { CountChanges } from '../../db/counters/changes.ts';
 import { type EraCountRow, type EraCountsBy, eraCounts, rawEraCounts } from '../../db/counters/eras.ts';
+import { identityText } from '../../db/stored-identity.ts';
 import { DAY_MS, HOUR_MS } from '../../shared/analysis/time-buckets.ts';
 import { corpusText } from '../support/corpus.ts';
 import { BASE_TS } from '../support/events.ts';
@@ -128,6 +130,18 @@ describe.each(STORE_KINDS)('era counts on $name', (kind) => {
 
     it('move from no era to the era read from the line for events stored before the era was kept', async () => {
       const before = { server: await all('server'), client: await all('client') };
+      const sends = async () =>
+        Number((await db.store.all<{ n: number }>(sql`SELECT sum(sends) AS n FROM identity_hour`))[0]?.n ?? 0);
+      const sendsBefore = await sends();
+      // The release before counted every round as a send of its identity: the continuations' sends added back.
+      const rounds = await db.store.all<{ ts: number | string; server: string; identity: string }>(sql`SELECT ts,
+          server, ${identityText(db.store, 'events')} AS identity FROM events
+        WHERE continuation = 1 AND counted = 1 AND identity IS NOT NULL AND event_id <> 'harbor-agent-006-0'`);
+      expect(rounds.length).toBeGreaterThan(10);
+      const oldSends = new CountChanges();
+      for (const r of rounds) oldSends.addSend({ ts: Number(r.ts), server: r.server, identity: r.identity }, 1);
+      await db.store.transaction((tx) => oldSends.write(tx));
+      expect(await sends()).toBe(sendsBefore + rounds.length);
       // As migration storms_by_sender leaves a store it upgrades: the facts unread, counted under no era.
       await db.store.run(sql`UPDATE events SET era = NULL, protocol_version = NULL, continuation = 0, rpc_name = NULL`);
       await db.store.run(sql`DELETE FROM settings WHERE key LIKE 'request_facts_v1%'`);
@@ -155,6 +169,8 @@ describe.each(STORE_KINDS)('era counts on $name', (kind) => {
       });
       await foldAll(db.store);
       expect({ server: await all('server'), client: await all('client') }).toEqual(before);
+      // The rounds read as continuations are no sends any more: the identity hours are as a fresh store has them.
+      expect(await sends()).toBe(sendsBefore);
     });
 
     it('keep their hours past the events horizon, and go at the counts horizon', async () => {
