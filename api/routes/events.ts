@@ -8,7 +8,7 @@ import { rangeParams } from '../params.ts';
 import { eventWithCall } from '../services/analysis/call-rounds.ts';
 import { allEvents, decodeCursor, eventPage, LISTED_RECORDS } from '../services/events.ts';
 import { EVENTS_TABLE } from '../services/export-tables.ts';
-import { summarise } from '../services/summary.ts';
+import { rangeSummary } from '../services/summary.ts';
 import { validate } from '../validate.ts';
 
 const eventsQuery = rangeParams.extend(formatParam.shape).extend({
@@ -73,5 +73,5 @@ export const eventsRoutes = new Hono<Env>()
     return c.json(event);
   })
   .get('/summary', validate('query', rangeParams), async (c) => {
-    return c.json(await summarise(c.var.deps.store, c.req.valid('query')));
+    return c.json(await rangeSummary(c.var.deps.store, c.req.valid('query')));
   });

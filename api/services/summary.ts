@@ -1,8 +1,8 @@
-import { type CountRow, countRows } from '../../db/counters/rollups.ts';
-import type { EventFilter } from '../../db/queries/events.ts';
+import { type CountRow, countRows, type RangeFilter } from '../../db/counters/rollups.ts';
 import type { SqlRunner } from '../../db/runner.ts';
 import { BUCKETS, type Bucket } from '../../shared/classify/types.ts';
 import { nameRecord } from '../../shared/name-record.ts';
+import { keptData } from './retention.ts';
 
 export interface Counts {
   total: number;
@@ -21,7 +21,13 @@ export interface Summary {
   clients: Record<string, Counts>;
 }
 
-export async function summarise(db: SqlRunner, filter: Omit<EventFilter, 'bucket' | 'kind'>): Promise<Summary> {
+/** The summary of a range as asked (all time when open), its part before retention's horizon read from the hours. */
+export async function rangeSummary(db: SqlRunner, range: Omit<RangeFilter, 'eventsFrom'>): Promise<Summary> {
+  const { eventsFrom } = await keptData(db);
+  return summarise(db, { ...range, eventsFrom });
+}
+
+export async function summarise(db: SqlRunner, filter: RangeFilter): Promise<Summary> {
   // Per server and per client from their own families, not from a row per (server, client): a day of a meshed
   // federation is thousands of pairs an hour, but tens of clients.
   const [byServer, byClient] = await Promise.all([

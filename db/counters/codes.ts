@@ -60,7 +60,7 @@ export async function applyCodeDeltas(db: SqlRunner, deltas: readonly CodeDelta[
   );
 }
 
-type ServerWindow = { server: string; from: number; to: number };
+type ServerWindow = { server: string; from: number; to: number; eventsFrom: number | null };
 
 /**
  * Counted failures of one server over [from, to) per code pair and classification, most frequent first, exactly:

@@ -69,7 +69,9 @@ export interface DenialCountsIn {
  * servers), the window's edges from `denial_breach`'s (answer_ts, server, client) index.
  */
 export async function denialCountsIn(db: SqlRunner, scope: DenialScope): Promise<DenialCountsIn> {
-  const parts = segments(scope, COUNTER_FAMILIES.denials);
+  // The audit's rows are kept as long as the hour counts (db/queries/retention.ts), so its edges are read from them
+  // on either side of the raw events' horizon.
+  const parts = segments({ ...scope, eventsFrom: null }, COUNTER_FAMILIES.denials);
   const narrowed = narrowedTo(scope);
   // The hours that start in the window hold its replays; the whole ones among them its breaches.
   const hours = sql`start >= ${bucketStart(scope.from, HOUR)} AND start < ${scope.to}${narrowed}`;

@@ -168,7 +168,7 @@ export interface RangeFilter {
    * Where raw events and the counts finer than an hour begin (api/services/retention.ts), an hour's start: before
    * it only the hour counts are kept, and a range's older part is read from them in whole hours.
    */
-  eventsFrom?: number | null;
+  eventsFrom: number | null;
 }
 
 /** A count row: what the alert metrics read of it (shared/alerts/values.ts CountLike) and where its bucket starts. */

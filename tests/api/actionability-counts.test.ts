@@ -13,10 +13,10 @@ import { mixedTraffic } from '../support/traffic.ts';
 
 const HOUR = 3_600_000;
 const RANGES = [
-  { from: 0, to: BASE_TS + 5 * HOUR },
-  { from: BASE_TS + 123_456, to: BASE_TS + 2 * HOUR + 7_891 },
-  { from: BASE_TS + HOUR, to: BASE_TS + 2 * HOUR },
-  { from: BASE_TS + 59_999, to: BASE_TS + 61_001 },
+  { from: 0, to: BASE_TS + 5 * HOUR, eventsFrom: null },
+  { from: BASE_TS + 123_456, to: BASE_TS + 2 * HOUR + 7_891, eventsFrom: null },
+  { from: BASE_TS + HOUR, to: BASE_TS + 2 * HOUR, eventsFrom: null },
+  { from: BASE_TS + 59_999, to: BASE_TS + 61_001, eventsFrom: null },
 ];
 
 describe.each(STORE_KINDS)('actionability counts on $name', (kind) => {
@@ -64,12 +64,12 @@ describe.each(STORE_KINDS)('actionability counts on $name', (kind) => {
       const failed = await db.store.all<{ n: number | string }>(
         sql`SELECT count(*) AS n FROM events WHERE counted = 1 AND bucket <> 'ok'`,
       );
-      const all = await profileCounts(db.store, RANGES[0] ?? { from: 0, to: 0 });
+      const all = await profileCounts(db.store, RANGES[0] ?? { from: 0, to: 0, eventsFrom: null });
       expect(all.reduce((n, row) => n + row.failures, 0)).toBe(Number(failed[0]?.n));
     });
 
     it('hold what the traffic earns: a 429 with Retry-After earns D, P, C, R with transport, nothing in control', async () => {
-      const all = await profileCounts(db.store, RANGES[0] ?? { from: 0, to: 0 });
+      const all = await profileCounts(db.store, RANGES[0] ?? { from: 0, to: 0, eventsFrom: null });
       const views = all.map((row) => unpackViews(row.packed));
       expect(views).toContainEqual({ control: 0b000000, transport: 0b111001 });
       // -32602 at HTTP 200: 110000 in both views.
@@ -77,7 +77,7 @@ describe.each(STORE_KINDS)('actionability counts on $name', (kind) => {
     });
 
     it('are rebuilt from the stored lines for events stored before migration actionability', async () => {
-      const before = await profileCounts(db.store, RANGES[0] ?? { from: 0, to: 0 });
+      const before = await profileCounts(db.store, RANGES[0] ?? { from: 0, to: 0, eventsFrom: null });
       await db.store.run(sql`UPDATE events SET act_profile = NULL`);
       await db.store.run(sql`DELETE FROM actionability_minute`);
       await db.store.run(sql`DELETE FROM actionability_hour`);
@@ -91,7 +91,7 @@ describe.each(STORE_KINDS)('actionability counts on $name', (kind) => {
         VALUES (${seq}, ${seq}, ${Number(queued[0]?.ts)}, ${BASE_TS})`);
       expect(await backfillActionability(db.store)).toBeGreaterThan(100);
       const total = (rows: { failures: number }[]) => rows.reduce((n, row) => n + row.failures, 0);
-      const range = RANGES[0] ?? { from: 0, to: 0 };
+      const range = RANGES[0] ?? { from: 0, to: 0, eventsFrom: null };
       expect(total(await profileCounts(db.store, range))).toBe(total(before) - 1);
       await foldAll(db.store);
       expect(await profileCounts(db.store, range)).toEqual(before);

@@ -34,13 +34,13 @@ function v2Copies(): Record<string, unknown>[] {
   ).flat();
 }
 
-const WHOLE = { from: 0, to: BASE_TS + 6 * HOUR_MS };
+const WHOLE = { from: 0, to: BASE_TS + 6 * HOUR_MS, eventsFrom: null };
 const RANGES = [
   WHOLE,
-  { from: BASE_TS + 123_456, to: BASE_TS + 2 * HOUR_MS + 7_891 },
-  { from: BASE_TS + HOUR_MS, to: BASE_TS + 2 * HOUR_MS },
-  { from: BASE_TS + 13_999, to: BASE_TS + 14_001 + MINUTE },
-  { from: BASE_TS + APART, to: BASE_TS + APART + 40_000 },
+  { from: BASE_TS + 123_456, to: BASE_TS + 2 * HOUR_MS + 7_891, eventsFrom: null },
+  { from: BASE_TS + HOUR_MS, to: BASE_TS + 2 * HOUR_MS, eventsFrom: null },
+  { from: BASE_TS + 13_999, to: BASE_TS + 14_001 + MINUTE, eventsFrom: null },
+  { from: BASE_TS + APART, to: BASE_TS + APART + 40_000, eventsFrom: null },
 ];
 const BY: EraCountsBy[] = ['server', 'client'];
 
@@ -174,7 +174,7 @@ describe.each(STORE_KINDS)('era counts on $name', (kind) => {
     });
 
     it('keep their hours past the events horizon, and go at the counts horizon', async () => {
-      const hours = { from: BASE_TS - HOUR_MS, to: BASE_TS + 5 * HOUR_MS };
+      const hours = { from: BASE_TS - HOUR_MS, to: BASE_TS + 5 * HOUR_MS, eventsFrom: null };
       const before = {
         server: await eraCounts(db.store, hours, 'server'),
         client: await eraCounts(db.store, hours, 'client'),

@@ -76,7 +76,7 @@ describe.each(STORE_KINDS)('the hour lists on $name', (kind) => {
     });
 
     it('keep every identity whose most reaches the n-th surely sent, ties included', async () => {
-      const day = { from: T, to: T + 3 * H };
+      const day = { from: T, to: T + 3 * H, eventsFrom: null };
       // Listed (over the caps 3, 4, 1): a 10+8 (most 8+7+4), b 6+7 (8+3+3), c 9 (8+8), f 2 (8+1).
       expect((await contenders(day, 3, 1)).names).toEqual(['a']);
       expect((await contenders(day, 3, 2)).names).toEqual(['a', 'b', 'c']);
@@ -129,7 +129,7 @@ describe.each(STORE_KINDS)('a server ranked from the hour lists on $name', (kind
 
     // Lists of 4 an hour, and never the events grouped instead: what the lists say is all there is.
     const limits = { wholeHourRows: 12, edgeRows: 0, maxPerHour: 4, groupUpTo: -1, countPerRound: 250 };
-    const window = { from: BASE_TS, to: BASE_TS + 3 * H };
+    const window = { from: BASE_TS, to: BASE_TS + 3 * H, eventsFrom: null };
 
     it('is ranked from the lists of all servers when they are sure of its top', async () => {
       const grouped = await topIdentityRows(db.store, { ...window, server: 'big' }, 2);
@@ -173,9 +173,9 @@ describe.each(STORE_KINDS)('contenders counted a few at a time on $name', (kind)
       const limits = { wholeHourRows: 32, edgeRows: 16, maxPerHour: 8, groupUpTo: -1, countPerRound: 1 };
       let compared = 0;
       for (const window of [
-        { from: BASE_TS, to: BASE_TS + 4 * H },
-        { from: BASE_TS + H / 2, to: BASE_TS + 3 * H + H / 3 },
-        { from: BASE_TS + H, to: BASE_TS + 3 * H },
+        { from: BASE_TS, to: BASE_TS + 4 * H, eventsFrom: null },
+        { from: BASE_TS + H / 2, to: BASE_TS + 3 * H + H / 3, eventsFrom: null },
+        { from: BASE_TS + H, to: BASE_TS + 3 * H, eventsFrom: null },
       ]) {
         for (const limit of [1, 2, 3, 5]) {
           const ranking = await rankIdentities(db.store, window, limit, limits);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { sql } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { readMetric, storeReads } from '../../api/services/alerts/readings.ts';
 import { rankIdentities } from '../../api/services/analysis/identity-ranking.ts';
 import { applyRetention } from '../../api/services/retention.ts';
 import { releaseFreePages } from '../../db/queries/retention.ts';
@@ -127,6 +128,33 @@ describe.each(STORE_KINDS)('retention on $name', (kind) => {
         events: 0,
         counts: 0,
       });
+    });
+
+    it('holds the Overview totals, the Servers table and the alert readings equal across the events horizon', async () => {
+      await ingest(app, traffic(DAY0, 4, 6, 'h'));
+      const now = DAY0 + 4 * DAY_MS;
+      await applyRetention(db.store, { eventsMs: 2.5 * DAY_MS, countsMs: 3.5 * DAY_MS }, now);
+      // Half way into an hour before the events horizon (day 1 00:00): that hour is read whole from its count, by
+      // every reader alike; a reader that forgets the horizon finds its minutes and events deleted and counts less.
+      const from = DAY0 + DAY_MS / 2 + HOUR_MS / 2;
+      const servers: { server: string; requests: number; buckets: { refusal: number } }[] = (
+        await json(app, `/api/v1/servers?${range(from, now)}`)
+      ).servers;
+      const summary = await json(app, `/api/v1/summary?${range(from, now)}`);
+      const tableTotal = servers.reduce((n, row) => n + row.requests, 0);
+      expect(tableTotal).toBe((4 * 24 - 12) * 6);
+      expect(summary.overall.total).toBe(tableTotal);
+      for (const row of servers) expect(summary.servers[row.server].total, row.server).toBe(row.requests);
+
+      const refusals = await readMetric(
+        db.store,
+        storeReads(db.store),
+        { metric: 'refusal_count', groupBy: 'server', scope: {}, windowSeconds: (now - from) / 1000 },
+        now,
+      );
+      for (const row of servers) {
+        expect(refusals.find((value) => value.group === row.server)?.value, row.server).toBe(row.buckets.refusal);
+      }
     });
 
     it('ranks identities over a range that starts before the events horizon by the hour counts kept there', async () => {

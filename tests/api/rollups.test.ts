@@ -72,7 +72,7 @@ describe.each(STORE_KINDS)('rollups on $name', (kind) => {
         [BASE_TS + 30 * 60_000, undefined],
       ];
       for (const [from, to] of ranges) {
-        const filter = { from, to };
+        const filter = { from, to, eventsFrom: null };
         const raw = (await rawBucketCounts(db.store, filter)).reduce((n, r) => n + r.count, 0);
         const summary = await summarise(db.store, filter);
         expect(summary.overall.total, `[${from}, ${to})`).toBe(raw);
@@ -86,7 +86,7 @@ describe.each(STORE_KINDS)('rollups on $name', (kind) => {
     });
 
     it('give the same per-server series from the family without clients, at every step', async () => {
-      const range = { from: BASE_TS + 61_234, to: BASE_TS + 2 * 3_600_000 + 5 * 60_000 + 17 };
+      const range = { from: BASE_TS + 61_234, to: BASE_TS + 2 * 3_600_000 + 5 * 60_000 + 17, eventsFrom: null };
       for (const step of [60_000, 5 * 60_000, 15 * 60_000, 3_600_000]) {
         const fold = (
           rows: { start: number; server: string; bucket: string; requests: number; avoidable: number }[],
@@ -106,7 +106,7 @@ describe.each(STORE_KINDS)('rollups on $name', (kind) => {
     });
 
     it('give the same per-client counts from the family without servers, at every step', async () => {
-      const range = { from: BASE_TS + 61_234, to: BASE_TS + 2 * 3_600_000 + 5 * 60_000 + 17 };
+      const range = { from: BASE_TS + 61_234, to: BASE_TS + 2 * 3_600_000 + 5 * 60_000 + 17, eventsFrom: null };
       const fold = (rows: { start: number; client: string; bucket: string; kind: string; requests: number }[]) => {
         const out = new Map<string, number>();
         for (const r of rows) {
@@ -135,7 +135,7 @@ describe.each(STORE_KINDS)('rollups on $name', (kind) => {
     };
 
     it("give the same whole federation's counts from the family without servers or clients, at every step", async () => {
-      const range = { from: BASE_TS + 61_234, to: BASE_TS + 2 * 3_600_000 + 5 * 60_000 + 17 };
+      const range = { from: BASE_TS + 61_234, to: BASE_TS + 2 * 3_600_000 + 5 * 60_000 + 17, eventsFrom: null };
       for (const step of [null, 60_000, 5 * 60_000, 15 * 60_000, 3_600_000]) {
         const perServer = byKind(await countRows(db.store, range, step, ['server', 'kind']));
         const fleet = byKind(await countRows(db.store, range, step, ['kind']));
@@ -145,7 +145,7 @@ describe.each(STORE_KINDS)('rollups on $name', (kind) => {
     });
 
     it("are summed by the migration that added the whole federation's family, from the family per server", async () => {
-      const range = { from: BASE_TS + 60_000, to: BASE_TS + 3 * 3_600_000 };
+      const range = { from: BASE_TS + 60_000, to: BASE_TS + 3 * 3_600_000, eventsFrom: null };
       const before = byKind(await countRows(db.store, range, 60_000, ['kind']));
       for (const level of ['minute', '5min', 'hour']) await db.store.run(sql.raw(`DELETE FROM rollup_fleet_${level}`));
       expect(byKind(await countRows(db.store, range, 60_000, ['kind'])).size).toBe(0);
@@ -155,7 +155,7 @@ describe.each(STORE_KINDS)('rollups on $name', (kind) => {
 
     it('are summed by the migration that added the families per client and of avoidable requests per pair', async () => {
       // Whole minutes: no edge is read from the events.
-      const range = { from: BASE_TS + 60_000, to: BASE_TS + 2 * 3_600_000 + 5 * 60_000 };
+      const range = { from: BASE_TS + 60_000, to: BASE_TS + 2 * 3_600_000 + 5 * 60_000, eventsFrom: null };
       const [summary, clients] = [await summarise(db.store, range), await clientsIn(db.store, range)];
       expect(clients.some((client) => client.hurtsMost.length > 1)).toBe(true);
       // Their minutes came from the pair family's, which are gone since (migration 0022): the coarser levels are
@@ -173,9 +173,9 @@ describe.each(STORE_KINDS)('rollups on $name', (kind) => {
 
     it("keep each client's conduct as the events tell it, over any range", async () => {
       for (const range of [
-        { from: BASE_TS - 3_600_000, to: BASE_TS + 4 * 3_600_000 },
-        { from: BASE_TS + 12_345, to: BASE_TS + 2 * 3_600_000 + 7_777 },
-        { from: BASE_TS + 3_600_000, to: BASE_TS + 3_600_000 + 90_000, server: 's1' },
+        { from: BASE_TS - 3_600_000, to: BASE_TS + 4 * 3_600_000, eventsFrom: null },
+        { from: BASE_TS + 12_345, to: BASE_TS + 2 * 3_600_000 + 7_777, eventsFrom: null },
+        { from: BASE_TS + 3_600_000, to: BASE_TS + 3_600_000 + 90_000, server: 's1', eventsFrom: null },
       ]) {
         const { events: loaded, verdicts } = await loadAnalysis(db.store, range);
         const fromEvents = clientConduct(loaded, verdicts);
@@ -193,20 +193,24 @@ describe.each(STORE_KINDS)('rollups on $name', (kind) => {
           perServer,
         );
       }
-      const all = await clientsIn(db.store, { from: BASE_TS - 3_600_000, to: BASE_TS + 4 * 3_600_000 });
+      const all = await clientsIn(db.store, {
+        from: BASE_TS - 3_600_000,
+        to: BASE_TS + 4 * 3_600_000,
+        eventsFrom: null,
+      });
       expect(all.some((client) => client.probedWithoutDiscovery > 0)).toBe(true);
       expect(all.some((client) => client.retriedAfterRefusal > 0)).toBe(true);
     });
 
     // The conduct of each (client, server), as the family with both keeps it (what these migrations filled): a
     // server's clients at a time.
-    const pairConduct = async (range: { from: number; to: number }) =>
+    const pairConduct = async (range: { from: number; to: number; eventsFrom: null }) =>
       (
         await Promise.all(['s0', 's1', 's2'].map((server) => conductRows(db.store, { ...range, server }, false)))
       ).flatMap((rows, i) => rows.map((row) => ({ ...row, server: `s${i}` })));
 
     it('are rebuilt by the migration that added the conduct counters, for events stored before it', async () => {
-      const range = { from: BASE_TS - 3_600_000, to: BASE_TS + 4 * 3_600_000 };
+      const range = { from: BASE_TS - 3_600_000, to: BASE_TS + 4 * 3_600_000, eventsFrom: null };
       const before = await pairConduct(range);
       expect(before.length).toBeGreaterThan(6);
       const zero = CONDUCT_COLUMNS.map((column) => `${column} = 0`).join(', ');
@@ -218,7 +222,7 @@ describe.each(STORE_KINDS)('rollups on $name', (kind) => {
 
     it("give each server its clients' conduct from the family without clients (migration 0022 sums it)", async () => {
       // Whole 5 minutes, so that migration 0022's sums are all that is read.
-      const range = { from: BASE_TS, to: BASE_TS + 2 * 3_600_000 + 5 * 60_000 };
+      const range = { from: BASE_TS, to: BASE_TS + 2 * 3_600_000 + 5 * 60_000, eventsFrom: null };
       const perServer = new Map<string, number>();
       for (const { server, after_refusal } of await pairConduct(range)) {
         perServer.set(server, (perServer.get(server) ?? 0) + after_refusal);
@@ -241,8 +245,8 @@ describe.each(STORE_KINDS)('rollups on $name', (kind) => {
 
     it('give each client the same conduct from the family without servers as from the pairs', async () => {
       for (const range of [
-        { from: BASE_TS - 3_600_000, to: BASE_TS + 4 * 3_600_000 },
-        { from: BASE_TS + 12_345, to: BASE_TS + 2 * 3_600_000 + 7_777 },
+        { from: BASE_TS - 3_600_000, to: BASE_TS + 4 * 3_600_000, eventsFrom: null },
+        { from: BASE_TS + 12_345, to: BASE_TS + 2 * 3_600_000 + 7_777, eventsFrom: null },
       ]) {
         const perClient = new Map<string, Record<string, number>>();
         for (const { client, server: _server, ...counts } of await pairConduct(range)) {
@@ -262,7 +266,7 @@ describe.each(STORE_KINDS)('rollups on $name', (kind) => {
     });
 
     it('are rebuilt by the migration that added the context counts, for events stored before it', async () => {
-      const range = { from: BASE_TS - 3_600_000, to: BASE_TS + 4 * 3_600_000 };
+      const range = { from: BASE_TS - 3_600_000, to: BASE_TS + 4 * 3_600_000, eventsFrom: null };
       const before = await contextGapIn(db.store, range);
       await db.store.run(sql`DELETE FROM context_minute`);
       expect(await contextGapIn(db.store, range)).toEqual([]);
@@ -271,7 +275,7 @@ describe.each(STORE_KINDS)('rollups on $name', (kind) => {
     });
 
     it('are rebuilt by the migration that added the context counts without clients', async () => {
-      const week = { from: BASE_TS - 6 * 24 * 3_600_000, to: BASE_TS + 24 * 3_600_000 };
+      const week = { from: BASE_TS - 6 * 24 * 3_600_000, to: BASE_TS + 24 * 3_600_000, eventsFrom: null };
       const tables = async () => ({
         fiveMinutes: await db.store.all(sql`SELECT * FROM context_server_5min ORDER BY 1, 2, 3, 4, 5`),
         hours: await db.store.all(sql`SELECT * FROM context_server_hour ORDER BY 1, 2, 3, 4, 5`),
@@ -318,10 +322,10 @@ describe.each(STORE_KINDS)('rollups on $name', (kind) => {
     it('rank identities from the hour lists as grouping the events does, and say when they cannot be sure', async () => {
       let unsure = 0;
       for (const range of [
-        { from: BASE_TS - 3_600_000, to: BASE_TS + 4 * 3_600_000 },
-        { from: BASE_TS + 12_345, to: BASE_TS + 2 * 3_600_000 + 7_777 },
-        { from: BASE_TS + 3_600_000 - 60_000, to: BASE_TS + 3_600_000 + 90_000 },
-        { from: BASE_TS + 12_345, to: BASE_TS + 2 * 3_600_000 + 7_777, server: 's1' },
+        { from: BASE_TS - 3_600_000, to: BASE_TS + 4 * 3_600_000, eventsFrom: null },
+        { from: BASE_TS + 12_345, to: BASE_TS + 2 * 3_600_000 + 7_777, eventsFrom: null },
+        { from: BASE_TS + 3_600_000 - 60_000, to: BASE_TS + 3_600_000 + 90_000, eventsFrom: null },
+        { from: BASE_TS + 12_345, to: BASE_TS + 2 * 3_600_000 + 7_777, server: 's1', eventsFrom: null },
       ]) {
         const grouped = (await topIdentityRows(db.store, range, 4)).map((row) => row.identity);
         expect(grouped.length, JSON.stringify(range)).toBe(4);
@@ -360,7 +364,7 @@ describe.each(STORE_KINDS)('rollups on $name', (kind) => {
     });
 
     it('rank a week over a few hours of traffic as those hours, and are as sure of it', async () => {
-      const week = { from: BASE_TS - 6 * 24 * 3_600_000 + 17, to: BASE_TS + 24 * 3_600_000 };
+      const week = { from: BASE_TS - 6 * 24 * 3_600_000 + 17, to: BASE_TS + 24 * 3_600_000, eventsFrom: null };
       const grouped = (await topIdentityRows(db.store, week, 4)).map((row) => row.identity);
       // 1000 list rows shared by the 4 hours that hold sends are every re-sent identity; shared by a week's 168
       // hours, 5 an hour, and a week of hours each of which might hold one more send of any identity.
@@ -372,20 +376,20 @@ describe.each(STORE_KINDS)('rollups on $name', (kind) => {
         maxPerHour: 100,
       });
       expect(ranking).toEqual({ identities: grouped, exact: true });
-      const before = { from: BASE_TS - 24 * 3_600_000, to: BASE_TS };
+      const before = { from: BASE_TS - 24 * 3_600_000, to: BASE_TS, eventsFrom: null };
       expect(await rankIdentities(db.store, before, 4)).toEqual({ identities: [], exact: true });
     });
 
     it("keep each server's context gap as the events tell it, over any range", async () => {
       let reported = 0;
       for (const range of [
-        { from: BASE_TS - 3_600_000, to: BASE_TS + 4 * 3_600_000 },
-        { from: BASE_TS + 12_345, to: BASE_TS + 2 * 3_600_000 + 7_777 },
-        { from: BASE_TS + 3_600_000, to: BASE_TS + 3_600_000 + 90_000, client: 'c1' },
+        { from: BASE_TS - 3_600_000, to: BASE_TS + 4 * 3_600_000, eventsFrom: null },
+        { from: BASE_TS + 12_345, to: BASE_TS + 2 * 3_600_000 + 7_777, eventsFrom: null },
+        { from: BASE_TS + 3_600_000, to: BASE_TS + 3_600_000 + 90_000, client: 'c1', eventsFrom: null },
         // A day and a week: charted per 5 minutes and per hour, from the counts without clients.
-        { from: BASE_TS - 20 * 3_600_000 + 4_321, to: BASE_TS + 3 * 3_600_000 + 12_345 },
-        { from: BASE_TS - 6 * 24 * 3_600_000, to: BASE_TS + 4 * 3_600_000 - 61_000, server: 's1' },
-        { from: BASE_TS - 20 * 3_600_000, to: BASE_TS + 4 * 3_600_000, client: 'c2' },
+        { from: BASE_TS - 20 * 3_600_000 + 4_321, to: BASE_TS + 3 * 3_600_000 + 12_345, eventsFrom: null },
+        { from: BASE_TS - 6 * 24 * 3_600_000, to: BASE_TS + 4 * 3_600_000 - 61_000, server: 's1', eventsFrom: null },
+        { from: BASE_TS - 20 * 3_600_000, to: BASE_TS + 4 * 3_600_000, client: 'c2', eventsFrom: null },
       ]) {
         const { events: loaded } = await loadAnalysis(db.store, { ...range, samplingOnly: true });
         const step = stepFor(range.to - range.from);
@@ -417,9 +421,9 @@ describe.each(STORE_KINDS)('rollups on $name', (kind) => {
       let rows = 0;
       for (const server of ['s0', 's1', 's2']) {
         for (const range of [
-          { from: BASE_TS - 3_600_000, to: BASE_TS + 4 * 3_600_000 },
-          { from: BASE_TS + 12_345, to: BASE_TS + 2 * 3_600_000 + 7_777 },
-          { from: BASE_TS + 3_600_000 - 60_000, to: BASE_TS + 3_600_000 + 90_500 },
+          { from: BASE_TS - 3_600_000, to: BASE_TS + 4 * 3_600_000, eventsFrom: null },
+          { from: BASE_TS + 12_345, to: BASE_TS + 2 * 3_600_000 + 7_777, eventsFrom: null },
+          { from: BASE_TS + 3_600_000 - 60_000, to: BASE_TS + 3_600_000 + 90_500, eventsFrom: null },
         ]) {
           const scope = { ...range, server };
           const kept = await codeCounts(db.store, scope);
@@ -429,14 +433,19 @@ describe.each(STORE_KINDS)('rollups on $name', (kind) => {
       }
       expect(rows).toBeGreaterThan(20);
       // The override made s2's 503s refusals (gone): they moved out of the transient counts.
-      const s2 = await codeCounts(db.store, { server: 's2', from: 0, to: BASE_TS + 4 * 3_600_000 });
+      const s2 = await codeCounts(db.store, { server: 's2', from: 0, to: BASE_TS + 4 * 3_600_000, eventsFrom: null });
       expect(s2.filter((row) => row.httpStatus === 503).map((row) => [row.bucket, row.kind])).toEqual([
         ['refusal', 'gone'],
       ]);
     });
 
     it('are rebuilt by the migration that added the code counts, for events stored before it', async () => {
-      const scope = { server: 's1', from: 0, to: BASE_TS + 5 * 3_600_000 - ((BASE_TS + 5 * 3_600_000) % 3_600_000) };
+      const scope = {
+        server: 's1',
+        from: 0,
+        to: BASE_TS + 5 * 3_600_000 - ((BASE_TS + 5 * 3_600_000) % 3_600_000),
+        eventsFrom: null,
+      };
       const before = await codeCounts(db.store, scope);
       expect(before.length).toBeGreaterThan(3);
       await db.store.run(sql`DELETE FROM code_minute`);
@@ -448,7 +457,7 @@ describe.each(STORE_KINDS)('rollups on $name', (kind) => {
 
     it('keep per-kind counts and avoidable counts in step with the events', async () => {
       const raw = await rawBucketCounts(db.store, {});
-      const rolled = await countRows(db.store, {}, null, ['server', 'client', 'kind']);
+      const rolled = await countRows(db.store, { eventsFrom: null }, null, ['server', 'client', 'kind']);
       const key = (r: { server: string; client: string | null; bucket: string; kind: string }) =>
         `${r.server}|${r.client ?? ''}|${r.bucket}|${r.kind}`;
       expect(new Map(rolled.map((r) => [key(r), r.requests]))).toEqual(new Map(raw.map((r) => [key(r), r.count])));
@@ -529,7 +538,7 @@ describe("one client's requests to one server on SQLite", () => {
   const planOf = (run: (db: SqlRunner) => Promise<unknown>) => queryPlan(db.store, run);
 
   it("are read through the client's index, which checks the server in its entries", async () => {
-    const window = { client: 'c1', server: 's1', from: BASE_TS, to: BASE_TS + 3_600_000 };
+    const window = { client: 'c1', server: 's1', from: BASE_TS, to: BASE_TS + 3_600_000, eventsFrom: null };
     for (const plan of [
       await planOf((runner) => analysisRows(runner, window)),
       await planOf((runner) => partitionsEvents(runner, [{ client: 'c1', server: 's1' }])),

@@ -26,6 +26,7 @@ import {
   valuesFromStorms,
 } from '../../../shared/alerts/values.ts';
 import type { StormSummary } from '../../../shared/analysis/storm-model.ts';
+import { keptData } from '../retention.ts';
 import { ServiceError } from '../service-error.ts';
 
 export type Reading = Pick<RuleInput, 'metric' | 'scope' | 'groupBy' | 'windowSeconds'>;
@@ -52,11 +53,13 @@ function rollupDimensions(metric: Metric, groupBy: GroupBy): Dimension[] {
 export function roundReader(db: SqlRunner, end: number): (rule: Reading) => Promise<GroupValue[]> {
   const direct = storeReads(db);
   let servers: Promise<string[]> | undefined;
+  let eventsFrom: Promise<number | null> | undefined;
   const reads: RoundReads = {
     counts: memo(direct.counts),
     sends: memo(direct.sends),
     storms: memo(direct.storms),
     servers: () => (servers ??= direct.servers()),
+    eventsFrom: () => (eventsFrom ??= direct.eventsFrom()),
   };
   const readings = memo((rule: Reading) => readMetric(db, reads, rule, end));
   // Rules differing only in thresholds, targets or timing read the same thing.
@@ -79,6 +82,8 @@ export interface RoundReads {
   storms(scope: StormScope): Promise<StormSummary[]>;
   /** Every server known to the store, by name. */
   servers(): Promise<string[]>;
+  /** Where the raw events kept begin: a window's older part is read from the hour counts. */
+  eventsFrom(): Promise<number | null>;
 }
 
 /** The reads that go straight to the store (a preview); a round memoizes them. */
@@ -88,6 +93,7 @@ export function storeReads(db: SqlRunner): RoundReads {
     sends: (filter) => topIdentityRows(db, filter, null),
     storms: (scope) => stormRows(db, scope),
     servers: async () => (await serverInfo(db)).map((server) => server.name),
+    eventsFrom: async () => (await keptData(db)).eventsFrom,
   };
 }
 
@@ -120,7 +126,7 @@ export async function readMetric(db: SqlRunner, reads: RoundReads, rule: Reading
 
 async function readGroups(db: SqlRunner, reads: RoundReads, rule: Reading, end: number): Promise<GroupValue[]> {
   const from = end - rule.windowSeconds * 1000;
-  const scope = { ...rule.scope, from, to: end };
+  const scope = { ...rule.scope, from, to: end, eventsFrom: await reads.eventsFrom() };
   if (rule.metric === 'retries_after_refusal') {
     return valuesFromConduct(await conductRows(db, scope, rule.groupBy === 'server'), rule.groupBy);
   }

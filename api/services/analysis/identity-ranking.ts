@@ -56,7 +56,7 @@ export interface IdentityRanking {
 }
 
 /** Where the raw events kept begin (null: all kept): before it, sends are only in the hour counts. */
-type Scope = Window & Pick<EventFilter, 'server' | 'client'> & { eventsFrom?: number | null };
+type Scope = Window & Pick<EventFilter, 'server' | 'client'>;
 
 /**
  * The `limit` most sent identities of a window: the candidates are each touched hour's most sent identities

@@ -4,9 +4,14 @@ import type { GateBlock, GateReason, GateVerdict } from '../../../shared/analysi
 import { requestKey } from '../../../shared/analysis/request-key.ts';
 import type { AnalysisEvent } from '../../../shared/analysis/types.ts';
 
+/**
+ * A range an analysis reads, with where retention's horizon lies (api/services/retention.ts keptData): required, so a
+ * reader cannot forget that the raw events before it are gone and count the range as if nothing were deleted.
+ */
 export interface Window {
   from: number;
   to: number;
+  eventsFrom: number | null;
 }
 
 export interface Loaded {
