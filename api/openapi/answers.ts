@@ -75,6 +75,20 @@ export const event = z.looseObject({
   }),
   protocolVersion: z.string().nullable().meta({ description: 'the protocol version the request named' }),
   continuation: z.boolean().meta({ description: 'an MRTR round that carries the answers to an input request' }),
+  inputRequests: z
+    .array(
+      z.looseObject({
+        key: z.string(),
+        method: z.string(),
+        sender: z.literal('server'),
+        identity: z.string().nullable(),
+        includeContext: z.enum(['none', 'thisServer', 'allServers']).optional(),
+      }),
+    )
+    .meta({
+      description:
+        'what an input_required answer asks of the client (DOMAIN.md section 10): each request the server made inside the result, keyed as it named it, with its section 5 identity and, for sampling, the context asked for; empty for any other answer',
+    }),
   bucket,
   kind: z.string(),
   rule: z.string().meta({ description: 'the classification rule that decided the bucket' }),

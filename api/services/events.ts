@@ -16,6 +16,7 @@ import {
   type View,
 } from '../../shared/actionability/index.ts';
 import { validateEvent } from '../../shared/event.ts';
+import { type InputRequest, inputRequestsOf } from '../../shared/mrtr.ts';
 
 /** The `records` a list takes: a row per request (`counted`), or every stored record (`all`). */
 export { LISTED_RECORDS } from '../../db/queries/events.ts';
@@ -39,6 +40,8 @@ export interface EventView {
   protocolVersion: string | null;
   /** An MRTR round that carries the answers to an input request. */
   continuation: boolean;
+  /** The server's own requests inside an `input_required` answer (sampling, elicitation): the server sent them. */
+  inputRequests: InputRequest[];
   /** False for a proxy record whose request the client also logged: kept, but not counted twice. */
   counted: boolean;
   /**
@@ -202,6 +205,7 @@ function toView(row: StoredEventRow): EventView {
     era: row.era,
     protocolVersion: row.protocolVersion,
     continuation: row.continuation === 1,
+    inputRequests: inputRequestsOf(row.server, body),
     counted: row.counted === 1,
     partner: row.partner,
     proxy: row.source === 'proxy' && isRecord(body.proxy) ? body.proxy : null,

@@ -2,8 +2,8 @@ import type { Classification } from '../classify/types.ts';
 import { eraOf, isContinuation, protocolVersionOf } from '../era.ts';
 import type { LensEvent } from '../event.ts';
 import { columnText, rpcErrorCodeOf, rpcMethodOf, rpcNameOf } from '../frames.ts';
-import { SCOPES } from './context-gap.ts';
-import type { AnalysisEvent, ContextObservation, ContextScope } from './types.ts';
+import { answeredContextOf, scopeOf } from '../mrtr.ts';
+import type { AnalysisEvent, ContextObservation } from './types.ts';
 
 export interface StoredFacts {
   id: string;
@@ -94,7 +94,9 @@ function errorData(event: LensEvent): Record<string, unknown> | null {
   return typeof data === 'object' && data !== null ? (data as Record<string, unknown>) : null;
 }
 
+/** A sampling request and its answer: one record (2025), or the answer in a later MRTR round (2026). */
 function contextOf(event: LensEvent): ContextObservation | null {
+  if (isContinuation(event)) return answeredContextOf(event);
   if (rpcMethodOf(event) !== 'sampling/createMessage') return null;
   const params = event.request?.params as { includeContext?: unknown } | undefined;
   const requested = scopeOf(params?.includeContext) ?? 'none';
@@ -105,8 +107,4 @@ function contextOf(event: LensEvent): ContextObservation | null {
     applied: scopeOf(reported?.applied),
     reason: columnText(reported?.reason),
   };
-}
-
-function scopeOf(value: unknown): ContextScope | null {
-  return SCOPES.includes(value as ContextScope) ? (value as ContextScope) : null;
 }

@@ -134,6 +134,10 @@ describe.skipIf(skipped)('MCP 2026-07-28 on the dashboard', () => {
         .poll(() => rounds.getByTestId('round-headline').textContent())
         .toBe('Round 1 of 2 of the call sent at 01:49:34 UTC.');
       expect(await rounds.textContent()).toContain('Asks for input: the server answered input_required');
+      // What the server asked inside its answer: a request of its own, with its identity.
+      expect(await rounds.getByTestId('input-requests').textContent()).toMatch(
+        /^confirm: elicitation\/create · identity atlas-notes:95eb2d4a7ddacafce0a059c8640a8cd0$/,
+      );
       expect(await rounds.getByRole('link').allTextContents()).toEqual(['Round 2']);
       expect(errors).toEqual([]);
       await page.close();

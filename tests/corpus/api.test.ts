@@ -14,6 +14,12 @@ interface StoredEvent {
   identity: string | null;
 }
 
+/** A context-gap record of expected.json (every one of the corpora's is trimmed, with a reason). */
+interface ExpectedContext {
+  event: string;
+  reason: string;
+}
+
 describe.each(STORE_KINDS)('the recorded corpus through the API on $name', (kind) => {
   describe.skipIf(kind.unavailable !== null)('', () => {
     let db: TestStore;
@@ -91,6 +97,30 @@ describe.each(STORE_KINDS)('the recorded corpus through the API on $name', (kind
           );
           expect({ client, represented }).toEqual({ client, represented: scenario.represented });
         }
+      },
+    );
+
+    it.each(ALL_CORPORA)(
+      "gives %s the context gap of expected.json, MRTR's sampling answers included",
+      async (corpus) => {
+        await ingestCorpus(corpus, corpusText(corpus, 'client.ndjson'));
+        const records = Object.values(expectedOf(corpus).scenarios).flatMap(
+          (scenario) => (scenario as { contextGap?: ExpectedContext[] }).contextGap ?? [],
+        );
+        const want = new Map<string, { trimmed: number; reasons: Record<string, number> }>();
+        for (const record of records) {
+          const server = (await (await get(app, `/api/v1/events/${record.event}`)).json()).server as string;
+          const gap = want.get(server) ?? { trimmed: 0, reasons: {} };
+          gap.trimmed += 1;
+          gap.reasons[record.reason] = (gap.reasons[record.reason] ?? 0) + 1;
+          want.set(server, gap);
+        }
+        const { servers } = (await (await get(app, `/api/v1/context-gap?from=0&to=${Date.UTC(2100, 0)}`)).json()) as {
+          servers: { server: string; reported: number; trimmed: number; reasons: Record<string, number> }[];
+        };
+        const got = new Map(servers.map((s) => [s.server, { trimmed: s.trimmed, reasons: s.reasons }]));
+        expect(got).toEqual(want);
+        for (const s of servers) expect(s.reported, s.server).toBe(s.trimmed);
       },
     );
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   eraText,
+  inputRequestText,
   onlyLegacy,
   roundHeadline,
   roundRoles,
@@ -40,5 +41,15 @@ describe('eras in words', () => {
     expect(roundRoles({ bucket: 'ok', continuation: false })).toEqual([]);
     expect(roundsPerCallText(2)).toBe('2.0');
     expect(roundsPerCallText(null)).toBe('–');
+  });
+
+  it('name what a server asked inside its answer, and the context a sampling request asked to see', () => {
+    expect(inputRequestText({ key: 'confirm', method: 'elicitation/create' })).toBe('confirm: elicitation/create');
+    expect(inputRequestText({ key: 'draft', method: 'sampling/createMessage', includeContext: 'thisServer' })).toBe(
+      "draft: sampling/createMessage, asking to see this server's context",
+    );
+    expect(inputRequestText({ key: 'd', method: 'sampling/createMessage', includeContext: 'none' })).toBe(
+      'd: sampling/createMessage, asking for no context',
+    );
   });
 });

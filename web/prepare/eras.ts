@@ -48,6 +48,22 @@ export function roundRoles(event: { bucket: string; continuation: boolean }): st
   return roles;
 }
 
+/** What a sampling request asked to see, by its `includeContext`. */
+const CONTEXT_ASKED: Record<string, string> = {
+  none: 'asking for no context',
+  thisServer: "asking to see this server's context",
+  allServers: "asking to see every server's context",
+};
+
+/**
+ * One request a server made inside its input_required answer, in words: "confirm: elicitation/create", and for
+ * sampling the context it asked to see ("draft: sampling/createMessage, asking to see this server's context").
+ */
+export function inputRequestText(request: { key: string; method: string; includeContext?: string }): string {
+  const asked = request.includeContext === undefined ? undefined : CONTEXT_ASKED[request.includeContext];
+  return `${request.key}: ${request.method}${asked === undefined ? '' : `, ${asked}`}`;
+}
+
 interface CallView {
   rounds: readonly { ts: string }[];
   round: number;

@@ -1,7 +1,7 @@
 import { BucketBadge } from '../../components/BucketBadge.tsx';
 import { Link } from '../../components/Link.tsx';
 import { formatTimeMs } from '../../format.ts';
-import { roundHeadline, roundRoles } from '../../prepare/eras.ts';
+import { inputRequestText, roundHeadline, roundRoles } from '../../prepare/eras.ts';
 
 interface Round {
   id: string;
@@ -11,8 +11,15 @@ interface Round {
   continuation: boolean;
 }
 
+interface InputRequest {
+  key: string;
+  method: string;
+  identity: string | null;
+  includeContext?: string;
+}
+
 interface CallRoundsProps {
-  event: { id: string; bucket: string; continuation: boolean };
+  event: { id: string; bucket: string; continuation: boolean; inputRequests: InputRequest[] };
   call: { rounds: Round[]; round: number; firstInLog: boolean };
   /** The address that opens a round on this screen, filters kept. */
   hrefOf: (round: { id: string; ts: string }) => string;
@@ -30,6 +37,19 @@ export function CallRounds({ event, call, hrefOf, onFollow }: CallRoundsProps) {
       {roundRoles(event).map((role) => (
         <p key={role}>{role}</p>
       ))}
+      {event.inputRequests.length === 0 ? null : (
+        <>
+          <p>What the server asked the client for inside its answer (requests the server sent):</p>
+          <ul className="input-requests" data-testid="input-requests">
+            {event.inputRequests.map((request) => (
+              <li key={request.key}>
+                <code>{inputRequestText(request)}</code>
+                {request.identity === null ? null : <span className="muted"> · identity {request.identity}</span>}
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
       <p data-testid="round-headline">
         <strong>{roundHeadline(call)}</strong>
       </p>
