@@ -82,7 +82,7 @@ export function denialLines(denials: ReportDocument['denialsNotHeld']): string[]
         d.rpcMethod ?? '-',
         `${utc(d.refusal.ts)} ${d.refusal.kind} (${d.refusal.id})`,
         `${utc(d.answer.ts)} ${d.answer.bucket} (${d.answer.id})`,
-        d.newSession ? 'yes' : 'no',
+        d.newSession === null ? 'no sessions (2026)' : d.newSession ? 'yes' : 'no',
       ]);
     lines.push(
       ...table(

@@ -304,7 +304,10 @@ export const denials = z.looseObject({
         rpcMethod: z.string().nullable(),
         refusal: denialSide.meta({ description: 'the refusal: the decision that should have stood' }),
         answer: denialSide.meta({ description: 'the later, different answer while it stood' }),
-        newSession: z.boolean().meta({ description: 'whether the answer came on another session than the refusal' }),
+        newSession: z.boolean().nullable().meta({
+          description:
+            'whether the answer came on another session than the refusal; null for MCP 2026-07-28 traffic, which has no sessions',
+        }),
       }),
     )
     .meta({ description: 'the latest 200 of them, oldest first; the counts are of all' }),

@@ -1,5 +1,5 @@
 import { type SQL, sql } from 'drizzle-orm';
-import type { DenialEventRef } from '../../shared/analysis/denials.ts';
+import { type DenialEventRef, isSessionless } from '../../shared/analysis/denials.ts';
 import type { SqlRunner } from '../runner.ts';
 import { identityText } from '../stored-identity.ts';
 
@@ -16,7 +16,7 @@ export interface BreachRow {
   server: string;
   identity: string;
   rpcMethod: string | null;
-  newSession: boolean;
+  newSession: boolean | null;
   refusal: DenialEventRef;
   answer: DenialEventRef;
 }
@@ -34,15 +34,19 @@ export async function breachesIn(db: SqlRunner, scope: DenialScope, newest?: num
       WHERE answer_ts >= ${scope.from} AND answer_ts < ${scope.to}${narrowedTo(scope)}${latest}) AS found
     ORDER BY answer_ts, answer_id`,
   );
-  return rows.map((row) => ({
-    client: row.client,
-    server: row.server,
-    identity: row.identity,
-    rpcMethod: row.rpcMethod,
-    newSession: Number(row.newSession) === 1,
-    refusal: JSON.parse(String(row.refusal)) as DenialEventRef,
-    answer: JSON.parse(String(row.answer)) as DenialEventRef,
-  }));
+  return rows.map((row) => {
+    const refusal = JSON.parse(String(row.refusal)) as DenialEventRef;
+    return {
+      client: row.client,
+      server: row.server,
+      identity: row.identity,
+      rpcMethod: row.rpcMethod,
+      // Stored as 0 for sessionless traffic, where the question does not apply.
+      newSession: isSessionless(refusal) ? null : Number(row.newSession) === 1,
+      refusal,
+      answer: JSON.parse(String(row.answer)) as DenialEventRef,
+    };
+  });
 }
 
 /** The conditions that narrow a window of the audit's tables to its server and client. */

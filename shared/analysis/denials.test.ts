@@ -44,6 +44,14 @@ describe('auditDenials', () => {
     expect(audit.notHeld.map((d) => d.newSession)).toEqual([false]);
   });
 
+  it('asks no session question of MCP 2026-07-28 traffic, which has none, even where a session id is sent', () => {
+    const stateless = { era: '2026' as const };
+    const audit = auditDenials([analysisEvent({ ...denied(0, 'a'), ...stateless }), answered(5, 'b', stateless)]);
+    expect(audit.notHeld.map((d) => [d.refusal.era, d.newSession])).toEqual([['2026', null]]);
+    const legacy = auditDenials([analysisEvent({ ...denied(0, 'a'), era: '2025' }), answered(5, 'b', { era: '2025' })]);
+    expect(legacy.notHeld.map((d) => d.newSession)).toEqual([true]);
+  });
+
   it('does not count an answer after the refusal lapsed (resetsAt or TTL) as a bypass', () => {
     const audit = auditDenials([
       denied(0, 's1', at(60)),

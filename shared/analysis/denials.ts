@@ -18,6 +18,7 @@
  *
  * Only events the gate judges (counted records of a named client) with an identity take part.
  */
+import type { Era } from '../era.ts';
 import { byTimeOrder, isJudged, isRepairScoped, refusalBlock, refusalLapse, standsAt } from './gate.ts';
 import { requestKey } from './request-key.ts';
 import type { AnalysisEvent } from './types.ts';
@@ -31,6 +32,8 @@ export interface DenialEventRef {
   kind: string;
   rpcCode: number | null;
   httpStatus: number | null;
+  /** The MCP era its request spoke (DOMAIN.md section 10); absent in refs stored before eras were read. */
+  era?: Era | null;
 }
 
 export interface DenialNotHeld {
@@ -43,8 +46,11 @@ export interface DenialNotHeld {
   refusal: DenialEventRef;
   /** The later answer that differed while the refusal stood. */
   answer: DenialEventRef;
-  /** Whether the answer came on another session than the refusal: the store was reset by a reconnect. */
-  newSession: boolean;
+  /**
+   * Whether the answer came on another session than the refusal: the store was reset by a reconnect. Null when the
+   * refusal was MCP 2026-07-28 traffic, which has no sessions (DOMAIN.md section 10): the question does not apply.
+   */
+  newSession: boolean | null;
 }
 
 /** A re-presented request that got its standing refusal again: the decision store replayed it. */
@@ -159,10 +165,15 @@ export function stepDenialAudit(decisions: DenialDecisions, e: AnalysisEvent, au
     rpcMethod: decision.rpcMethod,
     refusal: refOf(decision),
     answer: refOf(e),
-    newSession: e.session !== decision.session,
+    newSession: isSessionless(decision) ? null : e.session !== decision.session,
   });
   if (isDecision(e)) decisions.set(key, e);
   else decisions.delete(key);
+}
+
+/** MCP 2026-07-28 traffic has no sessions (DOMAIN.md section 10): "a new session in between" does not apply. */
+export function isSessionless(refusal: Pick<DenialEventRef, 'era'>): boolean {
+  return refusal.era === '2026';
 }
 
 function refOf(e: AnalysisEvent): DenialEventRef {
@@ -174,6 +185,7 @@ function refOf(e: AnalysisEvent): DenialEventRef {
     kind: e.kind,
     rpcCode: e.rpcCode,
     httpStatus: e.httpStatus,
+    era: e.era,
   };
 }
 

@@ -77,6 +77,22 @@ describe.each(STORE_KINDS)('GET /api/v1/denials on $name', (kind) => {
       expect(answer.lagMs).toBeGreaterThanOrEqual(0);
     });
 
+    it('asks no session question of MCP 2026-07-28 traffic, stored and read back', async () => {
+      const stateless = (event: ReturnType<typeof granted>) => {
+        const request = event.request as { params: Record<string, unknown> };
+        const _meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' };
+        return { ...event, request: { ...request, params: { ...request.params, _meta } } };
+      };
+      await postNdjson(app, [stateless(denial(0, 'sid-1')), stateless(granted(10, 'sid-2'))]);
+      await postNdjson(app, [denial(20, 's1'), granted(30, 's2')]);
+      await analysed(app);
+      const items: { refusal: { era: string | null }; newSession: boolean | null }[] = (await denials()).items;
+      expect(items.map((d) => [d.refusal.era, d.newSession])).toEqual([
+        ['2026', null],
+        ['2025', true],
+      ]);
+    });
+
     it('keeps the audit exact when the refusal arrives after the answer, and when it lapsed', async () => {
       const refusal = denial(0, 's1');
       const answer = granted(10, 's2');

@@ -75,7 +75,9 @@ export function DenialsPanel({ server }: { server?: string }) {
       label: 'Between',
       className: 'nowrap',
       cell: (d) =>
-        d.newSession ? (
+        d.newSession === null ? (
+          <span className="muted">no sessions (2026-07-28)</span>
+        ) : d.newSession ? (
           <span className="pill pill-warn">new session</span>
         ) : (
           <span className="muted">same session</span>
