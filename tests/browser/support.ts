@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,13 +17,70 @@ export function chromiumMissing(): boolean {
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 
-/** Builds the dashboard into dist/web (what the server serves), so no test ever runs against a stale build. */
-export async function buildWeb(): Promise<void> {
-  await build({
-    configFile: join(REPO, 'vite.config.ts'),
-    root: join(REPO, 'web'),
-    logLevel: 'error',
-  });
+/** Which run built dist/web last, and the lock the build is made under (beside it: a build empties dist/web). */
+const BUILT_BY = join(REPO, 'dist', '.web-built-by');
+const BUILD_LOCK = join(REPO, 'dist', '.web-build-lock');
+/** A lock older than any build is left over from a run that was killed. */
+const STALE_LOCK_MS = 5 * 60_000;
+
+let built: Promise<void> | undefined;
+
+/**
+ * Builds the dashboard into dist/web (what the server serves) once per test run, so no test runs against a stale
+ * build. Once: browser test files run in parallel worker processes, and a build empties dist/web, so a build started
+ * by one file blanked another file's page while it loaded its scripts (that file then timed out waiting for rows).
+ * The workers of one run share their parent, the vitest process: its pid names the run.
+ */
+export function buildWeb(): Promise<void> {
+  built ??= buildOncePerRun(String(process.ppid));
+  return built;
+}
+
+async function buildOncePerRun(run: string): Promise<void> {
+  mkdirSync(join(REPO, 'dist'), { recursive: true });
+  for (;;) {
+    if (readText(BUILT_BY) === run) return;
+    if (!takeLock()) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      continue;
+    }
+    try {
+      if (readText(BUILT_BY) !== run) {
+        await build({ configFile: join(REPO, 'vite.config.ts'), root: join(REPO, 'web'), logLevel: 'error' });
+        writeFileSync(BUILT_BY, run);
+      }
+    } finally {
+      rmSync(BUILD_LOCK, { recursive: true, force: true });
+    }
+    return;
+  }
+}
+
+function takeLock(): boolean {
+  try {
+    mkdirSync(BUILD_LOCK);
+    return true;
+  } catch {
+    const age = Date.now() - (statSafe(BUILD_LOCK)?.mtimeMs ?? Date.now());
+    if (age > STALE_LOCK_MS) rmSync(BUILD_LOCK, { recursive: true, force: true });
+    return false;
+  }
+}
+
+function readText(path: string): string | null {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+function statSafe(path: string) {
+  try {
+    return statSync(path);
+  } catch {
+    return null;
+  }
 }
 
 export function launchBrowser(): Promise<Browser> {
