@@ -13,7 +13,7 @@ export interface BucketCountRow {
 
 /**
  * Counted requests per server, client, bucket and kind, aggregated from the events themselves. The dashboard reads
- * the rollups instead (db/queries/rollups.ts countRows); this is the reference they are checked and benchmarked
+ * the rollups instead (db/counters/rollups.ts countRows); this is the reference they are checked and benchmarked
  * against. A proxy record shadowed by the client's record of the same request is left out.
  */
 export async function rawBucketCounts(db: SqlRunner, filter: EventFilter): Promise<BucketCountRow[]> {

@@ -73,7 +73,7 @@ export function valuesFromCounts(metric: Metric, rows: readonly CountLike[], gro
   }));
 }
 
-/** One (client, server)'s conduct counters as the rollups keep them (db/queries/rollups.ts ConductRow). */
+/** One (client, server)'s conduct counters as the rollups keep them (db/counters/rollups.ts ConductRow). */
 export interface ConductLike {
   client: string;
   server: string;
@@ -118,7 +118,7 @@ export function valuesFromSends(rows: readonly SendsLike[], groupBy: GroupBy): G
   return [...most.values()];
 }
 
-/** One row of context counts (db/queries/context.ts ContextRow). */
+/** One row of context counts (db/counters/context.ts ContextRow). */
 export interface ContextLike {
   start: number;
   server: string;

@@ -68,7 +68,7 @@ export function addContext(acc: ContextGap, event: AnalysisEvent): ContextGap {
 
 /**
  * Folds `count` sampling requests at `ts` with one context into the accumulator: what `addContext` does for one
- * event, for counts kept per minute (db/queries/context.ts).
+ * event, for counts kept per minute (db/counters/context.ts).
  */
 export function addContextCount(acc: ContextGap, ts: number, context: ContextObservation, count: number): ContextGap {
   const { requested, applied } = context;

@@ -4,7 +4,7 @@ import { HOUR_MS } from './time-buckets.ts';
  * Ranking request identities by sends in a window from per-hour counts (ADR 7). Each hour keeps a list of its most
  * sent identities; the window's candidates are the identities on any of the lists it touches. The lists bound what
  * each was sent, so that only those that can take a place are counted exactly (the store picks them out of the
- * lists: db/queries/identities.ts listContenders), and what an identity on none of them can have been sent, which
+ * lists: db/counters/identities.ts listContenders), and what an identity on none of them can have been sent, which
  * says whether the top is certain.
  */
 

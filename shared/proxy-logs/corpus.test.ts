@@ -6,7 +6,7 @@ import { detectFormat } from './detect.ts';
 import { type ProxyFormat, proxyLineToEvent } from './index.ts';
 
 /**
- * The recorded corpus (tests/fixtures/corpus/, see /work/shared/corpus/README.md): Debian's nginx 1.22 in front of
+ * The recorded corpus (tests/fixtures/corpus/, see ../shared/corpus/README.md beside the checkout): Debian's nginx 1.22 in front of
  * the MCP Python SDK and the A2A JS SDK, logging every request twice, as `fed_json` (escape=json) and `combined`.
  */
 
