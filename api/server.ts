@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { serve } from '@hono/node-server';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { eventDay } from '../db/event-days.ts';
-import { ensureEventDays } from '../db/queries/partitions.ts';
+import { ensureEventDays } from '../db/queries/day-partitions.ts';
 import type { Store } from '../db/runner.ts';
 import { openStore, type StoreConfig } from '../db/store.ts';
 import type { ProxyRoute } from '../shared/proxy-logs/routes.ts';

@@ -21,7 +21,7 @@ const load = (path: string) => import(pathToFileURL(resolve(root, path)).href);
 const { openStore } = await load('db/store.ts');
 const { ingestBatch } = await load('api/services/ingest.ts');
 const { foldAll } = await load('api/services/fold.ts');
-const denials = await load('db/counters/denials.ts');
+const denials = await load('db/queries/denial-audit.ts');
 
 const START = Date.parse('2026-11-02T00:00:00Z');
 const DAY_MS = 86_400_000;

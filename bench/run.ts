@@ -6,10 +6,10 @@
  * the UI and the soak. Each part can be left out with BENCH_<PART>=0 (INGEST, FORMATS, PROXY_DAY,
  * READS, UI, SOAK).
  */
-import { buildEvent } from '../api/services/event-row.ts';
+import { buildEvent } from '../api/services/ingest-classify.ts';
 import { eventDay } from '../db/event-days.ts';
 import { type EventRow, packRows } from '../db/event-row.ts';
-import { ensureEventDays } from '../db/queries/partitions.ts';
+import { ensureEventDays } from '../db/queries/day-partitions.ts';
 import { openStore, type StoreConfig } from '../db/store.ts';
 import { NO_POLICY } from '../shared/classify/types.ts';
 import { parseEventLine } from '../shared/event.ts';

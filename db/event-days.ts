@@ -3,7 +3,7 @@ import { DAY_MS } from '../shared/analysis/time-buckets.ts';
 /**
  * The day an event belongs to, in days since the epoch (UTC): line blocks are cut where it changes, and on PostgreSQL
  * it is the partition of `events` and `event_bodies` that retention drops whole (docs/adr/0009-retention.md,
- * db/queries/partitions.ts).
+ * db/queries/day-partitions.ts).
  */
 export function eventDay(ts: number): number {
   return Math.floor(ts / DAY_MS);

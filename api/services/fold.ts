@@ -1,6 +1,6 @@
 import { CountChanges } from '../../db/counters/changes.ts';
-import { auditPendingDenials } from '../../db/counters/denials.ts';
 import { analysisEventOfRow } from '../../db/queries/analysis.ts';
+import { auditPendingDenials } from '../../db/queries/denial-audit.ts';
 import { foldRows, takeQueued } from '../../db/queries/fold-queue.ts';
 import { tryFoldLock } from '../../db/queries/locks.ts';
 import type { Store } from '../../db/runner.ts';

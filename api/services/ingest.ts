@@ -1,7 +1,7 @@
 import { eventDay } from '../../db/event-days.ts';
 import { type EventRow, type PackedRows, packRows, storedKey } from '../../db/event-row.ts';
+import { withEventDays } from '../../db/queries/day-partitions.ts';
 import { queueForFold } from '../../db/queries/fold-queue.ts';
-import { withEventDays } from '../../db/queries/partitions.ts';
 import { ensureServers, loadServerConfigs, type ServerConfigRow } from '../../db/queries/servers.ts';
 import type { Store, TxRunner } from '../../db/runner.ts';
 import type { BatchLine } from '../../shared/batch.ts';
@@ -13,8 +13,8 @@ import {
   parseEventLine,
   validateEvent,
 } from '../../shared/event.ts';
-import { type BuiltEvent, buildEvent } from './event-row.ts';
 import type { FreshRows } from './fresh-rows.ts';
+import { type BuiltEvent, buildEvent } from './ingest-classify.ts';
 import { policyOf } from './policy.ts';
 
 export interface RejectedLine extends LineError {

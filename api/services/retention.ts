@@ -1,7 +1,7 @@
-import { auditPendingDenials, rebaseDenialAudit } from '../../db/counters/denials.ts';
 import { eventDay } from '../../db/event-days.ts';
+import { dropEventDaysBefore } from '../../db/queries/day-partitions.ts';
+import { auditPendingDenials, rebaseDenialAudit } from '../../db/queries/denial-audit.ts';
 import { waitForFoldLock } from '../../db/queries/locks.ts';
-import { dropEventDaysBefore } from '../../db/queries/partitions.ts';
 import {
   deleteCountsBefore,
   deleteEventsBefore,
@@ -37,7 +37,7 @@ export async function keptData(db: SqlRunner): Promise<Kept> {
 
 /**
  * One retention pass: everything before the horizons is deleted, in short transactions. The events horizon is
- * rounded down to the day, so that PostgreSQL drops whole day partitions of events (db/queries/partitions.ts) where
+ * rounded down to the day, so that PostgreSQL drops whole day partitions of events (db/queries/day-partitions.ts) where
  * SQLite deletes rows, and both keep the same events; the counts horizon to the hour, so that whole hours of counts
  * stay. The new horizons are recorded first: from then on reads take the older part of
  * a range from the hour counts alone, so a range never shows a half-deleted hour. A pass that stops half way (a

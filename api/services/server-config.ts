@@ -8,9 +8,9 @@ import { classify } from '../../shared/classify/index.ts';
 import type { CodeOverride, ServerPolicy } from '../../shared/classify/types.ts';
 import type { DiscoveryDocument } from '../../shared/discovery.ts';
 import { validateEvent } from '../../shared/event.ts';
-import { type ServiceContext, withTransaction } from './context.ts';
 import { replayServer } from './gate-maintenance.ts';
 import { policyOf } from './policy.ts';
+import { type ServiceContext, withTransaction } from './service-context.ts';
 
 export interface ServerConfigView {
   server: string;

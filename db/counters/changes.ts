@@ -1,10 +1,10 @@
 import { isSentByServer } from '../../shared/frames.ts';
 import type { EventColumns } from '../event-row.ts';
+import { DenialTouches } from '../queries/denial-audit.ts';
 import type { SqlRunner } from '../runner.ts';
 import { ActionabilityChanges } from './actionability.ts';
 import { applyCodeDeltas, type CodeDelta } from './codes.ts';
 import { applyContextDeltas, type ContextDelta } from './context.ts';
-import { DenialTouches } from './denials.ts';
 import { EraChanges } from './eras.ts';
 import { applyIdentityDeltas, type IdentityDelta } from './identities.ts';
 import { applyRollupDeltas, CONDUCT_COLUMNS, MINUTE_MS, type RollupDelta } from './rollups.ts';
@@ -53,7 +53,7 @@ export class CountChanges {
   private readonly context: ContextDelta[] = [];
   private readonly sends: IdentityDelta[] = [];
   private readonly failures: CodeDelta[] = [];
-  /** The identities whose decision-store audit the change may move (db/counters/denials.ts). */
+  /** The identities whose decision-store audit the change may move (db/queries/denial-audit.ts). */
   private readonly denials = new DenialTouches();
   private readonly profiles = new ActionabilityChanges();
   private readonly eras = new EraChanges();

@@ -10,7 +10,7 @@ import { segments } from './rollups.ts';
 /**
  * The decision store's audit counted per hour (db/schema/denials.ts `denial_hour` and its per-client and per-server
  * twins): the denials that did not hold, by their answer's hour, and the replayed refusals. The audit
- * (db/counters/denials.ts) replaces an identity's rows from a start; what it deletes and what it writes come here as
+ * (db/queries/denial-audit.ts) replaces an identity's rows from a start; what it deletes and what it writes come here as
  * changes, so the counts stay the sum of the rows they count whatever is audited again. A day's counts then read
  * some rows per hour and client or server, not the day's breaches (a hundred thousand at 10M events a day).
  */

@@ -3,7 +3,7 @@ import { type DenialEventRef, isSessionless } from '../../shared/analysis/denial
 import type { SqlRunner } from '../runner.ts';
 import { identityText } from '../stored-identity.ts';
 
-/** A window of the decision store's audit (db/counters/denials.ts keeps it). */
+/** A window of the decision store's audit (db/queries/denial-audit.ts keeps it). */
 export interface DenialScope {
   from: number;
   to: number;

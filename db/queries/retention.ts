@@ -57,7 +57,7 @@ export async function deleteCountsBefore(store: Store, eventsBefore: number, cou
   for (const table of FINE_COUNTS) deleted += await deleteSlices(store, table, 'start', eventsBefore);
   for (const table of HOUR_COUNTS) deleted += await deleteSlices(store, table, 'start', countsBefore);
   deleted += await deleteSlices(store, 'storms', 'last_ts', countsBefore);
-  // The decision store's audit is read like the hour counts (db/counters/denials.ts).
+  // The decision store's audit is read like the hour counts (db/queries/denial-audit.ts).
   deleted += await deleteSlices(store, 'denial_breach', 'answer_ts', countsBefore);
   deleted += await deleteSlices(store, 'denial_replay_hour', 'start', countsBefore);
   return deleted;

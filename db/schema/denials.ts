@@ -3,7 +3,7 @@ import { bigint, bytes, defineTable, index, integer, primaryKey, SQLITE_WITHOUT_
 
 /**
  * The audit of the decision store (DOMAIN.md section 5, shared/analysis/denials.ts), kept by the fold
- * (db/counters/denials.ts): every identity with a counted refusal is audited anew from its events whenever one of
+ * (db/queries/denial-audit.ts): every identity with a counted refusal is audited anew from its events whenever one of
  * them changes (from its checkpoint when the change is after it), and its results replace the stored ones. Refused
  * identities are few, so the audit reads few rows.
  */
@@ -17,7 +17,7 @@ export const denialIdentity = defineTable(
     /** 1 while the identity waits for its first audit (the migration that built this table queued every one). */
     pending: integer('pending').notNull().default(0),
     /**
-     * The audit's checkpoint (db/counters/denials.ts): an hour's start, before which the identity's stored audit rows
+     * The audit's checkpoint (db/queries/denial-audit.ts): an hour's start, before which the identity's stored audit rows
      * are final, and the decisions standing then (JSON, shared/analysis/denials.ts `serialiseDecisions`). A change
      * to events at or after it resumes the audit from there. Null: none yet (the next audit reads every event).
      */

@@ -1,6 +1,6 @@
 /**
  * Seed 004's actionability profile per failure (DOMAIN.md section 8), beside the classifier it resembles. Pure: it
- * runs at ingest for every failed event (api/services/event-row.ts) and at read time for one event's evidence.
+ * runs at ingest for every failed event (api/services/ingest-classify.ts) and at read time for one event's evidence.
  */
 import { readSignals } from '../classify/signals.ts';
 import type { LensEvent } from '../event.ts';

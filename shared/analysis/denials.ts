@@ -112,7 +112,7 @@ function standingAt(decisions: DenialDecisions, t: number): DenialDecisions {
   return standing;
 }
 
-/** Standing decisions as stored (db/counters/denials.ts): the deciding events, each under its own request key. */
+/** Standing decisions as stored (db/queries/denial-audit.ts): the deciding events, each under its own request key. */
 export function serialiseDecisions(decisions: ReadonlyMap<string, AnalysisEvent>): string {
   return JSON.stringify([...decisions.values()]);
 }

@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { applyRetention } from '../../api/services/retention.ts';
-import { denialAuditReads } from '../../db/counters/denials.ts';
 import { type AnalysisRow, analysisColumns, analysisEventOfRow } from '../../db/queries/analysis.ts';
+import { denialAuditReads } from '../../db/queries/denial-audit.ts';
 import type { Store } from '../../db/runner.ts';
 import { identityText } from '../../db/stored-identity.ts';
 import { auditDenials } from '../../shared/analysis/denials.ts';
@@ -13,7 +13,7 @@ import { ingestFolded } from '../support/ingest.ts';
 import { STORE_KINDS, type TestStore } from '../support/stores.ts';
 
 /**
- * The denial audit's checkpoints (ADR 15, db/counters/denials.ts): whatever order events arrive in, late ones before
+ * The denial audit's checkpoints (ADR 15, db/queries/denial-audit.ts): whatever order events arrive in, late ones before
  * a checkpoint, shadowed or reclassified ones among them, the stored audit is the audit of the stored events; and a
  * refused identity re-presented all day is read an hour or two at a fold, not whole.
  */

@@ -20,7 +20,7 @@ import {
   type StoredTarget,
 } from '../../../shared/alerts/rule.ts';
 import { type Severity, thresholdOf } from '../../../shared/alerts/state.ts';
-import { type ServiceContext, withTransaction } from '../context.ts';
+import { type ServiceContext, withTransaction } from '../service-context.ts';
 import { recordTransition } from './evaluate.ts';
 import { settleTargets } from './targets.ts';
 

@@ -1,6 +1,6 @@
 import type { MetricFamily } from '../../../shared/metrics/exposition.ts';
-import type { ServiceContext } from '../context.ts';
 import type { ProcessMetrics } from '../process-metrics.ts';
+import type { ServiceContext } from '../service-context.ts';
 import { federationMetrics } from './federation.ts';
 import { healthMetrics } from './health.ts';
 

@@ -7,11 +7,11 @@ import {
 } from '../../shared/analysis/denials.ts';
 import { bucketStart, HOUR_MS } from '../../shared/analysis/time-buckets.ts';
 import type { AnalysisEvent } from '../../shared/analysis/types.ts';
-import { type AnalysisRow, analysisColumns, analysisEventOfRow } from '../queries/analysis.ts';
-import { upsertRows } from '../queries/lists.ts';
+import { DenialHourChanges } from '../counters/denial-hours.ts';
 import type { SqlRunner } from '../runner.ts';
 import { identityRows, identityText, storedDigest } from '../stored-identity.ts';
-import { DenialHourChanges } from './denial-hours.ts';
+import { type AnalysisRow, analysisColumns, analysisEventOfRow } from './analysis.ts';
+import { upsertRows } from './lists.ts';
 
 /**
  * The decision store's audit (db/schema/denials.ts) as the fold keeps it (ADR 15): a change to any counted event of
