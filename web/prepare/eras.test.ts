@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
+  contextAskedText,
   eraText,
-  inputRequestText,
   onlyLegacy,
   roundHeadline,
   roundRoles,
@@ -43,13 +43,9 @@ describe('eras in words', () => {
     expect(roundsPerCallText(null)).toBe('–');
   });
 
-  it('name what a server asked inside its answer, and the context a sampling request asked to see', () => {
-    expect(inputRequestText({ key: 'confirm', method: 'elicitation/create' })).toBe('confirm: elicitation/create');
-    expect(inputRequestText({ key: 'draft', method: 'sampling/createMessage', includeContext: 'thisServer' })).toBe(
-      "draft: sampling/createMessage, asking to see this server's context",
-    );
-    expect(inputRequestText({ key: 'd', method: 'sampling/createMessage', includeContext: 'none' })).toBe(
-      'd: sampling/createMessage, asking for no context',
-    );
+  it('name the context a sampling request made inside an answer asked to see', () => {
+    expect(contextAskedText('thisServer')).toBe("asking to see this server's context");
+    expect(contextAskedText('none')).toBe('asking for no context');
+    expect(contextAskedText(undefined)).toBeNull();
   });
 });

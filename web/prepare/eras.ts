@@ -55,13 +55,9 @@ const CONTEXT_ASKED: Record<string, string> = {
   allServers: "asking to see every server's context",
 };
 
-/**
- * One request a server made inside its input_required answer, in words: "confirm: elicitation/create", and for
- * sampling the context it asked to see ("draft: sampling/createMessage, asking to see this server's context").
- */
-export function inputRequestText(request: { key: string; method: string; includeContext?: string }): string {
-  const asked = request.includeContext === undefined ? undefined : CONTEXT_ASKED[request.includeContext];
-  return `${request.key}: ${request.method}${asked === undefined ? '' : `, ${asked}`}`;
+/** What a sampling request a server made inside its answer asked to see, in words; null for any other request. */
+export function contextAskedText(includeContext: string | undefined): string | null {
+  return includeContext === undefined ? null : (CONTEXT_ASKED[includeContext] ?? null);
 }
 
 interface CallView {

@@ -1,7 +1,7 @@
 import { BucketBadge } from '../../components/BucketBadge.tsx';
 import { Link } from '../../components/Link.tsx';
 import { formatTimeMs } from '../../format.ts';
-import { inputRequestText, roundHeadline, roundRoles } from '../../prepare/eras.ts';
+import { contextAskedText, roundHeadline, roundRoles } from '../../prepare/eras.ts';
 
 interface Round {
   id: string;
@@ -41,12 +41,16 @@ export function CallRounds({ event, call, hrefOf, onFollow }: CallRoundsProps) {
         <>
           <p>What the server asked the client for inside its answer (requests the server sent):</p>
           <ul className="input-requests" data-testid="input-requests">
-            {event.inputRequests.map((request) => (
-              <li key={request.key}>
-                <code>{inputRequestText(request)}</code>
-                {request.identity === null ? null : <span className="muted"> · identity {request.identity}</span>}
-              </li>
-            ))}
+            {event.inputRequests.map((request) => {
+              const asked = contextAskedText(request.includeContext);
+              return (
+                <li key={request.key}>
+                  <strong>{request.key}</strong>: <code>{request.method}</code>
+                  {asked === null ? null : `, ${asked}`}
+                  {request.identity === null ? null : <span className="muted"> · identity {request.identity}</span>}
+                </li>
+              );
+            })}
           </ul>
         </>
       )}
