@@ -25,7 +25,7 @@ export async function classifyCommand(args: string[]): Promise<number> {
   const gateKeys = spill.map<KeyGateState>('gate_keys', CACHED_ENTRIES);
   const gate = createGateState(() => spilledRecord(gateKeys));
   let outOfOrder = 0;
-  for await (const { classification, analysis, profile, partner } of run.events()) {
+  for await (const { classification, analysis, profile, hidden, partner } of run.events()) {
     const { bucket, kind, rule, evidence } = classification;
     let avoidable: boolean | null = null;
     if (stepsInOrder(gate, analysis)) avoidable = gateStep(gate, analysis).avoidable;
@@ -53,8 +53,10 @@ export async function classifyCommand(args: string[]): Promise<number> {
       era: analysis.era,
       identity: analysis.identity,
       avoidable,
-      // The control view's profile of a failure (seed 004's D/P/C/T/E/R); `lens report` has both views' counts.
+      // The control view's profile of a failure (seed 004's D/P/C/T/E/R); `lens report` has every view's counts.
       ...(profile !== null && { profile: profileString(unpackViews(profile).control) }),
+      // A success whose text says it failed: the rule and the text that show it (its bucket stays what typed fields say).
+      ...(hidden !== null && { hidden }),
     };
     await out.write(JSON.stringify(line));
   }

@@ -62,8 +62,7 @@ export function buildEvent(event: LensEvent, body: string, policy: ServerPolicy)
     ctxReason: analysis.context?.reason ?? null,
     avoidable: 0,
     gateReason: null,
-    // A failure's profile: the era probe's 400 (era_legacy) is negotiation, an input request no answer yet.
-    actProfile: isFailure(classification.bucket) ? storedProfile(event) : null,
+    actProfile: storedProfile(event, classification.bucket),
     body,
   };
   return { row, analysis };
