@@ -3,7 +3,7 @@ import { storedProfile } from '../../shared/actionability/index.ts';
 import { toAnalysisEvent } from '../../shared/analysis/from-event.ts';
 import type { AnalysisEvent } from '../../shared/analysis/types.ts';
 import { classify } from '../../shared/classify/index.ts';
-import { isFailure, type ServerPolicy } from '../../shared/classify/types.ts';
+import type { ServerPolicy } from '../../shared/classify/types.ts';
 import { storedCorrelation } from '../../shared/correlation-key.ts';
 import type { LensEvent } from '../../shared/event.ts';
 import { eventIdOf } from '../../shared/event-id.ts';
