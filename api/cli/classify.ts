@@ -28,8 +28,12 @@ export async function classifyCommand(args: string[]): Promise<number> {
   for await (const { classification, analysis, profile, hidden, partner } of run.events()) {
     const { bucket, kind, rule, evidence } = classification;
     let avoidable: boolean | null = null;
-    if (stepsInOrder(gate, analysis)) avoidable = gateStep(gate, analysis).avoidable;
-    else outOfOrder++;
+    let readFromText = false;
+    if (stepsInOrder(gate, analysis)) {
+      const verdict = gateStep(gate, analysis);
+      avoidable = verdict.avoidable;
+      readFromText = verdict.readFromText === true;
+    } else outOfOrder++;
     const line = {
       id: analysis.id,
       ts: new Date(analysis.ts).toISOString(),
@@ -53,6 +57,8 @@ export async function classifyCommand(args: string[]): Promise<number> {
       era: analysis.era,
       identity: analysis.identity,
       avoidable,
+      // Avoidable because a hidden throttle's text named a wait that had not elapsed.
+      ...(readFromText && { throttleReadFromText: true }),
       // The control view's profile of a failure (seed 004's D/P/C/T/E/R); `lens report` has every view's counts.
       ...(profile !== null && { profile: profileString(unpackViews(profile).control) }),
       // A success whose text says it failed: the rule and the text that show it (its bucket stays what typed fields say).

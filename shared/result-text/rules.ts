@@ -28,6 +28,15 @@ const SPAN = 200;
 const clip = (text: string): string => (text.length > SPAN ? `${text.slice(0, SPAN - 1)}…` : text);
 
 /**
+ * The rules read a text's opening only, and parse it as JSON only when it is small: a statement about the call comes
+ * first and an error object is short, while a successful tool result may be megabytes that every answer would
+ * otherwise pay a full scan (and a JSON parse) for.
+ */
+const OPENING = 2048;
+const MAX_JSON = 4096;
+const openingOf = (text: string): string => (text.length > OPENING ? text.slice(0, OPENING) : text);
+
+/**
  * The text opens with a failure word and a colon ("Error:", "Failed:", "ERROR:"), or is one short line opening with
  * "Invalid" ("Invalid symbol", "Invalid arguments: ..."). Only the opening counts: "Fixed an error: ..." or a
  * document that mentions "Error:" further down is no statement about this call.
@@ -36,7 +45,7 @@ const PREFIX = /^(?:error|failed|failure|fatal)\s*:/i;
 const INVALID = /^Invalid\s+[A-Za-z_][\w-]*(?:\s+[A-Za-z_][\w-]*){0,3}\s*(?::|$)/;
 
 export function errorPrefix(text: string): TextHit<'error_prefix'> | null {
-  const opening = text.trimStart();
+  const opening = openingOf(text).trimStart();
   const firstLine = opening.split('\n', 1)[0] ?? '';
   const prefix = PREFIX.exec(opening);
   if (prefix !== null) return { rule: 'error_prefix', span: clip(firstLine.trim()) };
@@ -48,6 +57,7 @@ export function errorPrefix(text: string): TextHit<'error_prefix'> | null {
 
 /** The text, trimmed, is one JSON object: what servers serialise into a text block. */
 export function jsonObjectOf(text: string): Record<string, unknown> | null {
+  if (text.length > MAX_JSON) return null;
   const trimmed = text.trim();
   if (!trimmed.startsWith('{') || !trimmed.endsWith('}')) return null;
   try {
@@ -99,7 +109,7 @@ export function rateLimitSentence(text: string): TextHit<'rate_limit_sentence'> 
 
 /** The first sentence: up to the first line break, or a full stop followed by a space. */
 function firstSentence(text: string): string {
-  const line = text.trimStart().split('\n', 1)[0] ?? '';
+  const line = openingOf(text).trimStart().split('\n', 1)[0] ?? '';
   const stop = line.search(/\.\s/);
   return (stop === -1 ? line : line.slice(0, stop + 1)).trim();
 }
@@ -121,7 +131,7 @@ export function delayOf(text: string): { ms: number; span: string } | null {
       return { ms: Math.round(value * 1000), span: `"${member}": ${value}` };
     }
   }
-  const match = DELAY.exec(text);
+  const match = DELAY.exec(openingOf(text));
   if (match === null) return null;
   const unit = (match[2] ?? 's').toLowerCase();
   const per = unit.startsWith('ms') || unit.startsWith('milli') ? 'ms' : (unit[0] ?? 's');
@@ -210,12 +220,13 @@ export function causeOf(text: string): CauseHit | null {
     const fromCode = jsonCause(object);
     if (fromCode !== null) return fromCode;
   }
+  const opening = openingOf(text);
   for (const [rule, patterns] of CAUSES) {
     for (const pattern of patterns) {
-      const match = pattern.exec(text);
+      const match = pattern.exec(opening);
       if (match === null) continue;
       const captured = match.slice(1).find((group) => group !== undefined && !TYPE_WORD.test(group));
-      const named = NAMED.exec(text)?.[1];
+      const named = NAMED.exec(opening)?.[1];
       const target = captured ?? named;
       return {
         rule,

@@ -103,6 +103,27 @@ describe.each(STORE_KINDS)('hidden failures on $name', (kind) => {
       expect(text).not.toMatch(/^lens_hidden_failures\{server="notes"\}/m);
     });
 
+    it("make a hidden throttle's next requests before its delay avoidable, in the store's gate too", async () => {
+      const at = (minutesAgo: number, seconds: number, text: string) => ({
+        ...answered('ledger', text, minutesAgo),
+        ts: new Date(TEST_NOW - minutesAgo * 60_000 + seconds * 1000).toISOString(),
+        request: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'post', arguments: { n: seconds } } },
+      });
+      // In two batches: the wait holds across them.
+      await postNdjson(app, [at(20, 0, 'rate limited, retry after 30'), at(20, 5, 'posted')]);
+      await postNdjson(app, [at(20, 20, 'posted'), at(20, 40, 'posted')]);
+      const page = await (await get(app, `/api/v1/events?${range}&server=ledger`)).json();
+      const verdicts = page.events
+        .map((e: { ts: string; avoidable: boolean; gateReason: string | null }) => [e.ts, e.avoidable, e.gateReason])
+        .sort();
+      expect(verdicts.map(([, avoidable, reason]: unknown[]) => [avoidable, reason])).toEqual([
+        [false, null],
+        [true, 'before_retry_after'],
+        [true, 'before_retry_after'],
+        [false, null],
+      ]);
+    });
+
     it('are found in events stored before the content view, once, by reading their lines again', async () => {
       const before = await (await get(app, `/api/v1/actionability?${range}`)).json();
       // As a store before migration content_view left them: no profile on a success, no content view, no count.
