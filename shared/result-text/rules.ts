@@ -71,6 +71,7 @@ export function jsonObjectOf(text: string): Record<string, unknown> | null {
 }
 
 const FAILED_STATUS = /^(?:error|failed|failure|fail)$/i;
+const ERROR_MEMBER = /"(?:status"\s*:\s*"(?:error|failed|failure|fail)"|error"\s*:\s*[^\sn]|(?:success|ok)"\s*:\s*false)/i;
 
 /**
  * A JSON object in the text that reports an error: `"status": "error"` (or failed), `"success": false`, `"ok": false`,
@@ -78,6 +79,9 @@ const FAILED_STATUS = /^(?:error|failed|failure|fail)$/i;
  * `{"status": "ok"}` are no statement of failure.
  */
 export function jsonErrorObject(text: string): TextHit<'json_error_object'> | null {
+  // Most JSON in text blocks is a successful result: a scan for the members that could report an error spares
+  // parsing it (the parse below decides).
+  if (!ERROR_MEMBER.test(openingOf(text))) return null;
   const object = jsonObjectOf(text);
   if (object === null) return null;
   const status = object.status;
