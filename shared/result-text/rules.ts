@@ -71,7 +71,8 @@ export function jsonObjectOf(text: string): Record<string, unknown> | null {
 }
 
 const FAILED_STATUS = /^(?:error|failed|failure|fail)$/i;
-const ERROR_MEMBER = /"(?:status"\s*:\s*"(?:error|failed|failure|fail)"|error"\s*:\s*[^\sn]|(?:success|ok)"\s*:\s*false)/i;
+const ERROR_MEMBER =
+  /"(?:status"\s*:\s*"(?:error|failed|failure|fail)"|error"\s*:\s*[^\sn]|(?:success|ok)"\s*:\s*false)/i;
 
 /**
  * A JSON object in the text that reports an error: `"status": "error"` (or failed), `"success": false`, `"ok": false`,

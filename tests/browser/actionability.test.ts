@@ -156,7 +156,9 @@ describe.skipIf(skipped)('the actionability of failures', () => {
     await page.goto(`${server.url}/servers/paper-s09?${WINDOW}`);
     const panel = page.getByTestId('server-actionability');
     await panel.getByTestId('server-hidden-line').waitFor();
-    expect(await panel.getByTestId('server-hidden-line').textContent()).toContain('Of its 3 failures, 1 hidden failure');
+    expect(await panel.getByTestId('server-hidden-line').textContent()).toContain(
+      'Of its 3 failures, 1 hidden failure',
+    );
     const hidden = page.getByTestId('hidden-failures');
     await hidden.getByTestId('hidden-failure').first().waitFor();
     const rows = await hidden.getByTestId('hidden-failure').allTextContents();
