@@ -5,6 +5,7 @@ import { readMetric, storeReads } from '../../api/services/alerts/readings.ts';
 import { foldAll } from '../../api/services/fold.ts';
 import { createTestApp, get, postNdjson, TEST_NOW, type TestApp } from '../support/app.ts';
 import { clientEvent } from '../support/events.ts';
+import { asBeforeContentView, replayMigration } from '../support/migrations.ts';
 import { STORE_KINDS, type TestStore } from '../support/stores.ts';
 
 /** A tools/call answered at HTTP 200 without isError, saying `text`, `minutesAgo` before the test's clock. */
@@ -122,6 +123,21 @@ describe.each(STORE_KINDS)('hidden failures on $name', (kind) => {
         [true, 'before_retry_after'],
         [false, null],
       ]);
+    });
+
+    it('are found after migration content_view upgrades a store of the release before', async () => {
+      const before = await (await get(app, `/api/v1/actionability?${range}`)).json();
+      // The release before: no profile on a success, none counted, act_profile a smallint on PostgreSQL.
+      await db.store.run(sql`UPDATE events SET act_profile = NULL WHERE bucket = 'ok'`);
+      await db.store.run(sql`DELETE FROM actionability_minute`);
+      await db.store.run(sql`DELETE FROM actionability_hour`);
+      await asBeforeContentView(db.store);
+      await replayMigration(db.store, kind.name, 'content_view', () => true);
+      expect(await backfillActionability(db.store)).toBe(2);
+      await foldAll(db.store);
+      const after = await (await get(app, `/api/v1/actionability?${range}`)).json();
+      expect(after.hidden).toEqual(before.hidden);
+      expect(after.servers).toEqual(before.servers);
     });
 
     it('are found in events stored before the content view, once, by reading their lines again', async () => {
