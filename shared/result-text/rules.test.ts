@@ -22,12 +22,17 @@ const PROSE = [
   '{"error":"","value":1}',
   '{"success":true}',
   'summary: 2.0.0 drops the legacy SSE transport.',
+  'Failed: 0, passed: 12',
+  'Failed: 3, passed: 9',
+  'Error: none',
+  '{"id":"build-12","status":"failed","step":"test"}',
 ];
 
 describe('error_prefix', () => {
   it.each([
     ['Error: no record found', 'Error: no record found'],
     ['ERROR: upstream closed', 'ERROR: upstream closed'],
+    ['Error: 404 Not Found', 'Error: 404 Not Found'],
     ['  Failed: date is not a valid date\nstack...', 'Failed: date is not a valid date'],
     ['Failure: could not write', 'Failure: could not write'],
     ['Invalid symbol', 'Invalid symbol'],
@@ -42,7 +47,7 @@ describe('error_prefix', () => {
 describe('json_error_object', () => {
   it.each([
     '{"status":"error","message":"count must be a number"}',
-    '{"status":"FAILED"}',
+    '{"status":"ERROR"}',
     ' {"error":"invalid_type","field":"limit"} ',
     '{"error":{"code":42,"message":"boom"}}',
     '{"success":false,"reason":"no data"}',

@@ -39,16 +39,17 @@ const openingOf = (text: string): string => (text.length > OPENING ? text.slice(
 /**
  * The text opens with a failure word and a colon ("Error:", "Failed:", "ERROR:"), or is one short line opening with
  * "Invalid" ("Invalid symbol", "Invalid arguments: ..."). Only the opening counts: "Fixed an error: ..." or a
- * document that mentions "Error:" further down is no statement about this call.
+ * document that mentions "Error:" further down is no statement about this call; nor is a tally ("Failed: 0").
  */
-const PREFIX = /^(?:error|failed|failure|fatal)\s*:/i;
+const PREFIX = /^(?:error|failed|failure|fatal)\s*:(?!\s*none\b)/i;
+/** "Failed: 3, passed: 9": a tally of what a tool ran, not a statement about the call. */
+const TALLY = /^fail(?:ed|ures?)\s*:\s*\d+\b/i;
 const INVALID = /^Invalid\s+[A-Za-z_][\w-]*(?:\s+[A-Za-z_][\w-]*){0,3}\s*(?::|$)/;
 
 export function errorPrefix(text: string): TextHit<'error_prefix'> | null {
   const opening = openingOf(text).trimStart();
   const firstLine = opening.split('\n', 1)[0] ?? '';
-  const prefix = PREFIX.exec(opening);
-  if (prefix !== null) return { rule: 'error_prefix', span: clip(firstLine.trim()) };
+  if (PREFIX.test(opening) && !TALLY.test(opening)) return { rule: 'error_prefix', span: clip(firstLine.trim()) };
   if (firstLine.length <= SPAN && INVALID.test(firstLine.trim())) {
     return { rule: 'error_prefix', span: clip(firstLine.trim()) };
   }
@@ -70,12 +71,15 @@ export function jsonObjectOf(text: string): Record<string, unknown> | null {
   }
 }
 
-const FAILED_STATUS = /^(?:error|failed|failure|fail)$/i;
-const ERROR_MEMBER =
-  /"(?:status"\s*:\s*"(?:error|failed|failure|fail)"|error"\s*:\s*[^\sn]|(?:success|ok)"\s*:\s*false)/i;
+/**
+ * Only "error": a `"status": "failed"` is as often the state of what a tool reports on (a job, a build, a payment)
+ * as the state of the call.
+ */
+const FAILED_STATUS = /^error$/i;
+const ERROR_MEMBER = /"(?:status"\s*:\s*"error"|error"\s*:\s*[^\sn]|(?:success|ok)"\s*:\s*false)/i;
 
 /**
- * A JSON object in the text that reports an error: `"status": "error"` (or failed), `"success": false`, `"ok": false`,
+ * A JSON object in the text that reports an error: `"status": "error"`, `"success": false`, `"ok": false`,
  * or an `error` member that holds something (a string, an object; not null, false or ""). `{"errors": []}` and
  * `{"status": "ok"}` are no statement of failure.
  */
