@@ -24,7 +24,7 @@ const PG_ARRAY_TYPES: Record<string, string> = {
   avoidable: 'smallint',
   body_block: 'bigint',
   body_line: 'smallint',
-  act_profile: 'smallint',
+  act_profile: 'integer',
   continuation: 'smallint',
 };
 

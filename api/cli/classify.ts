@@ -25,11 +25,15 @@ export async function classifyCommand(args: string[]): Promise<number> {
   const gateKeys = spill.map<KeyGateState>('gate_keys', CACHED_ENTRIES);
   const gate = createGateState(() => spilledRecord(gateKeys));
   let outOfOrder = 0;
-  for await (const { classification, analysis, profile, partner } of run.events()) {
+  for await (const { classification, analysis, profile, hidden, partner } of run.events()) {
     const { bucket, kind, rule, evidence } = classification;
     let avoidable: boolean | null = null;
-    if (stepsInOrder(gate, analysis)) avoidable = gateStep(gate, analysis).avoidable;
-    else outOfOrder++;
+    let readFromText = false;
+    if (stepsInOrder(gate, analysis)) {
+      const verdict = gateStep(gate, analysis);
+      avoidable = verdict.avoidable;
+      readFromText = verdict.readFromText === true;
+    } else outOfOrder++;
     const line = {
       id: analysis.id,
       ts: new Date(analysis.ts).toISOString(),
@@ -53,8 +57,12 @@ export async function classifyCommand(args: string[]): Promise<number> {
       era: analysis.era,
       identity: analysis.identity,
       avoidable,
-      // The control view's profile of a failure (seed 004's D/P/C/T/E/R); `lens report` has both views' counts.
+      // Avoidable because a hidden throttle's text named a wait that had not elapsed.
+      ...(readFromText && { throttleReadFromText: true }),
+      // The control view's profile of a failure (seed 004's D/P/C/T/E/R); `lens report` has every view's counts.
       ...(profile !== null && { profile: profileString(unpackViews(profile).control) }),
+      // A success whose text says it failed: the rule and the text that show it (its bucket stays what typed fields say).
+      ...(hidden !== null && { hidden }),
     };
     await out.write(JSON.stringify(line));
   }

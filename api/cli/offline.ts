@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { storedProfile } from '../../shared/actionability/index.ts';
+import { actionabilityOf, type HiddenFinding, hiddenFinding, packedOf } from '../../shared/actionability/index.ts';
 import { toAnalysisEvent } from '../../shared/analysis/from-event.ts';
 import type { AnalysisEvent } from '../../shared/analysis/types.ts';
 import { classify } from '../../shared/classify/index.ts';
@@ -49,8 +49,10 @@ export interface OfflineEvent {
   analysis: AnalysisEvent;
   /** What pairs it with the other side's record of the same request. */
   join: JoinFacts;
-  /** A failure's two actionability profiles, packed (shared/actionability storedProfile); null for a success. */
+  /** A failure's actionability profiles, packed (shared/actionability storedProfile); null for a success. */
   profile: number | null;
+  /** A hidden failure's finding (the rule and text that show it); null for any other event. */
+  hidden: HiddenFinding | null;
   /** A proxy record's: the id of the client record of the same request, which is counted for both. */
   partner: string | null;
 }
@@ -258,7 +260,9 @@ export class OfflineRun {
       counted: true,
     });
     const join = joinFactsOf(event, analysis, file, line);
-    return { classification, analysis, join, profile: storedProfile(event), partner: null, file, line };
+    const read = actionabilityOf(event);
+    const [profile, hidden] = [packedOf(read, classification.bucket), hiddenFinding(read)];
+    return { classification, analysis, join, profile, hidden, partner: null, file, line };
   }
 
   /** An unnamed access-log line read again as `server`'s: classified against that server's discovery document. */

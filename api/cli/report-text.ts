@@ -1,3 +1,4 @@
+import type { HiddenListed } from '../../shared/actionability/hidden-list.ts';
 import type { actionabilityReport } from '../../shared/actionability/summary.ts';
 import type { ClientConduct } from '../../shared/analysis/conduct.ts';
 import type { gapSummary } from '../../shared/analysis/context-gap.ts';
@@ -6,6 +7,7 @@ import type { IdentityStats } from '../../shared/analysis/identities.ts';
 import type { StormSummary } from '../../shared/analysis/storm-model.ts';
 import type { AvoidableCount } from '../../shared/analysis/storms.ts';
 import { actionabilityLines, contextLines, denialLines, identityLines, stormLines } from './report-text-findings.ts';
+import { hiddenLines } from './report-text-hidden.ts';
 import { count, LISTED, more, percent, plural, table, utc } from './text-table.ts';
 
 /** The report as `lens report --json` writes it; the storms are read once, in list order, as they stream. */
@@ -20,7 +22,8 @@ export interface ReportDocument {
   contextGap: Record<string, ReturnType<typeof gapSummary>>;
   conduct: Record<string, Omit<ClientConduct, 'client'>>;
   denialsNotHeld: ReturnType<typeof denialSummary>;
-  actionability: ReturnType<typeof actionabilityReport>;
+  /** The counts, and the first hidden failures (api/cli/report.ts HIDDEN_LISTED) in time order. */
+  actionability: ReturnType<typeof actionabilityReport> & { hiddenFailures: HiddenListed[] };
 }
 
 /** What each bucket means, in the words the dashboard uses. */
@@ -57,6 +60,7 @@ export function reportText(report: ReportDocument): string[] {
     ...identityLines(report.identities),
     ...contextLines(report.contextGap),
     ...actionabilityLines(report.actionability),
+    ...hiddenLines(report.actionability),
   ];
 }
 

@@ -1,3 +1,4 @@
+import { HiddenList } from '../../shared/actionability/hidden-list.ts';
 import { actionabilityReport, ProfileTally } from '../../shared/actionability/summary.ts';
 import { addConduct, conductReport, emptyConduct } from '../../shared/analysis/conduct.ts';
 import { addContext, type ContextGap, emptyContextGap, gapSummary } from '../../shared/analysis/context-gap.ts';
@@ -31,6 +32,9 @@ import { CACHED_ENTRIES, SpillStore, spilledRecord } from './spill.ts';
  * however many keys and storms the logs hold. Storms are listed without their attempt timelines. An event too far
  * out of time order for the gate is counted but not judged (it counts as needed), and reported on stderr.
  */
+/** Hidden failures listed one by one in the JSON document; all are counted. */
+const HIDDEN_LISTED = 1000;
+
 export async function reportCommand(args: string[]): Promise<number> {
   const run = await OfflineRun.fromArgs('report', args, ['json']);
   const buckets = emptyBuckets();
@@ -55,7 +59,8 @@ export async function reportCommand(args: string[]): Promise<number> {
   let last = Number.NEGATIVE_INFINITY;
   let outOfOrder = 0;
   const profiles = new ProfileTally();
-  for await (const { analysis: e, profile } of run.events()) {
+  const hiddenList = new HiddenList(HIDDEN_LISTED);
+  for await (const { analysis: e, profile, hidden } of run.events()) {
     let verdict: GateVerdict | undefined;
     if (!stepsInOrder(gate, e)) outOfOrder++;
     else {
@@ -81,6 +86,10 @@ export async function reportCommand(args: string[]): Promise<number> {
     }
     perServer[e.bucket]++;
     if (profile !== null) profiles.add(e.server, profile);
+    if (hidden !== null) {
+      const at = new Date(e.ts).toISOString();
+      hiddenList.add({ id: e.id, ts: at, server: e.server, client: e.client, tool: e.rpcName, ...hidden });
+    }
     if (e.context === null) continue;
     let gap = contextGap.get(e.server);
     if (gap === undefined) {
@@ -108,7 +117,7 @@ export async function reportCommand(args: string[]): Promise<number> {
     contextGap: Object.fromEntries([...contextGap].map(([server, gap]) => [server, gapSummary(gap)])),
     conduct: Object.fromEntries(conductReport(conduct).map(({ client, ...rest }) => [client, rest])),
     denialsNotHeld: denialSummary(denials.notHeld, replayed),
-    actionability: actionabilityReport(profiles.rows()),
+    actionability: { ...actionabilityReport(profiles.rows()), hiddenFailures: hiddenList.listed },
   };
   const out = new LineWriter();
   if (run.has('json')) await writeJson(out, report);

@@ -100,9 +100,21 @@ export const event = z.looseObject({
     .looseObject({
       control: z.looseObject({ profile: z.string(), evidence: z.record(z.string(), z.string()) }),
       transport: z.looseObject({ profile: z.string(), evidence: z.record(z.string(), z.string()) }),
+      content: z.looseObject({
+        profile: z.string(),
+        evidence: z.record(z.string(), z.string()),
+        text: z
+          .record(z.string(), z.looseObject({ rule: z.string(), span: z.string() }))
+          .meta({ description: 'per bit earned from text: the lexical rule that fired and the text it fired on' }),
+      }),
+      hidden: z
+        .looseObject({ failure: z.boolean(), throttle: z.boolean() })
+        .meta({ description: 'a success whose text says it failed (and that the caller is rate limited)' }),
     })
     .nullable()
-    .meta({ description: "a failure's profile per view and, per bit earned, the field that earned it" }),
+    .meta({
+      description: "a failure's profile per view and, per bit earned, the field that earned it; a hidden failure's too",
+    }),
 });
 /** One event as GET /events/{id} answers it: with the MRTR call it is a round of, found when it is read. */
 export const eventWithCall = event.extend({
@@ -423,7 +435,11 @@ const actionabilityCounts = z
     profiles: z.record(z.string(), z.number().int()).meta({ description: 'failures per profile, e.g. "110000"' }),
   })
   .meta({ description: "one view's failures, how many earned each bit (D P C T E R), and how many had each profile" });
-const perView = <T extends z.ZodType>(schema: T) => z.looseObject({ control: schema, transport: schema });
+const perView = <T extends z.ZodType>(schema: T) =>
+  z.looseObject({ control: schema, transport: schema, content: schema });
+const hiddenCounts = z
+  .looseObject({ failures: z.number().int(), throttles: z.number().int() })
+  .meta({ description: 'successes whose text says the call failed, and of them those saying rate limited' });
 
 export const actionability = z.looseObject({
   from: iso,
@@ -432,11 +448,17 @@ export const actionability = z.looseObject({
   lagMs: z.number(),
   control: actionabilityCounts.meta({ description: "seed 004's control view: typed fields of the frame only" }),
   transport: actionabilityCounts.meta({ description: 'the control view plus the HTTP status and Retry-After' }),
+  content: actionabilityCounts.meta({
+    description: "seed 004's content view: the control view plus the answer's text",
+  }),
+  hidden: hiddenCounts,
   servers: z.array(
     z.looseObject({
       server: z.string(),
       control: actionabilityCounts,
       transport: actionabilityCounts,
+      content: actionabilityCounts,
+      hidden: hiddenCounts,
       bitsPerFailure: perView(z.number()),
       dominates: perView(z.array(z.string())).meta({
         description: 'servers whose every bit share this one matches or beats',

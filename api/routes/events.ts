@@ -25,6 +25,11 @@ const eventsQuery = rangeParams.extend(formatParam.shape).extend({
     .regex(/^[01]{6}$/, 'six bits, D P C T E R, e.g. 110000')
     .transform((text) => Number.parseInt(text, 2))
     .optional(),
+  /** `failure`: the hidden failures (a success whose text says it failed); `throttle`: the hidden throttles. */
+  hidden: z.enum(['failure', 'throttle']).optional().meta({
+    description:
+      'failure: only successes whose text says the call failed (hidden failures); throttle: only those whose text says the caller is rate limited',
+  }),
   records: z.enum(LISTED_RECORDS).default('counted').meta({
     description:
       'counted: a row per request, the record it is counted by with its other record behind it; all: every stored record, both of a request its client and a proxy logged',

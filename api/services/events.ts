@@ -10,11 +10,15 @@ import {
 import type { SqlRunner } from '../../db/runner.ts';
 import {
   actionabilityOf,
+  type Bit,
   type BitEvidence,
+  type Hidden,
   profileString,
   type Reading,
+  type TextEvidence,
   type View,
 } from '../../shared/actionability/index.ts';
+import { type Bucket, isFailure } from '../../shared/classify/types.ts';
 import { validateEvent } from '../../shared/event.ts';
 import { type InputRequest, inputRequestsOf } from '../../shared/mrtr.ts';
 
@@ -63,13 +67,17 @@ export interface EventView {
   request: unknown;
   response: unknown;
   /**
-   * A failure's actionability (seed 004) in both views: the profile and, per bit earned, the field that earned it,
+   * A failure's actionability (seed 004) in each view: the profile and, per bit earned, the field that earned it (in
+   * the content view also the rule and the text it fired on), and whether only its text shows it (a hidden failure),
    * read from the stored line now; null for an event that did not fail.
    */
   actionability: EventActionability | null;
 }
 
-export type EventActionability = Record<View, { profile: string; evidence: BitEvidence }>;
+export type EventActionability = Record<
+  View,
+  { profile: string; evidence: BitEvidence; text?: Partial<Record<Bit, TextEvidence>> }
+> & { hidden: Hidden };
 
 /**
  * A row of the events list. With `records=counted` (the default) a row is a request: the record it is counted by, with
@@ -218,16 +226,22 @@ function toView(row: StoredEventRow): EventView {
     blockedBy: row.blockedBy,
     request: body.request ?? null,
     response: body.response ?? null,
-    actionability: actionabilityOfLine(body),
+    actionability: actionabilityOfLine(body, row.bucket as Bucket),
   };
 }
 
-function actionabilityOfLine(line: unknown): EventActionability | null {
+/** As the row's `act_profile` was read (shared/actionability storedProfile), with the evidence of each bit. */
+function actionabilityOfLine(line: unknown, bucket: Bucket): EventActionability | null {
   const parsed = validateEvent(line);
   const read = parsed.ok ? actionabilityOf(parsed.event) : undefined;
-  if (read === undefined) return null;
+  if (read === undefined || !(isFailure(bucket) || read.hidden.failure)) return null;
   const view = ({ profile, evidence }: Reading) => ({ profile: profileString(profile), evidence });
-  return { control: view(read.control), transport: view(read.transport) };
+  return {
+    control: view(read.control),
+    transport: view(read.transport),
+    content: { ...view(read.content), text: read.content.text ?? {} },
+    hidden: read.hidden,
+  };
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -3,7 +3,7 @@ import { storedProfile } from '../../shared/actionability/index.ts';
 import { toAnalysisEvent } from '../../shared/analysis/from-event.ts';
 import type { AnalysisEvent } from '../../shared/analysis/types.ts';
 import { classify } from '../../shared/classify/index.ts';
-import { isFailure, type ServerPolicy } from '../../shared/classify/types.ts';
+import type { ServerPolicy } from '../../shared/classify/types.ts';
 import { storedCorrelation } from '../../shared/correlation-key.ts';
 import type { LensEvent } from '../../shared/event.ts';
 import { eventIdOf } from '../../shared/event-id.ts';
@@ -62,8 +62,7 @@ export function buildEvent(event: LensEvent, body: string, policy: ServerPolicy)
     ctxReason: analysis.context?.reason ?? null,
     avoidable: 0,
     gateReason: null,
-    // A failure's profile: the era probe's 400 (era_legacy) is negotiation, an input request no answer yet.
-    actProfile: isFailure(classification.bucket) ? storedProfile(event) : null,
+    actProfile: storedProfile(event, classification.bucket),
     body,
   };
   return { row, analysis };

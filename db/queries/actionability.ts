@@ -3,31 +3,41 @@ import type { SqlRunner } from '../runner.ts';
 import { BODY_COLUMNS, EVENTS_WITH_BODIES, type WithBlock, withBodies } from './bodies.ts';
 import { rowsTable } from './lists.ts';
 
-/** A failed event stored before its profile was kept, with its line: api/services/actionability-backfill.ts reads it. */
-export interface UnprofiledRow {
+/** A stored event with its profile as stored and its line: api/services/actionability-backfill.ts reads it again. */
+export interface ProfiledRow {
   seq: number;
   ts: number;
   server: string;
   counted: number;
+  bucket: string;
+  actProfile: number | null;
   /** 1 while the event waits in the fold queue: its fold counts it, with the profile it has by then. */
   queued: number;
   body: string;
 }
 
-/** One page, in arrival order, of failed events without a profile after `afterSeq`. */
-export async function unprofiledPage(db: SqlRunner, afterSeq: number, limit: number): Promise<UnprofiledRow[]> {
-  const rows = await db.all<WithBlock<UnprofiledRow>>(sql`SELECT
-      seq, ts, server, counted, CASE WHEN EXISTS (SELECT 1 FROM fold_queue AS q
+/** One page, in arrival order, of the events after `afterSeq` but input requests (never a failure, hidden or not). */
+export async function profilePage(db: SqlRunner, afterSeq: number, limit: number): Promise<ProfiledRow[]> {
+  const rows = await db.all<WithBlock<ProfiledRow>>(sql`SELECT
+      seq, ts, server, counted, bucket, act_profile AS "actProfile", CASE WHEN EXISTS (SELECT 1 FROM fold_queue AS q
         WHERE events.seq >= q.first_seq AND events.seq <= q.last_seq) THEN 1 ELSE 0 END AS queued, ${BODY_COLUMNS}
     FROM ${EVENTS_WITH_BODIES}
-    WHERE seq > ${afterSeq} AND bucket <> 'ok' AND bucket <> 'pending' AND act_profile IS NULL
+    WHERE seq > ${afterSeq} AND bucket <> 'pending'
     ORDER BY seq LIMIT ${limit}`);
   // PostgreSQL answers bigint columns as text.
-  return withBodies<UnprofiledRow>(rows).map((row) => ({ ...row, seq: Number(row.seq), ts: Number(row.ts) }));
+  return withBodies<ProfiledRow>(rows).map((row) => ({
+    ...row,
+    seq: Number(row.seq),
+    ts: Number(row.ts),
+    actProfile: row.actProfile === null ? null : Number(row.actProfile),
+  }));
 }
 
-/** Stores the profiles read for the events (by seq). */
-export async function writeProfiles(db: SqlRunner, profiles: readonly (readonly [seq: number, profile: number])[]) {
+/** Stores the profiles read for the events (by seq); null for an event that is no failure after all. */
+export async function writeProfiles(
+  db: SqlRunner,
+  profiles: readonly (readonly [seq: number, profile: number | null])[],
+) {
   if (profiles.length === 0) return;
   const table = rowsTable(
     db,

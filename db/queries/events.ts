@@ -1,4 +1,5 @@
 import { type SQL, sql } from 'drizzle-orm';
+import { HIDDEN_FAILURE_AT_LEAST, HIDDEN_THROTTLE_AT_LEAST } from '../../shared/actionability/profile.ts';
 import type { EventColumns } from '../event-row.ts';
 import type { SqlRunner } from '../runner.ts';
 import { identityText } from '../stored-identity.ts';
@@ -14,6 +15,8 @@ export interface EventFilter {
   failed?: boolean;
   /** Only failures with this control-view actionability profile (shared/actionability, 0..63). */
   controlProfile?: number;
+  /** Only hidden failures (success-shaped errors), or only hidden throttles among them. */
+  hidden?: 'failure' | 'throttle';
   /** Epoch ms, inclusive. */
   from?: number;
   /** Epoch ms, exclusive. */
@@ -67,6 +70,11 @@ export function filterConditions(filter: EventFilter): SQL[] {
   if (filter.failed === true) conditions.push(sql`bucket <> 'ok'`, sql`bucket <> 'pending'`);
   // The control view is the packed profile's low six bits (shared/actionability packViews).
   if (filter.controlProfile !== undefined) conditions.push(sql`act_profile % 64 = ${filter.controlProfile}`);
+  // The hidden flags are the packed value's top bits: a comparison selects them.
+  if (filter.hidden !== undefined) {
+    const least = filter.hidden === 'failure' ? HIDDEN_FAILURE_AT_LEAST : HIDDEN_THROTTLE_AT_LEAST;
+    conditions.push(sql`act_profile >= ${least}`);
+  }
   if (filter.from !== undefined) conditions.push(sql`ts >= ${filter.from}`);
   if (filter.to !== undefined) conditions.push(sql`ts < ${filter.to}`);
   return conditions;

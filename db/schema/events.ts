@@ -53,11 +53,12 @@ export const events = defineTable(
     rule: text('rule').notNull(),
     evidence: text('evidence').notNull(),
     /**
-     * A failure's actionability profiles (shared/actionability): the control view in the low six bits, the transport
-     * view above (packViews). Null for an event that did not fail, and for one stored before migration actionability
-     * until api/services/actionability-backfill.ts has read its line (ADR 13).
+     * A failure's actionability profiles (shared/actionability packViews): the control view in the low six bits, the
+     * transport view above, the content view above that, then the hidden-failure and hidden-throttle flags (bits 18
+     * and 19). Null for an event that did not fail, hidden or not, and for one stored before migration actionability
+     * until api/services/actionability-backfill.ts has read its line (ADR 13, ADR 17).
      */
-    actProfile: smallint('act_profile'),
+    actProfile: integer('act_profile'),
     /** For a throttled answer: epoch ms before which the client should not send again (Retry-After / resetsAt). */
     waitUntil: bigint('wait_until'),
     /** Sampling context (DOMAIN.md section 7): requested scope, applied scope (null: not reported), reason. */

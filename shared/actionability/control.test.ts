@@ -25,14 +25,16 @@ describe('control view: D', () => {
     });
   });
 
-  it('a success-shaped error earns nothing, and is no failure at all unless the exchange says so', () => {
+  it('a success-shaped error earns nothing: at HTTP 200 it is a hidden failure, 000000 in the control view', () => {
     const shaped = (status: number) =>
       event({
         http: { method: 'POST', path: '/mcp', status },
         response: { jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'Error: no such record' }] } },
       });
-    expect(actionabilityOf(shaped(200))).toBeUndefined();
+    expect(control(shaped(200))).toEqual({ profile: '000000', evidence: {} });
+    expect(actionabilityOf(shaped(200))?.hidden).toEqual({ failure: true, throttle: false });
     expect(control(shaped(400))).toEqual({ profile: '000000', evidence: {} });
+    expect(actionabilityOf(shaped(400))?.hidden).toEqual({ failure: false, throttle: false });
   });
 });
 

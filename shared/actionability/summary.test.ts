@@ -19,7 +19,12 @@ describe('dominance between profiles', () => {
 describe('dominance between servers', () => {
   const server = (name: string, profiles: string[]) => ({
     server: name,
-    ...countViews(profiles.map((text) => ({ packed: packViews(p(text), p(text)), failures: 1 }))),
+    ...countViews(
+      profiles.map((text) => ({
+        packed: packViews({ control: p(text), transport: p(text), content: p(text) }),
+        failures: 1,
+      })),
+    ),
   });
 
   it('compares share vectors: more of every bit dominates, a trade is incomparable', () => {

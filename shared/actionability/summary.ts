@@ -3,6 +3,7 @@ import {
   type Bit,
   dominates,
   hasBit,
+  hiddenOf,
   PROFILES,
   profileString,
   unpackViews,
@@ -13,9 +14,18 @@ import {
 /** One view's counts over a set of failures: how many earned each bit, and how many had each profile. */
 export type ViewCounts = { failures: number; profiles: Record<string, number> } & Record<Bit, number>;
 
-export type ActionabilityCounts = Record<View, ViewCounts>;
+/**
+ * Failures only the text of their answer shows (DOMAIN.md section 8), counted among `failures` of every view:
+ * success-shaped errors, and of them the hidden throttles (the text says the caller is rate limited).
+ */
+export interface HiddenCounts {
+  failures: number;
+  throttles: number;
+}
 
-/** Counted failures of one packed pair of profiles (shared/actionability/profile.ts packViews). */
+export type ActionabilityCounts = Record<View, ViewCounts> & { hidden: HiddenCounts };
+
+/** Counted failures of one packed set of profiles (shared/actionability/profile.ts packViews). */
 export interface PackedCount {
   packed: number;
   failures: number;
@@ -25,14 +35,21 @@ function emptyView(): ViewCounts {
   return { failures: 0, D: 0, P: 0, C: 0, T: 0, E: 0, R: 0, profiles: {} };
 }
 
-/** Both views' counts from failures counted per packed profile pair. Profiles print most frequent first. */
+/** Every view's counts, and the hidden failures, from failures counted per packed profiles. Profiles print most frequent first. */
 export function countViews(rows: Iterable<PackedCount>): ActionabilityCounts {
-  const perView = { control: new Array<number>(PROFILES).fill(0), transport: new Array<number>(PROFILES).fill(0) };
+  const perView = Object.fromEntries(VIEWS.map((view) => [view, new Array<number>(PROFILES).fill(0)])) as Record<
+    View,
+    number[]
+  >;
+  const hidden: HiddenCounts = { failures: 0, throttles: 0 };
   for (const { packed, failures } of rows) {
     const views = unpackViews(packed);
     for (const view of VIEWS) perView[view][views[view]] = (perView[view][views[view]] ?? 0) + failures;
+    const flags = hiddenOf(packed);
+    if (flags.failure) hidden.failures += failures;
+    if (flags.throttle) hidden.throttles += failures;
   }
-  const counts = { control: emptyView(), transport: emptyView() };
+  const counts = { control: emptyView(), transport: emptyView(), content: emptyView(), hidden };
   for (const view of VIEWS) {
     const into = counts[view];
     const order = perView[view].map((n, profile) => [profile, n] as const).filter(([, n]) => n !== 0);
@@ -144,15 +161,19 @@ export function actionabilityAnswer(rows: readonly ServerProfileCount[]): Action
     perServer.set(row.server, list);
   }
   const items = [...perServer].map(([server, counts]) => ({ server, ...countViews(counts) }));
-  const ranked = { control: rankServers(items, 'control'), transport: rankServers(items, 'transport') };
-  const relations = (view: View, server: string) => ranked[view].find((r) => r.item.server === server);
+  const ranked = Object.fromEntries(VIEWS.map((view) => [view, rankServers(items, view)])) as Record<
+    View,
+    Ranked<(typeof items)[number]>[]
+  >;
+  const perView = <T>(pick: (view: View) => T) =>
+    Object.fromEntries(VIEWS.map((view) => [view, pick(view)])) as Record<View, T>;
   const servers = ranked.control.map(({ item }): ServerActionability => {
-    const [control, transport] = [relations('control', item.server), relations('transport', item.server)];
+    const relations = (view: View) => ranked[view].find((r) => r.item.server === item.server);
     return {
       ...item,
-      bitsPerFailure: { control: bitsPerFailure(item.control), transport: bitsPerFailure(item.transport) },
-      dominates: { control: control?.dominates ?? [], transport: transport?.dominates ?? [] },
-      dominatedBy: { control: control?.dominatedBy ?? [], transport: transport?.dominatedBy ?? [] },
+      bitsPerFailure: perView((view) => bitsPerFailure(item[view])),
+      dominates: perView((view) => relations(view)?.dominates ?? []),
+      dominatedBy: perView((view) => relations(view)?.dominatedBy ?? []),
     };
   });
   return { ...countViews(rows), servers };
@@ -178,12 +199,14 @@ export class ProfileTally {
   }
 }
 
-/** `lens report`'s member: the fleet's two views and each server's, keyed by server in ranking order. */
+/** `lens report`'s member: the fleet's views and hidden failures and each server's, keyed by server in ranking order. */
 export function actionabilityReport(rows: readonly ServerProfileCount[]) {
-  const { control, transport, servers } = actionabilityAnswer(rows);
+  const { control, transport, content, hidden, servers } = actionabilityAnswer(rows);
   return {
     control,
     transport,
+    content,
+    hidden,
     byServer: Object.fromEntries(servers.map(({ server, ...rest }) => [server, rest])),
   };
 }

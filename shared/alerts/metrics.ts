@@ -22,6 +22,8 @@ export const METRICS = [
   'undeclared_requests',
   'denials_not_held',
   'failures_without_policy',
+  'hidden_failures',
+  'hidden_throttles',
 ] as const;
 export type Metric = (typeof METRICS)[number];
 
@@ -134,6 +136,22 @@ export const METRIC_INFO: Record<Metric, MetricInfo> = {
     groupBys: ['none', 'server'],
     clientScope: false,
     help: 'Share of failures whose typed fields do not say what to do (repair, authenticate, wait, use another tool, stop), so a client must read prose; no data without failures.',
+  },
+  hidden_failures: {
+    label: 'Hidden failures',
+    unit: 'count',
+    source: 'actionability',
+    groupBys: ['none', 'server'],
+    clientScope: false,
+    help: 'Answers that look successful (no error, no isError, a 2xx) but whose text says the call failed: no client’s error handling sees them.',
+  },
+  hidden_throttles: {
+    label: 'Hidden throttles',
+    unit: 'count',
+    source: 'actionability',
+    groupBys: ['none', 'server'],
+    clientScope: false,
+    help: 'Answers that look successful but whose text says the caller is rate limited: no client’s 429 handling sees them.',
   },
 };
 

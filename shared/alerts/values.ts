@@ -1,4 +1,9 @@
-import { countViews, type ServerProfileCount, withoutPolicyShare } from '../actionability/summary.ts';
+import {
+  type ActionabilityCounts,
+  countViews,
+  type ServerProfileCount,
+  withoutPolicyShare,
+} from '../actionability/summary.ts';
 import { addContextCount, type ContextGap, emptyContextGap, trimRate } from '../analysis/context-gap.ts';
 import type { DenialCounts } from '../analysis/denials.ts';
 import { representations } from '../analysis/identities.ts';
@@ -182,10 +187,15 @@ export function valuesFromDenials(counts: DenialCounts, groupBy: GroupBy): Group
 }
 
 /**
- * `failures_without_policy` per group from the counted failures per server and profile pair (db/counters/actionability.ts),
- * as GET /actionability reads them. A group without failures has no reading.
+ * The actionability metrics per group from the counted failures per server and packed profiles
+ * (db/counters/actionability.ts), as GET /actionability reads them: `failures_without_policy` (a group without
+ * failures has no reading), `hidden_failures` and `hidden_throttles` (counts: none is 0 for an ungrouped rule).
  */
-export function valuesFromProfiles(rows: readonly ServerProfileCount[], groupBy: GroupBy): GroupValue[] {
+export function valuesFromProfiles(
+  metric: Extract<Metric, 'failures_without_policy' | 'hidden_failures' | 'hidden_throttles'>,
+  rows: readonly ServerProfileCount[],
+  groupBy: GroupBy,
+): GroupValue[] {
   const groups = new Map<string, ServerProfileCount[]>();
   if (groupBy === 'none') groups.set('', []);
   for (const row of rows) {
@@ -195,6 +205,12 @@ export function valuesFromProfiles(rows: readonly ServerProfileCount[], groupBy:
   return [...groups].map(([group, counts]) => ({
     group,
     server: groupBy === 'server' ? group : null,
-    value: withoutPolicyShare(countViews(counts).control),
+    value: valueOfProfiles(metric, countViews(counts)),
   }));
+}
+
+function valueOfProfiles(metric: Parameters<typeof valuesFromProfiles>[0], counts: ActionabilityCounts): number | null {
+  if (metric === 'hidden_failures') return counts.hidden.failures;
+  if (metric === 'hidden_throttles') return counts.hidden.throttles;
+  return withoutPolicyShare(counts.control);
 }

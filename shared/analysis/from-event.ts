@@ -3,6 +3,7 @@ import { eraOf, isContinuation, protocolVersionOf } from '../era.ts';
 import type { LensEvent } from '../event.ts';
 import { columnText, rpcErrorCodeOf, rpcMethodOf, rpcNameOf } from '../frames.ts';
 import { answeredContextOf, scopeOf } from '../mrtr.ts';
+import { readAnswerText } from '../result-text/read.ts';
 import type { AnalysisEvent, ContextObservation } from './types.ts';
 
 export interface StoredFacts {
@@ -56,12 +57,21 @@ export const DECISION_TTL_SECONDS: ReadonlyMap<string, number> = new Map([
 
 /**
  * Epoch ms until which a failure's statement stands (AnalysisEvent.waitUntil): for a throttled answer, the wait;
- * for a refusal, when it lapses. Null for other buckets, a throttle that named no time, a refusal that never lapses.
- * It follows the classification, so a reclassification must ask again.
+ * for a refusal, when it lapses; for a hidden throttle (an `ok` answer whose text says "rate limited, retry after
+ * N", DOMAIN.md section 8), the wait its text names. Null for other buckets, a throttle that named no time, a refusal
+ * that never lapses. It follows the classification, so a reclassification must ask again.
  */
 export function waitUntilFor(event: LensEvent, classification: Pick<Classification, 'bucket'>): number | null {
   if (classification.bucket === 'throttled') return waitUntilOf(event);
+  if (classification.bucket === 'ok') return textWaitOf(event);
   return classification.bucket === 'refusal' ? lapseOf(event) : null;
+}
+
+/** The wait a hidden throttle's text names, after the answer; null when the text states no throttle or no delay. */
+function textWaitOf(event: LensEvent): number | null {
+  const { failure, throttle } = readAnswerText(event, false);
+  if (failure === null || throttle?.waitMs == null) return null;
+  return atMost(event.ts + throttle.waitMs);
 }
 
 /** Retry-After (seconds after the answer) wins over `resetsAt`: it is the transport's own, more precise, statement. */

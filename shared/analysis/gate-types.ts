@@ -31,4 +31,9 @@ export interface GateVerdict {
   reason: GateReason | null;
   /** Which block made it avoidable; null when needed, and for a throttle (it holds the whole server, not a block). */
   blockedBy: GateBlock | null;
+  /**
+   * On a `before_retry_after` verdict whose wait a hidden throttle named (an `ok` answer whose text said "rate limited,
+   * retry after N"): the throttle was read from text, not from a status or a typed field. Absent otherwise.
+   */
+  readFromText?: true;
 }

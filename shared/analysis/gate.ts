@@ -26,7 +26,9 @@
  *   thing that could (a later answer to K) would come from an attempt the gate calls avoidable, and avoidable
  *   attempts change no state.
  * - before_retry_after: the client's last needed throttled answer from this server named `waitUntil` and t is
- *   before it. Any key. A throttled answer with `waitUntil: null` named no time, so it blocks nothing.
+ *   before it. Any key. A throttled answer with `waitUntil: null` named no time, so it blocks nothing. A hidden
+ *   throttle (an `ok` answer whose text says "rate limited, retry after N", DOMAIN.md section 8) is a throttled answer
+ *   here; its verdicts are marked `readFromText`. It still succeeded for its own key: it ends a transient run.
  * - past_transient_budget: K has made 4 attempts (the first failure + the budget of 3 retries) since its first
  *   transient failure without a success; the 5th attempt on is avoidable. Every needed attempt of K counts,
  *   whatever it got (a throttled answer inside a run counts too: it is an attempt). A success ends the run; so do a
@@ -103,6 +105,11 @@ export interface PartitionGateState {
   keys: Record<string, KeyGateState>;
   /** Epoch ms before which any request of this client to this server is avoidable; null: no throttle. */
   waitUntil: number | null;
+  /**
+   * The wait was named by a hidden throttle's text (an `ok` answer), so its verdicts say so. Bookkeeping for the
+   * verdict's mark only: a state restored without it judges the same, unmarked.
+   */
+  waitFromText?: true;
 }
 
 export interface GateState {
@@ -228,7 +235,10 @@ function stepPartition(p: PartitionGateState, e: AnalysisEvent): GateVerdict {
   p.lastTs = e.ts;
   p.lastSeq = e.seq;
   // Events arrive in order, so an elapsed throttle or a lapsed block can block nothing again.
-  if (p.waitUntil !== null && e.ts >= p.waitUntil) p.waitUntil = null;
+  if (p.waitUntil !== null && e.ts >= p.waitUntil) {
+    p.waitUntil = null;
+    delete p.waitFromText;
+  }
   const endpoint = liveBlock(p, endpointKey(e), e.ts);
   const method = methodKey(e);
   const key = requestKey(e);
@@ -318,7 +328,7 @@ function blockingRule(
   p: PartitionGateState,
   { endpoint, method, k }: Held,
   e: AnalysisEvent,
-): { reason: GateReason; blockedBy: GateBlock | null } | null {
+): { reason: GateReason; blockedBy: GateBlock | null; readFromText?: true } | null {
   if (endpoint) return { reason: 'after_refusal', blockedBy: 'endpoint' };
   if (method) return { reason: 'after_refusal', blockedBy: 'method' };
   if (k !== undefined && blocksAttempt(k, e)) return { reason: 'after_refusal', blockedBy: 'key' };
@@ -326,7 +336,9 @@ function blockingRule(
   // The call sent again without the answers its input request asked for cannot progress (DOMAIN.md section 10).
   if (k?.awaiting !== undefined && !k.awaiting.avoidable) return { reason: 'after_refusal', blockedBy: 'key' };
   if (k?.block === 'identical_after_ambiguous') return { reason: 'identical_after_ambiguous', blockedBy: 'key' };
-  if (p.waitUntil !== null && e.ts < p.waitUntil) return { reason: 'before_retry_after', blockedBy: null };
+  if (p.waitUntil !== null && e.ts < p.waitUntil) {
+    return { reason: 'before_retry_after', blockedBy: null, ...(p.waitFromText && { readFromText: true }) };
+  }
   if ((k?.transient ?? 0) >= ATTEMPTS_IN_BUDGET) return { reason: 'past_transient_budget', blockedBy: 'key' };
   return null;
 }
@@ -358,7 +370,13 @@ function record(p: PartitionGateState, key: string, found: KeyGateState | undefi
     if (found?.transient !== undefined) found.transient++;
     // A time already past (or none) asks for no wait.
     p.waitUntil = e.waitUntil !== null && e.waitUntil > e.ts ? e.waitUntil : null;
+    delete p.waitFromText;
     return;
+  }
+  // A hidden throttle: a success for its key, and a wait for the partition, read from its text.
+  if (e.bucket === 'ok' && e.waitUntil !== null && e.waitUntil > e.ts) {
+    p.waitUntil = e.waitUntil;
+    p.waitFromText = true;
   }
   if (e.bucket === 'ok' && found === undefined) return;
   const k = found ?? {};

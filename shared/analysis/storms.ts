@@ -104,7 +104,7 @@ interface GateMemory {
   blocks: Map<string, AnalysisEvent>;
   /** `sessionBlockKey(key, session)` → the session-scoped refusal. */
   sessionRefusals: Map<string, AnalysisEvent>;
-  /** The last needed throttled answer. */
+  /** The last needed throttled answer, or hidden throttle. */
   throttle: AnalysisEvent | null;
 }
 
@@ -178,6 +178,9 @@ function notSent(
     case 'before_retry_after': {
       const wait = throttle?.waitUntil ?? null;
       if (throttle === null || wait === null || wait <= e.ts) return 'not sent: the server had asked it to wait';
+      if (throttle.bucket === 'ok') {
+        return `not sent: the server's answer at ${hms(throttle.ts)} said in its text that this client was rate limited until ${hms(wait)}`;
+      }
       return `not sent: the server throttled this client at ${hms(throttle.ts)} until ${hms(wait)}`;
     }
     case 'past_transient_budget': {
@@ -220,6 +223,8 @@ function remember(m: GateMemory, k: KeyMemory, key: string, e: AnalysisEvent): v
   }
   k.run = 0;
   k.runStart = null;
+  // A hidden throttle (DOMAIN.md section 8): a success for its key, a wait read from its text for the partition.
+  if (e.bucket === 'ok' && e.waitUntil !== null && e.waitUntil > e.ts) m.throttle = e;
   if (e.bucket === 'ambiguous') k.ambiguous = e;
   if (e.bucket !== 'refusal') return;
   const block = refusalBlock(e);

@@ -19,7 +19,11 @@ interface Counts {
 interface EventWithBits {
   id: string;
   bucket: string;
-  actionability: Record<'control' | 'transport', { profile: string; evidence: Record<string, string> }> | null;
+  actionability:
+    | (Record<'control' | 'transport' | 'content', { profile: string; evidence: Record<string, string> }> & {
+        hidden: { failure: boolean; throttle: boolean };
+      })
+    | null;
 }
 
 describe.each(STORE_KINDS)('GET /api/v1/actionability on $name', (kind) => {
@@ -38,7 +42,7 @@ describe.each(STORE_KINDS)('GET /api/v1/actionability on $name', (kind) => {
       return res.json();
     };
 
-    it("reproduces seed 004's Table I from its 21 failures: 110000 x 8, 100000 x 10, 000000 x 3", async () => {
+    it("reproduces seed 004's Table I from its 21 failures, 3 of them success-shaped at HTTP 200", async () => {
       // Out of order: the fold's counts do not depend on arrival.
       expect((await postNdjson(app, [...PAPER].reverse())).status).toBe(200);
       const answer = await read(PAPER_RANGE);
@@ -52,7 +56,20 @@ describe.each(STORE_KINDS)('GET /api/v1/actionability on $name', (kind) => {
         R: 0,
         profiles: { '100000': 10, '110000': 8, '000000': 3 },
       });
-      expect(answer.transport.profiles).toEqual({ '100000': 10, '110000': 11 });
+      // Once the text is read (the paper's content-assisted view).
+      expect(answer.content).toEqual({
+        failures: 21,
+        D: 21,
+        P: 19,
+        C: 19,
+        T: 18,
+        E: 0,
+        R: 0,
+        profiles: { '111100': 18, '100000': 2, '111000': 1 },
+      });
+      // All at HTTP 200: the status adds nothing.
+      expect(answer.transport.profiles).toEqual(answer.control.profiles);
+      expect(answer.hidden).toEqual({ failures: 3, throttles: 0 });
       expect(answer.servers).toHaveLength(10);
       expect(typeof answer.analysedThrough).toBe('string');
       expect(answer.lagMs).toBeGreaterThanOrEqual(0);
@@ -64,31 +81,64 @@ describe.each(STORE_KINDS)('GET /api/v1/actionability on $name', (kind) => {
       expect(answer.servers[0].bitsPerFailure.control).toBeGreaterThanOrEqual(
         answer.servers.at(-1).bitsPerFailure.control,
       );
+      // paper-s09: an isError lookup that found nothing and the success-shaped "Invalid symbol".
+      const s09 = answer.servers.find((s: { server: string }) => s.server === 'paper-s09');
+      expect(s09.hidden).toEqual({ failures: 1, throttles: 0 });
+      expect(s09.content.profiles).toEqual({ '111100': 1, '100000': 1, '111000': 1 });
       // One server: the fleet numbers are its own.
       const one = await read(`${PAPER_RANGE}&server=paper-s10`);
       expect(one.servers.map((s: { server: string }) => s.server)).toEqual(['paper-s10']);
       expect(one.control.profiles).toEqual({ '100000': 2 });
+      expect(one.hidden).toEqual({ failures: 0, throttles: 0 });
     });
 
     it("lists a server's failures with each bit's field, and those of one profile", async () => {
       await postNdjson(app, PAPER);
       const page = await (await get(app, `/api/v1/events?${PAPER_RANGE}&server=paper-s04&failed=true`)).json();
       const byId = new Map<string, EventWithBits>(page.events.map((e: EventWithBits) => [e.id, e]));
-      expect([...byId.keys()].sort()).toEqual(['s004-04', 's004-19']);
+      // The success-shaped error keeps its bucket: it is no failure by its typed fields.
+      expect([...byId.keys()].sort()).toEqual(['s004-04']);
       expect(byId.get('s004-04')?.actionability?.control).toEqual({
         profile: '110000',
         evidence: { D: 'response.error', P: 'response.error.code' },
-      });
-      // The success-shaped error: a failure by its status only, nothing typed in its frame.
-      expect(byId.get('s004-19')?.actionability).toEqual({
-        control: { profile: '000000', evidence: {} },
-        transport: { profile: '110000', evidence: { D: 'http.status', P: 'http.status' } },
       });
       const shaped = await (await get(app, `/api/v1/events?${PAPER_RANGE}&profile=000000`)).json();
       expect(shaped.events.map((e: EventWithBits) => e.id).sort()).toEqual(['s004-19', 's004-20', 's004-21']);
       const bad = await get(app, `/api/v1/events?profile=11`);
       expect(bad.status).toBe(400);
       expect((await bad.json()).error.code).toBe('invalid_request');
+    });
+
+    it('lists the hidden failures with the rule and text that show each, in their own bucket', async () => {
+      await postNdjson(app, PAPER);
+      const page = await (await get(app, `/api/v1/events?${PAPER_RANGE}&hidden=failure`)).json();
+      const byId = new Map<string, EventWithBits>(page.events.map((e: EventWithBits) => [e.id, e]));
+      expect([...byId.keys()].sort()).toEqual(['s004-19', 's004-20', 's004-21']);
+      expect(byId.get('s004-19')?.bucket).toBe('ok');
+      expect(byId.get('s004-19')?.actionability).toEqual({
+        control: { profile: '000000', evidence: {} },
+        transport: { profile: '000000', evidence: {} },
+        content: {
+          profile: '111100',
+          evidence: {
+            D: 'response.result.content[0].text',
+            P: 'response.result.content[0].text',
+            C: 'response.result.content[0].text',
+            T: 'response.result.content[0].text',
+          },
+          text: {
+            D: { rule: 'json_error_object', span: `{"status":"error","message":"'limit' must be a number"}` },
+            P: { rule: 'invalid_type', span: "'limit' must be a number" },
+            C: { rule: 'invalid_type', span: "'limit' must be a number" },
+            T: { rule: 'named_target', span: 'limit' },
+          },
+        },
+        hidden: { failure: true, throttle: false },
+      });
+      const throttles = await (await get(app, `/api/v1/events?${PAPER_RANGE}&hidden=throttle`)).json();
+      expect(throttles.events).toEqual([]);
+      const bad = await get(app, `/api/v1/events?hidden=yes`);
+      expect(bad.status).toBe(400);
     });
 
     it('watches the share of failures without a policy with the numbers the route answers', async () => {

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OfflineRun } from '../../api/cli/offline.ts';
 import { startServer } from '../../api/server.ts';
 import { syntheticLines } from '../../bench/generate.ts';
+import type { HiddenFinding } from '../../shared/actionability/index.ts';
 import { actionabilityReport } from '../../shared/actionability/summary.ts';
 import { clientConduct } from '../../shared/analysis/conduct.ts';
 import { contextGapByServer, gapSummary } from '../../shared/analysis/context-gap.ts';
@@ -36,11 +37,15 @@ async function arrayReport(args: string[]) {
   const byId = new Map<string, AnalysisEvent>();
   const sides: Record<JoinFacts['source'], JoinFacts[]> = { client: [], proxy: [] };
   const profiles = new Map<string, number | null>();
-  for await (const { analysis, join, profile } of (await OfflineRun.fromArgs('report', args)).events()) {
+  const hidden = new Map<string, HiddenFinding>();
+  for await (const { analysis, join, profile, hidden: finding } of (
+    await OfflineRun.fromArgs('report', args)
+  ).events()) {
     analysis.counted = true;
     if (byId.has(analysis.id)) continue;
     byId.set(analysis.id, analysis);
     profiles.set(analysis.id, profile);
+    if (finding !== null) hidden.set(analysis.id, finding);
     sides[analysis.source].push(join);
   }
   for (const { proxy } of pairRecords(sides.client, sides.proxy))
@@ -76,12 +81,22 @@ async function arrayReport(args: string[]) {
     contextGap: Object.fromEntries([...contextGapByServer(events)].map(([server, gap]) => [server, gapSummary(gap)])),
     conduct: Object.fromEntries(clientConduct(events, verdicts).map(({ client, ...rest }) => [client, rest])),
     denialsNotHeld: denialSummary(audit.notHeld, replaysPerClient(audit.replayed)),
-    actionability: actionabilityReport(
-      counted.flatMap((e) => {
-        const packed = profiles.get(e.id) ?? null;
-        return packed === null ? [] : [{ server: e.server, packed, failures: 1 }];
-      }),
-    ),
+    actionability: {
+      ...actionabilityReport(
+        counted.flatMap((e) => {
+          const packed = profiles.get(e.id) ?? null;
+          return packed === null ? [] : [{ server: e.server, packed, failures: 1 }];
+        }),
+      ),
+      hiddenFailures: [...counted]
+        .sort((a, b) => a.ts - b.ts || a.seq - b.seq)
+        .flatMap((e) => {
+          const finding = hidden.get(e.id);
+          if (finding === undefined) return [];
+          const at = new Date(e.ts).toISOString();
+          return [{ id: e.id, ts: at, server: e.server, client: e.client, tool: e.rpcName, ...finding }];
+        }),
+    },
   };
   return JSON.parse(JSON.stringify(report));
 }

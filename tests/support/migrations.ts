@@ -112,8 +112,21 @@ async function forgetLastMigration(store: Store): Promise<void> {
   await store.run(sql`DELETE FROM ${journal} WHERE created_at = (SELECT max(created_at) FROM ${journal})`);
 }
 
-/** Turns the store back into what the release before the migration era_counts left: no era counts. */
+/**
+ * Turns the store back into what the release before the migration content_view left: act_profile a smallint on
+ * PostgreSQL (as the profiles it held then fit), and no mark of the version 2 backfill.
+ */
+export async function asBeforeContentView(store: Store): Promise<void> {
+  if (store.dialect === 'postgres') {
+    await store.run(sql`ALTER TABLE events ALTER COLUMN act_profile SET DATA TYPE smallint USING act_profile % 4096`);
+  }
+  await store.run(sql`DELETE FROM settings WHERE key LIKE 'actionability_v2%'`);
+  await forgetLastMigration(store);
+}
+
+/** Turns the store back into what the release before the migration era_counts left (content_view undone first). */
 export async function asBeforeEraCounts(store: Store): Promise<void> {
+  await asBeforeContentView(store);
   for (const table of ['era_server_minute', 'era_server_hour', 'era_client_minute', 'era_client_hour']) {
     await store.run(sql.raw(`DROP TABLE ${table}`));
   }
@@ -233,7 +246,7 @@ export async function asBeforeActionability(store: Store): Promise<void> {
   await store.run(sql`DROP TABLE actionability_hour`);
   await store.run(sql`DROP TABLE actionability_minute`);
   await store.run(sql`ALTER TABLE events DROP COLUMN act_profile`);
-  await store.run(sql`DELETE FROM settings WHERE key LIKE 'actionability_v1%'`);
+  await store.run(sql`DELETE FROM settings WHERE key LIKE 'actionability_v%'`);
   await forgetLastMigration(store);
 }
 

@@ -28,6 +28,7 @@ export const BIT_MEANING: Record<Bit, string> = {
 export const VIEW_LABEL: Record<View, string> = {
   control: 'Typed fields only',
   transport: 'With HTTP status',
+  content: 'With the text read',
 };
 
 /** Counts of one view as the API answers them. */
@@ -64,5 +65,5 @@ export function factsOf(profile: string): string {
 
 /** The view a URL names, the control view otherwise. */
 export function viewOf(text: string | null): View {
-  return text === 'transport' ? 'transport' : 'control';
+  return VIEWS.find((view) => view === text) ?? 'control';
 }

@@ -11,7 +11,7 @@ const GATE_TEXT: ReadonlyMap<string, string> = new Map([
   ],
   [
     'before_retry_after',
-    'The server had asked this client to wait (Retry-After / resetsAt), and the wait had not passed.',
+    'The server had asked this client to wait (Retry-After / resetsAt, or a successful answer whose text said it was rate limited), and the wait had not passed.',
   ],
   [
     'identical_after_ambiguous',

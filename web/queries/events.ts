@@ -20,6 +20,8 @@ export interface EventFilters {
   kind?: string;
   /** Failures only (the actionability screen's list of a server's failures). */
   failed?: 'true';
+  /** Hidden failures only: successes whose text says the call failed (`throttle`: that the caller is rate limited). */
+  hidden?: 'failure' | 'throttle';
   /** Every stored record, both of a request its client and a proxy logged; absent: a row per request. */
   records?: 'all';
 }

@@ -140,8 +140,12 @@ async function readGroups(db: SqlRunner, reads: RoundReads, rule: Reading, end: 
   if (rule.metric === 'denials_not_held') {
     return valuesFromDenials((await denialCountsIn(db, scope)).counts, rule.groupBy);
   }
-  if (rule.metric === 'failures_without_policy') {
-    return valuesFromProfiles(await profileCounts(db, scope), rule.groupBy);
+  if (
+    rule.metric === 'failures_without_policy' ||
+    rule.metric === 'hidden_failures' ||
+    rule.metric === 'hidden_throttles'
+  ) {
+    return valuesFromProfiles(rule.metric, await profileCounts(db, scope), rule.groupBy);
   }
   if (rule.metric === 'probe_storm_size') {
     // Judged on a partial list, a storm not yet built would read as over: wait for the build instead.

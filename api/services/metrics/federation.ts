@@ -7,12 +7,15 @@ import { STORM_ACTIVE_MS } from '../../../shared/analysis/storm-model.ts';
 import { HOUR_MS } from '../../../shared/analysis/time-buckets.ts';
 import type { MetricFamily } from '../../../shared/metrics/exposition.ts';
 import { type Capped, capLabelSets, type Tallies, type Tally, talliesOf } from '../../../shared/metrics/label-cap.ts';
+import { actionabilityIn } from '../analysis/actionability.ts';
 import { identitiesOverAlarm } from '../analysis/identity-views.ts';
 import { contextGapIn } from '../analysis/traffic.ts';
 import { analysisWindow } from '../analysis/window.ts';
 
 /** The trim rate is a gauge of the last hour: a rate of all time would hardly move once a store is a month old. */
 export const TRIM_WINDOW_MS = HOUR_MS;
+/** Hidden failures are a gauge of the last hour too: what a server answers now. */
+export const HIDDEN_WINDOW_MS = HOUR_MS;
 
 /** Families that share their label sets, and so one cap: a value of each kept set for each family. */
 interface Group {
@@ -35,12 +38,13 @@ interface Group {
  */
 export async function federationMetrics(db: SqlRunner, now: number, cap: number): Promise<MetricFamily[]> {
   // One more than the cap: a real set reading `other` everywhere is folded in, and the cap still filled.
-  const [requests, avoidable, storms, alarmed, trims] = await Promise.all([
+  const [requests, avoidable, storms, alarmed, trims, hidden] = await Promise.all([
     largestTotals(db, REQUEST_TOTALS, cap + 1),
     largestTotals(db, AVOIDABLE_TOTALS, cap + 1),
     activeStorms(db, now),
     alarmedPerServer(db, now),
     trimsPerServer(db, now),
+    hiddenPerServer(db, now),
   ]);
   // A tally's numbers: counted and withdrawn of the totals, the one count of a gauge.
   const first = ([value = 0]: readonly number[]) => value;
@@ -83,6 +87,14 @@ export async function federationMetrics(db: SqlRunner, now: number, cap: number)
           help: TRIM_RATIO,
           value: ([reported = 0, trimmed = 0]) => trimRate({ reported, trimmed }),
         },
+      ],
+    },
+    {
+      labels: ['server'],
+      capped: capLabelSets(talliesOf(hidden, 2), cap),
+      families: [
+        { type: 'gauge', name: 'lens_hidden_failures', help: HIDDEN_FAILURES, value: first },
+        { type: 'gauge', name: 'lens_hidden_throttles', help: HIDDEN_THROTTLES, value: second },
       ],
     },
   ];
@@ -144,6 +156,18 @@ async function trimsPerServer(db: SqlRunner, now: number): Promise<Tally[]> {
   return (await contextGapIn(db, scope)).map((gap) => ({ labels: [gap.server], values: [gap.reported, gap.trimmed] }));
 }
 
+/**
+ * Hidden failures and hidden throttles per server over the last hour, as GET /actionability counts them; a server
+ * with none is left out.
+ */
+async function hiddenPerServer(db: SqlRunner, now: number): Promise<Tally[]> {
+  const scope = await analysisWindow(db, { from: now - HIDDEN_WINDOW_MS, to: now }, now);
+  const { servers } = await actionabilityIn(db, scope);
+  return servers
+    .filter(({ hidden }) => hidden.failures > 0)
+    .map(({ server, hidden }) => ({ labels: [server], values: [hidden.failures, hidden.throttles] }));
+}
+
 const CORRECTIONS = "a proxy record later joined to its client's record, a reclassification, a revised gate verdict";
 const REQUESTS_COUNTED = `Requests counted per server, bucket and kind, since the store began. Less lens_requests_withdrawn_total: the count the API shows for all time.`;
 const REQUESTS_WITHDRAWN = `Requests taken out of a server, bucket and kind again by a correction (${CORRECTIONS}).`;
@@ -151,4 +175,6 @@ const AVOIDABLE_COUNTED = `Requests a correct client would not have sent, per se
 const AVOIDABLE_WITHDRAWN = `Avoidable requests taken out of a server and client again by a correction (${CORRECTIONS}).`;
 const STORMS_ACTIVE = `Retry loops and probe storms per server with an attempt in the last ${STORM_ACTIVE_MS / 60_000} minutes.`;
 const OVER_ALARM = `Request identities per server re-presented at least ${REPRESENTATION_ALARM.threshold} times within the last ${REPRESENTATION_ALARM.windowMs / 60_000} minutes (seed 002's alarm).`;
+const HIDDEN_FAILURES = `Answers per server over the last hour that look successful (no error, no isError, a 2xx) but whose text says the call failed.`;
+const HIDDEN_THROTTLES = `Hidden failures per server over the last hour whose text says the caller is rate limited: no client's 429 handling sees them.`;
 const TRIM_RATIO = `Sampling responses that applied less context than requested, of those that said what they applied, per server over the last hour.`;

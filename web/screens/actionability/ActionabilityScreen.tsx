@@ -6,11 +6,13 @@ import { Panel } from '../../components/Panel.tsx';
 import { TableScroll } from '../../components/TableScroll.tsx';
 import { counted, formatCount } from '../../format.ts';
 import { BIT_LABEL, BIT_MEANING, BITS, VIEW_LABEL, VIEWS, viewOf } from '../../prepare/actionability.ts';
+import { hiddenLine } from '../../prepare/hidden.ts';
 import { actionabilityQuery, type ServerActionability } from '../../queries/actionability.ts';
 import { routePath } from '../../router.ts';
 import { useUrl } from '../../use-url.ts';
 import { BitShare, ProfileList } from './BitCells.tsx';
 import { FailureList } from './FailureList.tsx';
+import { HiddenFailures } from './HiddenFailures.tsx';
 
 /**
  * Per server: what do its failures let a client decide without reading prose (DOMAIN.md section 8)? The servers
@@ -40,6 +42,18 @@ export function ActionabilityScreen() {
       ),
     },
     { label: 'Failures', num: true, className: 'phone-row', cell: (row) => formatCount(row[view].failures) },
+    {
+      label: 'Hidden',
+      num: true,
+      className: 'phone-row',
+      title:
+        'Of them, answers that looked successful but whose text said the call failed (and, of those, rate limited)',
+      cell: (row) => (
+        <span className={row.hidden.failures === 0 ? 'muted' : 'warn-text'} title={hiddenLine(row.hidden)}>
+          {formatCount(row.hidden.failures)}
+        </span>
+      ),
+    },
     ...BITS.map(
       (bit): Column<ServerActionability> => ({
         label: BIT_LABEL[bit],
@@ -71,7 +85,9 @@ export function ActionabilityScreen() {
       <h1 className="screen-title">Actionability</h1>
       <p className="lede">
         What each server’s failures tell a client from typed fields alone, without reading prose: that it failed, what
-        to do, the cause, what to fix, a ready repair, and whether and when to send the request again.
+        to do, the cause, what to fix, a ready repair, and whether and when to send the request again; and, with the
+        text read, what a client only learns from prose. Hidden failures are answers that look successful but whose text
+        says the call failed: they count as failures here that typed fields do not detect.
       </p>
       <Panel
         title="Servers, by what their errors let a client decide"
@@ -97,7 +113,7 @@ export function ActionabilityScreen() {
         {(data) => (
           <>
             <p className="fleet-line" data-testid="actionability-fleet">
-              All servers, {counted(data[view].failures, 'failure')}:
+              All servers, {counted(data[view].failures, 'failure')} ({hiddenLine(data.hidden)}):
               {BITS.map((bit, index) => (
                 <span key={bit}>
                   {index === 0 ? ' ' : ', '}
@@ -123,6 +139,7 @@ export function ActionabilityScreen() {
           </>
         )}
       </Panel>
+      <HiddenFailures {...(selected !== undefined && { server: selected })} />
       {selected === undefined ? null : (
         <Panel
           title={

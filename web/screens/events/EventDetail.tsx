@@ -114,9 +114,17 @@ export function EventDetail({ selection, onClose, onFollow }: EventDetailProps) 
       </p>
       {event.actionability === null ? null : (
         <>
+          {event.actionability.hidden.failure ? (
+            <p className="warn-text" data-testid="hidden-failure-note">
+              A hidden failure: the answer looks successful, but its text says the call failed
+              {event.actionability.hidden.throttle ? ' (the caller is rate limited)' : ''}.
+            </p>
+          ) : null}
           <h3>What its typed fields let a client decide</h3>
           <BitEvidence reading={event.actionability.control} />
           <p className="muted small">With the HTTP status too: {factsOf(event.actionability.transport.profile)}.</p>
+          <h3>With its text read</h3>
+          <BitEvidence reading={event.actionability.content} />
         </>
       )}
       {event.identity ? (

@@ -3,8 +3,9 @@ import { type Column, DataTable } from '../../components/DataTable.tsx';
 import { Link } from '../../components/Link.tsx';
 import { Panel } from '../../components/Panel.tsx';
 import { TableScroll } from '../../components/TableScroll.tsx';
-import { formatCount } from '../../format.ts';
+import { counted, formatCount } from '../../format.ts';
 import { BIT_LABEL, BIT_MEANING, BITS, VIEW_LABEL, VIEWS, type View } from '../../prepare/actionability.ts';
+import { hiddenLine } from '../../prepare/hidden.ts';
 import { actionabilityQuery } from '../../queries/actionability.ts';
 import { useUrl } from '../../use-url.ts';
 import { BitShare, ProfileList } from '../actionability/BitCells.tsx';
@@ -46,8 +47,21 @@ export function ActionabilityPanel({ server }: { server: string }) {
             <TableScroll>
               <DataTable columns={columns} rows={VIEWS} rowKey={(view) => view} stackOnPhone />
             </TableScroll>
-            <p className="muted small">The facts its failures gave together, from typed fields only:</p>
-            <ProfileList counts={data.control} />
+            <p className="muted small" data-testid="server-hidden-line">
+              {data.hidden.failures === 0
+                ? 'No hidden failure: every failure here shows in typed fields or the HTTP status.'
+                : `Of its ${counted(data.control.failures, 'failure')}, ${hiddenLine(data.hidden)}: answers that looked successful but whose text said the call failed (listed below).`}
+            </p>
+            <div className="grid">
+              <div>
+                <p className="muted small">The facts its failures gave together, from typed fields only:</p>
+                <ProfileList counts={data.control} />
+              </div>
+              <div>
+                <p className="muted small">With the text read:</p>
+                <ProfileList counts={data.content} />
+              </div>
+            </div>
           </>
         );
       }}

@@ -3,6 +3,7 @@ import { ErrorNote } from '../../components/ErrorNote.tsx';
 import { Link } from '../../components/Link.tsx';
 import { serverQuery, serverTableDownloads } from '../../queries/servers.ts';
 import { useUrl } from '../../use-url.ts';
+import { HiddenFailures } from '../actionability/HiddenFailures.tsx';
 import { FiringAlerts } from '../alerts/FiringAlerts.tsx';
 import { DenialsPanel } from '../denials/DenialsPanel.tsx';
 import { ActionabilityPanel } from './ActionabilityPanel.tsx';
@@ -51,6 +52,7 @@ export function ServerScreen({ server }: { server: string }) {
           <TrafficPanel server={server} query={detail} />
           <KindsPanel server={server} query={detail} />
           <ActionabilityPanel server={server} />
+          <HiddenFailures server={server} />
           <StormTable query={detail} download={serverDownloads.storms} />
           <DenialsPanel server={server} />
           <div className="grid">

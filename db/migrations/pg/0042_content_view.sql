@@ -1,0 +1,7 @@
+-- The content view and hidden failures (issue 38, ADR 17): act_profile holds a third view and two flags, past a
+-- smallint. The profiles of events stored before this migration, failures and successes alike, are read again from
+-- their lines by api/services/actionability-backfill.ts (version 2), once, at start; a store with no events has
+-- nothing to read and is marked done here.
+ALTER TABLE "events" ALTER COLUMN "act_profile" SET DATA TYPE integer;
+--> statement-breakpoint
+INSERT INTO settings (key, value) SELECT 'actionability_v2', 'new store' WHERE NOT EXISTS (SELECT 1 FROM events);
