@@ -8,6 +8,8 @@ const MEANING: Record<ErrorCode, string> = {
   invalid_request: 'the query, path or body is wrong; `field` names the member at fault',
   invalid_discovery: 'the document is no discovery document, Agent Card or server card this server reads',
   invalid_encoding: 'the body is not valid gzip or UTF-8',
+  secret_required:
+    "a saved target's URL changes and its secret (a PagerDuty routing key) was not sent again; `field` names it",
   unauthenticated: 'the server was started with a token (LENS_TOKEN) and none, or a wrong one, was sent',
   foreign_origin: 'a Host or Origin this server does not answer to',
   forbidden: 'the ingest token (LENS_INGEST_TOKEN) on a route other than log ingest',
