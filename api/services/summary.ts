@@ -2,7 +2,7 @@ import { type CountRow, countRows } from '../../db/counters/rollups.ts';
 import type { EventFilter } from '../../db/queries/events.ts';
 import type { SqlRunner } from '../../db/runner.ts';
 import { BUCKETS, type Bucket } from '../../shared/classify/types.ts';
-import { nameRecord } from '../../shared/name-record.ts';
+import { type NameRecord, nameRecord } from '../../shared/name-record.ts';
 
 export interface Counts {
   total: number;
@@ -10,15 +10,15 @@ export interface Counts {
   avoidable: number;
   buckets: Record<Bucket, number>;
   /** Per bucket, the count of each kind seen (kinds are names: an override may call one `constructor`). */
-  kinds: Partial<Record<Bucket, Record<string, number>>>;
+  kinds: Partial<Record<Bucket, NameRecord<number>>>;
 }
 
 export interface Summary {
   range: { from: string | null; to: string | null };
   overall: Counts;
   /** Keyed by names from logs: null-prototype records (shared/name-record.ts), so `__proto__` is just a key. */
-  servers: Record<string, Counts>;
-  clients: Record<string, Counts>;
+  servers: NameRecord<Counts>;
+  clients: NameRecord<Counts>;
 }
 
 export async function summarise(db: SqlRunner, filter: Omit<EventFilter, 'bucket' | 'kind'>): Promise<Summary> {

@@ -1,3 +1,4 @@
+import { nameRecordOf } from '../name-record.ts';
 import {
   BITS,
   type Bit,
@@ -184,6 +185,6 @@ export function actionabilityReport(rows: readonly ServerProfileCount[]) {
   return {
     control,
     transport,
-    byServer: Object.fromEntries(servers.map(({ server, ...rest }) => [server, rest])),
+    byServer: nameRecordOf(servers.map(({ server, ...rest }) => [server, rest])),
   };
 }
