@@ -8,6 +8,7 @@ const STATUS = {
   invalid_request: 400,
   invalid_discovery: 400,
   invalid_encoding: 400,
+  secret_required: 400,
   unauthenticated: 401,
   foreign_origin: 403,
   forbidden: 403,

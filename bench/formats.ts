@@ -8,7 +8,7 @@
 import { gunzipSync } from 'node:zlib';
 import { proxyOptions, readProxyLine } from '../api/ingest-formats.ts';
 import { parseEventLine, validateEvent } from '../shared/event.ts';
-import { decodeTraces, type OtlpEncoding, tracesToEvents } from '../shared/otlp/index.ts';
+import { DecodeBudget, decodeTraces, type OtlpEncoding, tracesToEvents } from '../shared/otlp/index.ts';
 import type { ProxyFormat } from '../shared/proxy-logs/index.ts';
 import { logRequest } from './access-logs.ts';
 import { syntheticEvents } from './generate.ts';
@@ -103,7 +103,7 @@ function otlpSubject(encoding: 'json' | 'protobuf' | 'gzip', recorded: readonly 
       for (const body of bodies) {
         // POST /v1/traces inflates a gzipped body first (api/ingest-body.ts's inflate is a bounded gunzipSync).
         const raw = encoding === 'gzip' ? gunzipSync(body.bytes) : body.bytes;
-        const decoded = decodeTraces(raw, decodeAs, MAX_SPANS);
+        const decoded = decodeTraces(raw, decodeAs, new DecodeBudget({ spans: MAX_SPANS }));
         if (!decoded.ok) throw new Error(`${encoding} body does not decode: ${decoded.reason}`);
         const { items, rejected } = tracesToEvents(decoded.resources);
         if (tally) tally.refused += rejected.reduce((n, r) => n + r.spans, 0);

@@ -19,6 +19,11 @@ export interface ServerProcess {
   peakRss(): number;
   /** Its resident set now (VmRSS, bytes). */
   rss(): number;
+  /**
+   * The resident set by kind (bytes): anonymous (the JavaScript heaps, SQLite's caches, buffers), file-backed (the
+   * store's pages mapped by mmap_size, which the kernel may drop) and shared (SQLite's WAL index).
+   */
+  rssParts(): { anon: number; file: number; shmem: number };
   stop(): Promise<void>;
   /** Ends it as a crash does (SIGKILL: no handler runs, nothing is flushed or rolled back by it). */
   crash(): Promise<void>;
@@ -50,6 +55,11 @@ export async function spawnServer(config: StoreConfig): Promise<ServerProcess> {
     url,
     peakRss: () => statusBytes(child.pid, 'VmHWM'),
     rss: () => statusBytes(child.pid, 'VmRSS'),
+    rssParts: () => ({
+      anon: statusBytes(child.pid, 'RssAnon'),
+      file: statusBytes(child.pid, 'RssFile'),
+      shmem: statusBytes(child.pid, 'RssShmem'),
+    }),
     async stop() {
       child.kill('SIGTERM');
       await exited;

@@ -3,6 +3,8 @@ import { syntheticLines } from './generate.ts';
 import { spawnServer } from './server-process.ts';
 
 const SECONDS = Number(process.env.BENCH_SOAK_SECONDS ?? 600);
+/** How often a line of figures is printed (default every minute). */
+const REPORT_EVERY = Number(process.env.BENCH_SOAK_REPORT_SECONDS ?? 60);
 /** The fixed load: events shipped per second (one batch), and dashboard reads per second. */
 const EVENTS_PER_SECOND = Number(process.env.BENCH_SOAK_RATE ?? 1000);
 const READS_PER_SECOND = 5;
@@ -17,7 +19,7 @@ export async function benchSoak(config: StoreConfig): Promise<void> {
   const server = await spawnServer(config);
   const lines = syntheticLines(SECONDS * EVENTS_PER_SECOND, 7, Date.now(), 1000 / EVENTS_PER_SECOND);
   console.log(`soak: ${SECONDS} s at ${EVENTS_PER_SECOND} events/s and ${READS_PER_SECOND} reads/s`);
-  console.log('minute  RSS MB  read p50 ms  read p95 ms  refused');
+  console.log('minute  RSS MB  anon MB  file MB  shm MB  read p50 ms  read p95 ms  refused');
   let latencies: number[] = [];
   let refused = 0;
   const started = performance.now();
@@ -45,13 +47,15 @@ export async function benchSoak(config: StoreConfig): Promise<void> {
     const due = started + (second + 1) * 1000;
     const wait = due - performance.now();
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    if ((second + 1) % 60 === 0 || second + 1 === SECONDS) {
+    if ((second + 1) % REPORT_EVERY === 0 || second + 1 === SECONDS) {
       const sorted = latencies.sort((a, b) => a - b);
       const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
-      const minute = String(Math.ceil((second + 1) / 60)).padStart(6);
-      const rss = (server.rss() / 2 ** 20).toFixed(0).padStart(6);
+      const minute = ((second + 1) / 60).toFixed(1).padStart(6);
+      const mb = (bytes: number, width: number) => (bytes / 2 ** 20).toFixed(0).padStart(width);
+      const { anon, file, shmem } = server.rssParts();
       console.log(
-        `${minute}  ${rss}  ${at(0.5).toFixed(1).padStart(11)}  ${at(0.95).toFixed(1).padStart(11)}  ${refused}`,
+        `${minute}  ${mb(server.rss(), 6)}  ${mb(anon, 7)}  ${mb(file, 7)}  ${mb(shmem, 6)}  ` +
+          `${at(0.5).toFixed(1).padStart(11)}  ${at(0.95).toFixed(1).padStart(11)}  ${refused}`,
       );
       latencies = [];
     }

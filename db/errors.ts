@@ -24,6 +24,19 @@ const SQLSTATES: Record<string, DbFailure> = {
   '25P03': 'unavailable', // idle_in_transaction_session_timeout: likewise
 };
 
+/**
+ * A connection the server would not give or keep: class 08 (connection exception) always; otherwise a FATAL, which
+ * PostgreSQL sends as it ends the session, of a class that says "not now" rather than "wrong": 53 (insufficient
+ * resources: connection slots, memory), 55 (not in prerequisite state: a database not accepting connections, as
+ * `ALLOW_CONNECTIONS false` or a template being copied has it) and 57 (operator intervention: shutdown, recovery).
+ * The same 55 or 53 raised by a statement is a fault of that statement, not of the connection.
+ */
+function refusedConnection(code: string, error: object): boolean {
+  if (code.startsWith('08')) return true;
+  const fatal = 'severity' in error && error.severity === 'FATAL';
+  return fatal && /^5[357]/.test(code);
+}
+
 /** Socket errors of a connection to the database server. */
 const NETWORK_CODES = new Set([
   'ECONNREFUSED',
@@ -55,7 +68,7 @@ function failureOf(error: object): DbFailure | null {
   if (code.startsWith('SQLITE_')) return sqliteFailure(code);
   // Before SQLSTATEs: EPIPE has their shape.
   if (NETWORK_CODES.has(code)) return 'unavailable';
-  if (/^[0-9A-Z]{5}$/.test(code)) return SQLSTATES[code] ?? (code.startsWith('08') ? 'unavailable' : null);
+  if (/^[0-9A-Z]{5}$/.test(code)) return SQLSTATES[code] ?? (refusedConnection(code, error) ? 'unavailable' : null);
   return 'message' in error && typeof error.message === 'string' && LOST_CONNECTION.test(error.message)
     ? 'unavailable'
     : null;

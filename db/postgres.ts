@@ -42,6 +42,33 @@ const BLOCK_IDS = `SELECT nextval(pg_get_serial_sequence('event_bodies', 'id')) 
 const INSERT_BLOCKS = 'INSERT INTO event_bodies (id, data) SELECT * FROM unnest($1::bigint[], $2::bytea[])';
 const DROP_BLOCKS = 'DELETE FROM event_bodies WHERE id = ANY($1::bigint[])';
 
+/**
+ * The session lock every server takes to migrate (an arbitrary constant, ours alone on a database). Drizzle's migrator
+ * checks what is applied, then applies the rest, which two servers starting together on a fresh database both do:
+ * one loses on the `CREATE TABLE` (or the migrations schema) and exits. With the lock they migrate in turn, and the
+ * later ones find nothing left to apply.
+ */
+const MIGRATION_LOCK = '7365201746';
+
+async function migrateExclusively(pool: pg.Pool): Promise<void> {
+  const client = await pool.connect();
+  let failed: Error | undefined;
+  try {
+    await client.query('SELECT pg_advisory_lock($1::bigint)', [MIGRATION_LOCK]);
+    try {
+      await migrate(drizzle({ client }), { migrationsFolder: MIGRATIONS });
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1::bigint)', [MIGRATION_LOCK]);
+    }
+  } catch (error) {
+    failed = error as Error;
+    throw error;
+  } finally {
+    // A connection that failed here may still hold the lock (or be broken): it is closed, never pooled.
+    client.release(failed);
+  }
+}
+
 /** The scale-out store: PostgreSQL through a connection pool, chosen by DATABASE_URL. */
 export async function openPostgresStore(databaseUrl: string): Promise<Store> {
   const pool = new pg.Pool({
@@ -56,7 +83,7 @@ export async function openPostgresStore(databaseUrl: string): Promise<Store> {
   // An idle connection the server drops (restart, failover) must not take the process down; the pool discards it
   // and the next query gets a fresh connection or a clear error.
   pool.on('error', (error) => console.error(`PostgreSQL connection lost: ${error.message}`));
-  await migrate(drizzle({ client: pool }), { migrationsFolder: MIGRATIONS });
+  await migrateExclusively(pool);
   const url = new URL(databaseUrl);
 
   return {

@@ -1,3 +1,4 @@
+import { INSTANT_RANGE, instantOfMs, readIsoInstant } from './instant.ts';
 import { retryAfterSeconds } from './retry-after.ts';
 import { storableText } from './storable-text.ts';
 
@@ -91,13 +92,11 @@ const PATH_MAX = 4096;
 const HEADER_ID_MAX = 256;
 /** `Mcp-Name` carries a resource's URI, which may be long. */
 const HEADER_NAME_MAX = 2048;
-const MAX_EPOCH_MS = 8.64e15;
 /**
  * How deeply a line may nest. Real frames nest a few levels (a tool's JSON Schema perhaps twenty); thousands of
  * levels are an attack on every later reader of the line, so such a line is refused whole.
  */
 export const MAX_NESTING = 128;
-const ISO_WITH_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/i;
 
 type Json = Record<string, unknown>;
 
@@ -242,21 +241,22 @@ function readHttp(http: Json, ts: number, warnings: FieldWarning[]): HttpFacts |
 }
 
 function readTs(value: unknown): number | LineError {
-  if (typeof value === 'number') {
-    if (Number.isInteger(value) && value >= 0 && value <= MAX_EPOCH_MS) return value;
-    return { code: 'invalid_field', field: 'ts', message: '"ts": is not a valid epoch millisecond value' };
-  }
-  if (typeof value === 'string' && ISO_WITH_ZONE.test(value)) {
-    const ms = Date.parse(value);
-    if (Number.isFinite(ms) && ms >= 0) return ms;
+  const reading =
+    typeof value === 'number' ? instantOfMs(value) : typeof value === 'string' ? readIsoInstant(value, ZONED) : null;
+  if (reading?.ok) return reading.ms;
+  if (reading !== null) {
+    const shown = typeof value === 'string' ? value.slice(0, 40) : String(value);
+    return { code: 'invalid_field', field: 'ts', message: `"ts": ${shown} is no real instant: ${reading.reason}` };
   }
   if (absent(value)) return { code: 'missing_field', field: 'ts', message: '"ts" is required' };
   return {
     code: 'invalid_field',
     field: 'ts',
-    message: '"ts": must be an ISO 8601 date-time with a zone (Z or ±hh:mm) from 1970 on, or epoch milliseconds',
+    message: `"ts": must be an ISO 8601 date-time with a zone (Z or ±hh:mm), or epoch milliseconds, ${INSTANT_RANGE}`,
   };
 }
+
+const ZONED = { zoned: true };
 
 function required(field: string, value: unknown, rule: string): LineError {
   return absent(value)

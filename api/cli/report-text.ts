@@ -6,6 +6,7 @@ import type { denialSummary } from '../../shared/analysis/denials.ts';
 import type { IdentityStats } from '../../shared/analysis/identities.ts';
 import type { StormSummary } from '../../shared/analysis/storm-model.ts';
 import type { AvoidableCount } from '../../shared/analysis/storms.ts';
+import type { NameRecord } from '../../shared/name-record.ts';
 import { actionabilityLines, contextLines, denialLines, identityLines, stormLines } from './report-text-findings.ts';
 import { hiddenLines } from './report-text-hidden.ts';
 import { count, LISTED, more, percent, plural, table, utc } from './text-table.ts';
@@ -15,12 +16,12 @@ export interface ReportDocument {
   events: number;
   span: { first: string; last: string } | null;
   buckets: Record<string, number>;
-  bucketsByServer: Record<string, Record<string, number>>;
-  avoidable: { byClient: Record<string, AvoidableCount>; byServer: Record<string, AvoidableCount> };
+  bucketsByServer: NameRecord<Record<string, number>>;
+  avoidable: { byClient: NameRecord<AvoidableCount>; byServer: NameRecord<AvoidableCount> };
   storms: Iterable<StormSummary>;
   identities: IdentityStats[];
-  contextGap: Record<string, ReturnType<typeof gapSummary>>;
-  conduct: Record<string, Omit<ClientConduct, 'client'>>;
+  contextGap: NameRecord<ReturnType<typeof gapSummary>>;
+  conduct: NameRecord<Omit<ClientConduct, 'client'>>;
   denialsNotHeld: ReturnType<typeof denialSummary>;
   /** The counts, and the first hidden failures (api/cli/report.ts HIDDEN_LISTED) in time order. */
   actionability: ReturnType<typeof actionabilityReport> & { hiddenFailures: HiddenListed[] };

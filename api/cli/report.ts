@@ -17,6 +17,7 @@ import { addIdentitySend, type IdentityTally, topIdentitiesOf } from '../../shar
 import { createStormStreams, finishStorms, stepStorms, stormSortKey } from '../../shared/analysis/stream-storms.ts';
 import { DAY_MS } from '../../shared/analysis/time-buckets.ts';
 import { BUCKETS, type Bucket } from '../../shared/classify/types.ts';
+import { nameRecordOf } from '../../shared/name-record.ts';
 import { OfflineRun, REORDER_HOLD_MS } from './offline.ts';
 import { LineWriter } from './output.ts';
 import { type ReportDocument, reportText } from './report-text.ts';
@@ -105,17 +106,17 @@ export async function reportCommand(args: string[]): Promise<number> {
     events,
     span: events === 0 ? null : { first: new Date(first).toISOString(), last: new Date(last).toISOString() },
     buckets,
-    bucketsByServer: Object.fromEntries(
+    bucketsByServer: nameRecordOf(
       rows.byServer.map(({ server }) => [server, bucketsByServer.get(server) ?? emptyBuckets()]),
     ),
     avoidable: {
-      byClient: Object.fromEntries(rows.byClient.map(({ client, ...rest }) => [client, rest])),
-      byServer: Object.fromEntries(rows.byServer.map(({ server, ...rest }) => [server, rest])),
+      byClient: nameRecordOf(rows.byClient.map(({ client, ...rest }) => [client, rest])),
+      byServer: nameRecordOf(rows.byServer.map(({ server, ...rest }) => [server, rest])),
     },
     storms: { [Symbol.iterator]: () => storms.storms.inListOrder()[Symbol.iterator]() },
     identities: topIdentitiesOf(identities, 20),
-    contextGap: Object.fromEntries([...contextGap].map(([server, gap]) => [server, gapSummary(gap)])),
-    conduct: Object.fromEntries(conductReport(conduct).map(({ client, ...rest }) => [client, rest])),
+    contextGap: nameRecordOf([...contextGap].map(([server, gap]) => [server, gapSummary(gap)])),
+    conduct: nameRecordOf(conductReport(conduct).map(({ client, ...rest }) => [client, rest])),
     denialsNotHeld: denialSummary(denials.notHeld, replayed),
     actionability: { ...actionabilityReport(profiles.rows()), hiddenFailures: hiddenList.listed },
   };

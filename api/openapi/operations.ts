@@ -269,7 +269,7 @@ export const OPERATIONS: Record<string, Operation> = {
     tag: 'alerts',
     summary: 'Replace an alert rule; what it had firing resolves',
     ok: { description: 'The rule as stored.', body: answer.ruleAnswer },
-    refusals: ['not_found'],
+    refusals: ['not_found', 'secret_required'],
     store: 'writes',
   },
   'DELETE /api/v1/alerts/rules/{id}': {

@@ -8,11 +8,14 @@ const MEANING: Record<ErrorCode, string> = {
   invalid_request: 'the query, path or body is wrong; `field` names the member at fault',
   invalid_discovery: 'the document is no discovery document, Agent Card or server card this server reads',
   invalid_encoding: 'the body is not valid gzip or UTF-8',
+  secret_required:
+    "a saved target's URL changes and its secret (a PagerDuty routing key) was not sent again; `field` names it",
   unauthenticated: 'the server was started with a token (LENS_TOKEN) and none, or a wrong one, was sent',
   foreign_origin: 'a Host or Origin this server does not answer to',
   forbidden: 'the ingest token (LENS_INGEST_TOKEN) on a route other than log ingest',
   not_found: 'nothing has that name or id',
-  payload_too_large: 'the body is over the limit, before or after decompression, or holds over 100,000 lines',
+  payload_too_large:
+    'the body is over the limit, before or after decompression, holds over 100,000 lines, or (OTLP) more resources, scopes, spans, attributes, events or JSON nesting than one batch may; `message` names which, `fix` what to narrow',
   unsupported_media_type: 'a Content-Type or Content-Encoding this route does not take',
   rate_limited: 'the caller (its token, else its address) is past its token bucket; wait for Retry-After',
   internal: 'a fault of the server: sending again will not help; its log has the X-Request-Id',

@@ -5,7 +5,7 @@ import { DAY_MS } from '../../shared/analysis/time-buckets.ts';
 import type { Env } from '../env.ts';
 import { ApiError } from '../errors.ts';
 import { limitBody } from '../middleware/body-limit.ts';
-import { instant } from '../params.ts';
+import { epochMs, instant } from '../params.ts';
 import { previewRule } from '../services/alerts/preview.ts';
 import { createRule, getRule, redactRule, removeRule, updateRule } from '../services/alerts/rules.ts';
 import { alertHistory, alertInstances, deliveryLog, rulesWithState } from '../services/alerts/views.ts';
@@ -17,8 +17,8 @@ const idParam = z.object({ id: z.string().min(1).max(64) });
 
 const previewBody = z.object({
   rule: ruleInputSchema,
-  from: z.union([z.number().int().min(0), instant]).optional(),
-  to: z.union([z.number().int().min(0), instant]).optional(),
+  from: z.union([epochMs, instant]).optional(),
+  to: z.union([epochMs, instant]).optional(),
 });
 
 const ruleNotFound = () =>

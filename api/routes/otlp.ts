@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import { classifyDbError } from '../../db/errors.ts';
 import type { Store } from '../../db/runner.ts';
 import {
+  DecodeBudget,
   decodeTraces,
   type EventItem,
   encodeJsonResponse,
@@ -49,13 +50,11 @@ export const otlpRoutes = new Hono<Env>().post(
       c.req.header('content-encoding'),
       config.maxBodyBytes,
     );
-    const decoded = decodeTraces(raw, encoding, MAX_BATCH_LINES);
+    // Counted as it is decoded: a body past its budget stops there, having built nothing more (413, what to narrow).
+    const decoded = decodeTraces(raw, encoding, new DecodeBudget({ spans: MAX_BATCH_LINES }));
     if (!decoded.ok) {
-      if (decoded.tooManySpans) {
-        throw new ApiError('payload_too_large', `the body holds more than ${MAX_BATCH_LINES} spans`, {
-          fix: "Export smaller batches (the BatchSpanProcessor's maxExportBatchSize).",
-        });
-      }
+      if (decoded.over !== null)
+        throw new ApiError('payload_too_large', decoded.over.message, { fix: decoded.over.fix });
       throw new ApiError('invalid_request', `the body is no ExportTraceServiceRequest: ${decoded.reason}`, {
         fix: 'Send what an OTLP/HTTP trace exporter sends, with its Content-Type.',
       });

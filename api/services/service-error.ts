@@ -7,6 +7,8 @@ export const ERROR_CODES = {
   invalid_request: { retryable: false },
   invalid_discovery: { retryable: false },
   invalid_encoding: { retryable: false },
+  /** A saved secret (a PagerDuty routing key) would go to a destination it was never given for: send it again. */
+  secret_required: { retryable: false },
   unauthenticated: { retryable: false },
   foreign_origin: { retryable: false },
   forbidden: { retryable: false },

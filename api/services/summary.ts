@@ -1,7 +1,7 @@
 import { type CountRow, countRows, type RangeFilter } from '../../db/counters/rollups.ts';
 import type { SqlRunner } from '../../db/runner.ts';
 import { BUCKETS, type Bucket } from '../../shared/classify/types.ts';
-import { nameRecord } from '../../shared/name-record.ts';
+import { type NameRecord, nameRecord } from '../../shared/name-record.ts';
 import { keptData } from './retention.ts';
 
 export interface Counts {
@@ -10,15 +10,15 @@ export interface Counts {
   avoidable: number;
   buckets: Record<Bucket, number>;
   /** Per bucket, the count of each kind seen (kinds are names: an override may call one `constructor`). */
-  kinds: Partial<Record<Bucket, Record<string, number>>>;
+  kinds: Partial<Record<Bucket, NameRecord<number>>>;
 }
 
 export interface Summary {
   range: { from: string | null; to: string | null };
   overall: Counts;
   /** Keyed by names from logs: null-prototype records (shared/name-record.ts), so `__proto__` is just a key. */
-  servers: Record<string, Counts>;
-  clients: Record<string, Counts>;
+  servers: NameRecord<Counts>;
+  clients: NameRecord<Counts>;
 }
 
 /** The summary of a range as asked (all time when open), its part before retention's horizon read from the hours. */

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
-import type { DenialCounts } from '../../shared/analysis/denials.ts';
+import { type DenialCounts, emptyDenialCounts } from '../../shared/analysis/denials.ts';
 import { bucketStart } from '../../shared/analysis/time-buckets.ts';
+import type { NameRecord } from '../../shared/name-record.ts';
 import { type DenialScope, narrowedTo } from '../queries/denials.ts';
 import { addCounts, type RowsColumn } from '../queries/lists.ts';
 import type { SqlRunner } from '../runner.ts';
@@ -94,9 +95,9 @@ export async function denialCountsIn(db: SqlRunner, scope: DenialScope): Promise
       ? [read(PAIRS, 'client, server'), Promise.resolve([]), edgeRows()]
       : [read(CLIENTS, 'client'), read(SERVERS, 'server'), edgeRows()],
   );
-  const counts: DenialCounts = { total: 0, byClient: {}, byServer: {} };
+  const counts = emptyDenialCounts();
   const replayed = new Map<string, number>();
-  const add = (into: Record<string, number>, name: string, n: number) => {
+  const add = (into: NameRecord<number>, name: string, n: number) => {
     if (n !== 0) into[name] = (into[name] ?? 0) + n;
   };
   for (const row of byClient) {

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { DAY_MS } from '../../shared/analysis/time-buckets.ts';
+import { LAST_INSTANT_MS } from '../../shared/instant.ts';
 import { BLOCKS_PER_DAY } from '../event-days.ts';
 import type { SqlRunner, Store } from '../runner.ts';
 import { LOCK_CLASS } from './locks.ts';
@@ -125,6 +126,8 @@ const LOCK_NOT_AVAILABLE = '55P03';
 
 /** A day's tables: `events_p20261204`, `event_bodies_p20261204` (the migration events_by_day names them alike). */
 export function partitionNames(day: number): { events: string; bodies: string } {
+  // Past 9999 the ISO year gets a sign and six digits (`events_p+…`); readers refuse such times (shared/instant.ts).
+  if (!(day >= 0 && day * DAY_MS <= LAST_INSTANT_MS)) throw new RangeError(`no day partition for day ${day}`);
   const stamp = new Date(day * DAY_MS).toISOString().slice(0, 10).replaceAll('-', '');
   return { events: `events_p${stamp}`, bodies: `event_bodies_p${stamp}` };
 }

@@ -1,3 +1,4 @@
+import { nameRecordOf } from '../name-record.ts';
 import {
   BITS,
   type Bit,
@@ -207,6 +208,6 @@ export function actionabilityReport(rows: readonly ServerProfileCount[]) {
     transport,
     content,
     hidden,
-    byServer: Object.fromEntries(servers.map(({ server, ...rest }) => [server, rest])),
+    byServer: nameRecordOf(servers.map(({ server, ...rest }) => [server, rest])),
   };
 }

@@ -29,10 +29,12 @@ describe('paging targets in a rule', () => {
     expect(targetSecrets({ type: 'pagerduty', routingKey: 'K1' }, undefined)).toEqual({
       url: PAGERDUTY_EVENTS_URL,
       routingKey: 'K1',
+      keyLeftBehind: false,
     });
     expect(targetSecrets({ type: 'pagerduty' }, undefined)).toEqual({
       url: PAGERDUTY_EVENTS_URL,
       routingKey: undefined,
+      keyLeftBehind: false,
     });
     const saved: StoredTarget = {
       id: 'a',
@@ -40,13 +42,39 @@ describe('paging targets in a rule', () => {
       url: 'https://events.eu.pagerduty.com/v2/enqueue',
       routingKey: 'K1',
     };
-    expect(targetSecrets({ id: 'a', type: 'pagerduty' }, saved)).toEqual({ url: saved.url, routingKey: 'K1' });
+    expect(targetSecrets({ id: 'a', type: 'pagerduty' }, saved)).toEqual({
+      url: saved.url,
+      routingKey: 'K1',
+      keyLeftBehind: false,
+    });
+    expect(targetSecrets({ id: 'a', type: 'pagerduty', url: saved.url }, saved).routingKey).toBe('K1');
     expect(targetSecrets({ id: 'a', type: 'pagerduty', routingKey: 'K2' }, saved)).toEqual({
       url: saved.url,
       routingKey: 'K2',
+      keyLeftBehind: false,
     });
     // A target turned into another type keeps no routing key; other types have no default URL.
-    expect(targetSecrets({ id: 'a', type: 'webhook' }, saved)).toEqual({ url: saved.url, routingKey: undefined });
-    expect(targetSecrets({ type: 'alertmanager' }, undefined)).toEqual({ url: undefined, routingKey: undefined });
+    expect(targetSecrets({ id: 'a', type: 'webhook' }, saved)).toEqual({
+      url: saved.url,
+      routingKey: undefined,
+      keyLeftBehind: false,
+    });
+    expect(targetSecrets({ type: 'alertmanager' }, undefined)).toEqual({
+      url: undefined,
+      routingKey: undefined,
+      keyLeftBehind: false,
+    });
+  });
+
+  it('leave a saved routing key behind when the URL changes: a key goes only where it was saved for', () => {
+    const saved: StoredTarget = { id: 'a', type: 'pagerduty', url: 'https://events.pagerduty.com/x', routingKey: 'K1' };
+    expect(targetSecrets({ id: 'a', type: 'pagerduty', url: 'https://evil.example/' }, saved)).toEqual({
+      url: 'https://evil.example/',
+      routingKey: undefined,
+      keyLeftBehind: true,
+    });
+    expect(
+      targetSecrets({ id: 'a', type: 'pagerduty', url: 'https://evil.example/', routingKey: 'K2' }, saved),
+    ).toEqual({ url: 'https://evil.example/', routingKey: 'K2', keyLeftBehind: false });
   });
 });

@@ -69,16 +69,18 @@ export type TargetInput = z.output<typeof target>;
 /**
  * A sent target's secrets: what it carries, else what the saved target of its id has; a new PagerDuty target without
  * a URL goes to PagerDuty's events URL. Undefined where neither says (the caller refuses that): a URL for every
- * type, a routing key for `pagerduty`.
+ * type, a routing key for `pagerduty`. A saved routing key stays bound to the saved URL: sent with another URL it is
+ * not kept (`keyLeftBehind`), or whoever may edit a rule could read the write-only key at an address of theirs.
  */
 export function targetSecrets(
   sent: TargetInput,
   kept: StoredTarget | undefined,
-): { url: string | undefined; routingKey: string | undefined } {
-  return {
-    url: sent.url ?? kept?.url ?? (sent.type === 'pagerduty' ? PAGERDUTY_EVENTS_URL : undefined),
-    routingKey: sent.type === 'pagerduty' ? (sent.routingKey ?? kept?.routingKey) : undefined,
-  };
+): { url: string | undefined; routingKey: string | undefined; keyLeftBehind: boolean } {
+  const url = sent.url ?? kept?.url ?? (sent.type === 'pagerduty' ? PAGERDUTY_EVENTS_URL : undefined);
+  const keptKey = kept?.url === url ? kept?.routingKey : undefined;
+  const routingKey = sent.type === 'pagerduty' ? (sent.routingKey ?? keptKey) : undefined;
+  const keyLeftBehind = sent.type === 'pagerduty' && routingKey === undefined && kept?.routingKey !== undefined;
+  return { url, routingKey, keyLeftBehind };
 }
 
 /** The host of a target URL (with a port that is not the scheme's default), and nothing of its path or query. */

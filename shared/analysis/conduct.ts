@@ -1,5 +1,5 @@
 import { isSentByServer } from '../frames.ts';
-import { nameRecord } from '../name-record.ts';
+import { type NameRecord, nameRecord } from '../name-record.ts';
 import { GATE_REASONS, type GateReason, type GateVerdict } from './gate-types.ts';
 import type { AnalysisEvent } from './types.ts';
 
@@ -24,14 +24,14 @@ export interface ConductCounts {
 
 export interface ClientConductState extends ConductCounts {
   /** Avoidable requests per server: the servers this client's conduct costs the most. */
-  avoidableByServer: Record<string, number>;
+  avoidableByServer: NameRecord<number>;
 }
 
 /**
  * Order independent (only sums). Records are null-prototype so any client or server name is just a key.
  */
 export interface ConductAccumulator {
-  clients: Record<string, ClientConductState>;
+  clients: NameRecord<ClientConductState>;
 }
 
 const COUNTER_OF: Record<GateReason, keyof ConductCounts> = {

@@ -1,4 +1,4 @@
-import { nameRecord } from '../name-record.ts';
+import { type NameRecord, nameRecord } from '../name-record.ts';
 import { shareOf } from '../share.ts';
 import { bucketStart, emptySeries, MINUTE_MS } from './time-buckets.ts';
 import type { AnalysisEvent, ContextObservation, ContextScope } from './types.ts';
@@ -35,11 +35,11 @@ export interface ContextGap {
   /** Reported responses that applied less than was requested (none < thisServer < allServers). */
   trimmed: number;
   /** Trimmed responses per stated reason. */
-  reasons: Record<string, number>;
+  reasons: NameRecord<number>;
   /** Trimmed responses that gave no reason. */
   trimmedWithoutReason: number;
   /** Keyed by bucket start (epoch ms, as a string: JSON object keys). */
-  buckets: Record<string, ContextBucket>;
+  buckets: NameRecord<ContextBucket>;
 }
 
 export function emptyContextGap(stepMs: number = MINUTE_MS): ContextGap {

@@ -19,6 +19,7 @@
  * Only events the gate judges (counted records of a named client) with an identity take part.
  */
 import type { Era } from '../era.ts';
+import { type NameRecord, nameRecord } from '../name-record.ts';
 import { byTimeOrder, isJudged, isRepairScoped, refusalBlock, refusalLapse, standsAt } from './gate.ts';
 import { requestKey } from './request-key.ts';
 import type { AnalysisEvent } from './types.ts';
@@ -192,15 +193,19 @@ function refOf(e: AnalysisEvent): DenialEventRef {
 /** Denials that did not hold, in all and per client and per server. */
 export interface DenialCounts {
   total: number;
-  byClient: Record<string, number>;
-  byServer: Record<string, number>;
+  byClient: NameRecord<number>;
+  byServer: NameRecord<number>;
+}
+
+export function emptyDenialCounts(): DenialCounts {
+  return { total: 0, byClient: nameRecord(), byServer: nameRecord() };
 }
 
 /** Counts of denials that did not hold, each item one of them or, with `count`, that many of its client and server. */
 export function countNotHeld(
   items: readonly (Pick<DenialNotHeld, 'client' | 'server'> & { count?: number })[],
 ): DenialCounts {
-  const counts: DenialCounts = { total: 0, byClient: {}, byServer: {} };
+  const counts = emptyDenialCounts();
   for (const { client, server, count = 1 } of items) {
     counts.total += count;
     counts.byClient[client] = (counts.byClient[client] ?? 0) + count;
@@ -210,7 +215,7 @@ export function countNotHeld(
 }
 
 /** Per client, how its re-presented refusals were answered: replayed (the store working) or evaluated afresh. */
-export function representedRefusalsOf(replayed: ReadonlyMap<string, number>, notHeldByClient: Record<string, number>) {
+export function representedRefusalsOf(replayed: ReadonlyMap<string, number>, notHeldByClient: NameRecord<number>) {
   const clients = new Set([...replayed.keys(), ...Object.keys(notHeldByClient)]);
   return [...clients].sort().map((client) => ({
     client,

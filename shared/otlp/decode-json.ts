@@ -1,3 +1,4 @@
+import { type DecodeBudget, OverBudget, spendJsonShape } from './budget.ts';
 import {
   type Attributes,
   type AttrValue,
@@ -14,6 +15,8 @@ import {
  * enums as integers, lowerCamelCase keys, 64-bit integers as strings or numbers; unknown keys ignored). Like the
  * protobuf decoder, a span that cannot be one is that span's defect, and a body whose structure around the spans is
  * wrong fails whole. A member of a span with the wrong type reads as absent, as a dropped detail, not a lost span.
+ * The body's objects and arrays are counted before JSON.parse builds them, and the parts the mapping reads are spent
+ * from the budget as they are read (budget.ts), so a body over it costs one pass over its bytes.
  */
 
 type Json = Record<string, unknown>;
@@ -23,46 +26,41 @@ const MAX_VALUE_DEPTH = 8;
 const MAX_U64 = 2n ** 64n - 1n;
 const fatalUtf8 = new TextDecoder('utf-8', { fatal: true });
 
-class BadBody extends Error {
-  constructor(
-    message: string,
-    readonly tooManySpans = false,
-  ) {
-    super(message);
-  }
-}
+class BadBody extends Error {}
 
-export function decodeJsonTraces(body: Uint8Array, maxSpans: number): DecodeResult {
+export function decodeJsonTraces(body: Uint8Array, budget: DecodeBudget): DecodeResult {
   let root: unknown;
   try {
+    spendJsonShape(body, budget);
     root = JSON.parse(fatalUtf8.decode(body));
   } catch (error) {
-    return { ok: false, tooManySpans: false, reason: `not UTF-8 JSON (${(error as Error).message})` };
+    if (error instanceof OverBudget) return { ok: false, over: error, reason: error.message };
+    return { ok: false, over: null, reason: `not UTF-8 JSON (${(error as Error).message})` };
   }
   try {
     if (!isObject(root)) throw new BadBody('the body is not a JSON object');
-    const budget = { left: maxSpans };
-    return {
-      ok: true,
-      resources: list(root.resourceSpans, 'resourceSpans').map((rs, i) => resourceSpans(rs, i, budget)),
-    };
+    const listed = list(root.resourceSpans, 'resourceSpans');
+    budget.spend('resources', listed.length);
+    return { ok: true, resources: listed.map((rs, i) => resourceSpans(rs, i, budget)) };
   } catch (error) {
+    if (error instanceof OverBudget) return { ok: false, over: error, reason: error.message };
     if (!(error instanceof BadBody)) throw error;
-    return { ok: false, tooManySpans: error.tooManySpans, reason: error.message };
+    return { ok: false, over: null, reason: error.message };
   }
 }
 
-function resourceSpans(value: unknown, index: number, budget: { left: number }): ResourceSpans {
+function resourceSpans(value: unknown, index: number, budget: DecodeBudget): ResourceSpans {
   const where = `resourceSpans[${index}]`;
   if (!isObject(value)) throw new BadBody(`${where} is not an object`);
-  const resource = isObject(value.resource) ? attributes(value.resource.attributes) : new Map();
-  const scopes = list(value.scopeSpans, `${where}.scopeSpans`).map((ss, i): ScopeSpans => {
+  const resource = isObject(value.resource) ? attributes(value.resource.attributes, budget) : new Map();
+  const listed = list(value.scopeSpans, `${where}.scopeSpans`);
+  budget.spend('scopes', listed.length);
+  const scopes = listed.map((ss, i): ScopeSpans => {
     if (!isObject(ss)) throw new BadBody(`${where}.scopeSpans[${i}] is not an object`);
     const scope = isObject(ss.scope) && typeof ss.scope.name === 'string' ? ss.scope.name : '';
     const spans = list(ss.spans, `${where}.scopeSpans[${i}].spans`);
-    budget.left -= spans.length;
-    if (budget.left < 0) throw new BadBody('the body holds more spans than one batch may', true);
-    return { scope, spans: spans.map(spanEntry) };
+    budget.spend('spans', spans.length);
+    return { scope, spans: spans.map((s) => spanEntry(s, budget)) };
   });
   return { resource, scopes };
 }
@@ -74,7 +72,7 @@ function list(value: unknown, where: string): unknown[] {
   return value;
 }
 
-function spanEntry(value: unknown): SpanEntry {
+function spanEntry(value: unknown, budget: DecodeBudget): SpanEntry {
   if (!isObject(value)) return { ok: false, reason: 'the span is not a JSON object' };
   const status = isObject(value.status) ? value.status : {};
   return checkSpan({
@@ -86,8 +84,8 @@ function spanEntry(value: unknown): SpanEntry {
     flags: integer(value.flags) ?? 0,
     startNs: nanos(value.startTimeUnixNano),
     endNs: nanos(value.endTimeUnixNano),
-    attributes: attributes(value.attributes),
-    events: Array.isArray(value.events) ? value.events.filter(isObject).map(spanEvent) : [],
+    attributes: attributes(value.attributes, budget),
+    events: spanEvents(value.events, budget),
     status: {
       code: integer(status.code) ?? 0,
       message: typeof status.message === 'string' ? status.message : '',
@@ -95,20 +93,28 @@ function spanEntry(value: unknown): SpanEntry {
   });
 }
 
-function spanEvent(value: Json): SpanEvent {
-  return { name: typeof value.name === 'string' ? value.name : '', attributes: attributes(value.attributes) };
+function spanEvents(value: unknown, budget: DecodeBudget): SpanEvent[] {
+  if (!Array.isArray(value)) return [];
+  budget.spend('events', value.length);
+  return value.filter(isObject).map((event) => ({
+    name: typeof event.name === 'string' ? event.name : '',
+    attributes: attributes(event.attributes, budget),
+  }));
 }
 
-function attributes(value: unknown): Attributes {
+function attributes(value: unknown, budget: DecodeBudget): Attributes {
   const map = new Map<string, AttrValue>();
   if (!Array.isArray(value)) return map;
+  budget.spend('attributes', value.length);
   for (const item of value) {
-    if (isObject(item) && typeof item.key === 'string' && item.key !== '') map.set(item.key, anyValue(item.value, 1));
+    if (isObject(item) && typeof item.key === 'string' && item.key !== '') {
+      map.set(item.key, anyValue(item.value, 1, budget));
+    }
   }
   return map;
 }
 
-function anyValue(value: unknown, depth: number): AttrValue {
+function anyValue(value: unknown, depth: number, budget: DecodeBudget): AttrValue {
   if (!isObject(value)) return null;
   if (typeof value.stringValue === 'string') return value.stringValue;
   if (typeof value.boolValue === 'boolean') return value.boolValue;
@@ -116,7 +122,8 @@ function anyValue(value: unknown, depth: number): AttrValue {
   if (value.doubleValue !== undefined) return double(value.doubleValue);
   if (isObject(value.arrayValue) && depth < MAX_VALUE_DEPTH) {
     const values = Array.isArray(value.arrayValue.values) ? value.arrayValue.values : [];
-    return values.map((item) => anyValue(item, depth + 1));
+    budget.spend('values', values.length);
+    return values.map((item) => anyValue(item, depth + 1, budget));
   }
   // kvlistValue, bytesValue, an array too deep: see AttrValue.
   return null;

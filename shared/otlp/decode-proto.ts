@@ -1,3 +1,4 @@
+import { type DecodeBudget, OverBudget } from './budget.ts';
 import {
   type Attributes,
   type AttrValue,
@@ -16,62 +17,65 @@ import { ProtoError, ProtoReader as Reader, WIRE } from './proto-reader.ts';
  * those of opentelemetry-proto's trace_service.proto, trace.proto, common.proto and resource.proto; fields not
  * listed here are skipped, as proto3 requires of a reader. A span whose own bytes do not decode is reported as that
  * span's defect (its length prefix still frames it), so one bad span costs only itself; anything wrong outside the
- * spans leaves nothing to trust and fails the body.
+ * spans leaves nothing to trust and fails the body. Every resource, scope, span, attribute, event and array member is
+ * spent from the body's budget (budget.ts) before it is built, so a body over it stops there.
  */
 
 /** Array values nested deeper than this are kept as null: no attribute the mapping reads nests at all. */
 const MAX_VALUE_DEPTH = 8;
 
-class TooManySpans extends ProtoError {}
-
-export function decodeProtoTraces(body: Uint8Array, maxSpans: number): DecodeResult {
-  const budget = { left: maxSpans };
+export function decodeProtoTraces(body: Uint8Array, budget: DecodeBudget): DecodeResult {
   try {
     const resources: ResourceSpans[] = [];
     const r = new Reader(body);
     while (!r.done()) {
       const { field, wire } = r.tag();
-      if (field === 1 && wire === WIRE.len) resources.push(resourceSpans(r.message(), budget));
-      else r.skip(wire);
+      if (field === 1 && wire === WIRE.len) {
+        budget.spend('resources');
+        resources.push(resourceSpans(r.message(), budget));
+      } else r.skip(wire);
     }
     return { ok: true, resources };
   } catch (error) {
+    if (error instanceof OverBudget) return { ok: false, over: error, reason: error.message };
     if (!(error instanceof ProtoError)) throw error;
-    return { ok: false, tooManySpans: error instanceof TooManySpans, reason: error.message };
+    return { ok: false, over: null, reason: error.message };
   }
 }
 
-function resourceSpans(r: Reader, budget: { left: number }): ResourceSpans {
+function resourceSpans(r: Reader, budget: DecodeBudget): ResourceSpans {
   let resource: Attributes = new Map();
   const scopes: ScopeSpans[] = [];
   while (!r.done()) {
     const { field, wire } = r.tag();
-    if (field === 1 && wire === WIRE.len) resource = resourceAttributes(r.message());
-    else if (field === 2 && wire === WIRE.len) scopes.push(scopeSpans(r.message(), budget));
-    else r.skip(wire);
+    if (field === 1 && wire === WIRE.len) resource = resourceAttributes(r.message(), budget);
+    else if (field === 2 && wire === WIRE.len) {
+      budget.spend('scopes');
+      scopes.push(scopeSpans(r.message(), budget));
+    } else r.skip(wire);
   }
   return { resource, scopes };
 }
 
-function resourceAttributes(r: Reader): Attributes {
+function resourceAttributes(r: Reader, budget: DecodeBudget): Attributes {
   const attributes = new Map<string, AttrValue>();
   while (!r.done()) {
     const { field, wire } = r.tag();
-    if (field === 1 && wire === WIRE.len) keyValue(r.message(), attributes);
+    if (field === 1 && wire === WIRE.len) keyValue(r.message(), attributes, budget);
     else r.skip(wire);
   }
   return attributes;
 }
 
-function scopeSpans(r: Reader, budget: { left: number }): ScopeSpans {
+function scopeSpans(r: Reader, budget: DecodeBudget): ScopeSpans {
   let scope = '';
   const spans: SpanEntry[] = [];
   while (!r.done()) {
     const { field, wire } = r.tag();
     if (field === 1 && wire === WIRE.len) scope = scopeName(r.message());
     else if (field === 2 && wire === WIRE.len) {
-      if (--budget.left < 0) throw new TooManySpans('the body holds more spans than one batch may');
-      spans.push(spanEntry(r.message()));
+      budget.spend('spans');
+      spans.push(spanEntry(r.message(), budget));
     } else r.skip(wire);
   }
   return { scope, spans };
@@ -87,16 +91,16 @@ function scopeName(r: Reader): string {
   return name;
 }
 
-function spanEntry(r: Reader): SpanEntry {
+function spanEntry(r: Reader, budget: DecodeBudget): SpanEntry {
   try {
-    return checkSpan(span(r));
+    return checkSpan(span(r, budget));
   } catch (error) {
     if (!(error instanceof ProtoError)) throw error;
     return { ok: false, reason: `the span does not decode (${error.message})` };
   }
 }
 
-function span(r: Reader): Span {
+function span(r: Reader, budget: DecodeBudget): Span {
   const attributes = new Map<string, AttrValue>();
   const events: SpanEvent[] = [];
   const s: Span = {
@@ -121,22 +125,24 @@ function span(r: Reader): Span {
     else if (wire === WIRE.varint && field === 6) s.kind = r.uint32();
     else if (wire === WIRE.fixed64 && field === 7) s.startNs = r.fixed64();
     else if (wire === WIRE.fixed64 && field === 8) s.endNs = r.fixed64();
-    else if (wire === WIRE.len && field === 9) keyValue(r.message(), attributes);
-    else if (wire === WIRE.len && field === 11) events.push(spanEvent(r.message()));
-    else if (wire === WIRE.len && field === 15) s.status = status(r.message());
+    else if (wire === WIRE.len && field === 9) keyValue(r.message(), attributes, budget);
+    else if (wire === WIRE.len && field === 11) {
+      budget.spend('events');
+      events.push(spanEvent(r.message(), budget));
+    } else if (wire === WIRE.len && field === 15) s.status = status(r.message());
     else if (wire === WIRE.fixed32 && field === 16) s.flags = r.fixed32();
     else r.skip(wire);
   }
   return s;
 }
 
-function spanEvent(r: Reader): SpanEvent {
+function spanEvent(r: Reader, budget: DecodeBudget): SpanEvent {
   let name = '';
   const attributes = new Map<string, AttrValue>();
   while (!r.done()) {
     const { field, wire } = r.tag();
     if (field === 2 && wire === WIRE.len) name = r.string();
-    else if (field === 3 && wire === WIRE.len) keyValue(r.message(), attributes);
+    else if (field === 3 && wire === WIRE.len) keyValue(r.message(), attributes, budget);
     else r.skip(wire);
   }
   return { name, attributes };
@@ -155,19 +161,20 @@ function status(r: Reader): Span['status'] {
 }
 
 /** One KeyValue into `into`; one without a key (a dictionary-indexed one, `key_strindex`) is left out. */
-function keyValue(r: Reader, into: Map<string, AttrValue>): void {
+function keyValue(r: Reader, into: Map<string, AttrValue>, budget: DecodeBudget): void {
+  budget.spend('attributes');
   let key = '';
   let value: AttrValue = null;
   while (!r.done()) {
     const { field, wire } = r.tag();
     if (field === 1 && wire === WIRE.len) key = r.string();
-    else if (field === 2 && wire === WIRE.len) value = anyValue(r.message(), 1);
+    else if (field === 2 && wire === WIRE.len) value = anyValue(r.message(), 1, budget);
     else r.skip(wire);
   }
   if (key !== '') into.set(key, value);
 }
 
-function anyValue(r: Reader, depth: number): AttrValue {
+function anyValue(r: Reader, depth: number, budget: DecodeBudget): AttrValue {
   let value: AttrValue = null;
   // A oneof: the last member on the wire wins.
   while (!r.done()) {
@@ -176,7 +183,8 @@ function anyValue(r: Reader, depth: number): AttrValue {
     else if (field === 2 && wire === WIRE.varint) value = r.bool();
     else if (field === 3 && wire === WIRE.varint) value = r.int64();
     else if (field === 4 && wire === WIRE.fixed64) value = r.double();
-    else if (field === 5 && wire === WIRE.len && depth < MAX_VALUE_DEPTH) value = arrayValue(r.message(), depth + 1);
+    else if (field === 5 && wire === WIRE.len && depth < MAX_VALUE_DEPTH)
+      value = arrayValue(r.message(), depth + 1, budget);
     else {
       // kvlist (6), bytes (7), a string-table index (8), an array too deep: read past, kept as null.
       if (field >= 5 && field <= 8) value = null;
@@ -186,12 +194,14 @@ function anyValue(r: Reader, depth: number): AttrValue {
   return value;
 }
 
-function arrayValue(r: Reader, depth: number): AttrValue[] {
+function arrayValue(r: Reader, depth: number, budget: DecodeBudget): AttrValue[] {
   const values: AttrValue[] = [];
   while (!r.done()) {
     const { field, wire } = r.tag();
-    if (field === 1 && wire === WIRE.len) values.push(anyValue(r.message(), depth));
-    else r.skip(wire);
+    if (field === 1 && wire === WIRE.len) {
+      budget.spend('values');
+      values.push(anyValue(r.message(), depth, budget));
+    } else r.skip(wire);
   }
   return values;
 }

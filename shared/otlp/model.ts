@@ -1,3 +1,5 @@
+import type { OverBudget } from './budget.ts';
+
 /**
  * What the two OTLP decoders (protobuf and JSON) both produce: the few parts of an `ExportTraceServiceRequest` the
  * span mapping reads, in one shape, so that the mapping never knows which encoding a body came in.
@@ -52,7 +54,8 @@ export interface ResourceSpans {
 
 export type DecodeResult =
   | { ok: true; resources: ResourceSpans[] }
-  | { ok: false; tooManySpans: boolean; reason: string };
+  /** `over`: the body is past its decode budget (a 413, what to narrow), rather than no body OTLP sends (a 400). */
+  | { ok: false; over: OverBudget | null; reason: string };
 
 export const SPAN_KIND = { internal: 1, server: 2, client: 3 } as const;
 export const STATUS_ERROR = 2;

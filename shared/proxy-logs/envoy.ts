@@ -1,4 +1,5 @@
 import type { FieldWarning } from '../event.ts';
+import { instantOfMs, readIsoInstant } from '../instant.ts';
 import { readMcpHeaders } from '../mcp-headers.ts';
 import {
   chomp,
@@ -119,16 +120,16 @@ export interface EnvoyJsonOptions extends ProxyLineOptions {
   fields?: Partial<Record<EnvoyOperator, string>>;
 }
 
-const ISO_WITH_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:?\d{2})$/;
-
-/** `%START_TIME%` as epoch milliseconds: its default ISO form, or `%START_TIME(%s.%3f)%`'s seconds. */
-function readStartTime(text: string | undefined): number | undefined {
+/**
+ * `%START_TIME%` as epoch milliseconds: its default ISO form, or `%START_TIME(%s.%3f)%`'s seconds. Undefined when it
+ * is neither; why not, when it is no real instant (shared/instant.ts).
+ */
+function readStartTime(text: string | undefined): number | string | undefined {
   if (text === undefined) return undefined;
-  if (ISO_WITH_ZONE.test(text)) {
-    const ms = Date.parse(text);
-    return Number.isFinite(ms) && ms >= 0 ? ms : undefined;
-  }
-  return secondsToMs(text);
+  const seconds = secondsToMs(text);
+  const reading = readIsoInstant(text, { zoned: true }) ?? (seconds === undefined ? null : instantOfMs(seconds));
+  if (reading === null) return undefined;
+  return reading.ok ? reading.ms : `the time ${quote(text)} is no real instant: ${reading.reason}`;
 }
 
 const START_TIME_HINT =
@@ -154,6 +155,7 @@ export function envoyLineToEvent(line: string, options: ProxyLineOptions = {}): 
   }
   const startTime = text.slice(1, timeEnd);
   const ts = readStartTime(startTime);
+  if (typeof ts === 'string') return reject('no_timestamp', ts);
   if (ts === undefined)
     return reject('no_timestamp', `the time ${quote(startTime)} cannot be read; ${START_TIME_HINT}`);
   const [, request = '', code, flags, , , duration, serviceTime] = rest;
@@ -219,6 +221,7 @@ export function envoyJsonObjectToEvent(
 ): ProxyLineResult {
   const fields = options.fields;
   const ts = readStartTime(operatorText(object, fields, 'START_TIME'));
+  if (typeof ts === 'string') return reject('no_timestamp', ts);
   if (ts === undefined) {
     const key = fields?.START_TIME ?? 'start_time';
     return reject('no_timestamp', `no time on the line: "${key}" (${START_TIME_HINT}); name your key in "fields"`);

@@ -1,4 +1,5 @@
 import type { FieldWarning } from '../event.ts';
+import { instantOfClock } from '../instant.ts';
 import {
   chomp,
   isBlank,
@@ -37,6 +38,7 @@ export function nginxCombinedLineToEvent(line: string, options: ProxyLineOptions
   if (typeof parsed === 'string') return reject('not_the_format', parsed);
   const warnings: FieldWarning[] = [];
   const ts = parseTimeLocal(parsed.timeLocal);
+  if (typeof ts === 'string') return reject('no_timestamp', ts);
   if (ts === undefined) {
     return reject(
       'no_timestamp',
@@ -188,22 +190,28 @@ const MONTHS: Record<string, number> = {
 };
 const TIME_LOCAL = /^(\d{2})\/([A-Z][a-z]{2})\/(\d{4}):(\d{2}):(\d{2}):(\d{2}) ([+-])(\d{2})(\d{2})$/;
 
-/** `$time_local`, `02/Dec/2026:02:42:42 +0000`, as epoch milliseconds. */
-export function parseTimeLocal(text: string): number | undefined {
+/**
+ * `$time_local`, `02/Dec/2026:02:42:42 +0000`, as epoch milliseconds; undefined when the text is no `$time_local`,
+ * why not when it is one but no real instant (`30/Feb/2026`: shared/instant.ts).
+ */
+export function parseTimeLocal(text: string): number | string | undefined {
   const m = TIME_LOCAL.exec(text);
   if (m === null) return undefined;
   const [, day, monthName, year, hour, minute, second, sign, zoneHours, zoneMinutes] = m;
   const month = Object.hasOwn(MONTHS, monthName as string) ? MONTHS[monthName as string] : undefined;
   if (month === undefined) return undefined;
-  const d = Number(day);
-  const h = Number(hour);
-  const min = Number(minute);
-  const s = Number(second);
-  if (d < 1 || d > 31 || h > 23 || min > 59 || s > 60) return undefined;
-  const utc = Date.UTC(Number(year), month, d, h, min, s);
-  const offset = (Number(zoneHours) * 60 + Number(zoneMinutes)) * 60_000;
-  const ms = sign === '+' ? utc - offset : utc + offset;
-  return Number.isFinite(ms) && ms >= 0 ? ms : undefined;
+  const offset = Number(zoneMinutes) > 59 ? Number.NaN : Number(zoneHours) * 60 + Number(zoneMinutes);
+  const reading = instantOfClock({
+    year: Number(year),
+    month: month + 1,
+    day: Number(day),
+    hour: Number(hour),
+    minute: Number(minute),
+    second: Number(second),
+    millisecond: 0,
+    offsetMinutes: sign === '+' ? offset : -offset,
+  });
+  return reading.ok ? reading.ms : `the time ${quote(text)} is no real instant: ${reading.reason}`;
 }
 
 function decodeOptional(text: string | undefined): string | undefined {

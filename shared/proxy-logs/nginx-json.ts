@@ -1,4 +1,5 @@
 import type { FieldWarning } from '../event.ts';
+import { instantOfMs, readIsoInstant } from '../instant.ts';
 import { readMcpHeaders } from '../mcp-headers.ts';
 import {
   chomp,
@@ -86,8 +87,6 @@ export interface NginxJsonOptions extends ProxyLineOptions {
   fields?: Partial<Record<NginxJsonField, string>>;
 }
 
-const ISO_WITH_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
-
 export function nginxJsonLineToEvent(line: string, options: NginxJsonOptions = {}): ProxyLineResult {
   if (isBlank(line)) return reject('empty_line', 'the line is empty');
   const object = parseJsonObject(chomp(line));
@@ -110,6 +109,7 @@ export function nginxJsonObjectToEvent(
   const warnings: FieldWarning[] = [];
 
   const time = readTime(pick(object, keys.msec), pick(object, keys.time_iso8601), keys, warnings);
+  if (typeof time === 'string') return reject('no_timestamp', time);
   if (time === undefined) {
     return reject(
       'no_timestamp',
@@ -196,18 +196,28 @@ function text(object: Record<string, unknown>, key: string): string | undefined 
   return jsonText(pick(object, key));
 }
 
-/** The log-write time in epoch milliseconds: `msec` where it reads, else `time_iso8601` (whole seconds). */
-function readTime(msec: unknown, iso: unknown, keys: Keys, warnings: FieldWarning[]): number | undefined {
-  const fromMsec = secondsToMs(msec);
-  if (fromMsec !== undefined) return fromMsec;
+/**
+ * The log-write time in epoch milliseconds: `msec` where it reads, else `time_iso8601` (whole seconds). Undefined
+ * when the line has neither; why not, when what it has is no real instant (shared/instant.ts).
+ */
+function readTime(msec: unknown, iso: unknown, keys: Keys, warnings: FieldWarning[]): number | string | undefined {
+  const seconds = secondsToMs(msec);
+  const fromMsec = seconds === undefined ? undefined : instantOfMs(seconds);
+  if (fromMsec?.ok) return fromMsec.ms;
   if (jsonText(msec) !== undefined) {
+    const why = fromMsec === undefined ? 'is not seconds' : `is no real instant (${fromMsec.reason})`;
     warnings.push({
       field: 'ts',
-      message: `"${keys.msec}" is not seconds: ${quote(String(msec))}; read "${keys.time_iso8601}"`,
+      message: `"${keys.msec}" ${why}: ${quote(String(msec))}; read "${keys.time_iso8601}"`,
     });
   }
   const isoText = jsonText(iso);
-  if (isoText === undefined || !ISO_WITH_ZONE.test(isoText)) return undefined;
-  const ms = Date.parse(isoText);
-  return Number.isFinite(ms) && ms >= 0 ? ms : undefined;
+  const fromIso = isoText === undefined ? null : readIsoInstant(isoText, ZONED);
+  if (fromIso?.ok) return fromIso.ms;
+  if (fromIso)
+    return `the time ${quote(String(isoText))} ("${keys.time_iso8601}") is no real instant: ${fromIso.reason}`;
+  if (fromMsec) return `the time ${quote(String(msec))} ("${keys.msec}") is no real instant: ${fromMsec.reason}`;
+  return undefined;
 }
+
+const ZONED = { zoned: true };

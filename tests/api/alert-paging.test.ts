@@ -278,6 +278,59 @@ describe('PagerDuty targets when saved', () => {
   });
 });
 
+describe.each(STORE_KINDS)('a saved routing key bound to its URL on $name (issue 39, item 7)', (kind) => {
+  describe.skipIf(kind.unavailable !== null)('', () => {
+    let db: TestStore;
+    let app: TestApp;
+    let receiver: Receiver;
+    beforeAll(async () => {
+      db = await kind.open();
+      receiver = await startReceiver({});
+      app = createTestApp(db.store, { allowedTargets: [new URL(receiver.url).host] });
+    });
+    afterAll(async () => {
+      await receiver.close();
+      await db.dispose();
+    });
+
+    it('refuses a changed URL without the key again, keeps what was saved, and takes the URL with a key', async () => {
+      const created = await postJson(
+        app,
+        '/api/v1/alerts/rules',
+        pagedRule([{ type: 'pagerduty', url: `${receiver.url}/pd`, routingKey: KEY }]),
+      );
+      expect(created.status).toBe(201);
+      const { rule } = await created.json();
+      const id = rule.targets[0].id;
+      const moved = await putJson(
+        app,
+        `/api/v1/alerts/rules/${rule.id}`,
+        pagedRule([{ id, type: 'pagerduty', url: `${receiver.url}/attacker` }]),
+      );
+      expect(moved.status).toBe(400);
+      const text = await moved.text();
+      expect(text).not.toContain(KEY);
+      expect(JSON.parse(text).error).toMatchObject({
+        code: 'secret_required',
+        field: 'targets.0.routingKey',
+        retryable: false,
+      });
+      expect((await getRule(db.store, rule.id))?.targets).toEqual([
+        { id, type: 'pagerduty', url: `${receiver.url}/pd`, routingKey: KEY },
+      ]);
+      const withKey = await putJson(
+        app,
+        `/api/v1/alerts/rules/${rule.id}`,
+        pagedRule([{ id, type: 'pagerduty', url: `${receiver.url}/eu`, routingKey: 'NEWKEY' }]),
+      );
+      expect(withKey.status).toBe(200);
+      expect((await getRule(db.store, rule.id))?.targets).toEqual([
+        { id, type: 'pagerduty', url: `${receiver.url}/eu`, routingKey: 'NEWKEY' },
+      ]);
+    });
+  });
+});
+
 describe('Alertmanager re-sends', () => {
   let db: TestStore;
   let receiver: Receiver;

@@ -91,12 +91,22 @@ describe.skipIf(postgres?.unavailable !== null)('classifyDbError on PostgreSQL e
     ['57P01', 'unavailable'],
     ['57P03', 'unavailable'],
     ['08006', 'unavailable'],
+    ['53300', 'unavailable'],
+    // Raised by a statement, not the server refusing the session: a fault of the statement.
+    ['55000', null],
     ['23505', null],
     ['42601', null],
   ])('SQLSTATE %s is %s', async (sqlstate, failure) => {
     const error = await raised(sqlstate);
     expect(error).toMatchObject({ code: sqlstate });
     expect(classifyDbError(error)).toBe(failure);
+  });
+
+  it('reads a FATAL that refuses the session (classes 53, 55, 57) as unavailable, another FATAL not', () => {
+    const fatal = (code: string) => Object.assign(new Error('refused'), { code, severity: 'FATAL' });
+    for (const code of ['55000', '53300', '53200', '57P01', '57P03', '57P04'])
+      expect(classifyDbError(fatal(code)), code).toBe('unavailable');
+    for (const code of ['28P01', '3D000', '42501']) expect(classifyDbError(fatal(code)), code).toBeNull();
   });
 
   it('reads a refused connection as unavailable', async () => {

@@ -31,6 +31,11 @@ const HOSTILE_NAMES = [
   '-2+3',
   '@SUM(A1:A9)',
   '\tleading tab',
+  ' =1+1',
+  '\u200b=HYPERLINK("http://evil.example/")',
+  '\ufeff+1',
+  '\u00a0\u2060-2+3',
+  '\n@SUM(A1)',
   ' padded ',
   'Grüße 東京 🚀',
 ];
@@ -67,7 +72,7 @@ async function expectSameRows(app: TestApp, path: string, table: ExportTable) {
 /** What a cell reads as: text as it was, but behind a `'` where a spreadsheet would run it as a formula. */
 function expectedCell(value: unknown): string {
   if (value === null || value === undefined) return '';
-  if (typeof value === 'string') return /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  if (typeof value === 'string') return /^[\t\r]|^[\s\u200b\u2060\ufeff]*[=+\-@]/.test(value) ? `'${value}` : value;
   return typeof value === 'object' ? JSON.stringify(value) : String(value);
 }
 
@@ -113,6 +118,15 @@ describe('downloads of events with names taken from logs', () => {
     expect(csvCell('-2+3')).toBe("'-2+3");
     expect(csvCell(-32601)).toBe('-32601');
     expect(csvCell('a,"b"')).toBe('"a,""b"""');
+  });
+
+  it('makes a formula inert behind spaces, a zero-width space, a byte order mark or a control character', () => {
+    const leads = [' ', '  ', '\u00a0', '\u3000', '\u200b', '\ufeff', '\u2060', '\n', '\u0000', ' \u200b\ufeff'];
+    for (const lead of leads)
+      for (const trigger of ['=', '+', '-', '@'])
+        expect(csvCell(`${lead}${trigger}1+1`).replace(/^"/, ''), JSON.stringify(lead + trigger)).toMatch(/^'/);
+    expect(csvCell(' padded ')).toBe('" padded "');
+    expect(csvCell('\u200bplain')).toBe('\u200bplain');
   });
 
   it('takes the format from the Accept header, and ?format=json over it', async () => {

@@ -1,6 +1,10 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evaluateDue } from '../../api/services/alerts/engine.ts';
 import { createTestApp, get, postJson, postNdjson, putJson, TEST_NOW, type TestApp } from '../support/app.ts';
+import { lens } from '../support/cli.ts';
 import { clientEvent, proxyEvent, rpcError } from '../support/events.ts';
 import { STORE_KINDS, type TestStore } from '../support/stores.ts';
 
@@ -115,6 +119,10 @@ function trafficBefore(name: string): Record<string, unknown>[] {
   for (let i = 0; i < 2; i++) {
     push(1601 + i, { http: { method: name, path: name, status: 405 }, request: undefined, response: undefined });
   }
+  // Invalid params, refused twice (the decision store replays it), then answered on a new session: a denial that
+  // did not hold.
+  for (let i = 0; i < 2; i++) push(1650 + i, { request: call(name, { d: 1 }), response: rpcError(-32602, name) });
+  push(1660, { session: `${name}-again`, request: call(name, { d: 1 }) });
   // A proxy's line without a client.
   events.push(proxyEvent({ server: name, ts: at(1700), http: { method: name, path: name, status: 404 } }));
   return events;
@@ -337,7 +345,8 @@ describe.each(STORE_KINDS)('names from logs that are Object.prototype members, o
         // HTTP methods are stored upper-cased, as the gate compares them.
         const hostileMethod = page.events.filter((e: Json) => e.http.method === name.toUpperCase());
         expect(hostileMethod.map((e: Json) => e.http.path).sort()).toEqual([`/${name}`, name, name].sort());
-        expect(page.events.every((e: Json) => e.session === name && e.server === name && e.client === name)).toBe(true);
+        expect(page.events.every((e: Json) => e.server === name && e.client === name)).toBe(true);
+        expect(new Set(page.events.map((e: Json) => e.session))).toEqual(new Set([name, `${name}-again`]));
         expect(page.events.some((e: Json) => e.method === name)).toBe(true);
 
         const event = await read(app, `/api/v1/events/${q(name)}`);
@@ -430,15 +439,30 @@ describe.each(STORE_KINDS)('names from logs that are Object.prototype members, o
       }
     });
 
-    it('/denials answers for the hostile names, keyed by them where it counts anything', async () => {
+    it('/denials counts the denials not held of each hostile name as numbers, keyed by the names', async () => {
       hit('/denials');
       const answer = await read(app, '/api/v1/denials');
-      for (const key of [...Object.keys(answer.byServer), ...Object.keys(answer.byClient)]) {
-        expect(HOSTILE).toContain(key);
-      }
+      expect(answer.total).toBe(HOSTILE.length);
+      expect(Object.keys(answer.byServer).sort()).toEqual([...HOSTILE].sort());
+      expect(Object.keys(answer.byClient).sort()).toEqual([...HOSTILE].sort());
+      expect(answer.representedRefusals.map((r: Json) => r.client).sort()).toEqual([...HOSTILE].sort());
       for (const name of HOSTILE) {
-        const one = await read(app, `/api/v1/denials?server=${q(name)}&client=${q(name)}`);
-        expect(one.items.every((item: Json) => item.server === name && item.client === name)).toBe(true);
+        expect(answer.byServer[name], name).toBe(1);
+        expect(answer.byClient[name], name).toBe(1);
+        const represented = answer.representedRefusals.find((r: Json) => r.client === name);
+        expect(represented, name).toEqual({ client: name, replayed: expect.any(Number), evaluatedAfresh: 1 });
+        expect(represented.replayed, name).toBeGreaterThan(0);
+        for (const narrowing of [`client=${q(name)}`, `server=${q(name)}`, `server=${q(name)}&client=${q(name)}`]) {
+          const one = await read(app, `/api/v1/denials?${narrowing}`);
+          expect(one.total, narrowing).toBe(1);
+          expect(one.items, narrowing).toHaveLength(1);
+          expect(one.items[0], narrowing).toMatchObject({ server: name, client: name, newSession: true });
+          expect(one.byClient, narrowing).toEqual({ [name]: 1 });
+          expect(
+            one.representedRefusals.map((r: Json) => r.client),
+            narrowing,
+          ).toEqual([name]);
+        }
       }
     });
 
@@ -512,5 +536,96 @@ describe.each(STORE_KINDS)('names from logs that are Object.prototype members, o
       expect(Object.keys(Object.prototype)).toEqual([]);
       expect(({} as Record<string, unknown>).total).toBeUndefined();
     });
+  });
+});
+
+describe('names from logs that are Object.prototype members, in every section of `lens report`', () => {
+  let dir: string;
+  let report: Json;
+  let text: string;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'lens-hostile-report-'));
+    const log = join(dir, 'client.ndjson');
+    // In time order, as a log is written: the report judges what arrives out of order only within its window.
+    const events = HOSTILE.flatMap((name) => [...trafficBefore(name), ...trafficAfter(name)]).sort(
+      (a, b) => Date.parse(a.ts as string) - Date.parse(b.ts as string),
+    );
+    writeFileSync(log, `${events.map((e) => JSON.stringify(e)).join('\n')}\n`);
+    const discovery = join(dir, 'discovery.json');
+    writeFileSync(discovery, JSON.stringify({ servers: Object.fromEntries(HOSTILE.map((n) => [n, discoveryOf(n)])) }));
+    const json = await lens(['report', '--json', '--discovery', discovery, log]);
+    expect(json.stderr).toBe('');
+    expect(json.code).toBe(0);
+    report = JSON.parse(json.stdout);
+    const plain = await lens(['report', '--discovery', discovery, log]);
+    expect(plain.code).toBe(0);
+    text = plain.stdout;
+  }, 60_000);
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  const perName = (record: Json, section: string) => {
+    expect(Object.keys(record).sort(), section).toEqual([...HOSTILE].sort());
+    for (const name of HOSTILE) expect(Object.hasOwn(record, name), `${section} ${name}`).toBe(true);
+  };
+
+  it('counts every event, per bucket and per hostile server', () => {
+    expect(report.events).toBe(HOSTILE.length * SENT_TO_SERVER);
+    perName(report.bucketsByServer, 'bucketsByServer');
+    for (const name of HOSTILE) {
+      const buckets = report.bucketsByServer[name];
+      const total = Object.values(buckets as Record<string, number>).reduce((a, b) => a + b, 0);
+      expect(total, name).toBe(SENT_TO_SERVER);
+    }
+  });
+
+  it('keys avoidable requests, the context gap, conduct and actionability by the names, as numbers', () => {
+    perName(report.avoidable.byClient, 'avoidable.byClient');
+    perName(report.avoidable.byServer, 'avoidable.byServer');
+    perName(report.contextGap, 'contextGap');
+    perName(report.conduct, 'conduct');
+    for (const name of HOSTILE) {
+      expect(report.avoidable.byClient[name].avoidable, name).toBeGreaterThan(0);
+      expect(Object.keys(report.contextGap[name].reasons), name).toEqual([name]);
+      expect(report.contextGap[name].reasons[name], name).toBe(2);
+      expect(report.conduct[name].probedWithoutDiscovery, name).toBe(12);
+      expect(
+        report.conduct[name].hurtsMost.map((h: Json) => h.server),
+        name,
+      ).toEqual([name]);
+    }
+    for (const [server, counts] of Object.entries(report.actionability.byServer as Record<string, Json>)) {
+      expect(HOSTILE).toContain(server);
+      expect(counts.control.failures, server).toBeGreaterThan(0);
+    }
+  });
+
+  it('lists both kinds of storm and the alarmed identities of each hostile name', () => {
+    for (const name of HOSTILE) {
+      const own = report.storms.filter((s: Json) => s.server === name && s.client === name);
+      expect(new Set(own.map((s: Json) => s.kind)), name).toEqual(new Set(['retry_loop', 'probe_storm']));
+      expect(
+        report.identities.some((i: Json) => i.server === name && i.represented >= 40),
+        name,
+      ).toBe(true);
+    }
+  });
+
+  it('counts one denial not held per hostile name, in numbers', () => {
+    const denials = report.denialsNotHeld;
+    expect(denials.total).toBe(HOSTILE.length);
+    perName(denials.byClient, 'denialsNotHeld.byClient');
+    perName(denials.byServer, 'denialsNotHeld.byServer');
+    for (const name of HOSTILE) {
+      expect(denials.byClient[name], name).toBe(1);
+      expect(denials.byServer[name], name).toBe(1);
+      const represented = denials.representedRefusals.find((r: Json) => r.client === name);
+      expect(represented, name).toMatchObject({ evaluatedAfresh: 1, replayed: expect.any(Number) });
+    }
+  });
+
+  it('writes every name in the text report, and no inherited function', () => {
+    for (const name of HOSTILE) expect(text, name).toContain(name);
+    expect(text).not.toContain('[native code]');
+    expect(text).not.toMatch(/NaN|undefined|\[object Object\]/);
   });
 });

@@ -6,11 +6,12 @@ import { NO_POLICY } from '../../shared/classify/types.ts';
 import { parseEventLine, validateEvent } from '../../shared/event.ts';
 import { eventIdOf } from '../../shared/event-id.ts';
 import { requestIdentity } from '../../shared/identity.ts';
-import { type ProxyFormat, proxyLineToEvent } from '../../shared/proxy-logs/index.ts';
+import { proxyLineToEvent } from '../../shared/proxy-logs/index.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { CORPORA, corpusText } from '../support/corpus.ts';
 import { STORE_KINDS, type TestStore } from '../support/stores.ts';
-import { fuzzBatch, fuzzLine, mutateText, seeded } from './mutate.ts';
+import { fuzzHostLine, HOST_FORMATS, HOST_LINES } from './host-lines.ts';
+import { fuzzBatch, fuzzLine, seeded } from './mutate.ts';
 
 const REAL = CORPORA.flatMap((corpus) => corpusText(corpus, 'client.ndjson').trim().split('\n'));
 const SEED = 20261202;
@@ -40,18 +41,14 @@ describe('fuzzed real lines (bounded, seeded)', () => {
   });
 });
 
-describe('fuzzed real access-log lines (bounded, seeded)', () => {
-  const logs: [ProxyFormat, string][] = [
-    ['nginx-json', 'nginx-access.json.log'],
-    ['nginx-combined', 'nginx-access.combined.log'],
-  ];
-  it.each(logs)('never throw in the %s reader, and what it keeps is an event', (format, file) => {
-    const lines = CORPORA.flatMap((corpus) => corpusText(corpus, file).trim().split('\n'));
+describe('fuzzed real access-log lines of every format a host proxy writes (bounded, seeded)', () => {
+  it.each(HOST_FORMATS)('never throw in the %s reader, and what it keeps is an event', (format) => {
+    for (const line of HOST_LINES[format])
+      expect(proxyLineToEvent(format, line, { server: 'docs' }).ok, line).toBe(true);
     const r = seeded(SEED + 2);
     let kept = 0;
     for (let i = 0; i < 10_000; i++) {
-      const source = r.pick(lines);
-      const line = format === 'nginx-json' && r.next() < 0.7 ? fuzzLine(source, r) : mutateText(source, r);
+      const line = fuzzHostLine(format, r);
       const read = proxyLineToEvent(format, line, { server: 'docs' });
       if (!read.ok) continue;
       kept++;

@@ -1,5 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DecodeBudget, decodeTraces } from '../../shared/otlp/index.ts';
 import { decodeAndMap, fuzzOtlpBody } from '../otlp/fuzz-bodies.ts';
+import { fuzzOtlpContainers } from '../otlp/fuzz-containers.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { openTempSqlite, type TestStore } from '../support/stores.ts';
 import { seeded } from './mutate.ts';
@@ -48,5 +50,48 @@ describe('fuzzed OTLP bodies through POST /v1/traces', () => {
       statuses.add(res.status);
     }
     expect([...statuses].sort()).toEqual([200, 400]);
+  });
+});
+
+describe('OTLP bodies of random container shapes (bounded, seeded)', () => {
+  it('never throw in the decoders or the mapping, and reach both the mapping and the budget', () => {
+    const r = seeded(SEED + 5);
+    const outcomes = { mapped: 0, overBudget: 0, refused: 0 };
+    for (let i = 0; i < 1_500; i++) {
+      const { body, encoding } = fuzzOtlpContainers(r);
+      const decoded = decodeTraces(body, encoding, new DecodeBudget());
+      if (decoded.ok) {
+        if (decodeAndMap(body, encoding) > 0) outcomes.mapped++;
+      } else if (decoded.over !== null) outcomes.overBudget++;
+      else outcomes.refused++;
+    }
+    expect(outcomes.mapped).toBeGreaterThan(300);
+    expect(outcomes.overBudget).toBeGreaterThan(10);
+    expect(outcomes.refused).toBeGreaterThan(10);
+  });
+
+  it('answer 200, 400 or 413 through POST /v1/traces, never a 5xx', async () => {
+    const db = await openTempSqlite();
+    try {
+      const app = createTestApp(db.store);
+      const r = seeded(SEED + 6);
+      const statuses = new Set<number>();
+      for (let i = 0; i < 80; i++) {
+        const { body, encoding } = fuzzOtlpContainers(r);
+        const res = await app.request('/v1/traces', {
+          method: 'POST',
+          headers: {
+            'content-type': encoding === 'json' ? 'application/json' : 'application/x-protobuf',
+            host: '127.0.0.1',
+          },
+          body: new Uint8Array(body),
+        });
+        statuses.add(res.status);
+      }
+      expect([...statuses].every((status) => [200, 400, 413].includes(status))).toBe(true);
+      expect(statuses).toContain(200);
+    } finally {
+      await db.dispose();
+    }
   });
 });

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { decodeTraces } from '../../shared/otlp/index.ts';
+import { DecodeBudget, decodeTraces } from '../../shared/otlp/index.ts';
+
+const spans = (limit: number) => new DecodeBudget({ spans: limit });
+
 import type { ResourceSpans, Span, SpanEntry } from '../../shared/otlp/model.ts';
 import { pb, request, span, stringAttr, varint } from './proto-bytes.ts';
 import { decodeFixture, decodeOk, fixtureBytes, fixtureJson, jsonBytes, type Process } from './support.ts';
@@ -103,11 +106,14 @@ describe('the JSON encoding', () => {
     ['resourceSpans no array', jsonBytes({ resourceSpans: 5 })],
     ['spans no array', jsonBytes({ resourceSpans: [{ scopeSpans: [{ spans: {} }] }] })],
   ])('refuses a body that is %s', (_, bytes) => {
-    expect(decodeTraces(bytes, 'json', 10)).toMatchObject({ ok: false, tooManySpans: false });
+    expect(decodeTraces(bytes, 'json', spans(10))).toMatchObject({ ok: false, over: null });
   });
 
   it('refuses more spans than a batch may hold', () => {
-    expect(decodeTraces(body([good, good, good]), 'json', 2)).toMatchObject({ ok: false, tooManySpans: true });
+    expect(decodeTraces(body([good, good, good]), 'json', spans(2))).toMatchObject({
+      ok: false,
+      over: { part: 'spans', limit: 2 },
+    });
   });
 });
 
@@ -174,7 +180,7 @@ describe('the protobuf reader', () => {
     ['field number 0', Uint8Array.from([0x02, 0x00])],
     ['a cut varint', Uint8Array.from([0x08, 0x80])],
   ])('refuses %s without throwing', (_, bytes) => {
-    expect(decodeTraces(bytes, 'protobuf', 10)).toMatchObject({ ok: false, tooManySpans: false });
+    expect(decodeTraces(bytes, 'protobuf', spans(10))).toMatchObject({ ok: false, over: null });
   });
 
   it('decodes an empty body as an empty request, which OTLP answers with success', () => {
@@ -184,15 +190,15 @@ describe('the protobuf reader', () => {
   it('never throws on a recorded body cut at any byte', () => {
     const whole = fixtureBytes('server', 'proto');
     for (let at = 0; at < whole.length; at++) {
-      const result = decodeTraces(whole.subarray(0, at), 'protobuf', 100);
+      const result = decodeTraces(whole.subarray(0, at), 'protobuf', spans(100));
       if (!result.ok) expect(result.reason.length).toBeGreaterThan(0);
     }
   });
 
   it('refuses more spans than a batch may hold', () => {
-    expect(decodeTraces(request([span(ID), span(ID), span(ID)]), 'protobuf', 2)).toMatchObject({
+    expect(decodeTraces(request([span(ID), span(ID), span(ID)]), 'protobuf', spans(2))).toMatchObject({
       ok: false,
-      tooManySpans: true,
+      over: { part: 'spans', limit: 2 },
     });
   });
 

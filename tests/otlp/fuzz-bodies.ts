@@ -1,5 +1,5 @@
 import { validateEvent } from '../../shared/event.ts';
-import { decodeTraces, type OtlpEncoding, tracesToEvents } from '../../shared/otlp/index.ts';
+import { DecodeBudget, decodeTraces, type OtlpEncoding, tracesToEvents } from '../../shared/otlp/index.ts';
 import { fuzzLine, type Random } from '../fuzz/mutate.ts';
 import { fixtureBytes } from './support.ts';
 
@@ -88,7 +88,7 @@ export function fuzzOtlpBody(r: Random): { body: Uint8Array; encoding: OtlpEncod
 
 /** Decodes and maps one body as the route does; answers how many events it gave, and throws if one is no event. */
 export function decodeAndMap(body: Uint8Array, encoding: OtlpEncoding): number {
-  const decoded = decodeTraces(body, encoding, 100_000);
+  const decoded = decodeTraces(body, encoding, new DecodeBudget());
   if (!decoded.ok) {
     if (decoded.reason.length === 0) throw new Error('a refusal without a reason');
     return 0;

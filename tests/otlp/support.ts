@@ -1,6 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
-import { decodeTraces, type OtlpEncoding, type TracesOptions, tracesToEvents } from '../../shared/otlp/index.ts';
+import {
+  DecodeBudget,
+  decodeTraces,
+  type OtlpEncoding,
+  type TracesOptions,
+  tracesToEvents,
+} from '../../shared/otlp/index.ts';
 import type { ResourceSpans } from '../../shared/otlp/model.ts';
 
 /** The recorded bodies in tests/fixtures/otlp (see its README), read as sent; never written. */
@@ -32,7 +38,7 @@ export function decodeFixture(process: Process, body: Body): ResourceSpans[] {
 }
 
 export function decodeOk(bytes: Uint8Array, encoding: OtlpEncoding): ResourceSpans[] {
-  const decoded = decodeTraces(bytes, encoding, 100_000);
+  const decoded = decodeTraces(bytes, encoding, new DecodeBudget());
   if (!decoded.ok) throw new Error(`does not decode: ${decoded.reason}`);
   return decoded.resources;
 }

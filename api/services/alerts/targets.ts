@@ -92,11 +92,17 @@ export async function settleTargets(
   for (const [index, target] of sent.entries()) {
     const field = `targets.${index}.url`;
     const kept = target.id === undefined ? undefined : saved.find((s) => s.id === target.id);
-    const { url, routingKey } = targetSecrets(target, kept);
+    const { url, routingKey, keyLeftBehind } = targetSecrets(target, kept);
     if (url === undefined) {
       throw new ServiceError('invalid_request', `"${field}": required for a new target`, {
         field,
         fix: 'Give the target URL; an "id" without a "url" keeps the URL of a target this rule already has.',
+      });
+    }
+    if (keyLeftBehind) {
+      throw new ServiceError('secret_required', `"targets.${index}.routingKey": required again for a changed URL`, {
+        field: `targets.${index}.routingKey`,
+        fix: 'Send the routing key with the new URL: a saved key is only ever sent to the URL it was saved with.',
       });
     }
     if (target.type === 'pagerduty' && routingKey === undefined) {
