@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evaluateDue } from '../../api/services/alerts/engine.ts';
 import { readMetric, roundReader, storeReads } from '../../api/services/alerts/readings.ts';
 import { seedDefaultRules } from '../../api/services/alerts/rules.ts';
+import { keptData } from '../../api/services/retention.ts';
 import type { SqlRunner } from '../../db/runner.ts';
 import { type GroupBy, METRIC_INFO, type Metric } from '../../shared/alerts/metrics.ts';
 import { createTestApp, get, postJson, postNdjson, putJson, TEST_NOW, type TestApp } from '../support/app.ts';
@@ -164,6 +165,10 @@ describe.each(STORE_KINDS)('alert rules API on $name', (kind) => {
         run: (query) => db.store.run(query),
       };
       const rule = (metric: Metric, groupBy: GroupBy) => ({ metric, groupBy, windowSeconds: 600, scope: {} });
+      // Where retention's horizon lies is read once a round as well, whatever the round reads.
+      reads = 0;
+      await keptData(counted);
+      const horizon = reads;
       for (const metric of ['identity_representations', 'probe_storm_size'] as const) {
         const read = roundReader(counted, TEST_NOW);
         const groupBys = METRIC_INFO[metric].groupBys.filter((groupBy) => groupBy !== 'server');
@@ -176,7 +181,7 @@ describe.each(STORE_KINDS)('alert rules API on $name', (kind) => {
         }
         expect(groupBys.length, metric).toBeGreaterThan(1);
         // The storms' reading first asks whether the storms of earlier events are built: one more read.
-        expect(reads, metric).toBe(metric === 'probe_storm_size' ? 1 + groupBys.length : 1);
+        expect(reads, metric).toBe(horizon + (metric === 'probe_storm_size' ? 1 + groupBys.length : 1));
       }
     });
 
