@@ -25,7 +25,8 @@ export function buildEvent(event: LensEvent, body: string, policy: ServerPolicy)
     id,
     seq: 0,
     identity: requestIdentity(event.server, event.request, event.protocol),
-    counted: true,
+    // A server event is no request (ADR 17): kept and listed, never counted.
+    counted: event.record !== 'server_event',
   });
   const row: EventRow = {
     eventId: id,
@@ -51,7 +52,7 @@ export function buildEvent(event: LensEvent, body: string, policy: ServerPolicy)
     identity: analysis.identity,
     correlation: storedCorrelation(correlationOf(event)),
     requestId: event.http?.requestId ?? null,
-    counted: 1,
+    counted: event.record === 'server_event' ? 0 : 1,
     bucket: classification.bucket,
     kind: classification.kind,
     rule: classification.rule,
@@ -64,6 +65,7 @@ export function buildEvent(event: LensEvent, body: string, policy: ServerPolicy)
     gateReason: null,
     // A failure's profile: the era probe's 400 (era_legacy) is negotiation, an input request no answer yet.
     actProfile: isFailure(classification.bucket) ? storedProfile(event) : null,
+    sourceFormat: event.format ?? null,
     body,
   };
   return { row, analysis };

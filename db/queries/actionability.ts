@@ -20,7 +20,7 @@ export async function unprofiledPage(db: SqlRunner, afterSeq: number, limit: num
       seq, ts, server, counted, CASE WHEN EXISTS (SELECT 1 FROM fold_queue AS q
         WHERE events.seq >= q.first_seq AND events.seq <= q.last_seq) THEN 1 ELSE 0 END AS queued, ${BODY_COLUMNS}
     FROM ${EVENTS_WITH_BODIES}
-    WHERE seq > ${afterSeq} AND bucket <> 'ok' AND bucket <> 'pending' AND act_profile IS NULL
+    WHERE seq > ${afterSeq} AND bucket <> 'ok' AND bucket <> 'pending' AND bucket <> 'unknown' AND act_profile IS NULL
     ORDER BY seq LIMIT ${limit}`);
   // PostgreSQL answers bigint columns as text.
   return withBodies<UnprofiledRow>(rows).map((row) => ({ ...row, seq: Number(row.seq), ts: Number(row.ts) }));

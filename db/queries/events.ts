@@ -63,8 +63,9 @@ export function filterConditions(filter: EventFilter): SQL[] {
   } else if (filter.server !== undefined) conditions.push(sql`server = ${filter.server}`);
   if (filter.bucket !== undefined) conditions.push(sql`bucket = ${filter.bucket}`);
   if (filter.kind !== undefined) conditions.push(sql`kind = ${filter.kind}`);
-  // `bucket <> 'ok'` as events_failed_idx has it, so that the index serves; an input request is no failure either.
-  if (filter.failed === true) conditions.push(sql`bucket <> 'ok'`, sql`bucket <> 'pending'`);
+  // `bucket <> 'ok'` as events_failed_idx has it, so that the index serves; an input request is no failure either,
+  // nor a record whose log shows no outcome (ADR 17).
+  if (filter.failed === true) conditions.push(sql`bucket <> 'ok'`, sql`bucket <> 'pending'`, sql`bucket <> 'unknown'`);
   // The control view is the packed profile's low six bits (shared/actionability packViews).
   if (filter.controlProfile !== undefined) conditions.push(sql`act_profile % 64 = ${filter.controlProfile}`);
   if (filter.from !== undefined) conditions.push(sql`ts >= ${filter.from}`);

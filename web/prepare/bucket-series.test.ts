@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Timeseries } from '../queries/timeseries.ts';
 import { bucketSeries, bucketTooltip, drawnBuckets, hasTraffic, showsOk, toBucketRows } from './bucket-series.ts';
 
-const zero = { ok: 0, pending: 0, refusal: 0, transient: 0, throttled: 0, ambiguous: 0 };
+const zero = { ok: 0, pending: 0, unknown: 0, refusal: 0, transient: 0, throttled: 0, ambiguous: 0 };
 const series: Timeseries = {
   step: 300_000,
   points: [
