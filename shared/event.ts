@@ -75,6 +75,8 @@ export const LINE_ERROR_CODES = [
   // An access-log line (shared/proxy-logs): not a line of the format asked for, or one that names no time.
   'not_the_format',
   'no_timestamp',
+  // A host log's line longer than its reader reads (shared/host-logs): said, not held in memory.
+  'line_too_long',
 ] as const;
 export type LineErrorCode = (typeof LINE_ERROR_CODES)[number];
 
