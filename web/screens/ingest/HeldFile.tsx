@@ -2,7 +2,7 @@ import type { LogFormat } from '../../../shared/proxy-logs/detect.ts';
 import { Choice } from '../../components/Choice.tsx';
 import { formatBytes } from '../../format.ts';
 import type { IngestSettings } from '../../queries/ingest-query.ts';
-import { detectionText, FORMAT_LABEL, isProxyFormat, LOG_FORMATS, PROTOCOL_LABEL } from './formats.ts';
+import { detectionText, FORMAT_LABEL, isHostFormat, isProxyFormat, LOG_FORMATS, PROTOCOL_LABEL } from './formats.ts';
 import type { FileUpload } from './use-ingest.ts';
 
 const PROTOCOLS: readonly IngestSettings['protocol'][] = ['', 'mcp', 'a2a'];
@@ -15,6 +15,9 @@ interface HeldFileProps {
 }
 
 function serverHint(format: LogFormat): string {
+  if (isHostFormat(format)) {
+    return 'Every record of this log belongs to this server (the bridge does not name it): left empty, they are stored under "unknown". The whole file is sent at once, as a request and its answer may be far apart.';
+  }
   return format === 'nginx-combined'
     ? 'Every line of this file belongs to this server. This format logs no host: left empty, a line no discovery document maps is stored under "unknown", with a warning.'
     : "Every line of this file belongs to this server. Left empty, each line's server comes from your discovery documents, else from the line's host, with a warning per line.";

@@ -6,7 +6,15 @@ describe('format labels', () => {
     expect(LOG_FORMATS[0]).toBe('native');
     expect(new Set(LOG_FORMATS).size).toBe(5);
     for (const format of LOG_FORMATS) expect(FORMAT_LABEL[format].length).toBeGreaterThan(0);
-    expect(LOG_FORMATS.filter(isProxyFormat)).toEqual(['nginx-json', 'nginx-combined', 'envoy', 'envoy-json']);
+    expect(LOG_FORMATS.filter(isProxyFormat)).toEqual([
+      'nginx-json',
+      'nginx-combined',
+      'envoy',
+      'envoy-json',
+      'mcp-remote',
+      'supergateway',
+      'mcp-proxy',
+    ]);
   });
 
   it('says what detection found, and what happens when it found nothing', () => {

@@ -1,7 +1,16 @@
 import type { LogFormat } from '../../../shared/proxy-logs/detect.ts';
 
 /** Every format the API reads, in the order the format select lists them. */
-export const LOG_FORMATS: readonly LogFormat[] = ['native', 'nginx-json', 'nginx-combined', 'envoy', 'envoy-json'];
+export const LOG_FORMATS: readonly LogFormat[] = [
+  'native',
+  'nginx-json',
+  'nginx-combined',
+  'envoy',
+  'envoy-json',
+  'mcp-remote',
+  'supergateway',
+  'mcp-proxy',
+];
 
 export const FORMAT_LABEL: Readonly<Record<LogFormat, string>> = {
   native: 'Refusal Lens NDJSON (native)',
@@ -9,11 +18,22 @@ export const FORMAT_LABEL: Readonly<Record<LogFormat, string>> = {
   'nginx-combined': 'nginx combined access log',
   envoy: 'Envoy access log (default text format)',
   'envoy-json': 'Envoy JSON access log',
+  'mcp-remote': 'mcp-remote log (bridge; stderr or debug file)',
+  supergateway: 'supergateway log (bridge, either side)',
+  'mcp-proxy': 'mcp-proxy --debug log (bridge)',
 };
+
+/** A host's or bridge's own log: read whole (a request and its answer are lines apart), its server named by you. */
+export function isHostFormat(format: LogFormat): boolean {
+  return format === 'mcp-remote' || format === 'supergateway' || format === 'mcp-proxy';
+}
 
 export const PROTOCOL_LABEL: Readonly<Record<'mcp' | 'a2a', string>> = { mcp: 'MCP', a2a: 'A2A' };
 
-/** A reverse-proxy access log: its lines carry no server or protocol of their own, the operator may name them. */
+/**
+ * A reverse-proxy access log or a host's log: its lines carry no server or protocol of their own, the operator may
+ * name them.
+ */
 export function isProxyFormat(format: LogFormat): boolean {
   return format !== 'native';
 }
@@ -30,7 +50,8 @@ export function settingsText(settings: { format: LogFormat; server: string; prot
   const parts = [FORMAT_LABEL[settings.format]];
   if (isProxyFormat(settings.format)) {
     const server = settings.server.trim();
-    parts.push(server === '' ? 'server from discovery documents or host' : `server ${server}`);
+    const unnamed = isHostFormat(settings.format) ? 'server "unknown"' : 'server from discovery documents or host';
+    parts.push(server === '' ? unnamed : `server ${server}`);
     if (settings.protocol !== '') parts.push(PROTOCOL_LABEL[settings.protocol]);
   }
   return parts.join(' · ');

@@ -1,0 +1,19 @@
+/**
+ * Which host or bridge log a line is a line of (FORMATS.md's grammars), for detection from a log's first lines
+ * (shared/proxy-logs/detect.ts votes with it). Continuation lines and stderr lines vote for nothing.
+ */
+export const HOST_FORMATS = ['mcp-remote', 'supergateway', 'mcp-proxy'] as const;
+export type HostFormat = (typeof HOST_FORMATS)[number];
+
+export function isHostFormat(format: string): format is HostFormat {
+  return (HOST_FORMATS as readonly string[]).includes(format);
+}
+
+const MCP_REMOTE = /^(?:\[\d+\] |\[\d{4}-\d{2}-\d{2}T[\d:.]+Z\]\[\d+\] |\[DEBUG LOG ERROR\] )/;
+
+export function hostFormatOfLine(text: string): HostFormat | null {
+  if (text.startsWith('[supergateway] ')) return 'supergateway';
+  if (text.startsWith('transport event {')) return 'mcp-proxy';
+  if (MCP_REMOTE.test(text)) return 'mcp-remote';
+  return null;
+}
