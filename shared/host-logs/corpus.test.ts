@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { hostLogText } from '../../tests/support/corpus.ts';
 import { splitNdjson } from '../batch.ts';
 import { classify } from '../classify/index.ts';
 import { NO_POLICY } from '../classify/types.ts';
@@ -12,8 +12,6 @@ import { type HostFormat, type HostRead, readHostLog } from './index.ts';
  * host's transcript found with its outcome as far as the log shows it, what it cannot show read as unknown (never as
  * success), and no line refused.
  */
-const ROOT = new URL('../../tests/fixtures/hostlogs/', import.meta.url).pathname;
-
 interface ExpectedRequest {
   id: number;
   method: string;
@@ -21,10 +19,7 @@ interface ExpectedRequest {
   error_code?: number;
   late_answer?: { outcome: string };
 }
-const EXPECTED = JSON.parse(readFileSync(`${ROOT}expected.json`, 'utf8')).files as Record<
-  string,
-  { requests: ExpectedRequest[] }
->;
+const EXPECTED = JSON.parse(hostLogText('expected.json')).files as Record<string, { requests: ExpectedRequest[] }>;
 
 /** What a record says of its request, in the words the table below uses. */
 function seen(read: HostRead): string {
@@ -50,7 +45,7 @@ function truth(request: ExpectedRequest): string {
 }
 
 function read(file: string, format: HostFormat) {
-  const lines = splitNdjson(readFileSync(`${ROOT}${file}`, 'utf8'));
+  const lines = splitNdjson(hostLogText(file));
   return readHostLog(format, lines, { server: 'tools-server', client: 'hostlogs-driver', start: 0 });
 }
 
@@ -73,7 +68,7 @@ describe('detection from the first lines', () => {
     ['supergateway/recorded-3.stderr.log', 'supergateway'],
     ['mcp-proxy/recorded-1.log', 'mcp-proxy'],
   ])('%s is %s', (file, format) => {
-    const first = readFileSync(`${ROOT}${file}`, 'utf8').split('\n').slice(0, 20);
+    const first = hostLogText(file).split('\n').slice(0, 20);
     expect(detectFormat(first)).toBe(format);
   });
 });
