@@ -48,7 +48,7 @@ describe.each(STORE_KINDS)('host logs through ingest on $name', (kind) => {
       const report = await res.json();
       expect(report).toMatchObject({ accepted: 32, duplicates: 0, rejectedTotal: 0 });
       const said = report.warnings.filter((w: { field: string }) => w.field === 'format');
-      expect(said.map((w: { message: string }) => w.message).join('\n')).toMatch(/writes no times[^]*Request error/);
+      expect(said.map((w: { message: string }) => w.message).join('\n')).toMatch(/writes no times[\s\S]*Request error/);
       const overall = await summary();
       // Server events (the bridge's start, its errors, stdin closed) are stored but count as no request.
       expect(overall.total).toBe(16);
