@@ -47,11 +47,16 @@ export const ingestQuery = z.object({
     .refine(isTimeZone, 'must be an IANA time zone, such as Europe/Berlin or UTC')
     .optional(),
   start: z.iso.datetime({ offset: true }).optional(),
+  /** A host log's file name: Claude Desktop's `mcp-server-NAME.log` names its server, `mcp.log` is the combined one. */
+  file: z.string().min(1).max(255).optional(),
 });
 export type IngestQuery = z.infer<typeof ingestQuery>;
 
 /** What names the lines of one access log: one server, one client, one protocol, or the routes (`serverOf`). */
-export function proxyOptions(names: Omit<IngestQuery, 'format' | 'tz' | 'start'>, serverOf: ServerOf | undefined) {
+export function proxyOptions(
+  names: Omit<IngestQuery, 'format' | 'tz' | 'start' | 'file'>,
+  serverOf: ServerOf | undefined,
+) {
   return {
     ...(names.server === undefined ? { serverOf } : { server: names.server }),
     ...(names.client !== undefined && { client: names.client }),
@@ -108,8 +113,8 @@ function lineId(text: string, seen: Map<string, number>): string {
   return copies === 0 ? `px:${digest}` : `px:${digest}#${copies}`;
 }
 
-/** What names a host log's records: the query's server, client, zone and start. */
-export function hostOptions(names: Omit<IngestQuery, 'format'>, fileName?: string): HostLogOptions {
+/** What names a host log's records: the query's server, client, zone, start and file name. */
+export function hostOptions(names: Omit<IngestQuery, 'format'>, fileName = names.file): HostLogOptions {
   return {
     ...(names.server !== undefined && { server: names.server }),
     ...(names.client !== undefined && { client: names.client }),

@@ -2,18 +2,21 @@
  * Which host or bridge log a line is a line of (FORMATS.md's grammars), for detection from a log's first lines
  * (shared/proxy-logs/detect.ts votes with it). Continuation lines and stderr lines vote for nothing.
  */
-export const HOST_FORMATS = ['mcp-remote', 'supergateway', 'mcp-proxy'] as const;
+export const HOST_FORMATS = ['claude-desktop', 'mcp-remote', 'supergateway', 'mcp-proxy'] as const;
 export type HostFormat = (typeof HOST_FORMATS)[number];
 
 export function isHostFormat(format: string): format is HostFormat {
   return (HOST_FORMATS as readonly string[]).includes(format);
 }
 
+/** Claude Desktop's lines, every era: a UTC time, then a bracket (a level, or the server's name). */
+const CLAUDE_DESKTOP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z \[[^\]]+\] /;
 const MCP_REMOTE = /^(?:\[\d+\] |\[\d{4}-\d{2}-\d{2}T[\d:.]+Z\]\[\d+\] |\[DEBUG LOG ERROR\] )/;
 
 export function hostFormatOfLine(text: string): HostFormat | null {
   if (text.startsWith('[supergateway] ')) return 'supergateway';
   if (text.startsWith('transport event {')) return 'mcp-proxy';
   if (MCP_REMOTE.test(text)) return 'mcp-remote';
+  if (CLAUDE_DESKTOP.test(text)) return 'claude-desktop';
   return null;
 }

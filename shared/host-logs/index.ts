@@ -1,3 +1,4 @@
+import { ClaudeDesktopReader } from './claude-desktop.ts';
 import type { HostFormat } from './detect.ts';
 import { McpProxyReader } from './mcp-proxy.ts';
 import { McpRemoteReader } from './mcp-remote.ts';
@@ -15,6 +16,8 @@ import type { HostLogOptions, HostLogReader, HostRead } from './types.ts';
  */
 export function hostLogReader(format: HostFormat, options: HostLogOptions): HostLogReader {
   switch (format) {
+    case 'claude-desktop':
+      return new ClaudeDesktopReader(options);
     case 'mcp-remote':
       return new McpRemoteReader(options);
     case 'supergateway':

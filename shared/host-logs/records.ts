@@ -9,6 +9,8 @@ export interface Parties {
   client: string;
   server: string;
   session?: string;
+  /** Facts of the connection every record of it carries (two processes sharing one name). */
+  facts?: HostFacts;
 }
 
 /** What a host log says of a record beyond the native members: kept under `hostlog`, ignored by other readers. */
@@ -49,6 +51,8 @@ export class Connection {
   unmatched = 0;
   /** Whether any message was seen: a start line on a connection still silent is a second process, not a restart. */
   seen = false;
+  /** The host said the connection ended (its transport closed): what it leaves open is a timeout, not unknown. */
+  ended = false;
 
   constructor(
     private readonly out: RecordWriter,
@@ -84,6 +88,10 @@ export class Connection {
 
   get open(): number {
     return this.pairing.size;
+  }
+
+  isOpen(sender: Sender, id: string | number): boolean {
+    return this.pairing.isOpen(sender, id);
   }
 
   latestOpen(sender: Sender): string | number | undefined {
@@ -132,7 +140,7 @@ export class RecordWriter {
       else facts.unanswered = 'no answer before its connection ended';
     }
     if (call.timeout && value.record === undefined) value.timeout = true;
-    value.hostlog = facts;
+    value.hostlog = { ...parties.facts, ...facts };
     return { line, value, warnings: [] };
   }
 
@@ -144,7 +152,7 @@ export class RecordWriter {
       value.record = 'outcome_unknown';
       facts.answered = true;
     } else value.response = frame;
-    value.hostlog = facts;
+    value.hostlog = { ...parties.facts, ...facts };
     return { line: place.line, value, warnings: [] };
   }
 
@@ -153,7 +161,7 @@ export class RecordWriter {
     const value = this.head(parties, place.at, [place.text, String(place.line)]);
     if (frame !== undefined) value.request = frame;
     value.record = 'outcome_unknown';
-    value.hostlog = { line: place.line, ...facts };
+    value.hostlog = { ...parties.facts, line: place.line, ...facts };
     return { line: place.line, value, warnings: [] };
   }
 
@@ -161,7 +169,7 @@ export class RecordWriter {
   serverEvent(parties: Parties, place: Place, facts: HostFacts, warnings: FieldWarning[] = []): HostRead {
     const value = this.head(parties, place.at, [place.text, String(place.line)]);
     value.record = 'server_event';
-    value.hostlog = { line: place.line, ...facts };
+    value.hostlog = { ...parties.facts, line: place.line, ...facts };
     return { line: place.line, value, warnings };
   }
 

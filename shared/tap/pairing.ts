@@ -122,6 +122,11 @@ export class Pairing {
     return done.sort((a, b) => a.request.at - b.request.at);
   }
 
+  /** Whether `sender`'s request `id` is open: which of two connections sharing an id space a message belongs to. */
+  isOpen(sender: Sender, id: RpcId): boolean {
+    return this.open[sender].has(keyOf(id));
+  }
+
   /**
    * The id of `sender`'s latest request still open and not cancelled: what a log's `notifications/cancelled` names
    * when the log does not show its params (mcp-remote without --debug).

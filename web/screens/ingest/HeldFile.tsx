@@ -15,6 +15,9 @@ interface HeldFileProps {
 }
 
 function serverHint(format: LogFormat): string {
+  if (format === 'claude-desktop') {
+    return "Left empty, each record's server is the name the log gives it. The whole file is sent at once, as a request and its answer may be far apart.";
+  }
   if (isHostFormat(format)) {
     return 'Every record of this log belongs to this server (the bridge does not name it): left empty, they are stored under "unknown". The whole file is sent at once, as a request and its answer may be far apart.';
   }

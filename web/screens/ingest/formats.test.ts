@@ -11,6 +11,7 @@ describe('format labels', () => {
       'nginx-combined',
       'envoy',
       'envoy-json',
+      'claude-desktop',
       'mcp-remote',
       'supergateway',
       'mcp-proxy',

@@ -7,6 +7,7 @@ export const LOG_FORMATS: readonly LogFormat[] = [
   'nginx-combined',
   'envoy',
   'envoy-json',
+  'claude-desktop',
   'mcp-remote',
   'supergateway',
   'mcp-proxy',
@@ -18,6 +19,7 @@ export const FORMAT_LABEL: Readonly<Record<LogFormat, string>> = {
   'nginx-combined': 'nginx combined access log',
   envoy: 'Envoy access log (default text format)',
   'envoy-json': 'Envoy JSON access log',
+  'claude-desktop': 'Claude Desktop MCP log (mcp-server-NAME.log or mcp.log)',
   'mcp-remote': 'mcp-remote log (bridge; stderr or debug file)',
   supergateway: 'supergateway log (bridge, either side)',
   'mcp-proxy': 'mcp-proxy --debug log (bridge)',
@@ -25,7 +27,7 @@ export const FORMAT_LABEL: Readonly<Record<LogFormat, string>> = {
 
 /** A host's or bridge's own log: read whole (a request and its answer are lines apart), its server named by you. */
 export function isHostFormat(format: LogFormat): boolean {
-  return format === 'mcp-remote' || format === 'supergateway' || format === 'mcp-proxy';
+  return format === 'claude-desktop' || format === 'mcp-remote' || format === 'supergateway' || format === 'mcp-proxy';
 }
 
 export const PROTOCOL_LABEL: Readonly<Record<'mcp' | 'a2a', string>> = { mcp: 'MCP', a2a: 'A2A' };
@@ -50,7 +52,12 @@ export function settingsText(settings: { format: LogFormat; server: string; prot
   const parts = [FORMAT_LABEL[settings.format]];
   if (isProxyFormat(settings.format)) {
     const server = settings.server.trim();
-    const unnamed = isHostFormat(settings.format) ? 'server "unknown"' : 'server from discovery documents or host';
+    const unnamed =
+      settings.format === 'claude-desktop'
+        ? 'server from the log'
+        : isHostFormat(settings.format)
+          ? 'server "unknown"'
+          : 'server from discovery documents or host';
     parts.push(server === '' ? unnamed : `server ${server}`);
     if (settings.protocol !== '') parts.push(PROTOCOL_LABEL[settings.protocol]);
   }
