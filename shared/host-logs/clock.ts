@@ -41,3 +41,58 @@ export function serverOfFileName(fileName: string | undefined): string | undefin
   const match = base === undefined ? null : /^mcp-server-(.+)\.log(?:\.\d+)?$/.exec(base);
   return match?.[1];
 }
+
+const zoneFormats = new Map<string, Intl.DateTimeFormat>();
+
+/** How far `zone`'s wall clock is ahead of UTC at the instant `at` (ms). */
+function zoneOffset(at: number, zone: string): number {
+  let format = zoneFormats.get(zone);
+  if (format === undefined) {
+    format = new Intl.DateTimeFormat('en-US', {
+      timeZone: zone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    });
+    zoneFormats.set(zone, format);
+  }
+  const parts: Record<string, number> = {};
+  for (const part of format.formatToParts(at)) parts[part.type] = Number(part.value);
+  const wall = Date.UTC(
+    parts.year as number,
+    (parts.month as number) - 1,
+    parts.day as number,
+    parts.hour as number,
+    parts.minute as number,
+    parts.second as number,
+  );
+  return wall - (at - (at % 1000));
+}
+
+const LOCAL = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})(?:[.,](\d{1,3}))?$/;
+
+/**
+ * A local time without a zone (`2026-12-06 02:30:57.120`) as epoch ms, read in the IANA `zone`. A wall time a
+ * clock change skipped or repeated takes the offset before the change.
+ */
+export function localTime(text: string, zone: string): number | null {
+  const match = LOCAL.exec(text);
+  if (match === null) return null;
+  const [, y, mo, d, h, mi, s, ms = '0'] = match;
+  const wall = Date.UTC(
+    Number(y),
+    Number(mo) - 1,
+    Number(d),
+    Number(h),
+    Number(mi),
+    Number(s),
+    Number(ms.padEnd(3, '0')),
+  );
+  if (Number.isNaN(wall)) return null;
+  const first = wall - zoneOffset(wall, zone);
+  return wall - zoneOffset(first, zone);
+}

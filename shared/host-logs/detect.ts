@@ -2,7 +2,7 @@
  * Which host or bridge log a line is a line of (FORMATS.md's grammars), for detection from a log's first lines
  * (shared/proxy-logs/detect.ts votes with it). Continuation lines and stderr lines vote for nothing.
  */
-export const HOST_FORMATS = ['claude-desktop', 'mcp-remote', 'supergateway', 'mcp-proxy'] as const;
+export const HOST_FORMATS = ['claude-desktop', 'vscode', 'mcp-remote', 'supergateway', 'mcp-proxy'] as const;
 export type HostFormat = (typeof HOST_FORMATS)[number];
 
 export function isHostFormat(format: string): format is HostFormat {
@@ -11,6 +11,7 @@ export function isHostFormat(format: string): format is HostFormat {
 
 /** Claude Desktop's lines, every era: a UTC time, then a bracket (a level, or the server's name). */
 const CLAUDE_DESKTOP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z \[[^\]]+\] /;
+const VSCODE = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3} \[(?:trace|debug|info|warning|error)\] /;
 const MCP_REMOTE = /^(?:\[\d+\] |\[\d{4}-\d{2}-\d{2}T[\d:.]+Z\]\[\d+\] |\[DEBUG LOG ERROR\] )/;
 
 export function hostFormatOfLine(text: string): HostFormat | null {
@@ -18,5 +19,6 @@ export function hostFormatOfLine(text: string): HostFormat | null {
   if (text.startsWith('transport event {')) return 'mcp-proxy';
   if (MCP_REMOTE.test(text)) return 'mcp-remote';
   if (CLAUDE_DESKTOP.test(text)) return 'claude-desktop';
+  if (VSCODE.test(text)) return 'vscode';
   return null;
 }

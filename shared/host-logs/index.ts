@@ -4,6 +4,7 @@ import { McpProxyReader } from './mcp-proxy.ts';
 import { McpRemoteReader } from './mcp-remote.ts';
 import { SupergatewayReader } from './supergateway.ts';
 import type { HostLogOptions, HostLogReader, HostRead } from './types.ts';
+import { VsCodeReader } from './vscode.ts';
 
 /**
  * Agent hosts' and bridges' own logs as native events (DOMAIN.md section 9, issue 37; README.md beside this file).
@@ -18,6 +19,8 @@ export function hostLogReader(format: HostFormat, options: HostLogOptions): Host
   switch (format) {
     case 'claude-desktop':
       return new ClaudeDesktopReader(options);
+    case 'vscode':
+      return new VsCodeReader(options);
     case 'mcp-remote':
       return new McpRemoteReader(options);
     case 'supergateway':

@@ -12,6 +12,7 @@ describe('format labels', () => {
       'envoy',
       'envoy-json',
       'claude-desktop',
+      'vscode',
       'mcp-remote',
       'supergateway',
       'mcp-proxy',

@@ -8,6 +8,7 @@ export const LOG_FORMATS: readonly LogFormat[] = [
   'envoy',
   'envoy-json',
   'claude-desktop',
+  'vscode',
   'mcp-remote',
   'supergateway',
   'mcp-proxy',
@@ -20,6 +21,7 @@ export const FORMAT_LABEL: Readonly<Record<LogFormat, string>> = {
   envoy: 'Envoy access log (default text format)',
   'envoy-json': 'Envoy JSON access log',
   'claude-desktop': 'Claude Desktop MCP log (mcp-server-NAME.log or mcp.log)',
+  vscode: 'VS Code MCP output channel (local times: give the zone)',
   'mcp-remote': 'mcp-remote log (bridge; stderr or debug file)',
   supergateway: 'supergateway log (bridge, either side)',
   'mcp-proxy': 'mcp-proxy --debug log (bridge)',
@@ -27,7 +29,13 @@ export const FORMAT_LABEL: Readonly<Record<LogFormat, string>> = {
 
 /** A host's or bridge's own log: read whole (a request and its answer are lines apart), its server named by you. */
 export function isHostFormat(format: LogFormat): boolean {
-  return format === 'claude-desktop' || format === 'mcp-remote' || format === 'supergateway' || format === 'mcp-proxy';
+  return (
+    format === 'claude-desktop' ||
+    format === 'vscode' ||
+    format === 'mcp-remote' ||
+    format === 'supergateway' ||
+    format === 'mcp-proxy'
+  );
 }
 
 export const PROTOCOL_LABEL: Readonly<Record<'mcp' | 'a2a', string>> = { mcp: 'MCP', a2a: 'A2A' };
