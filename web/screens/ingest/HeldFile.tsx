@@ -29,7 +29,7 @@ function serverHint(format: LogFormat): string {
 /** A chosen file that waits for the operator: what its first lines look like, how to read it, and Send. */
 export function HeldFile({ file, onChange, onSend, onRemove }: HeldFileProps) {
   const reading = file.status === 'detecting';
-  const { format, server, protocol } = file.settings;
+  const { format, server, protocol, tz = '' } = file.settings;
   const proxy = isProxyFormat(format);
   return (
     <li className="upload upload-held" data-testid="held-file">
@@ -78,7 +78,20 @@ export function HeldFile({ file, onChange, onSend, onRemove }: HeldFileProps) {
               />
             </label>
           ) : null}
-          {proxy ? (
+          {format === 'vscode' ? (
+            <label className="field">
+              <span>Time zone of its times</span>
+              <input
+                value={tz}
+                maxLength={64}
+                placeholder="the server's zone, e.g. Europe/Berlin"
+                spellCheck={false}
+                autoCapitalize="off"
+                onChange={(event) => onChange(file.id, { tz: event.target.value })}
+              />
+            </label>
+          ) : null}
+          {proxy && !isHostFormat(format) ? (
             <label className="field">
               <span>Protocol (optional)</span>
               <Choice
