@@ -75,7 +75,7 @@ export function readProxyLine(
   seen: Map<string, number>,
 ): { ok: true; value: object; warnings: FieldWarning[] } | { ok: false; error: LineError } | null {
   const read = proxyLineToEvent(format, text, options);
-  if (read.ok) return { ok: true, value: { id: lineId(text, seen), ...read.value }, warnings: read.warnings };
+  if (read.ok) return { ok: true, value: { id: lineId(text, seen), format, ...read.value }, warnings: read.warnings };
   const { code, message } = read.error;
   // A blank line is no event and no mistake, in an access log as in NDJSON.
   return code === 'empty_line' ? null : { ok: false, error: { code, message } };

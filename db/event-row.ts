@@ -56,6 +56,8 @@ export interface EventColumns {
   actProfile: number | null;
   /** The log format the record was read from (`claude-desktop`, `mcp-remote`, ...); null for native NDJSON. */
   sourceFormat: string | null;
+  /** The frames the record carries: 1 its request, 2 its answer; null for a record stored before migration frames. */
+  frames: number | null;
 }
 
 /** One row as the ingest path builds it: what insert writes, and the line it came from. */
@@ -104,6 +106,7 @@ export const EVENT_COLUMNS = [
   ['gateReason', 'gate_reason'],
   ['actProfile', 'act_profile'],
   ['sourceFormat', 'source_format'],
+  ['frames', 'frames'],
 ] as const satisfies readonly (readonly [keyof EventRow, string])[];
 
 /** Rows ready for the hot insert, their lines packed into blocks (db/body-codec.ts), one day's lines a block. */

@@ -66,6 +66,7 @@ export function buildEvent(event: LensEvent, body: string, policy: ServerPolicy)
     // A failure's profile: the era probe's 400 (era_legacy) is negotiation, an input request no answer yet.
     actProfile: isFailure(classification.bucket) ? storedProfile(event) : null,
     sourceFormat: event.format ?? null,
+    frames: (event.request === undefined ? 0 : 1) | (event.response === undefined ? 0 : 2),
     body,
   };
   return { row, analysis };

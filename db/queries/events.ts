@@ -93,7 +93,8 @@ function eventColumns(db: SqlRunner, line: SQL = BODY_COLUMNS): SQL {
   rpc_method AS "rpcMethod", http_method AS "httpMethod", http_path AS "httpPath", http_status AS "httpStatus",
   rpc_code AS "rpcCode", latency_ms AS "latencyMs", ${identityText(db, 'events')} AS identity, counted, bucket, kind,
   rule, evidence, avoidable, gate_reason AS "gateReason", blocked_by AS "blockedBy", request_id AS "requestId",
-  partner, act_profile AS "actProfile", era, protocol_version AS "protocolVersion", continuation, ${line}`;
+  partner, act_profile AS "actProfile", era, protocol_version AS "protocolVersion", continuation,
+  source_format AS "sourceFormat", frames, ${line}`;
 }
 
 /** Where an event's line is, without its block: for a read that joins the blocks after its events. */

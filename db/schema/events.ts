@@ -74,6 +74,8 @@ export const events = defineTable(
     bodyBlock: bigint('body_block').notNull(),
     /** The log format the record was read from (`claude-desktop`, `mcp-remote`, ...); null for native NDJSON. */
     sourceFormat: text('source_format'),
+    /** The frames the record carries: 1 its request, 2 its answer (both: 3); null for a record stored before. */
+    frames: smallint('frames'),
     bodyLine: smallint('body_line').notNull(),
   },
   (t) => [

@@ -13,6 +13,7 @@ import { EraPanel } from './EraPanel.tsx';
 import { IdentityPanel } from './IdentityPanel.tsx';
 import { KindsPanel } from './KindsPanel.tsx';
 import { OverridesPanel } from './OverridesPanel.tsx';
+import { SourcesPanel } from './SourcesPanel.tsx';
 import { StormTable } from './StormTable.tsx';
 import { TrafficPanel } from './TrafficPanel.tsx';
 
@@ -58,6 +59,7 @@ export function ServerScreen({ server }: { server: string }) {
             <div>
               <ClientsPanel server={server} query={detail} />
               <EraPanel server={server} query={detail} />
+              <SourcesPanel query={detail} />
               <ContextGapPanel query={detail} />
             </div>
           </div>
