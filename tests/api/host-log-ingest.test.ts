@@ -77,6 +77,41 @@ describe.each(STORE_KINDS)('host logs through ingest on $name', (kind) => {
       expect(kinds.filter((k: string) => k === 'outcome_unknown:true').length).toBe(15);
     });
 
+    it('Claude Desktop: the server page says where its records came from; the event view which lines and what they show', async () => {
+      const report = await (
+        await postLog(
+          'format=claude-desktop&file=mcp-server-tools-server.log',
+          'claude-desktop/mcp-server-tools-server.log',
+        )
+      ).json();
+      expect(report).toMatchObject({ rejectedTotal: 0 });
+      await postLog(`format=mcp-remote&server=tools-server&start=${START}`, 'mcp-remote/recorded-1.log');
+      const detail = await (await get(app, `/api/v1/servers/tools-server?${RANGE}`)).json();
+      const sources = Object.fromEntries(
+        detail.sources.formats.map(
+          (row: { format: string; records: number; withFrames: number; note: string | null }) => [row.format, row],
+        ),
+      );
+      // The two processes' initialize, the restarted connection's 14 calls and the server's sampling request carry
+      // frames; the lifecycle and stderr lines do not.
+      expect(sources['claude-desktop']).toMatchObject({ records: report.accepted, withFrames: 17, note: null });
+      // mcp-remote's 16 requests carry the request as it logs it (method, id), none an answer: the note says why.
+      expect(sources['mcp-remote'].withFrames).toBe(16);
+      expect(sources['mcp-remote'].note).toContain('never logs an outcome');
+
+      const listed = await (await get(app, `/api/v1/events?records=all&limit=1000&${RANGE}&bucket=transient`)).json();
+      const cancelled = listed.events.find(
+        (e: { method: string; origin: { format: string } }) => e.origin.format === 'claude-desktop',
+      );
+      const view = await (await get(app, `/api/v1/events/${encodeURIComponent(cancelled.id)}`)).json();
+      expect(view.origin).toMatchObject({
+        format: 'claude-desktop',
+        label: 'Claude Desktop log',
+        note: null,
+        facts: { line: 39, answerLine: 47, cancelled: 'MCP error -32001: Request timed out', late: true },
+      });
+    });
+
     it('refuses a zone it does not know, saying what to send', async () => {
       const res = await postLog('format=mcp-remote&tz=Mars/Olympus', 'mcp-remote/recorded-1.log');
       expect(res.status).toBe(400);
