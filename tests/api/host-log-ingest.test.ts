@@ -101,7 +101,8 @@ describe.each(STORE_KINDS)('host logs through ingest on $name', (kind) => {
 
       const listed = await (await get(app, `/api/v1/events?records=all&limit=1000&${RANGE}&bucket=transient`)).json();
       const cancelled = listed.events.find(
-        (e: { method: string; origin: { format: string } }) => e.origin.format === 'claude-desktop',
+        (e: { origin: { format: string; facts: { cancelled?: string } | null } }) =>
+          e.origin.format === 'claude-desktop' && e.origin.facts?.cancelled !== undefined,
       );
       const view = await (await get(app, `/api/v1/events/${encodeURIComponent(cancelled.id)}`)).json();
       expect(view.origin).toMatchObject({
