@@ -118,7 +118,8 @@ export function hostOptions(names: Omit<IngestQuery, 'format'>, fileName = names
   return {
     ...(names.server !== undefined && { server: names.server }),
     ...(names.client !== undefined && { client: names.client }),
-    timeZone: names.tz ?? Intl.DateTimeFormat().resolvedOptions().timeZone,
+    // No zone named: the reader takes this server's own, and says so in the answer.
+    ...(names.tz !== undefined && { timeZone: names.tz }),
     ...(names.start !== undefined && { start: Date.parse(names.start) }),
     ...(fileName !== undefined && { fileName }),
   };
