@@ -17,6 +17,8 @@ const NOTES: Readonly<Record<string, string>> = {
     "supergateway's client side prints frames cut to [Object]: a tool error's text, and so its kind, is not shown",
   'mcp-proxy': 'mcp-proxy logs no request, and none of those it answers itself (ping, a method the server lacks)',
   vscode: 'VS Code logs frames only at Debug level: at its default level no request or outcome is shown',
+  'claude-code': "Claude Code logs a server's lifecycle only: no request and no outcome",
+  cursor: "Cursor logs a server's lifecycle only: no request and no outcome",
 };
 
 export const SOURCE_LABELS: Readonly<Record<string, string>> = {
@@ -29,6 +31,8 @@ export const SOURCE_LABELS: Readonly<Record<string, string>> = {
   'mcp-remote': 'mcp-remote log',
   supergateway: 'supergateway log',
   'mcp-proxy': 'mcp-proxy log',
+  'claude-code': 'Claude Code log',
+  cursor: 'Cursor MCP log',
 };
 
 /** Where a format cannot show outcomes, what it misses; null where its records carry whole frames. */

@@ -1,5 +1,6 @@
 import { ClaudeDesktopReader } from './claude-desktop.ts';
 import type { HostFormat } from './detect.ts';
+import { LifecycleReader } from './lifecycle.ts';
 import { McpProxyReader } from './mcp-proxy.ts';
 import { McpRemoteReader } from './mcp-remote.ts';
 import { SupergatewayReader } from './supergateway.ts';
@@ -27,6 +28,9 @@ export function hostLogReader(format: HostFormat, options: HostLogOptions): Host
       return new SupergatewayReader(options);
     case 'mcp-proxy':
       return new McpProxyReader(options);
+    case 'claude-code':
+    case 'cursor':
+      return new LifecycleReader(format, options);
   }
 }
 

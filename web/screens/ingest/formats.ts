@@ -12,6 +12,8 @@ export const LOG_FORMATS: readonly LogFormat[] = [
   'mcp-remote',
   'supergateway',
   'mcp-proxy',
+  'claude-code',
+  'cursor',
 ];
 
 export const FORMAT_LABEL: Readonly<Record<LogFormat, string>> = {
@@ -25,6 +27,8 @@ export const FORMAT_LABEL: Readonly<Record<LogFormat, string>> = {
   'mcp-remote': 'mcp-remote log (bridge; stderr or debug file)',
   supergateway: 'supergateway log (bridge, either side)',
   'mcp-proxy': 'mcp-proxy --debug log (bridge)',
+  'claude-code': 'Claude Code MCP debug log (lifecycle only)',
+  cursor: 'Cursor MCP log (lifecycle only; local times)',
 };
 
 /** A host's or bridge's own log: read whole (a request and its answer are lines apart), its server named by you. */
@@ -34,7 +38,9 @@ export function isHostFormat(format: LogFormat): boolean {
     format === 'vscode' ||
     format === 'mcp-remote' ||
     format === 'supergateway' ||
-    format === 'mcp-proxy'
+    format === 'mcp-proxy' ||
+    format === 'claude-code' ||
+    format === 'cursor'
   );
 }
 
