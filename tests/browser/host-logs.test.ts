@@ -63,7 +63,7 @@ describe.skipIf(skipped)('where records came from', () => {
     await panel.getByTestId('source-row').first().waitFor();
     const rows = await panel.getByTestId('source-row').allTextContents();
     expect(rows).toHaveLength(2);
-    expect(rows.find((row) => row.startsWith('Claude Desktop log'))).toMatch(/Claude Desktop log31\s*55%/);
+    expect(rows.find((row) => row.startsWith('Claude Desktop log'))).toMatch(/Claude Desktop log31\s*55\s%/);
     expect(rows.find((row) => row.startsWith('mcp-remote log'))).toContain('never logs an outcome');
     await panel.screenshot({ path: join(SHOTS, 'server-sources.png') });
     expect(errors).toEqual([]);

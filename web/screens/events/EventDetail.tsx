@@ -85,7 +85,7 @@ export function EventDetail({ selection, onClose, onFollow }: EventDetailProps) 
         <dd>{requestLabel(event)}</dd>
         <dt>Answer</dt>
         <dd>
-          {answerLabel({ status: event.http.status, rpcCode: event.rpcCode })}
+          {answerLabel({ status: event.http.status, rpcCode: event.rpcCode, answered: event.response !== null })}
           {event.latencyMs === null ? '' : ` in ${event.latencyMs} ms`}
         </dd>
         {event.protocol === 'mcp' ? (
