@@ -31,6 +31,15 @@ describe('ingestQuery', () => {
     });
   });
 
+  it("sends a Claude Desktop log's file name, which says which of its logs it is", () => {
+    const settings = { server: '', protocol: '', file: 'mcp-server-files.log' } as const;
+    expect(ingestQuery({ ...settings, format: 'claude-desktop' })).toEqual({
+      format: 'claude-desktop',
+      file: 'mcp-server-files.log',
+    });
+    expect(ingestQuery({ ...settings, format: 'nginx-json' })).toEqual({ format: 'nginx-json' });
+  });
+
   it('writes the same query as text, encoded', () => {
     expect(ingestSearch({ format: 'envoy-json', server: 'release desk/eu', protocol: 'mcp' })).toBe(
       '?format=envoy-json&server=release+desk%2Feu&protocol=mcp',

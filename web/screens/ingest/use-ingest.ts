@@ -54,8 +54,10 @@ const MAX_REJECT_ROWS = 200;
 const MAX_WARNING_ROWS = 2000;
 
 /** Until the operator chooses otherwise, a file is sent as what it looks like; an unknown one as native. */
-function initialSettings(detected: LogFormat | null): IngestSettings {
-  return { format: detected ?? 'native', server: '', protocol: '' };
+function initialSettings(detected: LogFormat | null, file?: string): IngestSettings {
+  // The file's name travels with it (without a .gz): a Claude Desktop log's name says which of its logs it is.
+  const name = file?.replace(/\.gz$/i, '');
+  return { format: detected ?? 'native', server: '', protocol: '', ...(name !== undefined && { file: name }) };
 }
 
 function failureOf(error: unknown): FailureView {
@@ -164,7 +166,7 @@ export function useIngest() {
         const head = await readHead(file);
         if (!chosen.current.has(id)) return; // removed while its first lines were read
         const detected = detectFormat(head.lines);
-        const settings = initialSettings(detected);
+        const settings = initialSettings(detected, file.name);
         update(id, () => ({ detected, gzip: head.gzip, settings, status: 'held' }));
         if (detected === 'native') enqueue(id, head.gzip, settings);
       } catch (error) {
