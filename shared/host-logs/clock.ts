@@ -93,6 +93,18 @@ export function localTime(text: string, zone: string): number | null {
     Number(ms.padEnd(3, '0')),
   );
   if (Number.isNaN(wall)) return null;
-  const first = wall - zoneOffset(wall, zone);
-  return wall - zoneOffset(first, zone);
+  // Clocks change on a whole or half hour: one offset serves every line of a half hour of wall time.
+  const key = `${zone}\u0000${Math.floor(wall / HALF_HOUR_MS)}`;
+  let offset = offsets.get(key);
+  if (offset === undefined) {
+    offset = zoneOffset(wall - zoneOffset(wall, zone), zone);
+    if (offsets.size >= MAX_OFFSETS) offsets.clear();
+    offsets.set(key, offset);
+  }
+  return wall - offset;
 }
+
+const HALF_HOUR_MS = 30 * 60_000;
+/** Half hours remembered: a log spans far fewer; a hostile one cannot grow this past the bound. */
+const MAX_OFFSETS = 10_000;
+const offsets = new Map<string, number>();
