@@ -1,6 +1,6 @@
 import type { Frame } from '../event.ts';
 import { serverOfFileName, utcTime } from './clock.ts';
-import { EVENT_TEXT_CHARS, eventText, MAX_ENTRY_CHARS, MAX_ENTRY_LINES, MAX_LINE_CHARS } from './entries.ts';
+import { EVENT_TEXT_CHARS, eventText, MAX_ENTRY_CHARS, MAX_ENTRY_LINES, MAX_LINE_CHARS, tooLong } from './entries.ts';
 import { Connection, type Place, RecordWriter } from './records.ts';
 import type { HostLogOptions, HostLogReader, HostRead } from './types.ts';
 
@@ -78,17 +78,7 @@ export class ClaudeDesktopReader implements HostLogReader {
   }
 
   push(line: number, text: string): HostRead[] {
-    if (text.length > MAX_LINE_CHARS) {
-      return [
-        {
-          line,
-          refused: {
-            code: 'line_too_long',
-            message: `the line is ${text.length} characters long; host-log readers read lines of at most ${MAX_LINE_CHARS}`,
-          },
-        },
-      ];
-    }
+    if (text.length > MAX_LINE_CHARS) return [tooLong(line, text)];
     const head = this.head(line, text);
     if (head === null) return this.continuation(line, text);
     const reads = [...this.flushStderr(), ...this.flushLine()];

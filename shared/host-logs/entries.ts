@@ -31,17 +31,7 @@ export class EntryAssembler {
   constructor(private readonly starts: (text: string) => boolean) {}
 
   push(line: number, text: string): EntryStep[] {
-    if (text.length > MAX_LINE_CHARS) {
-      return [
-        {
-          line,
-          refused: {
-            code: 'line_too_long',
-            message: `the line is ${text.length} characters long; host-log readers read lines of at most ${MAX_LINE_CHARS}`,
-          },
-        },
-      ];
-    }
+    if (text.length > MAX_LINE_CHARS) return [tooLong(line, text)];
     const current = this.current;
     if (current !== null && !this.starts(text)) {
       if (current.lines.length >= MAX_ENTRY_LINES || this.chars + text.length > MAX_ENTRY_CHARS) current.cutLines++;
@@ -61,6 +51,17 @@ export class EntryAssembler {
     this.current = null;
     return current === null ? [] : [{ entry: current }];
   }
+}
+
+/** A line past MAX_LINE_CHARS, refused by its number: said, not held. */
+export function tooLong(line: number, text: string): { line: number; refused: LineError } {
+  return {
+    line,
+    refused: {
+      code: 'line_too_long',
+      message: `the line is ${text.length} characters long; host-log readers read lines of at most ${MAX_LINE_CHARS}`,
+    },
+  };
 }
 
 /** The first line of an entry cut to what a server event keeps of it. */
