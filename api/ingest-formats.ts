@@ -2,27 +2,61 @@ import { hash } from 'node:crypto';
 import { z } from 'zod';
 import type { BatchLine } from '../shared/batch.ts';
 import type { FieldWarning, LineError } from '../shared/event.ts';
+import { HOST_FORMATS, type HostFormat, type HostLogOptions, readHostLog } from '../shared/host-logs/index.ts';
 import { type ProxyFormat, proxyLineToEvent, type ServerOf } from '../shared/proxy-logs/index.ts';
 import type { BatchItem } from './services/ingest.ts';
 
 /**
- * The log formats ingest reads (DOMAIN.md section 9): the native NDJSON, and reverse-proxy access logs as they are,
- * each line read as an event by shared/proxy-logs. The offline commands and the API read them alike.
+ * The log formats ingest reads (DOMAIN.md section 9): the native NDJSON, reverse-proxy access logs as they are, each
+ * line read as an event by shared/proxy-logs, and agent hosts' and bridges' own logs, each read whole by
+ * shared/host-logs. The offline commands and the API read them alike.
  */
-export const INGEST_FORMATS = ['native', 'nginx-json', 'nginx-combined', 'envoy', 'envoy-json'] as const;
+export const INGEST_FORMATS = [
+  'native',
+  'nginx-json',
+  'nginx-combined',
+  'envoy',
+  'envoy-json',
+  ...HOST_FORMATS,
+] as const;
 export type IngestFormat = (typeof INGEST_FORMATS)[number];
 
-/** How an upload names what its lines cannot: one server, one client, one protocol for all of them. */
+/** Whether `zone` is an IANA time zone this process knows. */
+export function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * How an upload names what its lines cannot: one server, one client, one protocol for all of them; for a host log,
+ * the zone of its local times (`tz`) and the time a log that writes none starts at (`start`).
+ */
 export const ingestQuery = z.object({
   format: z.enum(INGEST_FORMATS).default('native'),
   server: z.string().min(1).max(200).optional(),
   client: z.string().min(1).max(200).optional(),
   protocol: z.enum(['mcp', 'a2a']).optional(),
+  tz: z
+    .string()
+    .min(1)
+    .max(64)
+    .refine(isTimeZone, 'must be an IANA time zone, such as Europe/Berlin or UTC')
+    .optional(),
+  start: z.iso.datetime({ offset: true }).optional(),
+  /** A host log's file name: Claude Desktop's `mcp-server-NAME.log` names its server, `mcp.log` is the combined one. */
+  file: z.string().min(1).max(255).optional(),
 });
 export type IngestQuery = z.infer<typeof ingestQuery>;
 
 /** What names the lines of one access log: one server, one client, one protocol, or the routes (`serverOf`). */
-export function proxyOptions(names: Omit<IngestQuery, 'format'>, serverOf: ServerOf | undefined) {
+export function proxyOptions(
+  names: Omit<IngestQuery, 'format' | 'tz' | 'start' | 'file'>,
+  serverOf: ServerOf | undefined,
+) {
   return {
     ...(names.server === undefined ? { serverOf } : { server: names.server }),
     ...(names.client !== undefined && { client: names.client }),
@@ -41,7 +75,7 @@ export function readProxyLine(
   seen: Map<string, number>,
 ): { ok: true; value: object; warnings: FieldWarning[] } | { ok: false; error: LineError } | null {
   const read = proxyLineToEvent(format, text, options);
-  if (read.ok) return { ok: true, value: { id: lineId(text, seen), ...read.value }, warnings: read.warnings };
+  if (read.ok) return { ok: true, value: { id: lineId(text, seen), format, ...read.value }, warnings: read.warnings };
   const { code, message } = read.error;
   // A blank line is no event and no mistake, in an access log as in NDJSON.
   return code === 'empty_line' ? null : { ok: false, error: { code, message } };
@@ -77,4 +111,35 @@ function lineId(text: string, seen: Map<string, number>): string {
   const copies = seen.get(digest) ?? 0;
   seen.set(digest, copies + 1);
   return copies === 0 ? `px:${digest}` : `px:${digest}#${copies}`;
+}
+
+/** What names a host log's records: the query's server, client, zone, start and file name. */
+export function hostOptions(names: Omit<IngestQuery, 'format'>, fileName = names.file): HostLogOptions {
+  return {
+    ...(names.server !== undefined && { server: names.server }),
+    ...(names.client !== undefined && { client: names.client }),
+    // No zone named: the reader takes this server's own, and says so in the answer.
+    ...(names.tz !== undefined && { timeZone: names.tz }),
+    ...(names.start !== undefined && { start: Date.parse(names.start) }),
+    ...(fileName !== undefined && { fileName }),
+  };
+}
+
+/**
+ * A host log's lines as batch items: its records, each at the line it starts on, and the lines its reader could not
+ * take. What the reader says of the log as a whole (its blind spots, the zone its local times were read in) rides
+ * on the first record as warnings of the `format` field, so the answer states it.
+ */
+export function hostBatchItems(lines: readonly BatchLine[], format: HostFormat, options: HostLogOptions): BatchItem[] {
+  const { reads, notes } = readHostLog(format, lines, options);
+  const items: BatchItem[] = reads.map((read) =>
+    'refused' in read
+      ? { line: read.line, refused: read.refused }
+      : { line: read.line, value: read.value, warnings: read.warnings },
+  );
+  const first = items.find((item): item is Extract<BatchItem, { value: unknown }> => 'value' in item);
+  if (first !== undefined) {
+    first.warnings = [...notes.map((message) => ({ field: 'format', message })), ...(first.warnings ?? [])];
+  }
+  return items;
 }

@@ -2,8 +2,9 @@
  * Parse throughput per input format, on one core (this process's one thread), beside native NDJSON: each format's
  * lines read the way ingest reads them, in interleaved rounds (the order rotated each round), medians reported.
  * BENCH_FORMAT_LINES lines per format (default 200k) made from the same synthetic requests; BENCH_FORMAT_ROUNDS
- * rounds (default 5). OTLP trace bodies (JSON, protobuf, gzipped protobuf) of the recorded exports come last, as
- * many spans as lines, in bodies of a BatchSpanProcessor's 512 spans.
+ * rounds (default 5). OTLP trace bodies (JSON, protobuf, gzipped protobuf) of the recorded exports come next, as
+ * many spans as lines, in bodies of a BatchSpanProcessor's 512 spans; then the hosts' own logs (host-formats.ts), as
+ * many lines, whose events are fewer than their lines (a request and its answer are two lines, an entry several).
  */
 import { gunzipSync } from 'node:zlib';
 import { proxyOptions, readProxyLine } from '../api/ingest-formats.ts';
@@ -12,6 +13,7 @@ import { DecodeBudget, decodeTraces, type OtlpEncoding, tracesToEvents } from '.
 import type { ProxyFormat } from '../shared/proxy-logs/index.ts';
 import { logRequest } from './access-logs.ts';
 import { syntheticEvents } from './generate.ts';
+import { hostSubjects } from './host-formats.ts';
 import { type OtlpBodies, otlpBodies } from './otlp-bodies.ts';
 import { fmt, median, printTable } from './support.ts';
 
@@ -147,6 +149,8 @@ export async function benchFormats(): Promise<void> {
     nativeSubject(byFormat.native),
     ...PROXY_FORMATS.map((format) => proxySubject(format, byFormat[format])),
     ...otlpSubjects(),
+    // Hosts' own logs: their recorded or reconstructed fixtures repeated, a record per request or per server event.
+    ...hostSubjects(LINES),
   ];
 
   console.log(

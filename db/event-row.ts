@@ -54,6 +54,10 @@ export interface EventColumns {
   blockedBy: string | null;
   /** A failure's two actionability profiles, packed (shared/actionability packViews); null when it did not fail. */
   actProfile: number | null;
+  /** The log format the record was read from (`claude-desktop`, `mcp-remote`, ...); null for native NDJSON. */
+  sourceFormat: string | null;
+  /** The frames the record carries: 1 its request, 2 its answer; null for a record stored before migration frames. */
+  frames: number | null;
 }
 
 /** One row as the ingest path builds it: what insert writes, and the line it came from. */
@@ -101,6 +105,8 @@ export const EVENT_COLUMNS = [
   ['avoidable', 'avoidable'],
   ['gateReason', 'gate_reason'],
   ['actProfile', 'act_profile'],
+  ['sourceFormat', 'source_format'],
+  ['frames', 'frames'],
 ] as const satisfies readonly (readonly [keyof EventRow, string])[];
 
 /** Rows ready for the hot insert, their lines packed into blocks (db/body-codec.ts), one day's lines a block. */

@@ -25,6 +25,7 @@ const PG_ARRAY_TYPES: Record<string, string> = {
   body_block: 'bigint',
   body_line: 'smallint',
   act_profile: 'integer',
+  frames: 'smallint',
   continuation: 'smallint',
 };
 

@@ -39,6 +39,14 @@ export interface HttpFacts {
   protocolVersion?: string;
 }
 
+/**
+ * A record that is no request with a known outcome (ADR 18): `server_event`, something the server or a bridge did
+ * outside a request (a stderr line, an exit, a connect), stored but not counted as a request; `outcome_unknown`, a
+ * request its log shows without an outcome (a blind spot, never a success).
+ */
+export const RECORD_KINDS = ['server_event', 'outcome_unknown'] as const;
+export type RecordKind = (typeof RECORD_KINDS)[number];
+
 /** A read event with its timestamp resolved to epoch milliseconds. */
 export interface LensEvent {
   id?: string;
@@ -54,6 +62,9 @@ export interface LensEvent {
   latencyMs?: number;
   timeout?: boolean;
   discoveryRead?: boolean;
+  record?: RecordKind;
+  /** The log format the record was read from (`claude-desktop`, `mcp-remote`, ...); absent for native NDJSON. */
+  format?: string;
 }
 
 export const LINE_ERROR_CODES = [
@@ -65,6 +76,8 @@ export const LINE_ERROR_CODES = [
   // An access-log line (shared/proxy-logs): not a line of the format asked for, or one that names no time.
   'not_the_format',
   'no_timestamp',
+  // A host log's line longer than its reader reads (shared/host-logs): said, not held in memory.
+  'line_too_long',
 ] as const;
 export type LineErrorCode = (typeof LINE_ERROR_CODES)[number];
 
@@ -87,6 +100,7 @@ const NAME_MAX = 200;
 const ID_MAX = 256;
 const SESSION_MAX = 512;
 const METHOD_MAX = 16;
+const FORMAT_MAX = 64;
 const PATH_MAX = 4096;
 /** A request id or traceparent longer than this is no header a proxy wrote (a traceparent is 55 characters). */
 const HEADER_ID_MAX = 256;
@@ -212,6 +226,11 @@ function readOptional(value: Json, event: LensEvent, warnings: FieldWarning[]): 
     if (typeof flag === 'boolean') event[field] = flag;
     else if (!absent(flag)) drop(field, 'must be true or false');
   }
+  if ((RECORD_KINDS as readonly unknown[]).includes(value.record)) event.record = value.record as RecordKind;
+  else if (!absent(value.record)) drop('record', `must be one of ${RECORD_KINDS.join(', ')}`);
+  const format = readText(value.format, FORMAT_MAX);
+  if (format !== undefined && format.length > 0) event.format = format;
+  else if (!absent(value.format)) drop('format', `must be a non-empty string of at most ${FORMAT_MAX} characters`);
 }
 
 function readHttp(http: Json, ts: number, warnings: FieldWarning[]): HttpFacts | undefined {

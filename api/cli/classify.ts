@@ -12,9 +12,12 @@ import { CACHED_ENTRIES, SpillStore, spilledRecord } from './spill.ts';
  * one already judged for its client and server gets `avoidable: null` rather than a guess.
  * Bad lines are reported on stderr and make the exit code 1 once every file has been read.
  */
-/** `pending` for an input request (the call goes on), `failed` for a failure, `ok` for an answer. */
-function outcomeOf(bucket: Bucket): 'ok' | 'pending' | 'failed' {
-  if (bucket === 'pending') return 'pending';
+/**
+ * `pending` for an input request (the call goes on), `unknown` where the log shows no outcome (ADR 18), `failed` for
+ * a failure, `ok` for an answer.
+ */
+function outcomeOf(bucket: Bucket): 'ok' | 'pending' | 'unknown' | 'failed' {
+  if (bucket === 'pending' || bucket === 'unknown') return bucket;
   return isFailure(bucket) ? 'failed' : 'ok';
 }
 

@@ -15,10 +15,16 @@ export interface CommandHelp {
 
 /** How an access log (or any log) is read, for the commands that read logs. */
 const LOG_OPTIONS = [
-  ['--format F', 'auto (default: detected per file), native, nginx-json, nginx-combined, envoy or envoy-json'],
+  [
+    '--format F',
+    'auto (default: detected per file), native, nginx-json, nginx-combined, envoy, envoy-json, or a host log: ' +
+      'claude-desktop, vscode, mcp-remote, supergateway, mcp-proxy',
+  ],
   ['--server NAME', "every access-log line is this server's (else routes, discovery or the client records name it)"],
   ['--client NAME', "every access-log line is this client's (else its user agent, else its address)"],
   ['--protocol mcp|a2a', 'the protocol of access-log lines (default mcp)'],
+  ['--tz ZONE', "a host log's local times are in this IANA zone (VS Code; default: this machine's zone)"],
+  ['--start ISO', "a host log that writes no times starts then (default: the file's last change)"],
 ] as const;
 
 const OFFLINE_OPTIONS = [

@@ -1,6 +1,8 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { type HostFormat, type HostRead, hostLogReader, isHostFormat } from '../../shared/host-logs/index.ts';
+import { hostOptions } from '../ingest-formats.ts';
 import { CliError, UsageError } from './cli-error.ts';
 import { parseWait } from './duration.ts';
 import { defaultStatePath, IngestState } from './ingest-state.ts';
@@ -54,6 +56,8 @@ export async function ingestCommand(args: string[]): Promise<number> {
       server: { type: 'string' },
       client: { type: 'string' },
       protocol: { type: 'string' },
+      tz: { type: 'string' },
+      start: { type: 'string' },
     },
   });
   if (positionals.length === 0) throw new UsageError('no FILE to send');
@@ -123,6 +127,7 @@ async function shipFile(run: Run, file: string): Promise<Shipped> {
   // A gzip log's offsets count decompressed bytes; it is rotated, so it never shrinks under a saved offset.
   const start = saved && (isGzip(path) || saved.offset <= size) ? saved : { offset: 0, line: 1 };
   const format = run.format === 'auto' ? await detectFileFormat(path) : logFormat(run.format);
+  if (isHostFormat(format)) return shipHostLog(run, file, path, format);
   const query = ingestQueryString(format, run.names);
   const progress = new Progress(file, size, start.offset);
   const shipped: Shipped = { fromLine: start.line, toLine: start.line, rejected: 0, warnings: 0 };
@@ -194,6 +199,61 @@ async function shipFile(run: Run, file: string): Promise<Shipped> {
       `${file}: already sent to ${url} (up to line ${start.line - 1}), nothing new since; --restart sends it again`,
     );
   } else progress.done();
+  return shipped;
+}
+
+/**
+ * A host's or bridge's log, read here by its reader (shared/host-logs) and shipped as native NDJSON: a request and
+ * its answer may be lines apart, so the log is read whole, from its start, on every run (the records' ids are
+ * stable, so what was sent before is a duplicate). A log that writes no times starts at the file's last change
+ * unless --start names its start.
+ */
+async function shipHostLog(run: Run, file: string, path: string, format: HostFormat): Promise<Shipped> {
+  const options = hostOptions(run.names, path);
+  options.start ??= (await stat(path)).mtimeMs;
+  const reader = hostLogReader(format, options);
+  const progress = new Progress(file, await fileSize(path), 0);
+  const shipped: Shipped = { fromLine: 1, toLine: 1, rejected: 0, warnings: 0 };
+  let batch: HostRead[] = [];
+  const flush = async () => {
+    const events = batch.flatMap((read) => ('value' in read ? [read] : []));
+    for (const read of batch) {
+      if ('refused' in read) {
+        progress.log(`${file}:${read.line}: ${read.refused.code}: ${read.refused.message}`);
+        shipped.rejected++;
+      }
+    }
+    batch = [];
+    if (events.length === 0) return;
+    let report: Awaited<ReturnType<typeof shipBatch>>;
+    try {
+      report = await shipBatch(run.target, `${events.map((read) => JSON.stringify(read.value)).join('\n')}\n`);
+    } catch (error) {
+      if (error instanceof CliError) throw new StoppedError(error.message, shipped);
+      throw error;
+    }
+    progress.count(report.accepted, report.duplicates, report.rejectedTotal);
+    for (const reject of report.rejected) {
+      progress.log(`${file}:${events[reject.line - 1]?.line}: ${reject.code}: ${reject.message}`);
+    }
+    shipped.rejected += report.rejectedTotal;
+    shipped.warnings += report.warningsTotal;
+  };
+  for await (const { line, text, end } of readLines(path)) {
+    if (text === null) {
+      progress.log(`${file}:${line}: invalid_encoding: not valid UTF-8, skipped`);
+      shipped.rejected++;
+      continue;
+    }
+    batch.push(...reader.push(line, text));
+    shipped.toLine = line + 1;
+    progress.advance(end);
+    if (batch.length >= run.batchLines) await flush();
+  }
+  batch.push(...reader.end());
+  await flush();
+  for (const note of reader.notes()) progress.log(`${file}: ${note}`);
+  progress.done();
   return shipped;
 }
 

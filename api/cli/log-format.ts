@@ -1,10 +1,12 @@
 import { detectFormat } from '../../shared/proxy-logs/index.ts';
-import { INGEST_FORMATS, type IngestFormat, type IngestQuery } from '../ingest-formats.ts';
+import { INGEST_FORMATS, type IngestFormat, type IngestQuery, isTimeZone } from '../ingest-formats.ts';
 import { CliError } from './cli-error.ts';
 import { readLines } from './read-lines.ts';
 
 /** What `--format`, `--server`, `--client` and `--protocol` say of a log, for `ingest` and `classify`. */
 export type LogNames = Omit<IngestQuery, 'format'>;
+
+const ISO_WITH_ZONE = /^\d{4}-\d{2}-\d{2}T[\d:.]+(?:Z|[+-]\d{2}:\d{2})$/i;
 
 /** How many lines detection reads: enough to outvote a stray first line, few enough to cost nothing. */
 const DETECT_LINES = 20;
@@ -24,8 +26,20 @@ export function logFormat(value: string): IngestFormat {
   throw new CliError(`--format must be auto or one of ${INGEST_FORMATS.join(', ')}; got "${value}"`, 2);
 }
 
-export function logNames(values: { server?: string; client?: string; protocol?: string }): LogNames {
-  const { server, client, protocol } = values;
+export function logNames(values: {
+  server?: string;
+  client?: string;
+  protocol?: string;
+  tz?: string;
+  start?: string;
+}): LogNames {
+  const { server, client, protocol, tz, start } = values;
+  if (tz !== undefined && !isTimeZone(tz)) {
+    throw new CliError(`--tz must be an IANA time zone, such as Europe/Berlin or UTC; got "${tz}"`, 2);
+  }
+  if (start !== undefined && (!ISO_WITH_ZONE.test(start) || Number.isNaN(Date.parse(start)))) {
+    throw new CliError(`--start must be an ISO time with a zone (2026-12-06T01:30:00Z); got "${start}"`, 2);
+  }
   if (protocol !== undefined && protocol !== 'mcp' && protocol !== 'a2a') {
     throw new CliError(`--protocol must be mcp or a2a; got "${protocol}"`, 2);
   }
@@ -41,6 +55,8 @@ export function logNames(values: { server?: string; client?: string; protocol?: 
     ...(server !== undefined && { server }),
     ...(client !== undefined && { client }),
     ...(protocol !== undefined && { protocol }),
+    ...(tz !== undefined && { tz }),
+    ...(start !== undefined && { start }),
   };
 }
 

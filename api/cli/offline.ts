@@ -1,3 +1,4 @@
+import { stat } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { actionabilityOf, type HiddenFinding, hiddenFinding, packedOf } from '../../shared/actionability/index.ts';
 import { toAnalysisEvent } from '../../shared/analysis/from-event.ts';
@@ -13,15 +14,16 @@ import {
 } from '../../shared/event.ts';
 import { eventIdOf } from '../../shared/event-id.ts';
 import { correlationOf } from '../../shared/frames.ts';
+import { type HostFormat, type HostRead, hostLogReader, isHostFormat } from '../../shared/host-logs/index.ts';
 import { requestIdentity } from '../../shared/identity.ts';
 import type { ProxyFormat } from '../../shared/proxy-logs/index.ts';
 import { serverOfRoutes } from '../../shared/proxy-logs/routes.ts';
 import { JOIN_MAX_SPAN_MS, JOIN_SKEW_MS, type JoinFacts } from '../../shared/request-join.ts';
-import { type IngestFormat, proxyOptions, readProxyLine } from '../ingest-formats.ts';
+import { hostOptions, type IngestFormat, proxyOptions, readProxyLine } from '../ingest-formats.ts';
 import { UsageError } from './cli-error.ts';
 import { loadDiscoveryFile } from './discovery-file.ts';
 import { JoinIndex, takePartner } from './join-index.ts';
-import { detectFileFormat, logFormat, logNames } from './log-format.ts';
+import { detectFileFormat, type LogNames, logFormat, logNames } from './log-format.ts';
 import { MinHeap } from './min-heap.ts';
 import { loadProxyMap } from './proxy-map-file.ts';
 import { readLines } from './read-lines.ts';
@@ -89,6 +91,7 @@ export class OfflineRun {
     private readonly hasDiscovery: boolean,
     private readonly format: IngestFormat | 'auto',
     private readonly accessLog: ReturnType<typeof proxyOptions>,
+    private readonly names: LogNames,
     private readonly switches: ReadonlySet<string>,
   ) {}
 
@@ -104,6 +107,8 @@ export class OfflineRun {
         server: { type: 'string' },
         client: { type: 'string' },
         protocol: { type: 'string' },
+        tz: { type: 'string' },
+        start: { type: 'string' },
         'proxy-map': { type: 'string' },
       },
     });
@@ -120,6 +125,7 @@ export class OfflineRun {
       discovery !== undefined,
       format,
       proxyOptions(logNames(values), serverOf),
+      logNames(values),
       new Set(switches.filter((name) => (values as Record<string, unknown>)[name] === true)),
     );
   }
@@ -222,6 +228,10 @@ export class OfflineRun {
   /** One log, line by line. Bad lines and dropped members are reported on stderr with the file and line. */
   private async *read(log: string, file: number): AsyncGenerator<Read> {
     const format = this.format === 'auto' ? await detectFileFormat(log) : this.format;
+    if (isHostFormat(format)) {
+      yield* this.readHostLog(log, file, format);
+      return;
+    }
     const seen = new Map<string, number>();
     for await (const { line, text } of readLines(log)) {
       if (text === null) {
@@ -248,6 +258,43 @@ export class OfflineRun {
       if (unnamed.length > 0) read.unnamed = { event: parsed.event, warnings: unnamed };
       yield read;
     }
+  }
+
+  /**
+   * A host's or bridge's log (shared/host-logs), streamed through its reader: records as they complete, what the
+   * reader says of the log on stderr once it is read. A log that writes no times starts at the file's last change
+   * unless --start names its start.
+   */
+  private async *readHostLog(log: string, file: number, format: HostFormat): AsyncGenerator<Read> {
+    const options = hostOptions(this.names, log);
+    options.start ??= (await stat(log)).mtimeMs;
+    const reader = hostLogReader(format, options);
+    const take = (reads: HostRead[]): Read[] =>
+      reads.flatMap((read) => {
+        if ('refused' in read) {
+          this.bad++;
+          process.stderr.write(`${log}:${read.line}: ${read.refused.code}: ${read.refused.message}\n`);
+          return [];
+        }
+        const parsed = validateEvent(read.value);
+        if (!parsed.ok) {
+          this.bad++;
+          process.stderr.write(`${log}:${read.line}: ${parsed.error.code}: ${parsed.error.message}\n`);
+          return [];
+        }
+        this.warn(file, read.line, [...read.warnings, ...parsed.warnings]);
+        return [this.classified(parsed.event, file, read.line)];
+      });
+    for await (const { line, text } of readLines(log)) {
+      if (text === null) {
+        this.bad++;
+        process.stderr.write(`${log}:${line}: invalid_encoding: not valid UTF-8; re-encode the log as UTF-8\n`);
+        continue;
+      }
+      yield* take(reader.push(line, text));
+    }
+    yield* take(reader.end());
+    for (const note of reader.notes()) this.note(`${log}: ${note}`);
   }
 
   /** One event classified, with its analysis view and join facts, under the server it names. */

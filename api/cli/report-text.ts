@@ -6,6 +6,7 @@ import type { denialSummary } from '../../shared/analysis/denials.ts';
 import type { IdentityStats } from '../../shared/analysis/identities.ts';
 import type { StormSummary } from '../../shared/analysis/storm-model.ts';
 import type { AvoidableCount } from '../../shared/analysis/storms.ts';
+import type { Bucket } from '../../shared/classify/types.ts';
 import type { NameRecord } from '../../shared/name-record.ts';
 import { actionabilityLines, contextLines, denialLines, identityLines, stormLines } from './report-text-findings.ts';
 import { hiddenLines } from './report-text-hidden.ts';
@@ -28,9 +29,10 @@ export interface ReportDocument {
 }
 
 /** What each bucket means, in the words the dashboard uses. */
-const BUCKET_MEANS: Record<string, string> = {
+const BUCKET_MEANS: Record<Bucket, string> = {
   ok: 'answered',
   pending: 'the server asked for input first (MCP 2026-07-28): the call goes on in its next round',
+  unknown: 'the log shows the request but not its outcome: neither a success nor a failure',
   refusal: 'the contract says no: do not retry',
   transient: 'failed now, may work later: bounded retry',
   throttled: 'too many requests: wait, then retry',
@@ -80,7 +82,7 @@ function bucketLines({ events, buckets }: ReportDocument): string[] {
     bucket,
     count(n),
     percent(n / events),
-    BUCKET_MEANS[bucket] ?? '',
+    BUCKET_MEANS[bucket as Bucket] ?? '',
   ]);
   return [
     '',

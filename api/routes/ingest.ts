@@ -1,8 +1,11 @@
 import { Hono } from 'hono';
+import type { BatchLine } from '../../shared/batch.ts';
+import { isHostFormat } from '../../shared/host-logs/index.ts';
 import type { Env } from '../env.ts';
 import { decodeIngestBody } from '../ingest-body.ts';
-import { ingestQuery, proxyBatchItems } from '../ingest-formats.ts';
+import { hostBatchItems, hostOptions, ingestQuery, proxyBatchItems } from '../ingest-formats.ts';
 import { limitBody } from '../middleware/body-limit.ts';
+import type { BatchItem } from '../services/ingest.ts';
 import { ingestBatch } from '../services/ingest.ts';
 import { proxyServerOf } from '../services/proxy-routing.ts';
 import { validate } from '../validate.ts';
@@ -18,14 +21,22 @@ export const ingestRoutes = new Hono<Env>().post(
     const { store, config, folder, processMetrics } = c.var.deps;
     const { format, ...names } = c.req.valid('query');
     const serverOf =
-      format === 'native' || names.server !== undefined ? undefined : await proxyServerOf(store, config.proxyRoutes);
+      format === 'native' || isHostFormat(format) || names.server !== undefined
+        ? undefined
+        : await proxyServerOf(store, config.proxyRoutes);
+    const readLines: ((lines: BatchLine[]) => BatchItem[]) | undefined =
+      format === 'native'
+        ? undefined
+        : isHostFormat(format)
+          ? (lines) => hostBatchItems(lines, format, hostOptions(names))
+          : (lines) => proxyBatchItems(lines, format, names, serverOf);
     const raw = new Uint8Array(await c.req.arrayBuffer());
     const items = decodeIngestBody(
       raw,
       c.req.header('content-type'),
       c.req.header('content-encoding'),
       config.maxBodyBytes,
-      format === 'native' ? undefined : (lines) => proxyBatchItems(lines, format, names, serverOf),
+      readLines,
     );
     const report = await ingestBatch(store, items, folder.fresh);
     folder.kick();

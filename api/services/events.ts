@@ -7,6 +7,7 @@ import {
   partnerRecords,
   type StoredEventRow,
 } from '../../db/queries/events.ts';
+
 import type { SqlRunner } from '../../db/runner.ts';
 import {
   actionabilityOf,
@@ -21,6 +22,7 @@ import {
 import { type Bucket, isFailure } from '../../shared/classify/types.ts';
 import { validateEvent } from '../../shared/event.ts';
 import { type InputRequest, inputRequestsOf } from '../../shared/mrtr.ts';
+import { sourceLabel, sourceNote } from '../../shared/source-formats.ts';
 
 /** The `records` a list takes: a row per request (`counted`), or every stored record (`all`). */
 export { LISTED_RECORDS } from '../../db/queries/events.ts';
@@ -66,6 +68,12 @@ export interface EventView {
   blockedBy: string | null;
   request: unknown;
   response: unknown;
+  /**
+   * Where the record came from (issue 37): the log format it was read from (null: native NDJSON), in words, what
+   * that format cannot show of an outcome (null where its frames are whole), and what a host log's reader noted of
+   * the record (its line, a cancel, a late answer, a stderr line: `hostlog`).
+   */
+  origin: { format: string | null; label: string; note: string | null; facts: Record<string, unknown> | null };
   /**
    * A failure's actionability (seed 004) in each view: the profile and, per bit earned, the field that earned it (in
    * the content view also the rule and the text it fired on), and whether only its text shows it (a hidden failure),
@@ -195,7 +203,7 @@ export function decodeCursor(text: string): EventCursor | null {
 }
 
 function toView(row: StoredEventRow): EventView {
-  const body = JSON.parse(row.body) as { request?: unknown; response?: unknown; proxy?: unknown };
+  const body = JSON.parse(row.body) as { request?: unknown; response?: unknown; proxy?: unknown; hostlog?: unknown };
   return {
     seq: row.seq,
     id: row.eventId,
@@ -226,6 +234,12 @@ function toView(row: StoredEventRow): EventView {
     blockedBy: row.blockedBy,
     request: body.request ?? null,
     response: body.response ?? null,
+    origin: {
+      format: row.sourceFormat,
+      label: sourceLabel(row.sourceFormat),
+      note: sourceNote(row.sourceFormat),
+      facts: isRecord(body.hostlog) ? body.hostlog : null,
+    },
     actionability: actionabilityOfLine(body, row.bucket as Bucket),
   };
 }

@@ -25,7 +25,8 @@ export function buildEvent(event: LensEvent, body: string, policy: ServerPolicy)
     id,
     seq: 0,
     identity: requestIdentity(event.server, event.request, event.protocol),
-    counted: true,
+    // A server event is no request (ADR 18): kept and listed, never counted.
+    counted: event.record !== 'server_event',
   });
   const row: EventRow = {
     eventId: id,
@@ -51,7 +52,7 @@ export function buildEvent(event: LensEvent, body: string, policy: ServerPolicy)
     identity: analysis.identity,
     correlation: storedCorrelation(correlationOf(event)),
     requestId: event.http?.requestId ?? null,
-    counted: 1,
+    counted: event.record === 'server_event' ? 0 : 1,
     bucket: classification.bucket,
     kind: classification.kind,
     rule: classification.rule,
@@ -63,6 +64,8 @@ export function buildEvent(event: LensEvent, body: string, policy: ServerPolicy)
     avoidable: 0,
     gateReason: null,
     actProfile: storedProfile(event, classification.bucket),
+    sourceFormat: event.format ?? null,
+    frames: (event.request === undefined ? 0 : 1) | (event.response === undefined ? 0 : 2),
     body,
   };
   return { row, analysis };

@@ -165,7 +165,7 @@ export class CountChanges {
 
   /** Counts a counted failure in (+1) or out (-1) of the counts per code pair. */
   private addFailure(event: Coded, requests: number): void {
-    if (event.bucket === 'ok' || requests === 0) return;
+    if (event.bucket === 'ok' || event.bucket === 'unknown' || requests === 0) return;
     const { server, bucket, kind, rpcCode, httpStatus } = event;
     this.failures.push({
       minute: event.ts - (event.ts % MINUTE_MS),

@@ -100,5 +100,6 @@ export async function rawCodeCounts(db: SqlRunner, scope: ServerWindow): Promise
 }
 
 function failuresOf({ server, from, to }: ServerWindow): SQL {
-  return sql`server = ${server} AND ts >= ${from} AND ts < ${to} AND counted = 1 AND bucket <> 'ok' AND bucket <> 'pending'`;
+  return sql`server = ${server} AND ts >= ${from} AND ts < ${to} AND counted = 1 AND bucket <> 'ok' AND bucket <> 'pending'
+    AND bucket <> 'unknown'`;
 }

@@ -22,7 +22,7 @@ export async function profilePage(db: SqlRunner, afterSeq: number, limit: number
       seq, ts, server, counted, bucket, act_profile AS "actProfile", CASE WHEN EXISTS (SELECT 1 FROM fold_queue AS q
         WHERE events.seq >= q.first_seq AND events.seq <= q.last_seq) THEN 1 ELSE 0 END AS queued, ${BODY_COLUMNS}
     FROM ${EVENTS_WITH_BODIES}
-    WHERE seq > ${afterSeq} AND bucket <> 'pending'
+    WHERE seq > ${afterSeq} AND bucket <> 'pending' AND bucket <> 'unknown'
     ORDER BY seq LIMIT ${limit}`);
   // PostgreSQL answers bigint columns as text.
   return withBodies<ProfiledRow>(rows).map((row) => ({

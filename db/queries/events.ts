@@ -66,8 +66,9 @@ export function filterConditions(filter: EventFilter): SQL[] {
   } else if (filter.server !== undefined) conditions.push(sql`server = ${filter.server}`);
   if (filter.bucket !== undefined) conditions.push(sql`bucket = ${filter.bucket}`);
   if (filter.kind !== undefined) conditions.push(sql`kind = ${filter.kind}`);
-  // `bucket <> 'ok'` as events_failed_idx has it, so that the index serves; an input request is no failure either.
-  if (filter.failed === true) conditions.push(sql`bucket <> 'ok'`, sql`bucket <> 'pending'`);
+  // `bucket <> 'ok'` as events_failed_idx has it, so that the index serves; an input request is no failure either,
+  // nor a record whose log shows no outcome (ADR 18).
+  if (filter.failed === true) conditions.push(sql`bucket <> 'ok'`, sql`bucket <> 'pending'`, sql`bucket <> 'unknown'`);
   // The control view is the packed profile's low six bits (shared/actionability packViews).
   if (filter.controlProfile !== undefined) conditions.push(sql`act_profile % 64 = ${filter.controlProfile}`);
   // The hidden flags are the packed value's top bits: a comparison selects them.
@@ -100,7 +101,8 @@ function eventColumns(db: SqlRunner, line: SQL = BODY_COLUMNS): SQL {
   rpc_method AS "rpcMethod", http_method AS "httpMethod", http_path AS "httpPath", http_status AS "httpStatus",
   rpc_code AS "rpcCode", latency_ms AS "latencyMs", ${identityText(db, 'events')} AS identity, counted, bucket, kind,
   rule, evidence, avoidable, gate_reason AS "gateReason", blocked_by AS "blockedBy", request_id AS "requestId",
-  partner, act_profile AS "actProfile", era, protocol_version AS "protocolVersion", continuation, ${line}`;
+  partner, act_profile AS "actProfile", era, protocol_version AS "protocolVersion", continuation,
+  source_format AS "sourceFormat", frames, ${line}`;
 }
 
 /** Where an event's line is, without its block: for a read that joins the blocks after its events. */

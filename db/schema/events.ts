@@ -73,6 +73,10 @@ export const events = defineTable(
     blockedBy: text('blocked_by'),
     /** The event as it arrived (one NDJSON line, frames untouched) is line body_line of event_bodies row body_block. */
     bodyBlock: bigint('body_block').notNull(),
+    /** The log format the record was read from (`claude-desktop`, `mcp-remote`, ...); null for native NDJSON. */
+    sourceFormat: text('source_format'),
+    /** The frames the record carries: 1 its request, 2 its answer (both: 3); null for a record stored before. */
+    frames: smallint('frames'),
     bodyLine: smallint('body_line').notNull(),
   },
   (t) => [

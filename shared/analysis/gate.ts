@@ -355,6 +355,8 @@ export function refusalBlock(e: AnalysisEvent): GateBlock {
 
 /** What a needed attempt's answer teaches the gate. */
 function record(p: PartitionGateState, key: string, found: KeyGateState | undefined, e: AnalysisEvent): void {
+  // A request whose log shows no outcome teaches the gate nothing (ADR 18).
+  if (e.bucket === 'unknown') return;
   if (e.bucket === 'pending') {
     // An input request clears nothing and opens nothing but the wait for its answer.
     p.keys[key] = { ...(found ?? {}), awaiting: { avoidable: false } };

@@ -34,6 +34,18 @@ describe('ok', () => {
   });
 });
 
+describe('records whose log shows no outcome (ADR 18)', () => {
+  it('a server event is unknown / server_event, whatever it carries', () => {
+    const stderr = event({ record: 'server_event', timeout: true, http: { status: 500 } });
+    expect(verdict(stderr)).toEqual(['unknown', 'server_event', 'record.server_event', 'none']);
+  });
+
+  it('a request logged without its outcome is unknown, never ok', () => {
+    const seen = event({ record: 'outcome_unknown', request: { jsonrpc: '2.0', id: 3, method: 'tools/call' } });
+    expect(verdict(seen)).toEqual(['unknown', 'outcome_unknown', 'record.outcome_unknown', 'none']);
+  });
+});
+
 describe('overrides', () => {
   const p = policy(null, [
     { match: { rpcCode: -32003 }, bucket: 'throttled', kind: 'rate_limited' },

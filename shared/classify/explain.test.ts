@@ -5,7 +5,13 @@ describe('rule table', () => {
   it("has unique ids, MCP 2026-07-28's rounds and ok first, and the catch-all last", () => {
     const ids = RULES.map((rule) => rule.id);
     expect(new Set(ids).size).toBe(ids.length);
-    expect(ids.slice(0, 3)).toEqual(['mrtr.input_required', 'mrtr.user_declined', 'ok']);
+    expect(ids.slice(0, 5)).toEqual([
+      'record.server_event',
+      'record.outcome_unknown',
+      'mrtr.input_required',
+      'mrtr.user_declined',
+      'ok',
+    ]);
     expect(ids.at(-1)).toBe('fallback.ambiguous');
   });
 

@@ -14,6 +14,10 @@ export const BUCKET_GUIDE: Readonly<Record<Bucket, BucketGuide>> = {
     means: 'Not an answer yet: the server asks for input (MCP 2026-07-28) before it answers the call.',
     clientShould: "Answer the input requests in the call's next round; do not send the call again without them.",
   },
+  unknown: {
+    means: 'The log does not show an outcome: a request logged without its answer, or a server event.',
+    clientShould: 'Nothing can be read from it; it is neither a success nor a failure.',
+  },
   refusal: {
     means: 'A statement about the contract: this interface will not do that.',
     clientShould: 'Do not retry; route to a declared interface, repair the request, authenticate, or stop.',
@@ -34,6 +38,8 @@ export const BUCKET_GUIDE: Readonly<Record<Bucket, BucketGuide>> = {
 
 /** Why an event that matched a rule landed where it did. Keyed by rule id, so a new rule cannot go unexplained. */
 const RULE_TEXT: Readonly<Record<RuleId, string>> = {
+  'record.server_event': 'The record is a server event (a stderr line, an exit, a connect), not a request.',
+  'record.outcome_unknown': "The log shows the request but not its outcome (the log's blind spot).",
   'mrtr.input_required': 'The result says resultType "input_required": the server asks for input before it answers.',
   'mrtr.user_declined': "The round answers the server's input request with a decline or a cancel: the user refused.",
   ok: 'No timeout, no error, a status below 400 and no isError result.',

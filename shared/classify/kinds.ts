@@ -11,6 +11,9 @@ export const KINDS = [
   'era_legacy',
   // pending: an MRTR input request (section 10)
   'input_required',
+  // unknown: a record whose log does not show an outcome (ADR 18)
+  'outcome_unknown',
+  'server_event',
   // refusal: a statement about the contract
   'not_supported',
   'not_declared',
@@ -111,6 +114,16 @@ export const KIND_INFO: Readonly<Record<Kind, KindInfo>> = {
     bucket: 'pending',
     means: 'The server needs input first (an elicitation, a sampling request or roots) before it can answer.',
     clientShould: 'Answer the input requests and send the call again with them and the same requestState.',
+  },
+  outcome_unknown: {
+    bucket: 'unknown',
+    means: 'The log shows the request but not its outcome: a blind spot of the log, not a success.',
+    clientShould: 'Nothing can be said: record the answers (lens tap, or the host at debug level) to know.',
+  },
+  server_event: {
+    bucket: 'unknown',
+    means: 'Something the server or the bridge did outside a request: a stderr line, an exit, a connect.',
+    clientShould: 'Nothing: it is no request. Read it beside the requests of its server around that time.',
   },
   not_supported: refusal('This interface does not offer that method or operation.', ROUTE),
   not_declared: refusal('The path is not part of the contract the server declares.', ROUTE),

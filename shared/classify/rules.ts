@@ -4,6 +4,8 @@
  *
  * | id                          | bucket / kind                                              | evidence          |
  * |-----------------------------|------------------------------------------------------------|-------------------|
+ * | record.server_event         | unknown / server_event (no request: stored uncounted)      | none              |
+ * | record.outcome_unknown      | unknown / outcome_unknown (the log shows no outcome)       | none              |
  * | mrtr.input_required         | pending / input_required (MCP 2026-07-28's MRTR)           | none              |
  * | mrtr.user_declined          | refusal / user_declined (a decline or cancel in the round) | none              |
  * | ok                          | ok / ok                                                    | none              |
@@ -36,6 +38,8 @@
  * (2) `rpc_code` when there was a code, else `http_status`, else `none`.
  *
  * Order, where it is a decision:
+ * - what the record is before what it says (ADR 18): a server event is no request, and a request whose log shows no
+ *   outcome has none to read, whatever else the record carries;
  * - MCP 2026-07-28's rounds first (DOMAIN.md section 10): an input request is no answer yet, and a user who declined
  *   refused, whatever the server's text says (short of a transport failure, which says the round never got there);
  * - the era probe a 2025-only server refuses with 400 is negotiation, before any rule reads the 400;
@@ -53,6 +57,7 @@ import { eraLegacyProbe, inputRequired, userDeclined } from './era-rules.ts';
 import { ambiguous, toolError } from './fallback.ts';
 import { OK } from './outcome.ts';
 import { httpOverride, rpcOverride } from './overrides.ts';
+import { outcomeUnknown, serverEvent } from './records.ts';
 import type { Signals } from './signals.ts';
 import { adapterSlug, denialReason } from './structured.ts';
 import * as http from './transport.ts';
@@ -78,6 +83,8 @@ const AMBIGUOUS: readonly Bucket[] = ['ambiguous'];
 
 /** The table itself; the human text for each id lives in `explain.ts`. */
 export const RULES = [
+  rule('record.server_event', ['unknown'], serverEvent),
+  rule('record.outcome_unknown', ['unknown'], outcomeUnknown),
   rule('mrtr.input_required', ['pending'], inputRequired),
   rule('mrtr.user_declined', REFUSAL, userDeclined),
   rule('ok', ['ok'], (s) => (s.failed ? undefined : OK)),

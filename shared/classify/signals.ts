@@ -1,4 +1,4 @@
-import type { LensEvent } from '../event.ts';
+import type { LensEvent, RecordKind } from '../event.ts';
 
 type Json = Record<string, unknown>;
 
@@ -40,9 +40,12 @@ export interface Signals {
   readonly inputRequired: boolean;
   /** MCP 2026-07-28: the round answers an input request with a decline or a cancel (`inputResponses`). */
   readonly declined: boolean;
+  /** What a record that is no request with a known outcome is (ADR 18). */
+  readonly record: RecordKind | undefined;
 }
 
 export function readSignals(event: LensEvent): Signals {
+  if (event.record !== undefined) return event.record === 'server_event' ? SERVER_EVENT : OUTCOME_UNKNOWN;
   const status = event.http?.status;
   const response = event.response;
   const rawError = response?.error;
@@ -77,6 +80,7 @@ export function readSignals(event: LensEvent): Signals {
     rpcMethod: typeof event.request?.method === 'string' ? event.request.method : undefined,
     inputRequired,
     declined,
+    record: undefined,
   };
 }
 
@@ -110,9 +114,12 @@ const SUCCEEDED: Signals = Object.freeze({
   rpcMethod: undefined,
   inputRequired: false,
   declined: false,
+  record: undefined,
 });
 const INPUT_REQUIRED: Signals = Object.freeze({ ...SUCCEEDED, inputRequired: true });
 const DECLINED: Signals = Object.freeze({ ...SUCCEEDED, declined: true });
+const SERVER_EVENT: Signals = Object.freeze({ ...SUCCEEDED, record: 'server_event' });
+const OUTCOME_UNKNOWN: Signals = Object.freeze({ ...SUCCEEDED, record: 'outcome_unknown' });
 
 // The official MCP SDKs turn a protocol error thrown inside a tool into an isError result whose text starts with
 // this fixed prefix (DOMAIN.md rule 6); it is the only place a -32602 for an unknown tool survives.

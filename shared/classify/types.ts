@@ -2,16 +2,21 @@ import type { DiscoveryDocument } from '../discovery.ts';
 
 /**
  * `pending` is MCP 2026-07-28's `input_required` answer (DOMAIN.md section 10): neither ok nor failed, the call goes
- * on in its next round.
+ * on in its next round. `unknown` is a record whose outcome its log cannot show (ADR 18): a request a host or bridge
+ * logged without its answer (a blind spot, never a success), or a server event (a stderr line, an exit) that is no
+ * request at all and is stored uncounted.
  */
-export const BUCKETS = ['ok', 'pending', 'refusal', 'transient', 'throttled', 'ambiguous'] as const;
+export const BUCKETS = ['ok', 'pending', 'unknown', 'refusal', 'transient', 'throttled', 'ambiguous'] as const;
 export type Bucket = (typeof BUCKETS)[number];
-export type FailureBucket = Exclude<Bucket, 'ok' | 'pending'>;
+export type FailureBucket = Exclude<Bucket, 'ok' | 'pending' | 'unknown'>;
 export const FAILURE_BUCKETS: readonly FailureBucket[] = ['refusal', 'transient', 'throttled', 'ambiguous'];
 
-/** Whether an answer is a failure: not ok, and not an input request that the call's next round answers. */
+/**
+ * Whether an answer is a failure: not ok, not an input request that the call's next round answers, and not a record
+ * whose outcome the log does not show.
+ */
 export function isFailure(bucket: Bucket): bucket is FailureBucket {
-  return bucket !== 'ok' && bucket !== 'pending';
+  return bucket !== 'ok' && bucket !== 'pending' && bucket !== 'unknown';
 }
 
 /** Which field of the event decided the bucket: the answer to "why this bucket?". */

@@ -1,8 +1,9 @@
+import { type HostFormat, hostFormatOfLine } from '../host-logs/detect.ts';
 import { isJsonObject, member } from './common.ts';
 import { envoyLineToEvent } from './envoy.ts';
 import { nginxCombinedLineToEvent } from './nginx-combined.ts';
 
-export type LogFormat = 'native' | 'nginx-json' | 'nginx-combined' | 'envoy' | 'envoy-json';
+export type LogFormat = 'native' | 'nginx-json' | 'nginx-combined' | 'envoy' | 'envoy-json' | HostFormat;
 
 /**
  * The format of a log from its first lines: each non-blank line votes for the format it is a line of, and the
@@ -14,6 +15,8 @@ export type LogFormat = 'native' | 'nginx-json' | 'nginx-combined' | 'envoy' | '
  * - `envoy-json`: a JSON object with `start_time` and one of `response_code`, `method`, `path`,
  *   `x-envoy-origin-path` (the documented default keys, see envoy.ts).
  * - `envoy`, `nginx-combined`: a line their readers accept.
+ * - a host's or bridge's log (`mcp-remote`, `supergateway`, `mcp-proxy`): a line of its grammar
+ *   (shared/host-logs/detect.ts); their continuation lines vote for nothing.
  *
  * A log whose JSON keys are the operator's own is not recognised here; name its format instead.
  */
@@ -42,6 +45,8 @@ function formatOfLine(line: string): LogFormat | null {
   const text = line.trim();
   if (text.length === 0) return null;
   if (text.startsWith('{')) return formatOfJson(text);
+  const host = hostFormatOfLine(line);
+  if (host !== null) return host;
   if (text.startsWith('[')) return envoyLineToEvent(text).ok ? 'envoy' : null;
   return nginxCombinedLineToEvent(text).ok ? 'nginx-combined' : null;
 }

@@ -12,8 +12,8 @@ import type { FrameSummary } from './top-level.ts';
  * - `stdout`: a line on the server's stdout that is no JSON-RPC message (it breaks the host's transport);
  * - `exit`: the server's process ended (its code or signal; `error` when it could not be started at all);
  * - `proxyError`: the HTTP tap answered itself (502) because the upstream did not answer, and why.
- * Such server events carry no frame, so they classify as no failure; the requests a crash left unanswered are the
- * timeouts that show it.
+ * Such server events are `record: "server_event"` (ADR 18): stored and listed, never counted as requests, neither ok
+ * nor failed; the requests a crash left unanswered are the timeouts that show it.
  */
 export interface TapFacts {
   omitted?: { request?: FrameSummary; response?: FrameSummary };
@@ -54,7 +54,7 @@ export function callEvent(id: string, who: Observer, call: Call, http?: HttpFact
 
 /** Something the server did outside a request: a stderr line, a stray stdout line, its exit. */
 export function serverEvent(id: string, who: Observer, at: number, tap: TapFacts, http?: HttpFacts): EventLine {
-  return { ...head(id, at, who, http), tap };
+  return { ...head(id, at, who, http), record: 'server_event', tap };
 }
 
 function head(id: string, at: number, who: Observer, http: HttpFacts | undefined): EventLine {

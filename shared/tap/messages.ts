@@ -36,6 +36,11 @@ export function summarisedMessage(summary: FrameSummary): Message {
   return messageOf({ omitted: summary }, summary.id, summary.method, answers);
 }
 
+/** One frame already decoded (a host log's frame, read from its own syntax) as the pairing reads it. */
+export function frameMessage(frame: Frame): Message {
+  return messageOf({ frame }, frame.id, frame.method, 'result' in frame || 'error' in frame);
+}
+
 function messageOf(kept: Kept, id: unknown, method: unknown, answers: boolean): Message {
   const hasId = typeof id === 'string' || typeof id === 'number';
   if (typeof method === 'string') {

@@ -122,6 +122,26 @@ export class Pairing {
     return done.sort((a, b) => a.request.at - b.request.at);
   }
 
+  /** Whether `sender`'s request `id` is open: which of two connections sharing an id space a message belongs to. */
+  isOpen(sender: Sender, id: RpcId): boolean {
+    return this.open[sender].has(keyOf(id));
+  }
+
+  /**
+   * The id of `sender`'s latest request still open and not cancelled: what a log's `notifications/cancelled` names
+   * when the log does not show its params (mcp-remote without --debug).
+   */
+  latestOpen(sender: Sender): RpcId | undefined {
+    let latest: RpcId | undefined;
+    for (const open of this.open[sender].values()) {
+      if (open.cancelled !== undefined) continue;
+      const kept = open.request.kept;
+      const id = 'frame' in kept ? kept.frame.id : kept.omitted.id;
+      if (typeof id === 'string' || typeof id === 'number') latest = id;
+    }
+    return latest;
+  }
+
   get size(): number {
     return this.open.client.size + this.open.server.size;
   }

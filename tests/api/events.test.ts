@@ -30,7 +30,7 @@ describe.each(STORE_KINDS)('reading events and summaries on $name', (kind) => {
       expect(summary.overall).toEqual({
         total: 0,
         avoidable: 0,
-        buckets: { ok: 0, pending: 0, refusal: 0, transient: 0, throttled: 0, ambiguous: 0 },
+        buckets: { ok: 0, pending: 0, unknown: 0, refusal: 0, transient: 0, throttled: 0, ambiguous: 0 },
         kinds: {},
       });
       expect(summary.servers).toEqual({});
@@ -44,7 +44,15 @@ describe.each(STORE_KINDS)('reading events and summaries on $name', (kind) => {
     it('counts per bucket and kind overall, per server and per client over [from, to)', async () => {
       await seed();
       const all = await (await get(app, '/api/v1/summary')).json();
-      expect(all.overall.buckets).toEqual({ ok: 1, pending: 0, refusal: 1, transient: 2, throttled: 1, ambiguous: 0 });
+      expect(all.overall.buckets).toEqual({
+        ok: 1,
+        pending: 0,
+        unknown: 0,
+        refusal: 1,
+        transient: 2,
+        throttled: 1,
+        ambiguous: 0,
+      });
       expect(all.overall.kinds.refusal).toEqual({ not_supported: 1 });
       expect(all.servers.s1.total).toBe(3);
       expect(all.clients.b.buckets).toMatchObject({ throttled: 1, transient: 2 });

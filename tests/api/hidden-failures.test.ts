@@ -133,6 +133,7 @@ describe.each(STORE_KINDS)('hidden failures on $name', (kind) => {
       await db.store.run(sql`DELETE FROM actionability_hour`);
       await asBeforeContentView(db.store);
       await replayMigration(db.store, kind.name, 'content_view', () => true);
+      await replayMigration(db.store, kind.name, 'record_sources', () => true);
       expect(await backfillActionability(db.store)).toBe(2);
       await foldAll(db.store);
       const after = await (await get(app, `/api/v1/actionability?${range}`)).json();

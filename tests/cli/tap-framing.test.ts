@@ -153,7 +153,9 @@ describe('the stdio recorder', () => {
         `${JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { clientInfo: { name: 'claude-ai' } } })}\n`,
       ),
     );
-    expect(events).toMatchObject([{ id: 't-1', client: 'claude-ai', tap: { stderr: 'starting' } }]);
+    expect(events).toMatchObject([
+      { id: 't-1', client: 'claude-ai', record: 'server_event', tap: { stderr: 'starting' } },
+    ]);
     now = 10;
     recorder.bytes('server', bytes('{"jsonrpc":"2.0","id":0,"result":{}}\nnot json at all\n'));
     recorder.bytes('client', bytes('{"jsonrpc":"2.0","id":1,"method":"tools/call"}\n'));

@@ -96,3 +96,12 @@ export function identityGroups(events: readonly { id: string; identity: string |
   }
   return Object.fromEntries([...groups].filter(([, ids]) => ids.length > 1).map(([k, ids]) => [k, ids.sort()]));
 }
+
+/** A file of the recorded host and bridge logs (tests/fixtures/hostlogs, copied from ../shared/corpus/hostlogs). */
+export function hostLogPath(file: string): string {
+  return fileURLToPath(new URL(`../fixtures/hostlogs/${file}`, import.meta.url));
+}
+
+export function hostLogText(file: string): string {
+  return readFileSync(hostLogPath(file), 'utf8');
+}

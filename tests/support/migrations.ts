@@ -112,11 +112,19 @@ async function forgetLastMigration(store: Store): Promise<void> {
   await store.run(sql`DELETE FROM ${journal} WHERE created_at = (SELECT max(created_at) FROM ${journal})`);
 }
 
+/** Turns the store back into what the release before the migration record_sources left: no source format or frames. */
+export async function asBeforeRecordSources(store: Store): Promise<void> {
+  for (const column of ['source_format', 'frames'])
+    await store.run(sql.raw(`ALTER TABLE events DROP COLUMN ${column}`));
+  await forgetLastMigration(store);
+}
+
 /**
  * Turns the store back into what the release before the migration content_view left: act_profile a smallint on
- * PostgreSQL (as the profiles it held then fit), and no mark of the version 2 backfill.
+ * PostgreSQL (as the profiles it held then fit), and no mark of the version 2 backfill (record_sources undone first).
  */
 export async function asBeforeContentView(store: Store): Promise<void> {
+  await asBeforeRecordSources(store);
   if (store.dialect === 'postgres') {
     await store.run(sql`ALTER TABLE events ALTER COLUMN act_profile SET DATA TYPE smallint USING act_profile % 4096`);
   }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Timeseries } from '../queries/timeseries.ts';
 import { bucketSeries, bucketTooltip, drawnBuckets, hasTraffic, showsOk, toBucketRows } from './bucket-series.ts';
 
-const zero = { ok: 0, pending: 0, refusal: 0, transient: 0, throttled: 0, ambiguous: 0 };
+const zero = { ok: 0, pending: 0, unknown: 0, refusal: 0, transient: 0, throttled: 0, ambiguous: 0 };
 const series: Timeseries = {
   step: 300_000,
   points: [
@@ -27,7 +27,7 @@ describe('toBucketRows', () => {
 
 describe('drawnBuckets', () => {
   it('stacks failures first and can leave OK out', () => {
-    expect(drawnBuckets(true)).toEqual(['refusal', 'throttled', 'transient', 'ambiguous', 'pending', 'ok']);
+    expect(drawnBuckets(true)).toEqual(['refusal', 'throttled', 'transient', 'ambiguous', 'pending', 'unknown', 'ok']);
     expect(drawnBuckets(false)).not.toContain('ok');
   });
 });
@@ -40,6 +40,7 @@ describe('bucketTooltip', () => {
     expect(tip.title).toBe('1 Jan 00:05 – 00:10 UTC');
     expect(tip.lines.map((line) => [line.label, line.value])).toEqual([
       ['OK', '4'],
+      ['Outcome not logged', '0'],
       ['Input asked', '0'],
       ['Ambiguous', '0'],
       ['Transient', '0'],

@@ -5,7 +5,7 @@ import { codeParts, kindRows } from './kinds.ts';
 const counts: ServerDetail['counts'] = {
   total: 110,
   avoidable: 0,
-  buckets: { ok: 10, pending: 0, refusal: 70, transient: 0, throttled: 30, ambiguous: 0 },
+  buckets: { ok: 10, pending: 0, unknown: 0, refusal: 70, transient: 0, throttled: 30, ambiguous: 0 },
   kinds: {
     ok: { ok: 10 },
     refusal: { not_declared: 40, invalid_params: 30 },
@@ -21,7 +21,7 @@ describe('kinds and codes of a server', () => {
       { bucket: 'refusal', kind: 'invalid_params', requests: 30, share: 0.3 },
       { bucket: 'throttled', kind: 'rate_limited', requests: 30, share: 0.3 },
     ]);
-    const buckets = { ok: 5, pending: 0, refusal: 0, transient: 0, throttled: 0, ambiguous: 0 };
+    const buckets = { ok: 5, pending: 0, unknown: 0, refusal: 0, transient: 0, throttled: 0, ambiguous: 0 };
     const quiet = { total: 5, avoidable: 0, buckets, kinds: { ok: { ok: 5 } } };
     expect(kindRows(quiet)).toEqual([]);
   });

@@ -8,7 +8,7 @@ function server(name: string, requests: number, refusal: number, avoidable: numb
     hasDiscovery,
     requests,
     avoidable,
-    buckets: { ok: requests - refusal, pending: 0, refusal, transient: 0, throttled: 0, ambiguous: 0 },
+    buckets: { ok: requests - refusal, pending: 0, unknown: 0, refusal, transient: 0, throttled: 0, ambiguous: 0 },
   };
 }
 

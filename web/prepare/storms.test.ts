@@ -79,5 +79,6 @@ describe('collapseTimeline', () => {
   it('labels an answer by status and code', () => {
     expect(answerLabel({ status: 200, rpcCode: -32602 })).toBe('200 · -32602');
     expect(answerLabel({ status: null, rpcCode: null })).toBe('no answer');
+    expect(answerLabel({ status: null, rpcCode: null, answered: true })).toBe('answered');
   });
 });

@@ -58,7 +58,9 @@ function widen(range: TimelineRun['latency'], value: number | null): TimelineRun
 }
 
 /** How the attempt answered: `405`, `200 · -32602`, `-32003`, or `no answer`. */
-export function answerLabel(attempt: Pick<StormAttempt, 'status' | 'rpcCode'>): string {
+export function answerLabel(attempt: Pick<StormAttempt, 'status' | 'rpcCode'> & { answered?: boolean }): string {
   const parts = [attempt.status, attempt.rpcCode].filter((part) => part !== null);
-  return parts.length === 0 ? 'no answer' : parts.join(' · ');
+  // A record with an answer frame but no HTTP status (a host's log, lens tap over stdio) was answered all the same.
+  if (parts.length === 0) return attempt.answered === true ? 'answered' : 'no answer';
+  return parts.join(' · ');
 }

@@ -20,6 +20,26 @@ describe('ingestQuery', () => {
     });
   });
 
+  it('sends a VS Code log’s zone when the operator gave one, and no zone for other formats', () => {
+    expect(ingestQuery({ format: 'vscode', server: '', protocol: '', tz: ' Europe/Berlin ' })).toEqual({
+      format: 'vscode',
+      tz: 'Europe/Berlin',
+    });
+    expect(ingestQuery({ format: 'vscode', server: '', protocol: '', tz: '' })).toEqual({ format: 'vscode' });
+    expect(ingestQuery({ format: 'claude-desktop', server: '', protocol: '', tz: 'UTC' })).toEqual({
+      format: 'claude-desktop',
+    });
+  });
+
+  it("sends a Claude Desktop log's file name, which says which of its logs it is", () => {
+    const settings = { server: '', protocol: '', file: 'mcp-server-files.log' } as const;
+    expect(ingestQuery({ ...settings, format: 'claude-desktop' })).toEqual({
+      format: 'claude-desktop',
+      file: 'mcp-server-files.log',
+    });
+    expect(ingestQuery({ ...settings, format: 'nginx-json' })).toEqual({ format: 'nginx-json' });
+  });
+
   it('writes the same query as text, encoded', () => {
     expect(ingestSearch({ format: 'envoy-json', server: 'release desk/eu', protocol: 'mcp' })).toBe(
       '?format=envoy-json&server=release+desk%2Feu&protocol=mcp',

@@ -7,6 +7,10 @@ export interface IngestSettings {
   server: string;
   /** Empty: not set, the API reads the line as MCP unless a mapping names the protocol. */
   protocol: '' | 'mcp' | 'a2a';
+  /** A VS Code log's zone (its times are local, without one); empty or absent: the server's own zone. */
+  tz?: string;
+  /** The file's name: Claude Desktop's `mcp-server-NAME.log` names its server, `mcp.log` is its combined log. */
+  file?: string;
 }
 
 /** The query of `POST /api/v1/ingest`: absent `format` means native, so a native upload is the request it always was. */
@@ -14,6 +18,8 @@ export interface IngestQuery {
   format?: Exclude<LogFormat, 'native'>;
   server?: string;
   protocol?: 'mcp' | 'a2a';
+  tz?: string;
+  file?: string;
 }
 
 /** The query parameters one file's batches are sent with; `server` and `protocol` belong to access logs only. */
@@ -23,6 +29,9 @@ export function ingestQuery(settings: IngestSettings): IngestQuery {
   const server = settings.server.trim();
   if (server !== '') query.server = server;
   if (settings.protocol !== '') query.protocol = settings.protocol;
+  const tz = settings.tz?.trim() ?? '';
+  if (settings.format === 'vscode' && tz !== '') query.tz = tz;
+  if (settings.format === 'claude-desktop' && settings.file !== undefined) query.file = settings.file;
   return query;
 }
 

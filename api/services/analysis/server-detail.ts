@@ -1,6 +1,8 @@
 import { codeCounts } from '../../../db/counters/codes.ts';
 import { countRows } from '../../../db/counters/rollups.ts';
+import { SOURCE_SAMPLE, sourceCounts } from '../../../db/queries/sources.ts';
 import type { SqlRunner } from '../../../db/runner.ts';
+import { sourceLabel, sourceNote } from '../../../shared/source-formats.ts';
 import { readServerConfig } from '../server-config.ts';
 import { summarise } from '../summary.ts';
 import { serverEras } from './eras.ts';
@@ -15,7 +17,7 @@ const SHOWN_STORMS = 200;
 export async function serverDetail(db: SqlRunner, scope: Window & { server: string }, now: number) {
   const config = await readServerConfig(db, scope.server);
   if (config === null) return null;
-  const [summary, codes, series, storms, identities, contextGap, own, eras] = await Promise.all([
+  const [summary, codes, series, storms, identities, contextGap, own, eras, sources] = await Promise.all([
     summarise(db, scope),
     codeCounts(db, scope),
     timeseriesIn(db, scope),
@@ -25,6 +27,7 @@ export async function serverDetail(db: SqlRunner, scope: Window & { server: stri
     // Counts no named client sent: the server's own requests (and proxy lines without a client, never avoidable).
     countRows(db, { ...scope, client: '' }, null, ['server']),
     serverEras(db, scope, scope.server),
+    sourceCounts(db, scope),
   ]);
   return {
     server: scope.server,
@@ -36,6 +39,14 @@ export async function serverDetail(db: SqlRunner, scope: Window & { server: stri
     codes,
     /** The protocol eras it answered in, and the MRTR input requests it made (DOMAIN.md section 10). */
     eras,
+    /**
+     * Where its records came from (issue 37): per log format, its records (server events included), how many carry
+     * a frame, and what the format cannot show of an outcome. `sampled`: the newest SOURCE_SAMPLE records only.
+     */
+    sources: {
+      formats: sources.map((row) => ({ ...row, label: sourceLabel(row.format), note: sourceNote(row.format) })),
+      sampled: sources.reduce((sum, row) => sum + row.records, 0) >= SOURCE_SAMPLE,
+    },
     series,
     storms: storms.storms,
     stormsTotal: storms.total,

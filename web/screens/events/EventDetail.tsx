@@ -8,6 +8,7 @@ import { factsOf } from '../../prepare/actionability.ts';
 import { eraText } from '../../prepare/eras.ts';
 import { explainEvent, gateText } from '../../prepare/explain-event.ts';
 import { type JoinedRecord, notCountedHint, recordLabel } from '../../prepare/joined-records.ts';
+import { originText } from '../../prepare/origin.ts';
 import { answerLabel } from '../../prepare/timeline.ts';
 import { eventQuery } from '../../queries/events.ts';
 import { routePath } from '../../router.ts';
@@ -58,6 +59,7 @@ export function EventDetail({ selection, onClose, onFollow }: EventDetailProps) 
   }
   const text = explainEvent(event);
   const hint = notCountedHint(event);
+  const origin = originText(event.origin);
   const { partner } = event;
   const open = (record: Pick<JoinedRecord, 'id' | 'ts'>) =>
     hrefOf(pathname, applyPatch(params, { event: record.id, at: Date.parse(record.ts) }));
@@ -83,7 +85,7 @@ export function EventDetail({ selection, onClose, onFollow }: EventDetailProps) 
         <dd>{requestLabel(event)}</dd>
         <dt>Answer</dt>
         <dd>
-          {answerLabel({ status: event.http.status, rpcCode: event.rpcCode })}
+          {answerLabel({ status: event.http.status, rpcCode: event.rpcCode, answered: event.response !== null })}
           {event.latencyMs === null ? '' : ` in ${event.latencyMs} ms`}
         </dd>
         {event.protocol === 'mcp' ? (
@@ -92,7 +94,21 @@ export function EventDetail({ selection, onClose, onFollow }: EventDetailProps) 
             <dd data-testid="event-era">MCP {eraText(event.era, event.protocolVersion)}</dd>
           </>
         ) : null}
+        <dt>Read from</dt>
+        <dd data-testid="event-origin">{origin.read}</dd>
       </dl>
+      {origin.details.length === 0 && event.origin.note === null ? null : (
+        <div className="origin-notes" data-testid="event-origin-notes">
+          {origin.details.map((detail) => (
+            <p key={detail} className="small">
+              {detail}
+            </p>
+          ))}
+          {event.origin.note === null ? null : (
+            <p className="muted small">This source cannot show everything: {event.origin.note}.</p>
+          )}
+        </div>
+      )}
       {event.call === null ? null : <CallRounds event={event} call={event.call} hrefOf={open} onFollow={onFollow} />}
       {partner === null ? (
         <ProxyFacts record={event} />

@@ -65,7 +65,9 @@ function EventRow({ event, selected, onOpen, asRequest, hrefOf, onFollow }: Even
           {event.client ?? 'no client'} → {event.server}
         </span>
         <span className="ev-request">{requestLabel(event)}</span>
-        <span className="ev-answer">{answerLabel({ status: event.http.status, rpcCode: event.rpcCode })}</span>
+        <span className="ev-answer">
+          {answerLabel({ status: event.http.status, rpcCode: event.rpcCode, answered: event.response !== null })}
+        </span>
         <span className="ev-bucket">
           <BucketBadge bucket={event.bucket} kind={event.kind} />
           {event.avoidable ? <span className="mark-avoidable"> avoidable</span> : null}

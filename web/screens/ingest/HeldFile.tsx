@@ -2,7 +2,7 @@ import type { LogFormat } from '../../../shared/proxy-logs/detect.ts';
 import { Choice } from '../../components/Choice.tsx';
 import { formatBytes } from '../../format.ts';
 import type { IngestSettings } from '../../queries/ingest-query.ts';
-import { detectionText, FORMAT_LABEL, isProxyFormat, LOG_FORMATS, PROTOCOL_LABEL } from './formats.ts';
+import { detectionText, FORMAT_LABEL, isHostFormat, isProxyFormat, LOG_FORMATS, PROTOCOL_LABEL } from './formats.ts';
 import type { FileUpload } from './use-ingest.ts';
 
 const PROTOCOLS: readonly IngestSettings['protocol'][] = ['', 'mcp', 'a2a'];
@@ -15,6 +15,12 @@ interface HeldFileProps {
 }
 
 function serverHint(format: LogFormat): string {
+  if (format === 'claude-desktop') {
+    return "Left empty, each record's server is the name the log gives it. The whole file is sent at once, as a request and its answer may be far apart.";
+  }
+  if (isHostFormat(format)) {
+    return 'Every record of this log belongs to this server (the bridge does not name it): left empty, they are stored under "unknown". The whole file is sent at once, as a request and its answer may be far apart.';
+  }
   return format === 'nginx-combined'
     ? 'Every line of this file belongs to this server. This format logs no host: left empty, a line no discovery document maps is stored under "unknown", with a warning.'
     : "Every line of this file belongs to this server. Left empty, each line's server comes from your discovery documents, else from the line's host, with a warning per line.";
@@ -23,7 +29,7 @@ function serverHint(format: LogFormat): string {
 /** A chosen file that waits for the operator: what its first lines look like, how to read it, and Send. */
 export function HeldFile({ file, onChange, onSend, onRemove }: HeldFileProps) {
   const reading = file.status === 'detecting';
-  const { format, server, protocol } = file.settings;
+  const { format, server, protocol, tz = '' } = file.settings;
   const proxy = isProxyFormat(format);
   return (
     <li className="upload upload-held" data-testid="held-file">
@@ -72,7 +78,20 @@ export function HeldFile({ file, onChange, onSend, onRemove }: HeldFileProps) {
               />
             </label>
           ) : null}
-          {proxy ? (
+          {format === 'vscode' ? (
+            <label className="field">
+              <span>Time zone of its times</span>
+              <input
+                value={tz}
+                maxLength={64}
+                placeholder="the server's zone, e.g. Europe/Berlin"
+                spellCheck={false}
+                autoCapitalize="off"
+                onChange={(event) => onChange(file.id, { tz: event.target.value })}
+              />
+            </label>
+          ) : null}
+          {proxy && !isHostFormat(format) ? (
             <label className="field">
               <span>Protocol (optional)</span>
               <Choice

@@ -4,9 +4,21 @@ import { detectionText, FORMAT_LABEL, isProxyFormat, LOG_FORMATS, settingsText }
 describe('format labels', () => {
   it('labels every format the select offers, native first', () => {
     expect(LOG_FORMATS[0]).toBe('native');
-    expect(new Set(LOG_FORMATS).size).toBe(5);
+    expect(new Set(LOG_FORMATS).size).toBe(12);
     for (const format of LOG_FORMATS) expect(FORMAT_LABEL[format].length).toBeGreaterThan(0);
-    expect(LOG_FORMATS.filter(isProxyFormat)).toEqual(['nginx-json', 'nginx-combined', 'envoy', 'envoy-json']);
+    expect(LOG_FORMATS.filter(isProxyFormat)).toEqual([
+      'nginx-json',
+      'nginx-combined',
+      'envoy',
+      'envoy-json',
+      'claude-desktop',
+      'vscode',
+      'mcp-remote',
+      'supergateway',
+      'mcp-proxy',
+      'claude-code',
+      'cursor',
+    ]);
   });
 
   it('says what detection found, and what happens when it found nothing', () => {

@@ -1,7 +1,20 @@
 import type { LogFormat } from '../../../shared/proxy-logs/detect.ts';
 
 /** Every format the API reads, in the order the format select lists them. */
-export const LOG_FORMATS: readonly LogFormat[] = ['native', 'nginx-json', 'nginx-combined', 'envoy', 'envoy-json'];
+export const LOG_FORMATS: readonly LogFormat[] = [
+  'native',
+  'nginx-json',
+  'nginx-combined',
+  'envoy',
+  'envoy-json',
+  'claude-desktop',
+  'vscode',
+  'mcp-remote',
+  'supergateway',
+  'mcp-proxy',
+  'claude-code',
+  'cursor',
+];
 
 export const FORMAT_LABEL: Readonly<Record<LogFormat, string>> = {
   native: 'Refusal Lens NDJSON (native)',
@@ -9,11 +22,34 @@ export const FORMAT_LABEL: Readonly<Record<LogFormat, string>> = {
   'nginx-combined': 'nginx combined access log',
   envoy: 'Envoy access log (default text format)',
   'envoy-json': 'Envoy JSON access log',
+  'claude-desktop': 'Claude Desktop MCP log (mcp-server-NAME.log or mcp.log)',
+  vscode: 'VS Code MCP output channel (local times: give the zone)',
+  'mcp-remote': 'mcp-remote log (bridge; stderr or debug file)',
+  supergateway: 'supergateway log (bridge, either side)',
+  'mcp-proxy': 'mcp-proxy --debug log (bridge)',
+  'claude-code': 'Claude Code MCP debug log (lifecycle only)',
+  cursor: 'Cursor MCP log (lifecycle only; local times)',
 };
+
+/** A host's or bridge's own log: read whole (a request and its answer are lines apart), its server named by you. */
+export function isHostFormat(format: LogFormat): boolean {
+  return (
+    format === 'claude-desktop' ||
+    format === 'vscode' ||
+    format === 'mcp-remote' ||
+    format === 'supergateway' ||
+    format === 'mcp-proxy' ||
+    format === 'claude-code' ||
+    format === 'cursor'
+  );
+}
 
 export const PROTOCOL_LABEL: Readonly<Record<'mcp' | 'a2a', string>> = { mcp: 'MCP', a2a: 'A2A' };
 
-/** A reverse-proxy access log: its lines carry no server or protocol of their own, the operator may name them. */
+/**
+ * A reverse-proxy access log or a host's log: its lines carry no server or protocol of their own, the operator may
+ * name them.
+ */
 export function isProxyFormat(format: LogFormat): boolean {
   return format !== 'native';
 }
@@ -30,7 +66,13 @@ export function settingsText(settings: { format: LogFormat; server: string; prot
   const parts = [FORMAT_LABEL[settings.format]];
   if (isProxyFormat(settings.format)) {
     const server = settings.server.trim();
-    parts.push(server === '' ? 'server from discovery documents or host' : `server ${server}`);
+    const unnamed =
+      settings.format === 'claude-desktop'
+        ? 'server from the log'
+        : isHostFormat(settings.format)
+          ? 'server "unknown"'
+          : 'server from discovery documents or host';
+    parts.push(server === '' ? unnamed : `server ${server}`);
     if (settings.protocol !== '') parts.push(PROTOCOL_LABEL[settings.protocol]);
   }
   return parts.join(' · ');

@@ -6,10 +6,15 @@ import { postIngest } from '../../queries/ingest.ts';
 import { type IngestSettings, ingestQuery } from '../../queries/ingest-query.ts';
 import { invalidateAfterIngest } from '../../queries/invalidate.ts';
 import { describeFailure, type FailureView } from '../../query-client.ts';
+import type { BatchLimits } from './batches.ts';
+import { isHostFormat } from './formats.ts';
 import { readHead, readText, UnreadableFile } from './read-file.ts';
 import { MAX_RETRIES } from './send.ts';
 import { type FileReject, uploadText } from './upload.ts';
 import type { WarningRow } from './warnings.ts';
+
+/** A host's log in one request: the API's line bound, and its default body bound (16 MiB, `serve --max-body`). */
+const HOST_LOG_LIMITS: BatchLimits = { maxLines: 100_000, maxBytes: 16 * 1024 * 1024 };
 
 /** `detecting`: its first lines are read; `held`: waiting for the operator to confirm its format and send it. */
 export type UploadStatus = 'detecting' | 'held' | 'queued' | 'reading' | 'sending' | 'done' | 'failed';
@@ -49,8 +54,10 @@ const MAX_REJECT_ROWS = 200;
 const MAX_WARNING_ROWS = 2000;
 
 /** Until the operator chooses otherwise, a file is sent as what it looks like; an unknown one as native. */
-function initialSettings(detected: LogFormat | null): IngestSettings {
-  return { format: detected ?? 'native', server: '', protocol: '' };
+function initialSettings(detected: LogFormat | null, file?: string): IngestSettings {
+  // The file's name travels with it (without a .gz): a Claude Desktop log's name says which of its logs it is.
+  const name = file?.replace(/\.gz$/i, '');
+  return { format: detected ?? 'native', server: '', protocol: '', ...(name !== undefined && { file: name }) };
 }
 
 function failureOf(error: unknown): FailureView {
@@ -84,42 +91,52 @@ export function useIngest() {
       update(id, () => ({ status: 'reading' }));
       const text = await readText(file, gzip);
       const query = ingestQuery(settings);
-      await uploadText(text, (body) => postIngest(body, query), {
-        onStart: (totals) =>
-          update(id, () => ({ status: 'sending', linesTotal: totals.lines, bytesTotal: totals.bytes })),
-        onRetry: (retry) => update(id, () => ({ note: `Transient failure: retry ${retry} of ${MAX_RETRIES}…` })),
-        onBatch: (batch, report, mapped, warned) => {
-          update(id, (f) => ({
-            note: null,
-            linesDone: f.linesDone + batch.lines,
-            bytesDone: f.bytesDone + batch.bytes,
-            accepted: f.accepted + report.accepted,
-            duplicates: f.duplicates + report.duplicates,
-            rejected: f.rejected + report.rejectedTotal,
-            warnings: f.warnings + report.warningsTotal,
-            span: widenSpan(f.span, readSpan(report.span)),
-          }));
-          if (mapped.length > 0) {
-            setRejects((rows) =>
-              rows.length >= MAX_REJECT_ROWS
-                ? rows
-                : [
-                    ...rows,
-                    ...mapped
-                      .slice(0, MAX_REJECT_ROWS - rows.length)
-                      .map((reject) => ({ ...reject, key: `${id}:${reject.line}`, file: file.name })),
-                  ],
-            );
-          }
-          if (warned.length > 0) {
-            setWarningRows((rows) =>
-              rows.length >= MAX_WARNING_ROWS
-                ? rows
-                : [...rows, ...warned.slice(0, MAX_WARNING_ROWS - rows.length).map((w) => ({ ...w, file: file.name }))],
-            );
-          }
+      // A host's log goes whole: its reader pairs a request with an answer that may be thousands of lines later.
+      const limits = isHostFormat(settings.format) ? HOST_LOG_LIMITS : undefined;
+      await uploadText(
+        text,
+        (body) => postIngest(body, query),
+        {
+          onStart: (totals) =>
+            update(id, () => ({ status: 'sending', linesTotal: totals.lines, bytesTotal: totals.bytes })),
+          onRetry: (retry) => update(id, () => ({ note: `Transient failure: retry ${retry} of ${MAX_RETRIES}…` })),
+          onBatch: (batch, report, mapped, warned) => {
+            update(id, (f) => ({
+              note: null,
+              linesDone: f.linesDone + batch.lines,
+              bytesDone: f.bytesDone + batch.bytes,
+              accepted: f.accepted + report.accepted,
+              duplicates: f.duplicates + report.duplicates,
+              rejected: f.rejected + report.rejectedTotal,
+              warnings: f.warnings + report.warningsTotal,
+              span: widenSpan(f.span, readSpan(report.span)),
+            }));
+            if (mapped.length > 0) {
+              setRejects((rows) =>
+                rows.length >= MAX_REJECT_ROWS
+                  ? rows
+                  : [
+                      ...rows,
+                      ...mapped
+                        .slice(0, MAX_REJECT_ROWS - rows.length)
+                        .map((reject) => ({ ...reject, key: `${id}:${reject.line}`, file: file.name })),
+                    ],
+              );
+            }
+            if (warned.length > 0) {
+              setWarningRows((rows) =>
+                rows.length >= MAX_WARNING_ROWS
+                  ? rows
+                  : [
+                      ...rows,
+                      ...warned.slice(0, MAX_WARNING_ROWS - rows.length).map((w) => ({ ...w, file: file.name })),
+                    ],
+              );
+            }
+          },
         },
-      });
+        limits === undefined ? {} : { limits },
+      );
       update(id, () => ({ status: 'done' }));
     },
     [update],
@@ -149,7 +166,7 @@ export function useIngest() {
         const head = await readHead(file);
         if (!chosen.current.has(id)) return; // removed while its first lines were read
         const detected = detectFormat(head.lines);
-        const settings = initialSettings(detected);
+        const settings = initialSettings(detected, file.name);
         update(id, () => ({ detected, gzip: head.gzip, settings, status: 'held' }));
         if (detected === 'native') enqueue(id, head.gzip, settings);
       } catch (error) {

@@ -10,7 +10,7 @@ import { useUrl } from '../../use-url.ts';
 /** A client and what it sent to this server. */
 type ClientRow = [string, ServerDetail['clients'][string]];
 
-const FAILURES = BUCKETS.filter((bucket) => bucket !== 'ok');
+const FAILURES = BUCKETS.filter((bucket) => bucket !== 'ok' && bucket !== 'unknown');
 
 /** Who sends to this server, the most refused first; each opens that client's events here. */
 export function ClientsPanel({ server, query }: { server: string; query: PanelQuery<ServerDetail> }) {

@@ -14,6 +14,7 @@ import { EraPanel } from './EraPanel.tsx';
 import { IdentityPanel } from './IdentityPanel.tsx';
 import { KindsPanel } from './KindsPanel.tsx';
 import { OverridesPanel } from './OverridesPanel.tsx';
+import { SourcesPanel } from './SourcesPanel.tsx';
 import { StormTable } from './StormTable.tsx';
 import { TrafficPanel } from './TrafficPanel.tsx';
 
@@ -60,6 +61,7 @@ export function ServerScreen({ server }: { server: string }) {
             <div>
               <ClientsPanel server={server} query={detail} />
               <EraPanel server={server} query={detail} />
+              <SourcesPanel query={detail} />
               <ContextGapPanel query={detail} />
             </div>
           </div>

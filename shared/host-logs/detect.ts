@@ -1,0 +1,38 @@
+/**
+ * Which host or bridge log a line is a line of (FORMATS.md's grammars), for detection from a log's first lines
+ * (shared/proxy-logs/detect.ts votes with it). Continuation lines and stderr lines vote for nothing.
+ */
+export const HOST_FORMATS = [
+  'claude-desktop',
+  'vscode',
+  'mcp-remote',
+  'supergateway',
+  'mcp-proxy',
+  'claude-code',
+  'cursor',
+] as const;
+export type HostFormat = (typeof HOST_FORMATS)[number];
+
+export function isHostFormat(format: string): format is HostFormat {
+  return (HOST_FORMATS as readonly string[]).includes(format);
+}
+
+/** Claude Desktop's lines, every era: a UTC time, then a bracket (a level, or the server's name). */
+const CLAUDE_DESKTOP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z \[[^\]]+\] /;
+const VSCODE = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3} \[(?:trace|debug|info|warning|error)\] /;
+const CLAUDE_CODE = /^(?:\d{4}-\d{2}-\d{2}T[\d:.]+Z )?\[(?:DEBUG|ERROR|WARN|INFO)\] MCP server "/;
+/** Cursor names its server by an id without spaces (`db10`, `user-github`); VS Code's prose has spaces there. */
+const CURSOR = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3} \[(?:info|error|warning)\] [^:\s[\]]+: /;
+const MCP_REMOTE = /^(?:\[\d+\] |\[\d{4}-\d{2}-\d{2}T[\d:.]+Z\]\[\d+\] |\[DEBUG LOG ERROR\] )/;
+
+export function hostFormatOfLine(text: string): HostFormat | null {
+  if (text.startsWith('[supergateway] ')) return 'supergateway';
+  if (text.startsWith('transport event {')) return 'mcp-proxy';
+  if (CLAUDE_CODE.test(text)) return 'claude-code';
+  if (MCP_REMOTE.test(text)) return 'mcp-remote';
+  if (CLAUDE_DESKTOP.test(text)) return 'claude-desktop';
+  // Before VS Code's grammar, which a Cursor line also fits: Cursor names its server before a colon.
+  if (CURSOR.test(text)) return 'cursor';
+  if (VSCODE.test(text)) return 'vscode';
+  return null;
+}

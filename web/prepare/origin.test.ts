@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { originText } from './origin.ts';
+
+describe('originText', () => {
+  it('says the format and the lines a host log record came from, and what its reader noted', () => {
+    const text = originText({
+      format: 'claude-desktop',
+      label: 'Claude Desktop log',
+      note: null,
+      facts: { line: 39, answerLine: 47, cancelled: 'MCP error -32001: Request timed out', late: true },
+    });
+    expect(text.read).toBe('Claude Desktop log, line 39 (answer on line 47)');
+    expect(text.details).toEqual([
+      'The host cancelled it ("MCP error -32001: Request timed out"): a timeout.',
+      'An answer came after the host gave up; it is kept, as late.',
+    ]);
+  });
+
+  it('names a native record by its format alone, and a server event by what it said', () => {
+    expect(originText({ format: null, label: 'native NDJSON', note: null, facts: null })).toEqual({
+      read: 'native NDJSON',
+      details: [],
+    });
+    const exit = originText({
+      format: 'supergateway',
+      label: 'supergateway log',
+      note: null,
+      facts: { line: 9, exit: { code: null, signal: 'SIGTERM' } },
+    });
+    expect(exit.details).toEqual(['The process exited (SIGTERM).']);
+  });
+});
