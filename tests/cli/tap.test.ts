@@ -271,7 +271,12 @@ describe('lens tap --url, with the collector away', () => {
 
     await client.callTool({ name: 'echo', arguments: { text: 'after' } });
     await client.close();
-    const ids = (await storedEvents(url)).map((e) => e.id).sort();
+    // The tap ships what is left as it exits, after the host has closed: wait for it rather than race it.
+    let ids: string[] = [];
+    for (let i = 0; i < 300 && ids.length < 6; i++) {
+      ids = (await storedEvents(url)).map((e) => e.id).sort();
+      if (ids.length < 6) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
     expect(ids).toHaveLength(6);
     expect(ids.every((id) => id.startsWith('tap-'))).toBe(true);
     // Everything arrived: the spool is gone.
