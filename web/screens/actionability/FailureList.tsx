@@ -73,7 +73,7 @@ function Failure({ event, view, hrefOf }: FailureProps) {
           {formatDateTime(Date.parse(event.ts))}
         </Link>{' '}
         <span className="muted">{requestLabel(event)}</span> ·{' '}
-        {answerLabel({ status: event.http.status, rpcCode: event.rpcCode })}{' '}
+        {answerLabel({ status: event.http.status, rpcCode: event.rpcCode, answered: event.response !== null })}{' '}
         <BucketBadge bucket={event.bucket} kind={event.kind} />
         {partnerRecord === null ? null : (
           <RecordsToggle expanded={expanded} onToggle={() => setExpanded(!expanded)} controls={recordsId} />
