@@ -87,6 +87,7 @@ describe('lens report, read in a terminal', () => {
       'server',
       'requests',
       'pending',
+      'unknown',
       'refusal',
       'transient',
       'throttled',
