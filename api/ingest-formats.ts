@@ -2,7 +2,8 @@ import { hash } from 'node:crypto';
 import { z } from 'zod';
 import type { BatchLine } from '../shared/batch.ts';
 import type { FieldWarning, LineError } from '../shared/event.ts';
-import { HOST_FORMATS, type HostFormat, type HostLogOptions, readHostLog } from '../shared/host-logs/index.ts';
+import { type HostFormat, type HostLogOptions, readHostLog } from '../shared/host-logs/index.ts';
+import { LOG_FORMATS } from '../shared/log-formats.ts';
 import { type ProxyFormat, proxyLineToEvent, type ServerOf } from '../shared/proxy-logs/index.ts';
 import type { BatchItem } from './services/ingest.ts';
 
@@ -11,14 +12,7 @@ import type { BatchItem } from './services/ingest.ts';
  * line read as an event by shared/proxy-logs, and agent hosts' and bridges' own logs, each read whole by
  * shared/host-logs. The offline commands and the API read them alike.
  */
-export const INGEST_FORMATS = [
-  'native',
-  'nginx-json',
-  'nginx-combined',
-  'envoy',
-  'envoy-json',
-  ...HOST_FORMATS,
-] as const;
+export const INGEST_FORMATS = LOG_FORMATS;
 export type IngestFormat = (typeof INGEST_FORMATS)[number];
 
 /** Whether `zone` is an IANA time zone this process knows. */

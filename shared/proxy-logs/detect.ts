@@ -1,9 +1,10 @@
-import { type HostFormat, hostFormatOfLine } from '../host-logs/detect.ts';
+import { hostFormatOfLine } from '../host-logs/detect.ts';
+import type { LogFormat } from '../log-formats.ts';
 import { isJsonObject, member } from './common.ts';
 import { envoyLineToEvent } from './envoy.ts';
 import { nginxCombinedLineToEvent } from './nginx-combined.ts';
 
-export type LogFormat = 'native' | 'nginx-json' | 'nginx-combined' | 'envoy' | 'envoy-json' | HostFormat;
+export type { LogFormat } from '../log-formats.ts';
 
 /**
  * The format of a log from its first lines: each non-blank line votes for the format it is a line of, and the

@@ -1,20 +1,7 @@
-import type { LogFormat } from '../../../shared/proxy-logs/detect.ts';
+import { LOG_FORMATS, type LogFormat } from '../../../shared/log-formats.ts';
 
 /** Every format the API reads, in the order the format select lists them. */
-export const LOG_FORMATS: readonly LogFormat[] = [
-  'native',
-  'nginx-json',
-  'nginx-combined',
-  'envoy',
-  'envoy-json',
-  'claude-desktop',
-  'vscode',
-  'mcp-remote',
-  'supergateway',
-  'mcp-proxy',
-  'claude-code',
-  'cursor',
-];
+export { LOG_FORMATS };
 
 export const FORMAT_LABEL: Readonly<Record<LogFormat, string>> = {
   native: 'Refusal Lens NDJSON (native)',
