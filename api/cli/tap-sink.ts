@@ -6,8 +6,11 @@ import { Appender } from './tap-append.ts';
 /** Where the tap's events go. `write` never throws and never waits; `close` says what did not arrive, if anything. */
 export interface Sink {
   write(event: EventLine): void;
-  /** Lines for stderr: what was lost or is still waiting, and how to send it. Empty when all is well. */
-  close(): Promise<string[]>;
+  /**
+   * Lines for stderr: what was lost or is still waiting, and how to send it. Empty when all is well. `stop` cuts
+   * short any wait for a server (the events stay on disk): a host that asked us to go must not have to kill us.
+   */
+  close(stop?: AbortSignal): Promise<string[]>;
 }
 
 /** `--out FILE`: NDJSON appended, the file created when missing. */
@@ -80,12 +83,16 @@ class Shipper implements Sink {
     this.spool.add(JSON.stringify(event));
   }
 
-  async close(): Promise<string[]> {
-    this.closing = true;
+  async close(stop?: AbortSignal): Promise<string[]> {
+    // Closing only once the spool holds every event: the loop takes "no batch while closing" for "all sent", and
+    // an event still on its way to the disk is not in `unsent` yet.
     await this.spool.flushed();
+    this.closing = true;
     this.poke('close');
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([this.loop, new Promise((resolve) => (timer = setTimeout(resolve, DRAIN_MS)))]);
+    const stopped = new Promise((resolve) => stop?.addEventListener('abort', resolve, { once: true }));
+    if (!stop?.aborted)
+      await Promise.race([this.loop, stopped, new Promise((resolve) => (timer = setTimeout(resolve, DRAIN_MS)))]);
     clearTimeout(timer);
     await this.spool.close();
     return this.report();

@@ -86,7 +86,11 @@ function httpUrl(flag: string, text: string): URL {
 
 /** Says what was lost or left unsent (only then: stderr is the server's too), and ends with the server's code. */
 async function finish(result: { code: number; notes: string[] }, sink: Sink): Promise<number> {
-  const notes = [...result.notes, ...(await sink.close())];
+  // The server is gone; a signal now (a host's SDK sends SIGTERM two seconds after closing our stdin) ends the wait
+  // for the collector instead of the process, so the note below still says where the unsent events are.
+  const stop = new AbortController();
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.once(signal, () => stop.abort());
+  const notes = [...result.notes, ...(await sink.close(stop.signal))];
   for (const note of notes) process.stderr.write(`lens tap: ${note}\n`);
   // A shipment still in flight must not keep the host waiting for a server that has already gone.
   process.exit(result.code);

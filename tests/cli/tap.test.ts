@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -297,6 +297,34 @@ describe('lens tap --url, with the collector away', () => {
     expect(host.stderr).toContain(`lens tap: 3 event(s) not sent to ${url}`);
     expect(host.stderr).toContain(`npm run lens -- ingest ${kept} --url ${url}`);
     expect(readEvents(kept)).toHaveLength(3);
+  });
+
+  it('leaves the wait for a collector that does not answer when the host sends SIGTERM, and says what it kept', async () => {
+    // A collector that takes the connection and never answers: the tap waits for it at exit (up to its drain bound).
+    const held: Socket[] = [];
+    const silent = createServer((socket) => held.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(silent.address() as { port: number }).port}`;
+    const spool = folder('spool-silent');
+    const host = new RawPeer(tapCommand(['--server', 'fixture', '--url', url, '--spool', spool, '--', 'node', SERVER]));
+    host.send(INITIALIZE);
+    await host.lines(1);
+    host.child.stdin.end();
+    // The server's exit is the third event: once it is on disk the server is gone and the tap is draining.
+    let lines = 0;
+    for (let i = 0; i < 200 && lines < 3; i++) {
+      const [file] = readdirSync(spool);
+      lines = file === undefined ? 0 : readEvents(join(spool, file)).length;
+      if (lines < 3) await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    expect(lines).toBe(3);
+    // What a host's SDK does two seconds after closing the server's stdin.
+    host.child.kill('SIGTERM');
+    expect(await host.exited).toBe(0);
+    expect(host.stderr).toContain(`event(s) not sent to ${url}`);
+    expect(readdirSync(spool)).toHaveLength(1);
+    for (const socket of held) socket.destroy();
+    await new Promise((resolve) => silent.close(resolve));
   });
 
   it('never stops the traffic when it cannot write: the loss is counted and said', async () => {
