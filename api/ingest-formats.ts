@@ -1,10 +1,10 @@
 import { hash } from 'node:crypto';
-import { z } from 'zod';
 import type { BatchLine } from '../shared/batch.ts';
 import type { FieldWarning, LineError } from '../shared/event.ts';
 import { type HostFormat, type HostLogOptions, readHostLog } from '../shared/host-logs/index.ts';
 import { LOG_FORMATS } from '../shared/log-formats.ts';
 import { type ProxyFormat, proxyLineToEvent, type ServerOf } from '../shared/proxy-logs/index.ts';
+import type { IngestQuery } from './ingest-query.ts';
 import type { BatchItem } from './services/ingest.ts';
 
 /**
@@ -24,27 +24,6 @@ export function isTimeZone(zone: string): boolean {
     return false;
   }
 }
-
-/**
- * How an upload names what its lines cannot: one server, one client, one protocol for all of them; for a host log,
- * the zone of its local times (`tz`) and the time a log that writes none starts at (`start`).
- */
-export const ingestQuery = z.object({
-  format: z.enum(INGEST_FORMATS).default('native'),
-  server: z.string().min(1).max(200).optional(),
-  client: z.string().min(1).max(200).optional(),
-  protocol: z.enum(['mcp', 'a2a']).optional(),
-  tz: z
-    .string()
-    .min(1)
-    .max(64)
-    .refine(isTimeZone, 'must be an IANA time zone, such as Europe/Berlin or UTC')
-    .optional(),
-  start: z.iso.datetime({ offset: true }).optional(),
-  /** A host log's file name: Claude Desktop's `mcp-server-NAME.log` names its server, `mcp.log` is the combined one. */
-  file: z.string().min(1).max(255).optional(),
-});
-export type IngestQuery = z.infer<typeof ingestQuery>;
 
 /** What names the lines of one access log: one server, one client, one protocol, or the routes (`serverOf`). */
 export function proxyOptions(

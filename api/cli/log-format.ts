@@ -1,5 +1,6 @@
 import { detectFormat } from '../../shared/proxy-logs/index.ts';
-import { INGEST_FORMATS, type IngestFormat, type IngestQuery, isTimeZone } from '../ingest-formats.ts';
+import { INGEST_FORMATS, type IngestFormat, isTimeZone } from '../ingest-formats.ts';
+import type { IngestQuery } from '../ingest-query.ts';
 import { CliError } from './cli-error.ts';
 import { readLines } from './read-lines.ts';
 

@@ -1,20 +1,20 @@
 import { ServiceError } from '../services/service-error.ts';
-import { classifyCommand } from './classify.ts';
 import { CliError, UsageError } from './cli-error.ts';
-import { demoCommand } from './demo.ts';
 import { type CommandName, commandHelp, HELP, programHelp, synopsis } from './help.ts';
-import { ingestCommand } from './ingest.ts';
-import { reportCommand } from './report.ts';
-import { serveCommand } from './serve.ts';
-import { tapCommand } from './tap.ts';
 
-const COMMANDS: Record<CommandName, (args: string[]) => Promise<number>> = {
-  serve: serveCommand,
-  ingest: ingestCommand,
-  classify: classifyCommand,
-  report: reportCommand,
-  tap: tapCommand,
-  demo: demoCommand,
+type Command = (args: string[]) => Promise<number>;
+
+/**
+ * Each command loaded when it runs: `classify` or `tap` need neither the server nor the database drivers, and every
+ * module not loaded is startup time a host (which starts `lens tap` with each server) does not wait for.
+ */
+const COMMANDS: Record<CommandName, () => Promise<Command>> = {
+  serve: async () => (await import('./serve.ts')).serveCommand,
+  ingest: async () => (await import('./ingest.ts')).ingestCommand,
+  classify: async () => (await import('./classify.ts')).classifyCommand,
+  report: async () => (await import('./report.ts')).reportCommand,
+  tap: async () => (await import('./tap.ts')).tapCommand,
+  demo: async () => (await import('./demo.ts')).demoCommand,
 };
 
 const HELP_FLAGS = new Set(['--help', '-h']);
@@ -41,7 +41,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   try {
-    return await COMMANDS[name](args);
+    return await (await COMMANDS[name]())(args);
   } catch (error) {
     const usage = usageProblem(error);
     if (usage !== undefined) {

@@ -14,7 +14,7 @@ import {
 import type { Env } from '../env.ts';
 import { ApiError } from '../errors.ts';
 import { inflate, MAX_BATCH_LINES } from '../ingest-body.ts';
-import { ingestQuery } from '../ingest-formats.ts';
+import { ingestQuery } from '../ingest-query.ts';
 import { limitBody } from '../middleware/body-limit.ts';
 import { ingestBatch } from '../services/ingest.ts';
 import { validate } from '../validate.ts';

