@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,10 +27,28 @@ export interface StoreKind {
   open(): Promise<TestStore>;
 }
 
-/** A fresh embedded store in its own temporary data directory. */
+/**
+ * A fresh embedded store in its own temporary data directory: a copy of one this process migrated once (opening it
+ * runs the migrations as a server does, finding them applied), which opens in milliseconds instead of a fifth of a
+ * second.
+ */
 export async function openTempSqlite(): Promise<TestStore> {
   const dir = mkdtempSync(join(tmpdir(), 'lens-test-'));
+  cpSync(await migratedSqlite(), dir, { recursive: true });
   return openDisposable({ dataDir: dir }, async () => rmSync(dir, { recursive: true, force: true }));
+}
+
+let sqliteTemplate: Promise<string> | undefined;
+
+/** A data directory holding every migration and nothing else, made once per test process and removed at its exit. */
+function migratedSqlite(): Promise<string> {
+  sqliteTemplate ??= (async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lens-template-'));
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    await (await openStore({ dataDir: dir })).close();
+    return dir;
+  })();
+  return sqliteTemplate;
 }
 
 /** A fresh embedded store holding the demo federation's day, ending at `now`: the world of the tests that read it. */
