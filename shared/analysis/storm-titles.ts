@@ -15,8 +15,13 @@ interface Names {
   server: string;
 }
 
+/** A count as an operator reads it: 12,000, not 12000. */
+function count(n: number): string {
+  return n.toLocaleString('en-US');
+}
+
 function plural(n: number, one: string, many = `${one}s`): string {
-  return `${n} ${n === 1 ? one : many}`;
+  return `${count(n)} ${n === 1 ? one : many}`;
 }
 
 export function probeTitle(
@@ -36,7 +41,7 @@ export function probeTitle(
   if (methods.length > 0) {
     parts.push(`${plural(methods.length, 'method')} it does not support (${methods.map(targetLabel).join(', ')})`);
   }
-  return `${actor} probed ${parts.join(' and ')} of ${server}: ${plural(attempts, 'attempt')}, ${avoidable} avoidable`;
+  return `${actor} probed ${parts.join(' and ')} of ${server}: ${plural(attempts, 'attempt')}, ${count(avoidable)} avoidable`;
 }
 
 export function loopTitle(kind: StormKind, names: Names, a: Attempts): string {
@@ -49,23 +54,23 @@ function reconnectTitle({ actor, server }: Names, a: Attempts): string {
   if (a.eraLegacy) {
     return (
       `${actor} re-probed the protocol era of ${server} on every connect after it had shown itself 2025-only: ` +
-      `${plural(a.n, 'server/discover probe')}, ${a.avoidable} avoidable`
+      `${plural(a.n, 'server/discover probe')}, ${count(a.avoidable)} avoidable`
     );
   }
   if (a.neededAllTransient && a.anyTransient) {
     const tried = a.connects.map(([label, n]) => `${label} ×${n}`).join(', ');
     return (
       `${actor} kept reconnecting to a failing ${endpoint} of ${server}: ${plural(a.n, 'connection attempt')} ` +
-      `(${tried}), ${a.avoidable} avoidable`
+      `(${tried}), ${count(a.avoidable)} avoidable`
     );
   }
   if (a.stream) {
     return (
       `${actor} re-opened a stream (${endpoint}) that ${server} keeps refusing (${kinds}): ` +
-      `${plural(a.n, 'attempt')}, ${a.avoidable} avoidable`
+      `${plural(a.n, 'attempt')}, ${count(a.avoidable)} avoidable`
     );
   }
-  return `${actor} reconnected ${plural(a.n, 'time')} to ${endpoint} of ${server} (${kinds}): ${a.avoidable} avoidable`;
+  return `${actor} reconnected ${plural(a.n, 'time')} to ${endpoint} of ${server} (${kinds}): ${count(a.avoidable)} avoidable`;
 }
 
 function retryTitle({ actor, counterpart, server }: Names, a: Attempts): string {
