@@ -1,7 +1,9 @@
 import {
   a2aPlanner,
+  bridgedHost,
   impatientThrottled,
   representedDenial,
+  statelessPublisher,
   transientBursts,
   trimmedContext,
 } from './more-scenarios.ts';
@@ -34,5 +36,7 @@ export function demoEvents(now: number): DemoEvent[] {
   impatientThrottled(w);
   transientBursts(w);
   a2aPlanner(w);
+  statelessPublisher(w);
+  bridgedHost(w);
   return w.events.filter((e) => e.ts <= anchor).sort((a, b) => a.ts - b.ts);
 }

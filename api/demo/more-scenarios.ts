@@ -108,3 +108,76 @@ export function a2aPlanner(w: DemoWriter): void {
     }
   }
 }
+
+/** The `_meta` a 2026-07-28 client puts on every request (DOMAIN.md section 10), as the TypeScript SDK v2 writes it. */
+function meta2026(client: string) {
+  return {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientInfo': { name: client, version: '1.0.0' },
+    'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
+  };
+}
+
+/** No session: 2026-07-28 has none. */
+const STATELESS = { session: undefined };
+
+const CONFIRM_SCHEMA = { type: 'object', properties: { confirm: { type: 'boolean' } }, required: ['confirm'] };
+
+/**
+ * A stateless (2026-07-28) server whose publish tool asks for a confirmation in a second round (MRTR): harbor-agent
+ * probes with server/discover, answers the input request and gets its result; eager-bot ignores the request and
+ * sends the same call again without the answers, a loop whose re-sends a correct client never sends.
+ */
+export function statelessPublisher(w: DemoWriter): void {
+  const inputRequired = (item: string) => ({
+    resultType: 'input_required',
+    inputRequests: {
+      confirm: {
+        method: 'elicitation/create',
+        params: { message: `Publish ${item}?`, requestedSchema: CONFIRM_SCHEMA, mode: 'form' },
+      },
+    },
+    requestState: `v1.${item}`,
+  });
+  for (let t = 23 * HOUR; t > 0; t -= 20 * MINUTE) {
+    const item = `r-${Math.floor(t / MINUTE)}`;
+    const probe = w.request('server/discover', { _meta: meta2026('harbor-agent') });
+    w.call(w.at(t), 'harbor-agent', 'atlas-notes', probe, ok(probe, { supportedVersions: ['2026-07-28'] }), STATELESS);
+    const first = w.request('tools/call', { name: 'publish', arguments: { item }, _meta: meta2026('harbor-agent') });
+    w.call(w.at(t - 200), 'harbor-agent', 'atlas-notes', first, ok(first, inputRequired(item)), STATELESS);
+    const answered = w.request('tools/call', {
+      name: 'publish',
+      arguments: { item },
+      inputResponses: { confirm: { action: 'accept', content: { confirm: true } } },
+      requestState: `v1.${item}`,
+      _meta: meta2026('harbor-agent'),
+    });
+    const done = { content: [{ type: 'text', text: `Published ${item}` }], resultType: 'complete' };
+    w.call(w.at(t - 900), 'harbor-agent', 'atlas-notes', answered, ok(answered, done), STATELESS);
+  }
+  for (const start of [11 * HOUR, 50 * MINUTE]) {
+    for (let i = 0; i < 8; i++) {
+      const call = w.request('tools/call', {
+        name: 'publish',
+        arguments: { item: 'r-7' },
+        _meta: meta2026('eager-bot'),
+      });
+      w.call(w.at(start - i * 4_000), 'eager-bot', 'atlas-notes', call, ok(call, inputRequired('r-7')), STATELESS);
+    }
+  }
+}
+
+/**
+ * A desktop host reaching its ticket server through a stdio bridge whose log shows each request but never its
+ * outcome (ADR 18): the records count as "outcome not logged", never as successes.
+ */
+export function bridgedHost(w: DemoWriter): void {
+  for (let t = 22 * HOUR; t > 0; t -= 15 * MINUTE) {
+    const call = w.request('tools/call', { name: 'tickets.search', arguments: { q: `open ${t % 13}` } });
+    w.call(w.at(t), 'desk-host', 'tickets', call, null, {
+      record: 'outcome_unknown',
+      http: undefined,
+      session: undefined,
+    });
+  }
+}

@@ -17,6 +17,7 @@ export const DEMO_DISCOVERY: Record<string, unknown> = {
   billing: { endpoints: [{ method: 'POST', path: '/mcp' }], methods: ['tools/call'] },
   summarizer: { endpoints: [{ method: 'POST', path: '/mcp' }], methods: ['sampling/createMessage'] },
   planner: { name: 'planner', url: 'https://planner.internal/a2a/v1', supportedInterfaces: [] },
+  'atlas-notes': { endpoints: [{ method: 'POST', path: '/mcp' }], methods: ['server/discover', 'tools/call'] },
 };
 
 /** A small seeded generator, so the demo is the same every time for the same `now`. */
@@ -48,7 +49,8 @@ export class DemoWriter {
   }
 
   call(ts: number, client: string, server: string, request: Frame, response: Frame | null, extra: Frame = {}): void {
-    const http = (extra.http as Frame | undefined) ?? { method: 'POST', path: '/mcp', status: 200 };
+    // `http: undefined` in `extra`: a record from a log that has no HTTP (a host's or a bridge's).
+    const http = 'http' in extra ? (extra.http as Frame | undefined) : { method: 'POST', path: '/mcp', status: 200 };
     const { http: _http, ...rest } = extra;
     this.add({
       ts,

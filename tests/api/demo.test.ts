@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadDemo } from '../../api/demo/load.ts';
+import { BUCKETS } from '../../shared/classify/types.ts';
 import { createTestApp, get } from '../support/app.ts';
 import { openTempSqlite, type TestStore } from '../support/stores.ts';
 
@@ -17,7 +18,7 @@ describe('the demo federation', () => {
     expect(report.accepted).toBeGreaterThan(10_000);
     const app = createTestApp(db.store);
     const summary = await (await get(app, '/api/v1/summary')).json();
-    for (const bucket of ['ok', 'refusal', 'transient', 'throttled', 'ambiguous']) {
+    for (const bucket of BUCKETS) {
       expect(summary.overall.buckets[bucket], bucket).toBeGreaterThan(0);
     }
     // Seed 000's prober: three runs of 22 requests to undeclared paths, classified against the stored document.
@@ -25,6 +26,14 @@ describe('the demo federation', () => {
     // The storm is still running in the last ten minutes.
     const recent = await (await get(app, `/api/v1/summary?from=${now - 10 * 60_000}&server=files`)).json();
     expect(recent.overall.kinds.refusal.not_supported).toBeGreaterThan(100);
+    // The 2026-07-28 server: rounds that ask for input, and a client that ignores them in a loop of its own.
+    const storms = await (
+      await get(app, `/api/v1/storms?server=atlas-notes&from=${now - 86_400_000}&to=${now}`)
+    ).json();
+    expect(storms.storms.map((storm: { client: string; kind: string }) => [storm.client, storm.kind])).toContainEqual([
+      'eager-bot',
+      'retry_loop',
+    ]);
   });
 
   it('adds nothing when loaded again for the same minute', async () => {
