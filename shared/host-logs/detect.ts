@@ -10,6 +10,8 @@ export const HOST_FORMATS = [
   'mcp-proxy',
   'claude-code',
   'cursor',
+  'zed',
+  'agentgateway',
 ] as const;
 export type HostFormat = (typeof HOST_FORMATS)[number];
 
@@ -23,6 +25,11 @@ const VSCODE = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3} \[(?:trace|debug|inf
 const CLAUDE_CODE = /^(?:\d{4}-\d{2}-\d{2}T[\d:.]+Z )?\[(?:DEBUG|ERROR|WARN|INFO)\] MCP server "/;
 /** Cursor names its server by an id without spaces (`db10`, `user-github`); VS Code's prose has spaces there. */
 const CURSOR = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3} \[(?:info|error|warning)\] [^:\s[\]]+: /;
+/** Zed's `Zed.log`: a local time with its offset, then `[LEVEL]` (2025) or `LEVEL  [module]` (later). */
+const ZED = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?[+-]\d{2}:\d{2} (?:\[[A-Z]+\]|[A-Z]+ +\[[^\]]*\]) /;
+/** agentgateway's access log: an ISO time, a lower-case level, a target, then logfmt pairs of the gateway's. */
+const AGENTGATEWAY =
+  /^\d{4}-\d{2}-\d{2}T[\d:.]+(?:Z|[+-]\d{2}:\d{2})\s+[a-z]+\s+\S+\s.*\b(?:gateway|listener|route|http\.method)=/;
 const MCP_REMOTE = /^(?:\[\d+\] |\[\d{4}-\d{2}-\d{2}T[\d:.]+Z\]\[\d+\] |\[DEBUG LOG ERROR\] )/;
 
 export function hostFormatOfLine(text: string): HostFormat | null {
@@ -31,6 +38,8 @@ export function hostFormatOfLine(text: string): HostFormat | null {
   if (CLAUDE_CODE.test(text)) return 'claude-code';
   if (MCP_REMOTE.test(text)) return 'mcp-remote';
   if (CLAUDE_DESKTOP.test(text)) return 'claude-desktop';
+  if (ZED.test(text)) return 'zed';
+  if (AGENTGATEWAY.test(text)) return 'agentgateway';
   // Before VS Code's grammar, which a Cursor line also fits: Cursor names its server before a colon.
   if (CURSOR.test(text)) return 'cursor';
   if (VSCODE.test(text)) return 'vscode';

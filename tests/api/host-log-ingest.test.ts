@@ -113,6 +113,25 @@ describe.each(STORE_KINDS)('host logs through ingest on $name', (kind) => {
       });
     });
 
+    it('Claude Code: a server restarted in a loop is its failures and a reconnect loop of the host (ADR 19)', async () => {
+      const report = await (await postLog('format=claude-code', 'claude-code/crash-loop.log')).json();
+      expect(report).toMatchObject({ accepted: 20, rejectedTotal: 0 });
+      const overall = await summary();
+      // 7 starts counted (6 not connected, 1 connected); the stderr and exit lines stay server events.
+      expect(overall.total).toBe(7);
+      expect(overall.buckets).toMatchObject({ transient: 6, ok: 1 });
+      const { storms } = await (await get(app, `/api/v1/storms?${RANGE}`)).json();
+      expect(storms).toHaveLength(1);
+      expect(storms[0]).toMatchObject({ kind: 'reconnect_loop', client: 'claude-code', server: 'tools-server' });
+      expect(storms[0]).toMatchObject({ attempts: 7, avoidable: 3 });
+      const storm = await (await get(app, `/api/v1/storms/${encodeURIComponent(storms[0].id)}`)).json();
+      expect(storm.timeline.map((a: { bucket: string; avoidable: boolean }) => `${a.bucket}:${a.avoidable}`)).toEqual([
+        ...Array(4).fill('transient:false'),
+        ...Array(2).fill('transient:true'),
+        'ok:true',
+      ]);
+    });
+
     it('refuses a zone it does not know, saying what to send', async () => {
       const res = await postLog('format=mcp-remote&tz=Mars/Olympus', 'mcp-remote/recorded-1.log');
       expect(res.status).toBe(400);

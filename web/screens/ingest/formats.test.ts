@@ -4,7 +4,7 @@ import { detectionText, FORMAT_LABEL, isProxyFormat, LOG_FORMATS, settingsText }
 describe('format labels', () => {
   it('labels every format the select offers, native first', () => {
     expect(LOG_FORMATS[0]).toBe('native');
-    expect(new Set(LOG_FORMATS).size).toBe(12);
+    expect(new Set(LOG_FORMATS).size).toBe(14);
     for (const format of LOG_FORMATS) expect(FORMAT_LABEL[format].length).toBeGreaterThan(0);
     expect(LOG_FORMATS.filter(isProxyFormat)).toEqual([
       'nginx-json',
@@ -18,6 +18,8 @@ describe('format labels', () => {
       'mcp-proxy',
       'claude-code',
       'cursor',
+      'zed',
+      'agentgateway',
     ]);
   });
 

@@ -1,3 +1,4 @@
+import { isHostFormat } from '../../../shared/host-logs/detect.ts';
 import { LOG_FORMATS, type LogFormat } from '../../../shared/log-formats.ts';
 
 /** Every format the API reads, in the order the format select lists them. */
@@ -16,20 +17,12 @@ export const FORMAT_LABEL: Readonly<Record<LogFormat, string>> = {
   'mcp-proxy': 'mcp-proxy --debug log (bridge)',
   'claude-code': 'Claude Code MCP debug log (lifecycle only)',
   cursor: 'Cursor MCP log (lifecycle only; local times)',
+  zed: 'Zed log, Zed.log (context servers; lifecycle only)',
+  agentgateway: 'agentgateway access log (HTTP only)',
 };
 
 /** A host's or bridge's own log: read whole (a request and its answer are lines apart), its server named by you. */
-export function isHostFormat(format: LogFormat): boolean {
-  return (
-    format === 'claude-desktop' ||
-    format === 'vscode' ||
-    format === 'mcp-remote' ||
-    format === 'supergateway' ||
-    format === 'mcp-proxy' ||
-    format === 'claude-code' ||
-    format === 'cursor'
-  );
-}
+export { isHostFormat };
 
 export const PROTOCOL_LABEL: Readonly<Record<'mcp' | 'a2a', string>> = { mcp: 'MCP', a2a: 'A2A' };
 
