@@ -55,6 +55,17 @@ describe.each(STORE_KINDS)('host logs through ingest on $name', (kind) => {
       expect(overall.buckets).toMatchObject({ ok: 4, refusal: 6, ambiguous: 5, transient: 1, unknown: 0 });
       expect(overall.kinds.transient).toEqual({ timeout: 1 });
 
+      // The refused tools/call sent again twice is a retry loop; its timeline says each attempt was answered, as
+      // the frames show, though no HTTP status was logged.
+      const { storms } = await (await get(app, `/api/v1/storms?${RANGE}`)).json();
+      expect(storms.map((s: { kind: string }) => s.kind)).toEqual(['retry_loop']);
+      const storm = await (await get(app, `/api/v1/storms/${encodeURIComponent(storms[0].id)}`)).json();
+      expect(storm.timeline.map((a: { status: number | null; answered: boolean }) => [a.status, a.answered])).toEqual([
+        [null, true],
+        [null, true],
+        [null, true],
+      ]);
+
       const again = await (
         await postLog(`format=supergateway&server=tools-server&start=${START}`, 'supergateway/recorded-2.log')
       ).json();
@@ -130,6 +141,9 @@ describe.each(STORE_KINDS)('host logs through ingest on $name', (kind) => {
         ...Array(2).fill('transient:true'),
         'ok:true',
       ]);
+      expect(storm.timeline.every((a: { rule: string; answered: boolean }) => a.rule === 'record.connection')).toBe(
+        true,
+      );
     });
 
     it('refuses a zone it does not know, saying what to send', async () => {
