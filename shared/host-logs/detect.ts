@@ -15,6 +15,16 @@ export const HOST_FORMATS = [
 ] as const;
 export type HostFormat = (typeof HOST_FORMATS)[number];
 
+/** Bridges' logs name no server (a bridge stands for one): their records are `--server`'s, else `unknown`. */
+export const BRIDGE_FORMATS: readonly HostFormat[] = ['mcp-remote', 'supergateway', 'mcp-proxy'];
+/** Host logs whose times are local without a zone: read in `--tz` / `?tz=` (default: the reading server's zone). */
+export const LOCAL_TIME_FORMATS: readonly HostFormat[] = ['vscode', 'cursor'];
+/**
+ * Host logs whose lines may carry no time (mcp-remote without --debug, supergateway, mcp-proxy, Claude Code's
+ * --debug of 2025): stamped from `--start` / `?start=` in line order (default: the file's last change, the upload).
+ */
+export const UNTIMED_FORMATS: readonly HostFormat[] = ['mcp-remote', 'supergateway', 'mcp-proxy', 'claude-code'];
+
 export function isHostFormat(format: string): format is HostFormat {
   return (HOST_FORMATS as readonly string[]).includes(format);
 }

@@ -1,4 +1,5 @@
 import { localTime, serverOfFileName, utcTime } from './clock.ts';
+import { LOCAL_TIME_FORMATS } from './detect.ts';
 import { type Entry, EntryAssembler, eventText } from './entries.ts';
 import { type Place, RecordWriter } from './records.ts';
 import type { HostLogOptions, HostLogReader, HostRead } from './types.ts';
@@ -51,8 +52,6 @@ interface Grammar {
   connecting: RegExp | null;
   /** A host's line that says the attempt connected. */
   connected: RegExp | null;
-  /** Whether its times are local without a zone (read in `timeZone`, said in `notes`). */
-  localTimes: boolean;
 }
 
 const GRAMMARS: Readonly<Record<LifecycleFormat, Grammar>> = {
@@ -65,7 +64,6 @@ const GRAMMARS: Readonly<Record<LifecycleFormat, Grammar>> = {
     },
     connecting: /^Starting connection/i,
     connected: /^(?:Successfully connected|Connected)\b/i,
-    localTimes: false,
   },
   cursor: {
     head(text, zone) {
@@ -75,7 +73,6 @@ const GRAMMARS: Readonly<Record<LifecycleFormat, Grammar>> = {
     // Cursor logs what it does with a server and its errors, no start of a connection (FORMATS.md).
     connecting: null,
     connected: null,
-    localTimes: true,
   },
   zed: {
     head(text) {
@@ -88,7 +85,6 @@ const GRAMMARS: Readonly<Record<LifecycleFormat, Grammar>> = {
     },
     connecting: ZED_STARTING,
     connected: null,
-    localTimes: false,
   },
 };
 
@@ -144,7 +140,7 @@ export class LifecycleReader implements HostLogReader {
     const notes = [`${this.format} logs a server's lifecycle only: no request and no outcome of a call is shown`];
     if (this.grammar.connecting === null) notes.push('it logs no start of a connection: no connection is counted');
     else notes.push('each connection attempt it shows is counted, with what the log says became of it');
-    if (this.grammar.localTimes) notes.push(`local times read in the zone ${this.zone}`);
+    if (LOCAL_TIME_FORMATS.includes(this.format)) notes.push(`local times read in the zone ${this.zone}`);
     if (!this.timed) notes.push('the log writes no times: records are stamped from the start given, in line order');
     if (this.otherLines > 0) notes.push(`${this.otherLines} lines about other parts of ${this.format} left out`);
     return notes;

@@ -34,6 +34,13 @@ describe('format labels', () => {
     expect(settingsText({ format: 'nginx-json', server: ' release-desk ', protocol: 'a2a' })).toBe(
       'nginx JSON access log · server release-desk · A2A',
     );
+    // A host's log names its servers; a bridge's names none.
+    expect(settingsText({ format: 'cursor', server: '', protocol: '' })).toBe(
+      'Cursor MCP log (lifecycle only; local times) · server from the log',
+    );
+    expect(settingsText({ format: 'mcp-proxy', server: '', protocol: '' })).toBe(
+      'mcp-proxy --debug log (bridge) · server "unknown"',
+    );
     expect(settingsText({ format: 'envoy', server: '', protocol: '' })).toBe(
       'Envoy access log (default text format) · server from discovery documents or host',
     );
