@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { StormAttempt, StormSummary } from '../queries/storms.ts';
 import { parseRequestKey, stormTarget } from './storms.ts';
-import { answerLabel, collapseTimeline } from './timeline.ts';
+import { answerLabel, collapseTimeline, sentLabel } from './timeline.ts';
 
 function storm(overrides: Partial<StormSummary>): StormSummary {
   return {
@@ -90,5 +90,7 @@ describe('collapseTimeline', () => {
     expect(answerLabel({ status: null, rpcCode: null, kind: 'timeout', rule: 'record.connection' })).toBe(
       'not connected',
     );
+    expect(sentLabel({ rpcMethod: null, rule: 'record.connection' })).toBe('server start');
+    expect(sentLabel({ rpcMethod: null, rule: 'http.method_not_allowed' })).toBeNull();
   });
 });

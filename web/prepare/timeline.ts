@@ -75,6 +75,12 @@ export function answerLabel(
   return attempt.answered === true ? 'answered' : 'no answer';
 }
 
+/** What the attempt sent: its JSON-RPC method, a host's start of the server (ADR 19), or a request without a body. */
+export function sentLabel(attempt: Pick<StormAttempt, 'rpcMethod' | 'rule'>): string | null {
+  if (attempt.rpcMethod !== null) return attempt.rpcMethod;
+  return attempt.rule === CONNECTION_RULE ? 'server start' : null;
+}
+
 /** The rule of a lifecycle log's connection attempt (shared/classify/records.ts). */
 const CONNECTION_RULE = 'record.connection';
 
