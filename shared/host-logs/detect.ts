@@ -33,6 +33,8 @@ export function isHostFormat(format: string): format is HostFormat {
 const CLAUDE_DESKTOP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z \[[^\]]+\] /;
 const VSCODE = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3} \[(?:trace|debug|info|warning|error)\] /;
 const CLAUDE_CODE = /^(?:\d{4}-\d{2}-\d{2}T[\d:.]+Z )?\[(?:DEBUG|ERROR|WARN|INFO)\] MCP server "/;
+/** A member line of Claude Code's 2025 pretty-printed JSON array (`    "debug": "..."`); its brackets vote for nothing. */
+const CLAUDE_CODE_ARRAY = /^ {4}"(?:debug|error|sessionId)": "/;
 /** Cursor names its server by an id without spaces (`db10`, `user-github`); VS Code's prose has spaces there. */
 const CURSOR = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3} \[(?:info|error|warning)\] [^:\s[\]]+: /;
 /** Zed's `Zed.log`: a local time with its offset, then `[LEVEL]` (2025) or `LEVEL  [module]` (later). */
@@ -45,7 +47,7 @@ const MCP_REMOTE = /^(?:\[\d+\] |\[\d{4}-\d{2}-\d{2}T[\d:.]+Z\]\[\d+\] |\[DEBUG 
 export function hostFormatOfLine(text: string): HostFormat | null {
   if (text.startsWith('[supergateway] ')) return 'supergateway';
   if (text.startsWith('transport event {')) return 'mcp-proxy';
-  if (CLAUDE_CODE.test(text)) return 'claude-code';
+  if (CLAUDE_CODE.test(text) || CLAUDE_CODE_ARRAY.test(text)) return 'claude-code';
   if (MCP_REMOTE.test(text)) return 'mcp-remote';
   if (CLAUDE_DESKTOP.test(text)) return 'claude-desktop';
   if (ZED.test(text)) return 'zed';

@@ -141,6 +141,28 @@ describe('connection attempts in lifecycle logs (ADR 19)', () => {
   });
 });
 
+describe('Claude Code’s 2025 JSON array (mcp-logs-NAME/, reconstructed around the same session)', () => {
+  const ARRAY = fixture('claude-code/crash-loop.2025.json');
+
+  it('is detected from its first lines, and reads as the same session as the debug log', () => {
+    expect(detectFormat(ARRAY.slice(0, 5))).toBe('claude-code');
+    const strip = (v: Record<string, unknown>) => [v.ts, v.record, v.timeout, v.latencyMs, v.server];
+    const fromArray = read('claude-code', ARRAY).reads.flatMap((r) => ('value' in r ? [r.value] : []));
+    const fromLog = values('claude-code', CRASH_LOOP);
+    expect(fromArray.map(strip)).toEqual(fromLog.map((v) => [...strip(v).slice(0, 4), 'unknown']));
+  });
+
+  it('takes its server from the mcp-logs-NAME folder of its path', () => {
+    const { reads } = readHostLog(
+      'claude-code',
+      ARRAY.map((text, i) => ({ line: i + 1, text })),
+      { fileName: '/home/me/.cache/claude-cli-nodejs/-srv-rec/mcp-logs-tools-server/2026-12-06.txt' },
+    );
+    const servers = new Set(reads.flatMap((r) => ('value' in r ? [r.value.server] : [])));
+    expect(servers).toEqual(new Set(['tools-server']));
+  });
+});
+
 describe('Zed (Zed.log, reconstructed lines around a recorded server start: tests/fixtures/hostlogs/zed)', () => {
   it('is detected in both its line formats', () => {
     expect(detectFormat(fixture('zed/Zed.2025.log'))).toBe('zed');

@@ -6,7 +6,9 @@ import type { HostLogOptions, HostLogReader, HostRead } from './types.ts';
 
 /**
  * Hosts that log a server's lifecycle only, no frames (FORMATS.md): Claude Code (`[DEBUG] MCP server "NAME": msg`
- * with `--debug`, 2025, no time; `TS [LEVEL] MCP server "NAME" msg` in ~/.claude/debug, 2026, UTC), Cursor
+ * with `--debug`, 2025, no time; `TS [LEVEL] MCP server "NAME" msg` in ~/.claude/debug, 2026, UTC; in 2025 also a
+ * pretty-printed JSON array of `{"debug"|"error": msg, "timestamp", "sessionId", "cwd"}` per server under
+ * `mcp-logs-NAME/`, its server from that folder or `--server`), Cursor
  * (`TS [level] NAME: msg`, local time without a zone) and Zed (`Zed.log`: `TS [LEVEL] msg`, 2025, or
  * `TS LEVEL  [module] msg`, later; local time with its offset; the editor's whole log, of which the lines about a
  * context server are read and the others counted, in `notes`).
@@ -29,6 +31,8 @@ const ZED_LATER = new RegExp(`^${ZED_TIME} ([A-Z]+) +\\[[^\\]]*\\] (.*)$`, 's');
 const ZED_CONTEXT_SERVER = /context server/i;
 const ZED_STARTING = /^starting context server (.+)$/i;
 
+/** Claude Code's per-server folder (`mcp-logs-NAME/`) in a file's path. */
+const MCP_LOGS = /(?:^|[\\/])mcp-logs-([^\\/]+)[\\/]/;
 const EXIT_CODE = /(?:exit(?:ed)? with code|exit code) (-?\d+)/i;
 const TIMEOUT = /timed? ?out/i;
 /** A connection attempt ended before it connected: the host says it failed or closed, or the process exited. */
@@ -45,9 +49,17 @@ interface Head {
   msg: string;
 }
 
+/** The first line of an element of Claude Code's 2025 JSON array (`  {`): the element is read once it is whole. */
+const ELEMENT = 'element';
+/** The array's own brackets: no entry. */
+const BRACKET = 'bracket';
+
 interface Grammar {
-  /** The head of a line of the log; `other` for a line about something else (left out); null: no head. */
-  head(text: string, zone: string): Head | 'other' | null;
+  /**
+   * The head of a line of the log; `other` for a line about something else (left out, counted); an array element's
+   * first line or a bracket; null: no head.
+   */
+  head(text: string, zone: string): Head | 'other' | typeof ELEMENT | typeof BRACKET | null;
   /** A host's line that starts a connection attempt to the server it names; null where the log writes none. */
   connecting: RegExp | null;
   /** A host's line that says the attempt connected. */
@@ -57,6 +69,8 @@ interface Grammar {
 const GRAMMARS: Readonly<Record<LifecycleFormat, Grammar>> = {
   'claude-code': {
     head(text) {
+      if (text === '  {') return ELEMENT;
+      if (text === '[' || text === ']' || text === '[]') return BRACKET;
       const now = CLAUDE_CODE_2026.exec(text);
       if (now !== null) return head(utcTime(now[1] as string), now[2], now[3], now[4]);
       const old = CLAUDE_CODE_2025.exec(text);
@@ -87,6 +101,22 @@ const GRAMMARS: Readonly<Record<LifecycleFormat, Grammar>> = {
     connected: null,
   },
 };
+
+/** An element of Claude Code's 2025 JSON array, whole: `{"debug"|"error": msg, "timestamp", ...}`; null if not one. */
+function element(lines: readonly string[]): Head | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(lines.join('\n').replace(/,\s*$/, ''));
+  } catch {
+    return null;
+  }
+  if (typeof value !== 'object' || value === null) return null;
+  const { debug, error, timestamp } = value as Record<string, unknown>;
+  const msg = typeof error === 'string' ? error : typeof debug === 'string' ? debug : null;
+  if (msg === null) return null;
+  const at = typeof timestamp === 'string' ? utcTime(timestamp) : null;
+  return head(at, typeof error === 'string' ? 'error' : 'debug', null, msg);
+}
 
 function head(at: number | null, level: unknown, server: unknown, msg: unknown): Head {
   return { at, level: String(level).toLowerCase(), server: (server as string | null) ?? null, msg: String(msg) };
@@ -148,11 +178,15 @@ export class LifecycleReader implements HostLogReader {
 
   private entry(entry: Entry): HostRead[] {
     const first = entry.lines[0] as string;
-    const parsed = this.grammar.head(first, this.zone);
-    if (parsed === 'other') {
+    const headed = this.grammar.head(first, this.zone);
+    if (headed === BRACKET) return [];
+    if (headed === 'other') {
       this.otherLines += entry.lines.length;
       return [];
     }
+    // An array element is one record whose lines are its members; one that is not whole stays its lines' event.
+    const parsed = headed === ELEMENT ? element(entry.lines) : headed;
+    const lines = headed === ELEMENT && parsed !== null ? 1 : entry.lines.length;
     if (parsed !== null && parsed.at !== null) {
       this.lastAt = parsed.at;
       this.timed = true;
@@ -172,7 +206,7 @@ export class LifecycleReader implements HostLogReader {
     }
     const facts: Record<string, unknown> = { text: eventText(msg) };
     if (parsed !== null) facts.level = parsed.level;
-    if (entry.lines.length > 1) facts.lines = entry.lines.length;
+    if (lines > 1) facts.lines = lines;
     if (entry.cutLines > 0) facts.cutLines = entry.cutLines;
     const exit = EXIT_CODE.exec(msg);
     if (exit !== null) facts.exit = { code: Number(exit[1]), signal: null };
@@ -198,7 +232,7 @@ export class LifecycleReader implements HostLogReader {
   private serverOf(named: string | null): string {
     if (this.options.server !== undefined) return this.options.server;
     if (named !== null) return named;
-    const fromFile = serverOfFileName(this.options.fileName);
+    const fromFile = serverOfFileName(this.options.fileName) ?? MCP_LOGS.exec(this.options.fileName ?? '')?.[1];
     if (fromFile !== undefined) return fromFile;
     // A line that names no server (Zed's stderr lines) is the one started server's; with several, nobody's.
     return this.started.size === 1 ? (this.started.values().next().value as string) : 'unknown';
