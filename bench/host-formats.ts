@@ -1,20 +1,25 @@
 /**
  * Host and bridge logs for the format bench (formats.ts): each format's fixture (tests/fixtures/hostlogs, recorded
- * bridges and real frames in the reconstructed Claude Desktop and VS Code grammars) repeated to about `lines` lines,
- * read the way ingest reads a host log (one reader over the whole log, each record validated).
+ * bridges, and the recorded runs' frames, times and statuses in the reconstructed grammars of the others) repeated to
+ * about `lines` lines, read the way ingest reads a host log (one reader over the whole log, each record validated).
+ * Every format ingest reads has one: a new format without a fixture here does not compile.
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { validateEvent } from '../shared/event.ts';
 import { type HostFormat, readHostLog } from '../shared/host-logs/index.ts';
 
-const FIXTURES: readonly [HostFormat, string][] = [
-  ['claude-desktop', 'claude-desktop/mcp-server-tools-server.log'],
-  ['vscode', 'vscode/mcp-tools-server.debug.log'],
-  ['mcp-remote', 'mcp-remote/recorded-2.log'],
-  ['supergateway', 'supergateway/recorded-2.log'],
-  ['mcp-proxy', 'mcp-proxy/recorded-1.log'],
-];
+const FIXTURES: Readonly<Record<HostFormat, string>> = {
+  'claude-desktop': 'claude-desktop/mcp-server-tools-server.log',
+  vscode: 'vscode/mcp-tools-server.debug.log',
+  'mcp-remote': 'mcp-remote/recorded-2.log',
+  supergateway: 'supergateway/recorded-2.log',
+  'mcp-proxy': 'mcp-proxy/recorded-1.log',
+  'claude-code': 'claude-code/crash-loop.log',
+  cursor: 'cursor/Cursor MCP.log',
+  zed: 'zed/Zed.log',
+  agentgateway: 'agentgateway/recorded-3.access.log',
+};
 
 export interface HostSubject {
   name: string;
@@ -24,7 +29,7 @@ export interface HostSubject {
 }
 
 export function hostSubjects(lines: number): HostSubject[] {
-  return FIXTURES.map(([format, file]) => {
+  return (Object.entries(FIXTURES) as [HostFormat, string][]).map(([format, file]) => {
     const one = readFileSync(fileURLToPath(new URL(`../tests/fixtures/hostlogs/${file}`, import.meta.url)), 'utf8')
       .split('\n')
       .filter((line) => line !== '');

@@ -42,9 +42,11 @@ export interface HttpFacts {
 /**
  * A record that is no request with a known outcome (ADR 18): `server_event`, something the server or a bridge did
  * outside a request (a stderr line, an exit, a connect), stored but not counted as a request; `outcome_unknown`, a
- * request its log shows without an outcome (a blind spot, never a success).
+ * request its log shows without an outcome (a blind spot, never a success); `connection`, a connection attempt a
+ * lifecycle log shows without its frames (a host starting a server, then "connected", or a timeout or an exit
+ * before it was): counted, connected or not (`timeout: true`), and a connect for the reconnect loops (ADR 19).
  */
-export const RECORD_KINDS = ['server_event', 'outcome_unknown'] as const;
+export const RECORD_KINDS = ['server_event', 'outcome_unknown', 'connection'] as const;
 export type RecordKind = (typeof RECORD_KINDS)[number];
 
 /** A read event with its timestamp resolved to epoch milliseconds. */

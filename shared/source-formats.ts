@@ -17,8 +17,11 @@ const NOTES: Readonly<Record<string, string>> = {
     "supergateway's client side prints frames cut to [Object]: a tool error's text, and so its kind, is not shown",
   'mcp-proxy': 'mcp-proxy logs no request, and none of those it answers itself (ping, a method the server lacks)',
   vscode: 'VS Code logs frames only at Debug level: at its default level no request or outcome is shown',
-  'claude-code': "Claude Code logs a server's lifecycle only: no request and no outcome",
+  'claude-code': "Claude Code logs a server's lifecycle only: its connection attempts, no request and no outcome",
   cursor: "Cursor logs a server's lifecycle only: no request and no outcome",
+  zed: "Zed logs a context server's start and stderr only: no request, and not whether it connected",
+  agentgateway:
+    'agentgateway logs HTTP only: a tool error (isError) or a JSON-RPC error inside a status below 400 is not shown, so its outcome is unknown',
 };
 
 export const SOURCE_LABELS: Readonly<Record<string, string>> = {
@@ -33,6 +36,8 @@ export const SOURCE_LABELS: Readonly<Record<string, string>> = {
   'mcp-proxy': 'mcp-proxy log',
   'claude-code': 'Claude Code log',
   cursor: 'Cursor MCP log',
+  zed: 'Zed log',
+  agentgateway: 'agentgateway access log',
 };
 
 /** Where a format cannot show outcomes, what it misses; null where its records carry whole frames. */

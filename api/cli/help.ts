@@ -1,3 +1,6 @@
+import { HOST_FORMATS, isHostFormat } from '../../shared/host-logs/detect.ts';
+import { LOG_FORMATS } from '../../shared/log-formats.ts';
+
 /**
  * What `lens --help` and `lens COMMAND --help` say: each command's synopsis, what it does and its options. The one
  * place the options are described; a parse error prints the synopsis from here too.
@@ -17,13 +20,13 @@ export interface CommandHelp {
 const LOG_OPTIONS = [
   [
     '--format F',
-    'auto (default: detected per file), native, nginx-json, nginx-combined, envoy, envoy-json, or a host log: ' +
-      'claude-desktop, vscode, mcp-remote, supergateway, mcp-proxy',
+    `auto (default: detected per file), ${LOG_FORMATS.filter((f) => !isHostFormat(f)).join(', ')}, or a host log: ` +
+      HOST_FORMATS.join(', '),
   ],
   ['--server NAME', "every access-log line is this server's (else routes, discovery or the client records name it)"],
   ['--client NAME', "every access-log line is this client's (else its user agent, else its address)"],
   ['--protocol mcp|a2a', 'the protocol of access-log lines (default mcp)'],
-  ['--tz ZONE', "a host log's local times are in this IANA zone (VS Code; default: this machine's zone)"],
+  ['--tz ZONE', "a host log's local times are in this IANA zone (VS Code, Cursor; default: this machine's zone)"],
   ['--start ISO', "a host log that writes no times starts then (default: the file's last change)"],
 ] as const;
 

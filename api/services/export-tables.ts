@@ -79,7 +79,19 @@ export const STORMS_TABLE: ExportTable = {
 /** GET /storms/:id: the storm's attempts, one a row. */
 export const STORM_ATTEMPTS_TABLE: ExportTable = {
   name: 'storm-attempts',
-  columns: ['id', 'ts', 'status', 'rpcCode', 'latencyMs', 'bucket', 'kind', 'avoidable', 'blockedBy', 'gate'],
+  columns: [
+    'id',
+    'ts',
+    'status',
+    'rpcCode',
+    'answered',
+    'latencyMs',
+    'bucket',
+    'kind',
+    'avoidable',
+    'blockedBy',
+    'gate',
+  ],
 };
 
 /** GET /identities. */

@@ -56,6 +56,7 @@ function factsOf(row: EventRow): FoldFacts {
     protocolVersion: row.protocolVersion,
     continuation: row.continuation,
     rpcCode: row.rpcCode,
+    frames: row.frames,
     latencyMs: row.latencyMs,
     discoveryRead: row.discoveryRead,
     ctxRequested: row.ctxRequested,

@@ -39,6 +39,7 @@ export type AnalysisRow = Pick<
   | 'avoidable'
   | 'gateReason'
   | 'blockedBy'
+  | 'frames'
 >;
 
 /** A stored row as the pure analyses read it: the one mapping from the events table to shared/analysis/types.ts. */
@@ -58,6 +59,8 @@ export function analysisEventOfRow(row: AnalysisRow): AnalysisEvent {
     rpcMethod: row.rpcMethod,
     rpcName: row.rpcName,
     rpcCode: row.rpcCode,
+    // Bit 2: the answer frame (db/event-row.ts); rows stored before the column was added cannot tell.
+    answered: row.frames === null ? null : (row.frames & 2) !== 0,
     latencyMs: row.latencyMs,
     identity: row.identity,
     bucket: row.bucket as Bucket,
@@ -87,7 +90,7 @@ export function analysisColumns(db: SqlRunner): SQL {
   protocol_version AS "protocolVersion", continuation, rpc_code AS "rpcCode",
   latency_ms AS "latencyMs", ${identityText(db, 'events')} AS identity, bucket, kind, rule, wait_until AS "waitUntil",
   discovery_read AS "discoveryRead", counted, ctx_requested AS "ctxRequested", ctx_applied AS "ctxApplied",
-  ctx_reason AS "ctxReason", avoidable, gate_reason AS "gateReason", blocked_by AS "blockedBy"`;
+  ctx_reason AS "ctxReason", avoidable, gate_reason AS "gateReason", blocked_by AS "blockedBy", frames`;
 }
 
 /** What an analysis may narrow its events to besides the event filter: sampling calls. */

@@ -224,6 +224,7 @@ function withFacts(row: Pick<FoldRow, MutableColumn>, facts: FoldFacts): FoldRow
     protocolVersion: facts.protocolVersion,
     continuation: facts.continuation,
     rpcCode: facts.rpcCode,
+    frames: facts.frames,
     latencyMs: facts.latencyMs,
     identity: row.identity,
     bucket: row.bucket,

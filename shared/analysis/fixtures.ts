@@ -34,6 +34,7 @@ export function analysisEvent(overrides: Partial<AnalysisEvent> = {}): AnalysisE
     rpcMethod: 'tools/call',
     rpcName: null,
     rpcCode: null,
+    answered: true,
     latencyMs: 12,
     identity: null,
     bucket: overrides.bucket ?? bucketOf(kind),

@@ -31,6 +31,7 @@ export function toAnalysisEvent(event: LensEvent, classification: Classification
     rpcMethod: rpcMethodOf(event),
     rpcName: rpcNameOf(event),
     rpcCode: rpcErrorCodeOf(event),
+    answered: event.response !== undefined,
     latencyMs: event.latencyMs ?? null,
     identity: stored.identity,
     bucket: classification.bucket,

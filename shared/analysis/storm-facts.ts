@@ -34,7 +34,10 @@ export interface StormFact {
    * the path, so the method and path pair is no declared endpoint).
    */
   undeclared: boolean;
-  /** Opens a connection: `initialize`, `server/discover`, or a body-less GET of an MCP endpoint (a stream). */
+  /**
+   * Opens a connection: `initialize`, `server/discover`, a body-less GET of an MCP endpoint (a stream), or a
+   * lifecycle log's connection attempt (`record: "connection"`, read by the rule `record.connection`).
+   */
   connect: boolean;
   /** A body-less GET: a stream. */
   stream: boolean;
@@ -55,6 +58,8 @@ export interface StormFact {
 }
 
 const CONNECT_METHODS: ReadonlySet<string> = new Set(['initialize', 'server/discover']);
+/** The rule that reads a lifecycle log's connection attempt (ADR 19): a connect without a frame or a path. */
+const CONNECTION_RULE = 'record.connection';
 
 /** The detector's view of one judged event, with the gate's verdict on it. */
 export function stormFact(e: AnalysisEvent, verdict: { key: string; avoidable: boolean }): StormFact {
@@ -64,6 +69,7 @@ export function stormFact(e: AnalysisEvent, verdict: { key: string; avoidable: b
   const methodTarget = e.rpcMethod === null ? null : JSON.stringify(['method', path, e.rpcMethod]);
   const blocksEndpoint = e.bucket === 'refusal' && (e.kind === 'not_declared' || e.httpStatus === 405);
   const blocksMethod = e.bucket === 'refusal' && !blocksEndpoint && e.kind === 'not_supported';
+  const started = e.rule === CONNECTION_RULE;
   return {
     id: e.id,
     ts: e.ts,
@@ -72,18 +78,19 @@ export function stormFact(e: AnalysisEvent, verdict: { key: string; avoidable: b
     kind: e.kind,
     avoidable: verdict.avoidable,
     key: verdict.key,
-    endpoint: endpointLabel(e),
+    endpoint: started ? 'connection' : endpointLabel(e),
     endpointTarget,
     methodTarget,
     probes: blocksEndpoint ? endpointTarget : blocksMethod ? methodTarget : null,
     undeclared: e.kind === 'not_declared' || e.httpStatus === 405,
-    connect: (e.rpcMethod !== null && CONNECT_METHODS.has(e.rpcMethod)) || (stream && isMcpEndpoint(e, path)),
+    connect:
+      started || (e.rpcMethod !== null && CONNECT_METHODS.has(e.rpcMethod)) || (stream && isMcpEndpoint(e, path)),
     stream,
     continuation: e.continuation,
     pending: e.bucket === 'pending',
     eraMismatch: e.httpStatus === 405 && (e.httpMethod === 'GET' || e.httpMethod === 'DELETE'),
     what: whatWasSent(e),
-    connectLabel: e.rpcMethod ?? `${e.httpMethod ?? 'no method'} (no body)`,
+    connectLabel: started ? 'server start' : (e.rpcMethod ?? `${e.httpMethod ?? 'no method'} (no body)`),
   };
 }
 

@@ -44,9 +44,13 @@ export interface StormAttempt {
   rpcMethod: string | null;
   status: number | null;
   rpcCode: number | null;
+  /** Whether the record carries an answer frame (null: not known): a host log's answer has no HTTP status. */
+  answered: boolean | null;
   latencyMs: number | null;
   bucket: Bucket;
   kind: string;
+  /** The rule that classified it (`record.connection`: a host's connection attempt, read from a lifecycle log). */
+  rule: string;
   avoidable: boolean;
   /** Which block made it avoidable (GateBlock: endpoint, method, key, session); null when sent or throttled. */
   blockedBy: GateBlock | null;

@@ -82,9 +82,9 @@ export function timelines(
 
 function attemptOf(e: AnalysisEvent, verdict: GateVerdict | undefined, gate: string): StormAttempt {
   const avoidable = verdict?.avoidable === true;
-  const { id, ts, rpcMethod, httpStatus: status, rpcCode, latencyMs, bucket, kind } = e;
+  const { id, ts, rpcMethod, httpStatus: status, rpcCode, answered, latencyMs, bucket, kind, rule } = e;
   const blockedBy = avoidable ? (verdict?.blockedBy ?? null) : null;
-  return { id, ts, rpcMethod, status, rpcCode, latencyMs, bucket, kind, avoidable, blockedBy, gate };
+  return { id, ts, rpcMethod, status, rpcCode, answered, latencyMs, bucket, kind, rule, avoidable, blockedBy, gate };
 }
 
 /** What the gate knew about one key when an attempt came: the answers that explain a verdict. */

@@ -24,6 +24,8 @@ export interface AnalysisEvent {
   /** What the method names: a tool call's tool, a prompt's name, a read resource's URI (`Mcp-Name`, section 10). */
   rpcName: string | null;
   rpcCode: number | null;
+  /** Whether the record carries an answer frame; null where the store cannot tell (rows stored before frames). */
+  answered: boolean | null;
   latencyMs: number | null;
   /** Request identity (DOMAIN.md section 5), or null when the event carries no request frame. */
   identity: string | null;

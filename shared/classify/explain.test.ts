@@ -5,9 +5,10 @@ describe('rule table', () => {
   it("has unique ids, MCP 2026-07-28's rounds and ok first, and the catch-all last", () => {
     const ids = RULES.map((rule) => rule.id);
     expect(new Set(ids).size).toBe(ids.length);
-    expect(ids.slice(0, 5)).toEqual([
+    expect(ids.slice(0, 6)).toEqual([
       'record.server_event',
       'record.outcome_unknown',
+      'record.connection',
       'mrtr.input_required',
       'mrtr.user_declined',
       'ok',

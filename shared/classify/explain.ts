@@ -40,6 +40,8 @@ export const BUCKET_GUIDE: Readonly<Record<Bucket, BucketGuide>> = {
 const RULE_TEXT: Readonly<Record<RuleId, string>> = {
   'record.server_event': 'The record is a server event (a stderr line, an exit, a connect), not a request.',
   'record.outcome_unknown': "The log shows the request but not its outcome (the log's blind spot).",
+  'record.connection':
+    'The record is a connection attempt the log shows without frames: connected, or timed out or ended before it was.',
   'mrtr.input_required': 'The result says resultType "input_required": the server asks for input before it answers.',
   'mrtr.user_declined': "The round answers the server's input request with a decline or a cancel: the user refused.",
   ok: 'No timeout, no error, a status below 400 and no isError result.',

@@ -6,6 +6,7 @@
  * |-----------------------------|------------------------------------------------------------|-------------------|
  * | record.server_event         | unknown / server_event (no request: stored uncounted)      | none              |
  * | record.outcome_unknown      | unknown / outcome_unknown (the log shows no outcome)       | none              |
+ * | record.connection           | ok / ok connected; transient / timeout not connected       | none / timeout    |
  * | mrtr.input_required         | pending / input_required (MCP 2026-07-28's MRTR)           | none              |
  * | mrtr.user_declined          | refusal / user_declined (a decline or cancel in the round) | none              |
  * | ok                          | ok / ok                                                    | none              |
@@ -57,7 +58,7 @@ import { eraLegacyProbe, inputRequired, userDeclined } from './era-rules.ts';
 import { ambiguous, toolError } from './fallback.ts';
 import { OK } from './outcome.ts';
 import { httpOverride, rpcOverride } from './overrides.ts';
-import { outcomeUnknown, serverEvent } from './records.ts';
+import { connection, outcomeUnknown, serverEvent } from './records.ts';
 import type { Signals } from './signals.ts';
 import { adapterSlug, denialReason } from './structured.ts';
 import * as http from './transport.ts';
@@ -85,6 +86,7 @@ const AMBIGUOUS: readonly Bucket[] = ['ambiguous'];
 export const RULES = [
   rule('record.server_event', ['unknown'], serverEvent),
   rule('record.outcome_unknown', ['unknown'], outcomeUnknown),
+  rule('record.connection', ['ok', 'transient'], connection),
   rule('mrtr.input_required', ['pending'], inputRequired),
   rule('mrtr.user_declined', REFUSAL, userDeclined),
   rule('ok', ['ok'], (s) => (s.failed ? undefined : OK)),

@@ -45,6 +45,7 @@ export interface Signals {
 }
 
 export function readSignals(event: LensEvent): Signals {
+  if (event.record === 'connection') return event.timeout === true ? NOT_CONNECTED : CONNECTED;
   if (event.record !== undefined) return event.record === 'server_event' ? SERVER_EVENT : OUTCOME_UNKNOWN;
   const status = event.http?.status;
   const response = event.response;
@@ -120,6 +121,8 @@ const INPUT_REQUIRED: Signals = Object.freeze({ ...SUCCEEDED, inputRequired: tru
 const DECLINED: Signals = Object.freeze({ ...SUCCEEDED, declined: true });
 const SERVER_EVENT: Signals = Object.freeze({ ...SUCCEEDED, record: 'server_event' });
 const OUTCOME_UNKNOWN: Signals = Object.freeze({ ...SUCCEEDED, record: 'outcome_unknown' });
+const CONNECTED: Signals = Object.freeze({ ...SUCCEEDED, record: 'connection' });
+const NOT_CONNECTED: Signals = Object.freeze({ ...SUCCEEDED, failed: true, timeout: true, record: 'connection' });
 
 // The official MCP SDKs turn a protocol error thrown inside a tool into an isError result whose text starts with
 // this fixed prefix (DOMAIN.md rule 6); it is the only place a -32602 for an unknown tool survives.

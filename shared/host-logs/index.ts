@@ -1,3 +1,4 @@
+import { AgentgatewayReader } from './agentgateway.ts';
 import { ClaudeDesktopReader } from './claude-desktop.ts';
 import type { HostFormat } from './detect.ts';
 import { LifecycleReader } from './lifecycle.ts';
@@ -30,7 +31,10 @@ export function hostLogReader(format: HostFormat, options: HostLogOptions): Host
       return new McpProxyReader(options);
     case 'claude-code':
     case 'cursor':
+    case 'zed':
       return new LifecycleReader(format, options);
+    case 'agentgateway':
+      return new AgentgatewayReader(options);
   }
 }
 

@@ -2,6 +2,7 @@ import { hash } from 'node:crypto';
 import type { FieldWarning, Frame } from '../event.ts';
 import { frameMessage } from '../tap/messages.ts';
 import { type Call, Pairing, type Sender, type Sent } from '../tap/pairing.ts';
+import { eventText } from './entries.ts';
 import type { HostRead } from './types.ts';
 
 /** Who a record is between: the host (client) and the server, in one connection (session) of theirs. */
@@ -165,12 +166,44 @@ export class RecordWriter {
     return { line: place.line, value, warnings: [] };
   }
 
+  /**
+   * A connection attempt a lifecycle log shows (ADR 19), with the line that says what became of it: connected, or
+   * not (timed out, or ended before it connected: `timeout`); null when the log does not say (an unknown outcome).
+   */
+  connection(
+    parties: Parties,
+    place: Place,
+    outcome: { place: Place; connected: boolean; facts: HostFacts } | null,
+  ): HostRead {
+    const value = this.head(parties, place.at, [place.text, String(place.line)]);
+    const facts: HostFacts = { line: place.line, text: eventText(place.text) };
+    if (outcome === null) {
+      value.record = 'outcome_unknown';
+      facts.connection = 'not shown';
+    } else {
+      value.record = 'connection';
+      facts.answerLine = outcome.place.line;
+      facts.connection = outcome.connected ? 'connected' : 'not connected';
+      facts.outcome = outcome.facts.text;
+      if (outcome.facts.exit !== undefined) facts.exit = outcome.facts.exit;
+      if (!outcome.connected) value.timeout = true;
+      if (this.timed()) value.latencyMs = Math.max(0, outcome.place.at - place.at);
+    }
+    value.hostlog = { ...parties.facts, ...facts };
+    return { line: place.line, value, warnings: [] };
+  }
+
   /** Something the server or the bridge did outside a request: a stderr line, an exit, a connect. */
   serverEvent(parties: Parties, place: Place, facts: HostFacts, warnings: FieldWarning[] = []): HostRead {
     const value = this.head(parties, place.at, [place.text, String(place.line)]);
     value.record = 'server_event';
     value.hostlog = { ...parties.facts, line: place.line, ...facts };
     return { line: place.line, value, warnings };
+  }
+
+  /** The members every record of the log has, for a reader that writes the rest itself (an access log's line). */
+  line(parties: Parties, place: Place): Record<string, unknown> {
+    return this.head(parties, place.at, [place.text, String(place.line)]);
   }
 
   private head(parties: Parties, at: number, identity: readonly (string | undefined)[]): Record<string, unknown> {

@@ -55,6 +55,17 @@ describe.each(STORE_KINDS)('host logs through ingest on $name', (kind) => {
       expect(overall.buckets).toMatchObject({ ok: 4, refusal: 6, ambiguous: 5, transient: 1, unknown: 0 });
       expect(overall.kinds.transient).toEqual({ timeout: 1 });
 
+      // The refused tools/call sent again twice is a retry loop; its timeline says each attempt was answered, as
+      // the frames show, though no HTTP status was logged.
+      const { storms } = await (await get(app, `/api/v1/storms?${RANGE}`)).json();
+      expect(storms.map((s: { kind: string }) => s.kind)).toEqual(['retry_loop']);
+      const storm = await (await get(app, `/api/v1/storms/${encodeURIComponent(storms[0].id)}`)).json();
+      expect(storm.timeline.map((a: { status: number | null; answered: boolean }) => [a.status, a.answered])).toEqual([
+        [null, true],
+        [null, true],
+        [null, true],
+      ]);
+
       const again = await (
         await postLog(`format=supergateway&server=tools-server&start=${START}`, 'supergateway/recorded-2.log')
       ).json();
@@ -111,6 +122,28 @@ describe.each(STORE_KINDS)('host logs through ingest on $name', (kind) => {
         note: null,
         facts: { line: 39, answerLine: 47, cancelled: 'MCP error -32001: Request timed out', late: true },
       });
+    });
+
+    it('Claude Code: a server restarted in a loop is its failures and a reconnect loop of the host (ADR 19)', async () => {
+      const report = await (await postLog('format=claude-code', 'claude-code/crash-loop.log')).json();
+      expect(report).toMatchObject({ accepted: 20, rejectedTotal: 0 });
+      const overall = await summary();
+      // 7 starts counted (6 not connected, 1 connected); the stderr and exit lines stay server events.
+      expect(overall.total).toBe(7);
+      expect(overall.buckets).toMatchObject({ transient: 6, ok: 1 });
+      const { storms } = await (await get(app, `/api/v1/storms?${RANGE}`)).json();
+      expect(storms).toHaveLength(1);
+      expect(storms[0]).toMatchObject({ kind: 'reconnect_loop', client: 'claude-code', server: 'tools-server' });
+      expect(storms[0]).toMatchObject({ attempts: 7, avoidable: 3 });
+      const storm = await (await get(app, `/api/v1/storms/${encodeURIComponent(storms[0].id)}`)).json();
+      expect(storm.timeline.map((a: { bucket: string; avoidable: boolean }) => `${a.bucket}:${a.avoidable}`)).toEqual([
+        ...Array(4).fill('transient:false'),
+        ...Array(2).fill('transient:true'),
+        'ok:true',
+      ]);
+      expect(storm.timeline.every((a: { rule: string; answered: boolean }) => a.rule === 'record.connection')).toBe(
+        true,
+      );
     });
 
     it('refuses a zone it does not know, saying what to send', async () => {

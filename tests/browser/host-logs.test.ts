@@ -45,7 +45,12 @@ beforeAll(async () => {
     '/api/v1/ingest?format=mcp-remote&server=tools-server&start=2026-12-06T01:30:00.000Z',
     { method: 'POST', type: 'text/plain', file: hostLogPath('mcp-remote/recorded-1.log') },
   );
-  expect([desktop, remote]).toMatchObject([{ rejectedTotal: 0 }, { rejectedTotal: 0 }]);
+  const crashing = await sendFixture(server.url, '/api/v1/ingest?format=claude-code&server=crashing-files', {
+    method: 'POST',
+    type: 'text/plain',
+    file: hostLogPath('claude-code/crash-loop.log'),
+  });
+  expect([desktop, remote, crashing]).toMatchObject([{ rejectedTotal: 0 }, { rejectedTotal: 0 }, { rejectedTotal: 0 }]);
 });
 
 afterAll(async () => {
@@ -90,4 +95,23 @@ describe.skipIf(skipped)('where records came from', () => {
     expect(errors).toEqual([]);
     await page.close();
   });
+
+  for (const width of [1280, 390]) {
+    it(`says in a host's reconnect loop whether each start connected, not "no answer", at ${width} px`, async () => {
+      const page = await browser.newPage({ viewport: { width, height: 900 } });
+      await page.goto(`${server.url}/servers/crashing-files?${WINDOW}`);
+      await page.getByTestId('storm-table').getByRole('link', { name: 'Reconnect loop' }).click();
+      await page.getByTestId('storm-title').waitFor();
+      expect(await page.getByTestId('storm-title').textContent()).toBe(
+        'claude-code kept reconnecting to a failing connection of crashing-files: 7 connection attempts (server start ×7), 3 avoidable',
+      );
+      const timeline = await page.getByTestId('timeline').textContent();
+      expect(timeline).toContain('not connected');
+      expect(timeline).toContain('server start');
+      expect(timeline).not.toContain('no answer');
+      expect(timeline).not.toContain('no body');
+      await page.screenshot({ path: join(SHOTS, `storm-reconnect-${width}.png`), fullPage: true });
+      await page.close();
+    });
+  }
 });

@@ -1,10 +1,11 @@
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hostLogPath } from '../support/corpus.ts';
 import {
   buildWeb,
   chromiumMissing,
@@ -16,6 +17,7 @@ import {
 } from './support.ts';
 
 const CORPUS = fileURLToPath(new URL('../fixtures/corpus/mcp-python/', import.meta.url));
+const SHOTS = process.env.INGEST_SHOTS ?? join(tmpdir(), 'ingest-shots');
 
 let browser: Browser;
 let demo: DemoServer;
@@ -171,6 +173,67 @@ describe.skipIf(skipped)('the Ingest screen with reverse-proxy access logs', () 
     await held.getByRole('button', { name: 'Remove' }).click();
     expect(await held.count()).toBe(0);
     expect(queries).toEqual([]);
+    await page.close();
+  });
+});
+
+describe.skipIf(skipped)('the Ingest screen with host logs whose times need a word', () => {
+  it('asks when a log without times starts, sends it, and its records are stamped from it', async () => {
+    mkdirSync(SHOTS, { recursive: true });
+    const file = join(dir, 'mcp-remote.log');
+    copyFileSync(hostLogPath('mcp-remote/recorded-1.log'), file);
+    const { page, errors, queries, held } = await holdFile(file);
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await expect
+      .poll(() => held.getByTestId('detected-format').textContent())
+      .toBe('Detected: mcp-remote log (bridge; stderr or debug file)');
+    expect(await held.getByLabel('Time zone of its times').count()).toBe(0);
+    await held.getByLabel('Server (optional)').fill('remote-files');
+    await held.getByLabel('When it starts (your time)').fill('2026-12-06T02:30:00');
+    expect(await held.getByTestId('time-hint').textContent()).toContain('stamped from the start you give');
+    await held.screenshot({ path: join(SHOTS, 'ingest-start-1280.png') });
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
+    await held.screenshot({ path: join(SHOTS, 'ingest-start-390.png') });
+
+    // The browser reads the wall time in its own zone; the query carries the instant.
+    const start = await page.evaluate(() => new Date('2026-12-06T02:30:00').toISOString());
+    await held.getByRole('button', { name: 'Send' }).click();
+    await page.locator('.upload-done').waitFor();
+    expect(queries).toEqual([`?${new URLSearchParams({ format: 'mcp-remote', server: 'remote-files', start })}`]);
+    expect(readCount(await page.getByTestId('ingest-rejected').textContent())).toBe(0);
+    const range = `from=${new Date(Date.parse(start) - 60_000).toISOString()}&to=${new Date(Date.parse(start) + 3_600_000).toISOString()}`;
+    const stored = await (
+      await fetch(`${demo.url}/api/v1/events?server=remote-files&records=all&limit=1000&${range}`)
+    ).json();
+    const times = stored.events.map((e: { ts: string }) => Date.parse(e.ts));
+    expect(times.length).toBeGreaterThan(16);
+    // mcp-remote without --debug writes no times: line N is stamped start + N ms.
+    expect(Math.min(...times) - Date.parse(start)).toBeGreaterThan(0);
+    expect(Math.max(...times) - Date.parse(start)).toBeLessThan(1000);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('asks the zone of a log with local times (Cursor), not its start, and fits a phone', async () => {
+    const file = join(dir, 'Cursor MCP.log');
+    copyFileSync(hostLogPath('cursor/Cursor MCP.log'), file);
+    const { page, errors, queries, held } = await holdFile(file);
+    await page.setViewportSize({ width: 390, height: 844 });
+    await expect
+      .poll(() => held.getByTestId('detected-format').textContent())
+      .toBe('Detected: Cursor MCP log (lifecycle only; local times)');
+    expect(await held.getByLabel('When it starts (your time)').count()).toBe(0);
+    await held.getByLabel('Time zone of its times').fill('Europe/Berlin');
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
+    await held.screenshot({ path: join(SHOTS, 'ingest-zone-390.png') });
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await held.screenshot({ path: join(SHOTS, 'ingest-zone-1280.png') });
+    await held.getByRole('button', { name: 'Send' }).click();
+    await page.locator('.upload-done').waitFor();
+    expect(queries).toEqual(['?format=cursor&tz=Europe%2FBerlin']);
+    expect(readCount(await page.getByTestId('ingest-rejected').textContent())).toBe(0);
+    expect(errors).toEqual([]);
     await page.close();
   });
 });

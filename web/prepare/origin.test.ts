@@ -29,4 +29,23 @@ describe('originText', () => {
     });
     expect(exit.details).toEqual(['The process exited (SIGTERM).']);
   });
+
+  it('says what became of a connection attempt a lifecycle log shows, and on which line', () => {
+    const text = originText({
+      format: 'claude-code',
+      label: 'Claude Code log',
+      note: null,
+      facts: {
+        line: 4,
+        answerLine: 6,
+        connection: 'not connected',
+        outcome: 'Connection failed: process exited with code 1',
+      },
+    });
+    expect(text.read).toBe('Claude Code log, line 4 (outcome on line 6)');
+    expect(text.details.slice(0, 2)).toEqual([
+      'The host started the server and it did not connect: a timeout, for the retry budget.',
+      'What became of it, as the log says: Connection failed: process exited with code 1',
+    ]);
+  });
 });

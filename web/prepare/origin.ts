@@ -6,6 +6,13 @@ export interface Origin {
   facts: Record<string, unknown> | null;
 }
 
+/** A lifecycle log's connection attempt (ADR 19), by what the log says became of it. */
+const CONNECTION_TEXT: Readonly<Record<string, string>> = {
+  connected: 'The host started the server and it connected.',
+  'not connected': 'The host started the server and it did not connect: a timeout, for the retry budget.',
+  'not shown': 'The host started the server; the log does not say whether it connected.',
+};
+
 /**
  * "Claude Desktop log, line 41 (answer on line 42)", and what its reader noted of the record: the host's cancel, a
  * late answer, the server's own request, a stderr line, an exit. Native records say only where they came from.
@@ -17,8 +24,11 @@ export function originText(origin: Origin): { read: string; details: string[] } 
   const answer = at('answerLine');
   let read = origin.label;
   if (line !== null && line > 0) read += `, line ${line}`;
-  if (answer !== null && answer !== line) read += ` (answer on line ${answer})`;
+  const connection = typeof facts.connection === 'string' ? facts.connection : null;
+  if (answer !== null && answer !== line) read += ` (${connection === null ? 'answer' : 'outcome'} on line ${answer})`;
   const details: string[] = [];
+  if (connection !== null) details.push(CONNECTION_TEXT[connection] ?? `A connection attempt: ${connection}.`);
+  if (typeof facts.outcome === 'string') details.push(`What became of it, as the log says: ${facts.outcome}`);
   if (typeof facts.cancelled === 'string') {
     details.push(`The host cancelled it${facts.cancelled === '' ? '' : ` ("${facts.cancelled}")`}: a timeout.`);
   }

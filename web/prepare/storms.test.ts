@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { StormAttempt, StormSummary } from '../queries/storms.ts';
 import { parseRequestKey, stormTarget } from './storms.ts';
-import { answerLabel, collapseTimeline } from './timeline.ts';
+import { answerLabel, collapseTimeline, sentLabel } from './timeline.ts';
 
 function storm(overrides: Partial<StormSummary>): StormSummary {
   return {
@@ -46,8 +46,10 @@ function attempt(ts: number, overrides: Partial<StormAttempt> = {}): StormAttemp
     rpcMethod: null,
     status: 405,
     rpcCode: null,
+    answered: true,
     latencyMs: 1,
     bucket: 'refusal',
+    rule: 'http.method_not_allowed',
     kind: 'not_supported',
     avoidable: true,
     blockedBy: 'key',
@@ -80,5 +82,15 @@ describe('collapseTimeline', () => {
     expect(answerLabel({ status: 200, rpcCode: -32602 })).toBe('200 · -32602');
     expect(answerLabel({ status: null, rpcCode: null })).toBe('no answer');
     expect(answerLabel({ status: null, rpcCode: null, answered: true })).toBe('answered');
+    // A host log's request whose answer the log hides (mcp-remote, agentgateway below 400): neither answered nor not.
+    expect(answerLabel({ status: null, rpcCode: null, answered: false, kind: 'outcome_unknown' })).toBe(
+      'unknown outcome',
+    );
+    expect(answerLabel({ status: null, rpcCode: -32601, answered: true })).toBe('-32601');
+    expect(answerLabel({ status: null, rpcCode: null, kind: 'timeout', rule: 'record.connection' })).toBe(
+      'not connected',
+    );
+    expect(sentLabel({ rpcMethod: null, rule: 'record.connection' })).toBe('server start');
+    expect(sentLabel({ rpcMethod: null, rule: 'http.method_not_allowed' })).toBeNull();
   });
 });

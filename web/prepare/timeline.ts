@@ -1,3 +1,4 @@
+import type { EventView } from '../queries/events.ts';
 import type { StormAttempt } from '../queries/storms.ts';
 
 /**
@@ -22,6 +23,7 @@ function sameAs(a: StormAttempt, b: StormAttempt): boolean {
     a.rpcMethod === b.rpcMethod &&
     a.status === b.status &&
     a.rpcCode === b.rpcCode &&
+    a.answered === b.answered &&
     a.bucket === b.bucket &&
     a.kind === b.kind &&
     a.avoidable === b.avoidable &&
@@ -57,10 +59,38 @@ function widen(range: TimelineRun['latency'], value: number | null): TimelineRun
   return { min: Math.min(range.min, value), max: Math.max(range.max, value) };
 }
 
-/** How the attempt answered: `405`, `200 · -32602`, `-32003`, or `no answer`. */
-export function answerLabel(attempt: Pick<StormAttempt, 'status' | 'rpcCode'> & { answered?: boolean }): string {
+/**
+ * How the attempt answered: `405`, `200 · -32602`, `-32003`, `answered`, `unknown outcome` or `no answer`. A record
+ * without an HTTP status (a host's log, lens tap over stdio) says what its frame says: answered, its error's code, or,
+ * where its log hides the outcome (ADR 18), unknown; a host's connection attempt read from a lifecycle log (ADR 19)
+ * has no frame, and says whether it connected.
+ */
+export function answerLabel(
+  attempt: Pick<StormAttempt, 'status' | 'rpcCode'> & { answered?: boolean | null; kind?: string; rule?: string },
+): string {
   const parts = [attempt.status, attempt.rpcCode].filter((part) => part !== null);
-  // A record with an answer frame but no HTTP status (a host's log, lens tap over stdio) was answered all the same.
-  if (parts.length === 0) return attempt.answered === true ? 'answered' : 'no answer';
-  return parts.join(' · ');
+  if (parts.length > 0) return parts.join(' · ');
+  if (attempt.kind === 'outcome_unknown') return 'unknown outcome';
+  if (attempt.rule === CONNECTION_RULE) return attempt.kind === 'ok' ? 'connected' : 'not connected';
+  return attempt.answered === true ? 'answered' : 'no answer';
+}
+
+/** What the attempt sent: its JSON-RPC method, a host's start of the server (ADR 19), or a request without a body. */
+export function sentLabel(attempt: Pick<StormAttempt, 'rpcMethod' | 'rule'>): string | null {
+  if (attempt.rpcMethod !== null) return attempt.rpcMethod;
+  return attempt.rule === CONNECTION_RULE ? 'server start' : null;
+}
+
+/** The rule of a lifecycle log's connection attempt (shared/classify/records.ts). */
+const CONNECTION_RULE = 'record.connection';
+
+/** An event's answer as every list of events says it (answerLabel), from its view. */
+export function eventAnswerLabel(event: Pick<EventView, 'http' | 'rpcCode' | 'response' | 'kind' | 'rule'>): string {
+  return answerLabel({
+    status: event.http.status,
+    rpcCode: event.rpcCode,
+    answered: event.response !== null,
+    kind: event.kind,
+    rule: event.rule,
+  });
 }

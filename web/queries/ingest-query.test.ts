@@ -31,6 +31,28 @@ describe('ingestQuery', () => {
     });
   });
 
+  it('sends a Cursor log’s zone too, its times being local without one', () => {
+    expect(ingestQuery({ format: 'cursor', server: '', protocol: '', tz: 'America/New_York' })).toEqual({
+      format: 'cursor',
+      tz: 'America/New_York',
+    });
+  });
+
+  it('sends when a log without times starts, read in this browser’s zone, for those formats only', () => {
+    const start = '2026-12-06T02:30';
+    expect(ingestQuery({ format: 'mcp-remote', server: 'files', protocol: '', start })).toEqual({
+      format: 'mcp-remote',
+      server: 'files',
+      start: new Date(2026, 11, 6, 2, 30).toISOString(),
+    });
+    expect(ingestQuery({ format: 'claude-code', server: '', protocol: '', start: '' })).toEqual({
+      format: 'claude-code',
+    });
+    expect(ingestQuery({ format: 'claude-desktop', server: '', protocol: '', start })).toEqual({
+      format: 'claude-desktop',
+    });
+  });
+
   it("sends a Claude Desktop log's file name, which says which of its logs it is", () => {
     const settings = { server: '', protocol: '', file: 'mcp-server-files.log' } as const;
     expect(ingestQuery({ ...settings, format: 'claude-desktop' })).toEqual({

@@ -6,7 +6,7 @@ import { Link } from '../../components/Link.tsx';
 import { formatDateTime } from '../../format.ts';
 import type { View } from '../../prepare/actionability.ts';
 import type { JoinedRecord } from '../../prepare/joined-records.ts';
-import { answerLabel } from '../../prepare/timeline.ts';
+import { eventAnswerLabel } from '../../prepare/timeline.ts';
 import { type EventView, eventsQuery } from '../../queries/events.ts';
 import { useUrl } from '../../use-url.ts';
 import { requestLabel } from '../events/EventTable.tsx';
@@ -72,8 +72,7 @@ function Failure({ event, view, hrefOf }: FailureProps) {
         <Link href={hrefOf(event)} title="Open the event">
           {formatDateTime(Date.parse(event.ts))}
         </Link>{' '}
-        <span className="muted">{requestLabel(event)}</span> ·{' '}
-        {answerLabel({ status: event.http.status, rpcCode: event.rpcCode, answered: event.response !== null })}{' '}
+        <span className="muted">{requestLabel(event)}</span> · {eventAnswerLabel(event)}{' '}
         <BucketBadge bucket={event.bucket} kind={event.kind} />
         {partnerRecord === null ? null : (
           <RecordsToggle expanded={expanded} onToggle={() => setExpanded(!expanded)} controls={recordsId} />

@@ -9,7 +9,7 @@ import { eraText } from '../../prepare/eras.ts';
 import { explainEvent, gateText } from '../../prepare/explain-event.ts';
 import { type JoinedRecord, notCountedHint, recordLabel } from '../../prepare/joined-records.ts';
 import { originText } from '../../prepare/origin.ts';
-import { answerLabel } from '../../prepare/timeline.ts';
+import { eventAnswerLabel } from '../../prepare/timeline.ts';
 import { eventQuery } from '../../queries/events.ts';
 import { routePath } from '../../router.ts';
 import { applyPatch, hrefOf } from '../../url-state.ts';
@@ -85,7 +85,7 @@ export function EventDetail({ selection, onClose, onFollow }: EventDetailProps) 
         <dd>{requestLabel(event)}</dd>
         <dt>Answer</dt>
         <dd>
-          {answerLabel({ status: event.http.status, rpcCode: event.rpcCode, answered: event.response !== null })}
+          {eventAnswerLabel(event)}
           {event.latencyMs === null ? '' : ` in ${event.latencyMs} ms`}
         </dd>
         {event.protocol === 'mcp' ? (

@@ -6,7 +6,7 @@ import { Panel } from '../../components/Panel.tsx';
 import type { TableDownload } from '../../download.ts';
 import { formatDay, formatTimeMs } from '../../format.ts';
 import { type JoinedRecord, notCountedHint } from '../../prepare/joined-records.ts';
-import { answerLabel } from '../../prepare/timeline.ts';
+import { eventAnswerLabel } from '../../prepare/timeline.ts';
 import type { EventView, ListTotal } from '../../queries/events.ts';
 import { RecordsToggle, RequestRecords } from './RequestRecords.tsx';
 import { holdsRecord, RECORDS, REQUESTS, shownLine } from './rows.ts';
@@ -65,9 +65,7 @@ function EventRow({ event, selected, onOpen, asRequest, hrefOf, onFollow }: Even
           {event.client ?? 'no client'} → {event.server}
         </span>
         <span className="ev-request">{requestLabel(event)}</span>
-        <span className="ev-answer">
-          {answerLabel({ status: event.http.status, rpcCode: event.rpcCode, answered: event.response !== null })}
-        </span>
+        <span className="ev-answer">{eventAnswerLabel(event)}</span>
         <span className="ev-bucket">
           <BucketBadge bucket={event.bucket} kind={event.kind} />
           {event.avoidable ? <span className="mark-avoidable"> avoidable</span> : null}

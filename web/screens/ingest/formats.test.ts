@@ -4,7 +4,7 @@ import { detectionText, FORMAT_LABEL, isProxyFormat, LOG_FORMATS, settingsText }
 describe('format labels', () => {
   it('labels every format the select offers, native first', () => {
     expect(LOG_FORMATS[0]).toBe('native');
-    expect(new Set(LOG_FORMATS).size).toBe(12);
+    expect(new Set(LOG_FORMATS).size).toBe(14);
     for (const format of LOG_FORMATS) expect(FORMAT_LABEL[format].length).toBeGreaterThan(0);
     expect(LOG_FORMATS.filter(isProxyFormat)).toEqual([
       'nginx-json',
@@ -18,6 +18,8 @@ describe('format labels', () => {
       'mcp-proxy',
       'claude-code',
       'cursor',
+      'zed',
+      'agentgateway',
     ]);
   });
 
@@ -31,6 +33,13 @@ describe('format labels', () => {
     expect(settingsText({ format: 'native', server: 'x', protocol: 'a2a' })).toBe('Refusal Lens NDJSON (native)');
     expect(settingsText({ format: 'nginx-json', server: ' release-desk ', protocol: 'a2a' })).toBe(
       'nginx JSON access log · server release-desk · A2A',
+    );
+    // A host's log names its servers; a bridge's names none.
+    expect(settingsText({ format: 'cursor', server: '', protocol: '' })).toBe(
+      'Cursor MCP log (lifecycle only; local times) · server from the log',
+    );
+    expect(settingsText({ format: 'mcp-proxy', server: '', protocol: '' })).toBe(
+      'mcp-proxy --debug log (bridge) · server "unknown"',
     );
     expect(settingsText({ format: 'envoy', server: '', protocol: '' })).toBe(
       'Envoy access log (default text format) · server from discovery documents or host',

@@ -1,3 +1,4 @@
+import { BRIDGE_FORMATS, isHostFormat } from '../../../shared/host-logs/detect.ts';
 import { LOG_FORMATS, type LogFormat } from '../../../shared/log-formats.ts';
 
 /** Every format the API reads, in the order the format select lists them. */
@@ -16,19 +17,16 @@ export const FORMAT_LABEL: Readonly<Record<LogFormat, string>> = {
   'mcp-proxy': 'mcp-proxy --debug log (bridge)',
   'claude-code': 'Claude Code MCP debug log (lifecycle only)',
   cursor: 'Cursor MCP log (lifecycle only; local times)',
+  zed: 'Zed log, Zed.log (context servers; lifecycle only)',
+  agentgateway: 'agentgateway access log (HTTP only)',
 };
 
 /** A host's or bridge's own log: read whole (a request and its answer are lines apart), its server named by you. */
-export function isHostFormat(format: LogFormat): boolean {
-  return (
-    format === 'claude-desktop' ||
-    format === 'vscode' ||
-    format === 'mcp-remote' ||
-    format === 'supergateway' ||
-    format === 'mcp-proxy' ||
-    format === 'claude-code' ||
-    format === 'cursor'
-  );
+export { isHostFormat };
+
+/** A bridge's log: it names no server, so its records are the one typed, else "unknown". */
+export function isBridgeFormat(format: LogFormat): boolean {
+  return (BRIDGE_FORMATS as readonly string[]).includes(format);
 }
 
 export const PROTOCOL_LABEL: Readonly<Record<'mcp' | 'a2a', string>> = { mcp: 'MCP', a2a: 'A2A' };
@@ -53,12 +51,11 @@ export function settingsText(settings: { format: LogFormat; server: string; prot
   const parts = [FORMAT_LABEL[settings.format]];
   if (isProxyFormat(settings.format)) {
     const server = settings.server.trim();
-    const unnamed =
-      settings.format === 'claude-desktop'
+    const unnamed = isBridgeFormat(settings.format)
+      ? 'server "unknown"'
+      : isHostFormat(settings.format)
         ? 'server from the log'
-        : isHostFormat(settings.format)
-          ? 'server "unknown"'
-          : 'server from discovery documents or host';
+        : 'server from discovery documents or host';
     parts.push(server === '' ? unnamed : `server ${server}`);
     if (settings.protocol !== '') parts.push(PROTOCOL_LABEL[settings.protocol]);
   }

@@ -4,7 +4,7 @@ import { DownloadButtons } from '../../components/DownloadButtons.tsx';
 import { Link } from '../../components/Link.tsx';
 import { formatCount, formatTimeMs } from '../../format.ts';
 import { correctSender } from '../../prepare/storms.ts';
-import { answerLabel, collapseTimeline, type TimelineRun } from '../../prepare/timeline.ts';
+import { answerLabel, collapseTimeline, sentLabel, type TimelineRun } from '../../prepare/timeline.ts';
 import type { StormDetail } from '../../queries/storms.ts';
 import { useUrl } from '../../use-url.ts';
 
@@ -49,7 +49,7 @@ export function Timeline({ storm }: { storm: StormDetail }) {
     {
       label: 'Method',
       className: 'nowrap',
-      cell: (run) => run.first.rpcMethod ?? <span className="muted">no body</span>,
+      cell: (run) => sentLabel(run.first) ?? <span className="muted">no body</span>,
     },
     { label: 'Answer', className: 'nowrap', cell: (run) => answerLabel(run.first) },
     { label: 'Latency', num: true, className: 'nowrap', cell: latencyLabel },
