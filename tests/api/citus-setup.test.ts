@@ -1,8 +1,11 @@
+import { tmpdir } from 'node:os';
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { citusSetupCommand } from '../../api/cli/citus-setup.ts';
 import { citusPlan, citusProblem, storeTables } from '../../db/citus.ts';
 import { NOT_BY_SERVER } from '../../db/distribution.ts';
-import { openTempPostgres, openTempSqlite, STORE_KINDS, type TestStore } from '../support/stores.ts';
+import { openStore } from '../../db/store.ts';
+import { openTempPostgres, openTempSqlite, STORE_KINDS, type TestStore, tempDatabase } from '../support/stores.ts';
 
 // Issue 41 item 4 (docs/adr/0014-distribution-by-server.md): `lens citus-setup` places every table of a migrated
 // store as db/distribution.ts says. Its calls are derived here from the real migrated schema; what they do on a Citus
@@ -60,14 +63,20 @@ describe.skipIf(postgresUnavailable !== null)('citus-setup on a migrated Postgre
   });
 
   it('refuses a database without Citus, changing nothing', async () => {
-    expect(await citusProblem(db.store)).toMatch(/not a Citus coordinator: it has no citus extension/);
-    vi.stubEnv('DATABASE_URL', db.config.databaseUrl);
+    // A database of its own, plain even when the suite runs on a Citus coordinator (TEST_CITUS_WORKERS).
+    const plain = await tempDatabase();
+    const store = await openStore({ databaseUrl: plain.url, dataDir: tmpdir() });
     try {
+      expect(await citusProblem(store)).toMatch(/not a Citus coordinator: it has no citus extension/);
+      vi.stubEnv('DATABASE_URL', plain.url);
       await expect(citusSetupCommand([])).rejects.toThrow(/not a Citus coordinator/);
+      expect(await storeTables(store)).toEqual(tables);
+      expect(await store.all(sql`SELECT 1 FROM pg_extension WHERE extname = 'citus'`)).toEqual([]);
     } finally {
       vi.unstubAllEnvs();
+      await store.close();
+      await plain.drop();
     }
-    expect(await storeTables(db.store)).toEqual(tables);
   });
 });
 
