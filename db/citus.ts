@@ -1,6 +1,8 @@
 import { sql } from 'drizzle-orm';
+import pg from 'pg';
 import { NOT_BY_SERVER } from './distribution.ts';
 import type { Store } from './runner.ts';
+import { openStore } from './store.ts';
 
 /**
  * `lens citus-setup` (docs/adr/0014-distribution-by-server.md): the Citus calls that place each table of a migrated
@@ -75,4 +77,61 @@ export async function placedTables(store: Store): Promise<Set<string>> {
     SELECT c.relname AS "table" FROM pg_dist_partition AS p JOIN pg_class AS c ON c.oid = p.logicalrelid
     JOIN pg_namespace AS n ON n.oid = c.relnamespace WHERE n.nspname = 'public'`);
   return new Set(rows.map((row) => row.table));
+}
+
+/**
+ * A new database of this name on every node of a Citus cluster, given each node's admin URL (the coordinator's
+ * first), with the citus extension, the coordinator and workers in its metadata: what a test or bench run makes
+ * before migrating and placing (`lens citus-setup`). Answers its URL on the coordinator and how to drop it
+ * everywhere. The names are the caller's own constants, never input.
+ */
+export async function citusDatabase(
+  name: string,
+  coordinatorAdminUrl: string,
+  workerAdminUrls: readonly string[],
+): Promise<{ url: string; drop: () => Promise<void> }> {
+  const nodes = [coordinatorAdminUrl, ...workerAdminUrls];
+  const inDatabase = (url: string) => Object.assign(new URL(url), { pathname: `/${name}` }).toString();
+  const hostAndPort = (url: string) => {
+    const { hostname, port } = new URL(url);
+    return `'${hostname}', ${Number(port || 5432)}`;
+  };
+  for (const node of nodes) {
+    await runOn(node, `CREATE DATABASE ${name}`);
+    await runOn(inDatabase(node), 'CREATE EXTENSION citus');
+  }
+  await runOn(
+    inDatabase(coordinatorAdminUrl),
+    `SELECT citus_set_coordinator_host(${hostAndPort(coordinatorAdminUrl)})`,
+  );
+  for (const worker of workerAdminUrls)
+    await runOn(inDatabase(coordinatorAdminUrl), `SELECT citus_add_node(${hostAndPort(worker)})`);
+  return {
+    url: inDatabase(coordinatorAdminUrl),
+    drop: async () => {
+      for (const node of nodes) await runOn(node, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    },
+  };
+}
+
+/** Migrates the store at `url` (opening it does) and places its tables: `lens citus-setup` without its report. */
+export async function placeOnCitus(url: string): Promise<number> {
+  const store = await openStore({ databaseUrl: url, dataDir: '.' });
+  try {
+    const calls = citusPlan(await storeTables(store), await placedTables(store));
+    for (const call of calls) await store.all(sql.raw(call.statement));
+    return calls.length;
+  } finally {
+    await store.close();
+  }
+}
+
+async function runOn(url: string, statement: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
 }

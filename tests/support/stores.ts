@@ -3,10 +3,9 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { loadDemo } from '../../api/demo/load.ts';
-import { citusPlan, placedTables, storeTables } from '../../db/citus.ts';
+import { citusDatabase, placeOnCitus } from '../../db/citus.ts';
 import type { Store } from '../../db/runner.ts';
 import { openStore, type StoreConfig } from '../../db/store.ts';
 
@@ -81,31 +80,9 @@ const CITUS_WORKERS = (process.env.TEST_CITUS_WORKERS ?? '').split(',').filter((
 
 async function openTempCitus(): Promise<TestStore> {
   const name = `lens_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
-  const nodes = [POSTGRES_ADMIN_URL, ...CITUS_WORKERS];
-  const inDatabase = (url: string) => Object.assign(new URL(url), { pathname: `/${name}` }).toString();
-  for (const node of nodes) {
-    await asAdmin(`CREATE DATABASE ${name}`, node);
-    await asAdmin('CREATE EXTENSION citus', inDatabase(node));
-  }
-  const coordinator = new URL(POSTGRES_ADMIN_URL);
-  const addNodes = [
-    `SELECT citus_set_coordinator_host('${coordinator.hostname}', ${Number(coordinator.port || 5432)})`,
-    ...CITUS_WORKERS.map((url) => new URL(url)).map(
-      (worker) => `SELECT citus_add_node('${worker.hostname}', ${Number(worker.port || 5432)})`,
-    ),
-  ];
-  for (const statement of addNodes) await asAdmin(statement, inDatabase(POSTGRES_ADMIN_URL));
-  const config = { databaseUrl: inDatabase(POSTGRES_ADMIN_URL), dataDir: tmpdir() };
-  const store = await openStore(config);
-  try {
-    for (const call of citusPlan(await storeTables(store), await placedTables(store)))
-      await store.all(sql.raw(call.statement));
-  } finally {
-    await store.close();
-  }
-  return openDisposable(config, async () => {
-    for (const node of nodes) await asAdmin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`, node);
-  });
+  const database = await citusDatabase(name, POSTGRES_ADMIN_URL, CITUS_WORKERS);
+  await placeOnCitus(database.url);
+  return openDisposable({ databaseUrl: database.url, dataDir: tmpdir() }, database.drop);
 }
 
 /** A new PostgreSQL database, empty or a copy of `template`: its URL, and how to drop it. */
@@ -178,8 +155,8 @@ async function openDisposable(config: StoreConfig, cleanup: () => Promise<void>)
   return opened;
 }
 
-async function asAdmin(statement: string, url = POSTGRES_ADMIN_URL): Promise<void> {
-  const admin = new pg.Client({ connectionString: url });
+async function asAdmin(statement: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
   await admin.connect();
   try {
     await admin.query(statement);
