@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { citusDatabase, placeOnCitus } from '../db/citus.ts';
 import type { StoreConfig } from '../db/store.ts';
 
 /** Helpers the bench parts share. */
@@ -16,10 +17,26 @@ export async function withSqlite<T>(work: (config: StoreConfig) => Promise<T>): 
   }
 }
 
+/**
+ * The admin URLs of a Citus cluster's workers, comma-separated, DATABASE_URL being its coordinator: the PostgreSQL
+ * runs are then on a database made on every node and placed by `lens citus-setup`'s calls (ADR 14, "The run on
+ * Citus"). Unset, as in CI, PostgreSQL is one server.
+ */
+const CITUS_WORKERS = (process.env.BENCH_CITUS_WORKERS ?? '').split(',').filter((url) => url !== '');
+
 /** Runs `work` on a fresh PostgreSQL database (DATABASE_URL's server, or the local one), dropped afterwards. */
 export async function withPostgres<T>(work: (config: StoreConfig) => Promise<T>): Promise<T> {
   const adminUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   const name = `lens_bench_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+  if (CITUS_WORKERS.length > 0) {
+    const database = await citusDatabase(name, adminUrl, CITUS_WORKERS);
+    try {
+      await placeOnCitus(database.url);
+      return await work({ databaseUrl: database.url, dataDir: '' });
+    } finally {
+      await database.drop();
+    }
+  }
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   await admin.query(`CREATE DATABASE ${name}`);

@@ -124,6 +124,16 @@ export const HELP = {
       'PostgreSQL when DATABASE_URL is set. `serve --demo` does the same before serving.',
     options: [['--data-dir DIR', 'where to load it (default ./data-demo)']],
   },
+  'citus-setup': {
+    synopsis: 'citus-setup [--dry-run]',
+    summary: 'place the tables of a migrated PostgreSQL on a Citus cluster (ADR 14)',
+    about:
+      'On the Citus coordinator at DATABASE_URL, migrates the store, then distributes each table by server\n' +
+      '(co-located with events), or as db/distribution.ts lists it: by another column, a reference table, or\n' +
+      'kept on the coordinator. Tables already placed are left alone, so it can run again; a database without\n' +
+      'the citus extension is refused before anything changes.',
+    options: [['--dry-run', 'print the calls without running them']],
+  },
 } as const satisfies Record<string, CommandHelp>;
 
 export type CommandName = keyof typeof HELP;

@@ -15,6 +15,7 @@ const COMMANDS: Record<CommandName, () => Promise<Command>> = {
   report: async () => (await import('./report.ts')).reportCommand,
   tap: async () => (await import('./tap.ts')).tapCommand,
   demo: async () => (await import('./demo.ts')).demoCommand,
+  'citus-setup': async () => (await import('./citus-setup.ts')).citusSetupCommand,
 };
 
 const HELP_FLAGS = new Set(['--help', '-h']);

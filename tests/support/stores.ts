@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { loadDemo } from '../../api/demo/load.ts';
+import { citusDatabase, placeOnCitus } from '../../db/citus.ts';
 import type { Store } from '../../db/runner.ts';
 import { openStore, type StoreConfig } from '../../db/store.ts';
 
@@ -64,7 +65,23 @@ export async function openDemoSqlite(now: number): Promise<TestStore> {
  * of them for every test cost each PostgreSQL test one to three seconds, a third of the suite's time.
  */
 export async function openTempPostgres(): Promise<TestStore> {
+  if (CITUS_WORKERS.length > 0) return openTempCitus();
   const database = await tempDatabase(await migratedTemplate());
+  return openDisposable({ databaseUrl: database.url, dataDir: tmpdir() }, database.drop);
+}
+
+/**
+ * Opt-in, off in CI (docs/adr/0014-distribution-by-server.md, "The run on Citus"): the admin URLs of a Citus
+ * cluster's workers, comma-separated, with TEST_DATABASE_URL its coordinator. Each store is then a database made on
+ * every node with the citus extension, the workers added, migrated and placed by `lens citus-setup`'s calls. No
+ * template: a copied database would not copy the workers' shards.
+ */
+const CITUS_WORKERS = (process.env.TEST_CITUS_WORKERS ?? '').split(',').filter((url) => url !== '');
+
+async function openTempCitus(): Promise<TestStore> {
+  const name = `lens_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+  const database = await citusDatabase(name, POSTGRES_ADMIN_URL, CITUS_WORKERS);
+  await placeOnCitus(database.url);
   return openDisposable({ databaseUrl: database.url, dataDir: tmpdir() }, database.drop);
 }
 
