@@ -320,6 +320,14 @@ export const denials = z.looseObject({
           description:
             'whether the answer came on another session than the refusal; null for MCP 2026-07-28 traffic, which has no sessions',
         }),
+        reprobed: z.boolean().nullable().meta({
+          description:
+            "MCP 2026-07-28 traffic's 'in between': whether the client sent the server a new server/discover probe after the refusal and before the answer; null for 2025-era traffic",
+        }),
+        restarted: z.boolean().nullable().meta({
+          description:
+            'whether the answer came from another client instance than the refusal (the _meta clientInfo differs); null for 2025-era traffic, or where either request carried no clientInfo',
+        }),
       }),
     )
     .meta({ description: 'the latest 200 of them, oldest first; the counts are of all' }),

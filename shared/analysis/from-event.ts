@@ -1,5 +1,5 @@
 import type { Classification } from '../classify/types.ts';
-import { eraOf, isContinuation, protocolVersionOf } from '../era.ts';
+import { clientInstanceOf, eraOf, isContinuation, protocolVersionOf } from '../era.ts';
 import type { LensEvent } from '../event.ts';
 import { columnText, rpcErrorCodeOf, rpcMethodOf, rpcNameOf } from '../frames.ts';
 import { answeredContextOf, scopeOf } from '../mrtr.ts';
@@ -42,6 +42,7 @@ export function toAnalysisEvent(event: LensEvent, classification: Classification
     era: eraOf(event, version),
     protocolVersion: version,
     continuation: isContinuation(event),
+    clientInstance: clientInstanceOf(event),
     context: contextOf(event),
   };
 }

@@ -48,6 +48,11 @@ export interface AnalysisEvent {
   protocolVersion: string | null;
   /** An MRTR round that answers an input request (`inputResponses` / `requestState`): part of its call. */
   continuation: boolean;
+  /**
+   * The client instance of a 2026-07-28 request (shared/era.ts clientInstanceOf), where the event was read from its
+   * frames; the store keeps no column of it (db/queries/denials.ts reads it from the stored line when it asks).
+   */
+  clientInstance?: string | null;
   /** Sampling context (DOMAIN.md section 7); null for anything that is not `sampling/createMessage`. */
   context: ContextObservation | null;
 }
