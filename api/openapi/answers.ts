@@ -203,6 +203,23 @@ export const serverDetail = z.looseObject({
   range: z.looseObject({ from: epochMs, to: epochMs }),
   counts,
   clients: countsByName,
+  sentByServer: z
+    .looseObject({
+      avoidable: z.number().int().meta({
+        description: 'avoidable requests the server sent its clients (a sampling request re-sent after a denial)',
+      }),
+      inRounds: z
+        .looseObject({
+          requests: z.number().int().meta({ description: 'requests it made inside input_required answers' }),
+          again: z.number().int().meta({ description: 'of them, the same request (identity) asked again' }),
+          byMethod: z.record(z.string(), z.number().int()).meta({ description: 'requests per method' }),
+        })
+        .meta({
+          description:
+            "what it asked of its clients inside MCP 2026-07-28 rounds (an elicitation/create, a sampling/createMessage in a round's inputRequests), each a send of its own identity; from the kept events",
+        }),
+    })
+    .meta({ description: "the server's own conduct (DOMAIN.md sections 6 and 10): requests it sent to clients" }),
   eras: eraMix,
 });
 

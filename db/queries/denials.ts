@@ -2,7 +2,6 @@ import { type SQL, sql } from 'drizzle-orm';
 import { type DenialEventRef, isSessionless, PROBE_METHOD } from '../../shared/analysis/denials.ts';
 import type { SqlRunner } from '../runner.ts';
 import { identityText } from '../stored-identity.ts';
-import { BODY_COLUMNS, EVENTS_WITH_BODIES, type WithBlock, withBodies } from './bodies.ts';
 import { rowsTable } from './lists.ts';
 
 /** A window of the decision store's audit (db/queries/denial-audit.ts keeps it). */
@@ -88,25 +87,4 @@ export async function probedIn(db: SqlRunner, spans: readonly PairSpan[]): Promi
       SELECT 1 FROM events AS e WHERE e.client = t.client AND e.ts > t.after AND e.ts < t.before
         AND e.server = t.server AND e.rpc_method = ${PROBE_METHOD} AND e.counted = 1)`);
   return new Set(rows.map((row) => Number(row.place)));
-}
-
-/** The stored lines of the events with these keys (event id, time, server), by event id. */
-export async function linesOf(
-  db: SqlRunner,
-  keys: readonly { eventId: string; ts: number; server: string }[],
-): Promise<Map<string, string>> {
-  if (keys.length === 0) return new Map();
-  const table = rowsTable(
-    db,
-    [
-      ['id', 'text'],
-      ['ts', 'bigint'],
-      ['server', 'text'],
-    ],
-    keys.map((key) => [key.eventId, key.ts, key.server]),
-  );
-  const rows = await db.all<WithBlock<{ eventId: string; body: string }>>(sql`SELECT events.event_id AS "eventId",
-      ${BODY_COLUMNS} FROM ${EVENTS_WITH_BODIES}
-      JOIN ${table} AS k ON events.event_id = k.id AND events.ts = k.ts AND events.server = k.server`);
-  return new Map(withBodies(rows).map((row) => [row.eventId, row.body]));
 }

@@ -1,5 +1,7 @@
 import { denialCountsIn } from '../../../db/counters/denial-hours.ts';
-import { type BreachRow, breachesIn, type DenialScope, linesOf, probedIn } from '../../../db/queries/denials.ts';
+import { storedKey } from '../../../db/event-row.ts';
+import { linesOf } from '../../../db/queries/bodies.ts';
+import { type BreachRow, breachesIn, type DenialScope, probedIn } from '../../../db/queries/denials.ts';
 import type { SqlRunner } from '../../../db/runner.ts';
 import {
   type DenialNotHeld,
@@ -53,8 +55,8 @@ async function inBetween(db: SqlRunner, rows: readonly BreachRow[]): Promise<Den
     [row.refusal, row.answer].map((ref) => ({ eventId: ref.id, ts: ref.ts, server: row.server })),
   );
   const [probed, lines] = await Promise.all([probedIn(db, spans), linesOf(db, keys)]);
-  const instanceOf = (id: string) => {
-    const line = lines.get(id);
+  const instanceOf = (ref: { id: string; ts: number }, server: string) => {
+    const line = lines.get(storedKey({ eventId: ref.id, ts: ref.ts, server }));
     const parsed = line === undefined ? null : validateEvent(JSON.parse(line));
     return parsed?.ok ? clientInstanceOf(parsed.event) : null;
   };
@@ -65,7 +67,7 @@ async function inBetween(db: SqlRunner, rows: readonly BreachRow[]): Promise<Den
     return {
       ...row,
       reprobed: probed.has(place),
-      restarted: restartedBetween(instanceOf(row.refusal.id), instanceOf(row.answer.id)),
+      restarted: restartedBetween(instanceOf(row.refusal, row.server), instanceOf(row.answer, row.server)),
     };
   });
 }
