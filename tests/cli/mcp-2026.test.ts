@@ -105,4 +105,24 @@ describe('lens classify over MCP 2026-07-28 traffic', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('counts offline, as the API does, what the server asked inside its rounds as sends of their identities', async () => {
+    const discovery = corpusPath('mcp-ts-v2', 'discovery.servers.json');
+    const log = corpusPath('mcp-ts-v2', 'client.ndjson');
+    const { code, stdout, stderr } = await lens(['report', '--json', '--discovery', discovery, log]);
+    expect(code, stderr).toBe(0);
+    const identities: { identity: string; sends: number; represented: number; method: string; last: { id: string } }[] =
+      JSON.parse(stdout).identities;
+    const scenario = expectedOf('mcp-ts-v2').scenarios['cautious-agent'] as unknown as {
+      serverRequests: { requests: { event: string; identity: string; method: string }[] };
+    };
+    const asked = scenario.serverRequests.requests;
+    const elicitation = identities.find((i) => i.identity === asked[0]?.identity);
+    expect(elicitation).toMatchObject({
+      sends: asked.length,
+      represented: asked.length - 1,
+      method: asked[0]?.method,
+      last: { id: asked.at(-1)?.event },
+    });
+  });
 });
