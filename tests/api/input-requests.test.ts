@@ -6,8 +6,12 @@
  * each answered with the same elicitation), a proxy's record of them made from the same lines with the nginx request
  * id they carry.
  */
+import { sql } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { backfillInputRequests } from '../../api/services/input-requests.ts';
+import { bytesFromHex } from '../../db/queries/lists.ts';
+import { deleteCountsBefore } from '../../db/queries/retention.ts';
+import { storedDigest } from '../../db/stored-identity.ts';
 import { analysed, createTestApp, get, postNdjson, type TestApp } from '../support/app.ts';
 import { corpusText, expectedOf } from '../support/corpus.ts';
 import { asBeforeInputRequests, replayMigration } from '../support/migrations.ts';
@@ -90,6 +94,24 @@ describe.each(STORE_KINDS)('input requests as sends of their identity on $name',
       expect(await backfillInputRequests(db.store)).toBe(3);
       expect({ ranked: await ranked(range), view: (await view(ELICITATION, range)).body }).toEqual(before);
       expect(await backfillInputRequests(db.store)).toBe(0);
+    });
+
+    it("goes at the events' horizon with the fine counts, the hour counts kept", async () => {
+      await postNdjson(app, ROUNDS.map(round));
+      await analysed(app);
+      const stored = async () =>
+        Number((await db.store.all<{ n: number }>(sql`SELECT count(*) AS n FROM input_requests`))[0]?.n);
+      expect(await stored()).toBe(3);
+      await deleteCountsBefore(db.store, first, 0);
+      expect(await stored()).toBe(3);
+      await deleteCountsBefore(db.store, first + 60_000, 0);
+      expect(await stored()).toBe(0);
+      // The hour counts keep the server's requests past the events' horizon, as they keep every send.
+      const digest = bytesFromHex(db.store, sql`${storedDigest(ELICITATION, 'atlas-notes')}`);
+      const hours = await db.store.all<{ n: number }>(
+        sql`SELECT sum(sends) AS n FROM identity_hour WHERE server = 'atlas-notes' AND identity = ${digest}`,
+      );
+      expect(Number(hours[0]?.n)).toBe(3);
     });
 
     it('counts a round seen by a proxy and by its client once, whichever arrived first', async () => {
