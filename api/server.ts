@@ -19,6 +19,7 @@ import { startBackgroundLoop } from './services/background-loop.ts';
 import { Folder } from './services/fold.ts';
 import { FoldThread } from './services/fold-thread.ts';
 import { buildMissingStorms, replayDuePartitions } from './services/gate-maintenance.ts';
+import { backfillInputRequests } from './services/input-requests.ts';
 import { ProcessMetrics } from './services/process-metrics.ts';
 import { backfillRequestFacts } from './services/request-facts.ts';
 import { applyRetention, DEFAULT_HORIZONS, type Horizons } from './services/retention.ts';
@@ -117,6 +118,7 @@ export async function startServer(options: ServerOptions): Promise<StartedServer
   await rederiveStoredFacts(store);
   await backfillActionability(store);
   await backfillRequestFacts(store);
+  await backfillInputRequests(store);
   if (options.demo) await loadDemo(store, Date.now());
   await seedDefaultRules({ ctx: { db: store, now: Date.now() } });
   const config: AppConfig = {

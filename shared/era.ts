@@ -3,6 +3,7 @@
  * version in `params._meta`; the 2025 revisions negotiate it once in `initialize` and keep a session. Logs hold both
  * for years, so every rule that differs between them reads the era of the request it judges.
  */
+import { canonicalJson } from './canonical-json.ts';
 import type { LensEvent } from './event.ts';
 import { columnText } from './frames.ts';
 
@@ -13,16 +14,22 @@ export type Era = (typeof ERAS)[number];
 export const STATELESS_VERSION = '2026-07-28';
 
 const VERSION_META = 'io.modelcontextprotocol/protocolVersion';
+const CLIENT_INFO_META = 'io.modelcontextprotocol/clientInfo';
+
+/** The request's `params._meta` envelope (MCP 2026-07-28), when it has one. */
+function metaOf(event: LensEvent): Record<string, unknown> | null {
+  const params = event.request?.params;
+  if (typeof params !== 'object' || params === null) return null;
+  const meta = (params as { _meta?: unknown })._meta;
+  return typeof meta === 'object' && meta !== null && !Array.isArray(meta) ? (meta as Record<string, unknown>) : null;
+}
 
 /** The protocol version a request named: its `_meta`, else `initialize`'s, else the `MCP-Protocol-Version` header. */
 export function protocolVersionOf(event: LensEvent): string | null {
   const params = event.request?.params;
   if (typeof params === 'object' && params !== null) {
-    const meta = (params as { _meta?: unknown })._meta;
-    if (typeof meta === 'object' && meta !== null) {
-      const version = columnText((meta as Record<string, unknown>)[VERSION_META]);
-      if (version !== null) return version;
-    }
+    const version = columnText(metaOf(event)?.[VERSION_META]);
+    if (version !== null) return version;
     if (event.request?.method === 'initialize') {
       const version = columnText((params as { protocolVersion?: unknown }).protocolVersion);
       if (version !== null) return version;
@@ -53,4 +60,14 @@ export function isContinuation(event: LensEvent): boolean {
   if (typeof params !== 'object' || params === null) return false;
   const { inputResponses, requestState } = params as { inputResponses?: unknown; requestState?: unknown };
   return (typeof inputResponses === 'object' && inputResponses !== null) || typeof requestState === 'string';
+}
+
+/**
+ * The client instance that sent a 2026-07-28 request: its `_meta` clientInfo (name, version, ...) as canonical JSON,
+ * so that two encoders of one value agree. With no session, a client that restarted as other software (or another
+ * version) shows itself only here (DOMAIN.md section 10, "in between"). Null where the request carries none.
+ */
+export function clientInstanceOf(event: LensEvent): string | null {
+  const info = metaOf(event)?.[CLIENT_INFO_META];
+  return typeof info === 'object' && info !== null && !Array.isArray(info) ? canonicalJson(info) : null;
 }

@@ -1,4 +1,5 @@
 import type { IdentityStats } from '../../shared/analysis/identities.ts';
+import { inBetweenWords } from '../../shared/analysis/in-between-words.ts';
 import type { StormSummary } from '../../shared/analysis/storm-model.ts';
 import type { ReportDocument } from './report-text.ts';
 import { count, LISTED, percent, table, utc } from './text-table.ts';
@@ -82,7 +83,7 @@ export function denialLines(denials: ReportDocument['denialsNotHeld']): string[]
         d.rpcMethod ?? '-',
         `${utc(d.refusal.ts)} ${d.refusal.kind} (${d.refusal.id})`,
         `${utc(d.answer.ts)} ${d.answer.bucket} (${d.answer.id})`,
-        d.newSession === null ? 'no sessions (2026)' : d.newSession ? 'yes' : 'no',
+        inBetweenWords(d).text,
       ]);
     lines.push(
       ...table(
@@ -92,7 +93,7 @@ export function denialLines(denials: ReportDocument['denialsNotHeld']): string[]
           { heading: 'method' },
           { heading: 'refused' },
           { heading: 'later' },
-          { heading: 'new session between' },
+          { heading: 'between' },
         ],
         rows,
       ),

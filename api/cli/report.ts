@@ -5,7 +5,9 @@ import { addContext, type ContextGap, emptyContextGap, gapSummary } from '../../
 import {
   type DenialAudit,
   type DenialDecisions,
+  type DenialNotHeld,
   denialSummary,
+  ProbeTimes,
   replaysPerClient,
   stepDenialAudit,
 } from '../../shared/analysis/denials.ts';
@@ -55,6 +57,7 @@ export async function reportCommand(args: string[]): Promise<number> {
   const decisions: DenialDecisions = new Map();
   const denials: DenialAudit = { notHeld: [], replayed: [] };
   const replayed = new Map<string, number>();
+  const probes = new ProbeTimes();
   let events = 0;
   let first = Number.POSITIVE_INFINITY;
   let last = Number.NEGATIVE_INFINITY;
@@ -71,7 +74,13 @@ export async function reportCommand(args: string[]): Promise<number> {
     addAvoidable(avoidable, e, verdict);
     addConduct(conduct, e, verdict);
     addIdentitySend(identities, e);
+    const held = denials.notHeld.length;
     stepDenialAudit(decisions, e, denials);
+    // A 2026-07-28 denial's "in between": the client's probes before this answer (the answer itself not among them).
+    for (let i = held; i < denials.notHeld.length; i++) {
+      denials.notHeld[i] = probes.inBetween(denials.notHeld[i] as DenialNotHeld);
+    }
+    probes.note(e);
     // Replays are counted, not kept: a loop re-presenting a refused request would otherwise grow the list.
     replaysPerClient(denials.replayed, replayed);
     denials.replayed.length = 0;

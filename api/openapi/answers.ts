@@ -203,6 +203,23 @@ export const serverDetail = z.looseObject({
   range: z.looseObject({ from: epochMs, to: epochMs }),
   counts,
   clients: countsByName,
+  sentByServer: z
+    .looseObject({
+      avoidable: z.number().int().meta({
+        description: 'avoidable requests the server sent its clients (a sampling request re-sent after a denial)',
+      }),
+      inRounds: z
+        .looseObject({
+          requests: z.number().int().meta({ description: 'requests it made inside input_required answers' }),
+          again: z.number().int().meta({ description: 'of them, the same request (identity) asked again' }),
+          byMethod: z.record(z.string(), z.number().int()).meta({ description: 'requests per method' }),
+        })
+        .meta({
+          description:
+            "what it asked of its clients inside MCP 2026-07-28 rounds (an elicitation/create, a sampling/createMessage in a round's inputRequests), each a send of its own identity; from the kept events",
+        }),
+    })
+    .meta({ description: "the server's own conduct (DOMAIN.md sections 6 and 10): requests it sent to clients" }),
   eras: eraMix,
 });
 
@@ -319,6 +336,14 @@ export const denials = z.looseObject({
         newSession: z.boolean().nullable().meta({
           description:
             'whether the answer came on another session than the refusal; null for MCP 2026-07-28 traffic, which has no sessions',
+        }),
+        reprobed: z.boolean().nullable().meta({
+          description:
+            "MCP 2026-07-28 traffic's 'in between': whether the client sent the server a new server/discover probe after the refusal and before the answer; null for 2025-era traffic",
+        }),
+        restarted: z.boolean().nullable().meta({
+          description:
+            'whether the answer came from another client instance than the refusal (the _meta clientInfo differs); null for 2025-era traffic, or where either request carried no clientInfo',
         }),
       }),
     )

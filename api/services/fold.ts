@@ -6,6 +6,7 @@ import { tryFoldLock } from '../../db/queries/locks.ts';
 import type { Store } from '../../db/runner.ts';
 import { FreshRows } from './fresh-rows.ts';
 import { advanceGate, INLINE_REPLAY_MAX } from './gate-maintenance.ts';
+import { foldInputRequests } from './input-requests.ts';
 import { secondsSince } from './process-metrics.ts';
 import { joinFreshRecords } from './request-join.ts';
 
@@ -36,6 +37,7 @@ export async function foldQueued(
     for (const row of rows) changes.stored(row);
     const shadowed = await joinFreshRecords(tx, rows);
     for (const row of shadowed) changes.shadowed(row);
+    await foldInputRequests(tx, rows, shadowed, changes);
     const replay = new Set(shadowed.filter((s) => s.client !== null).map((s) => JSON.stringify([s.client, s.server])));
     await advanceGate(tx, rows.map(analysisEventOfRow), changes, replay, inlineReplayMax);
     await changes.write(tx);

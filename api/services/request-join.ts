@@ -1,6 +1,5 @@
-import type { CountedRecord } from '../../db/counters/changes.ts';
 import { type FoldRow, type SeqRun, stillQueued } from '../../db/queries/fold-queue.ts';
-import { type TimeWindow, unjoinedRecords, writePairs } from '../../db/queries/request-join.ts';
+import { type ShadowedRecord, type TimeWindow, unjoinedRecords, writePairs } from '../../db/queries/request-join.ts';
 import type { TxRunner } from '../../db/runner.ts';
 import { clientWindow, type JoinFacts, pairRecords, proxyWindow } from '../../shared/request-join.ts';
 
@@ -10,7 +9,7 @@ import { clientWindow, type JoinFacts, pairRecords, proxyWindow } from '../../sh
  * before are all committed, and a record still queued is left out, to be joined when its own fold comes (the later
  * of two partners finds the earlier). Returns the proxy records it stopped counting.
  */
-export async function joinFreshRecords(tx: TxRunner, fresh: readonly FoldRow[]): Promise<CountedRecord[]> {
+export async function joinFreshRecords(tx: TxRunner, fresh: readonly FoldRow[]): Promise<ShadowedRecord[]> {
   const facts = fresh.map(joinFactsOf);
   const known = seqRuns(fresh);
   const clients = facts.filter((f) => f.source === 'client');

@@ -17,6 +17,12 @@ import { identityPairs, identityRows, identityText, storedDigest } from '../stor
  */
 const SENDS = sql`e.identity IS NOT NULL AND e.counted = 1 AND e.continuation = 0`;
 
+/*
+ * The other sends: MCP 2026-07-28's input requests (db/schema/input-requests.ts), what a server asked inside a counted
+ * round's answer, each a send of its own identity as a 2025 server's sampling request is (DOMAIN.md section 10). Every
+ * read below adds them from their table (`i`), by its index (identity, server, ts); the hour counts hold both.
+ */
+
 export interface IdentityDelta {
   ts: number;
   server: string;
@@ -134,7 +140,9 @@ export async function identityEventSends(
   if (pairs === null) return [];
   const rows = await db.all<{ place: number; sends: number }>(sql`SELECT p.place AS place,
       (SELECT count(*) FROM events AS e WHERE e.identity = p.identity AND e.server = p.server
-        AND ${SENDS} AND e.ts >= ${from} AND e.ts < ${to}) AS sends
+        AND ${SENDS} AND e.ts >= ${from} AND e.ts < ${to})
+      + (SELECT count(*) FROM input_requests AS i WHERE i.identity = p.identity AND i.server = p.server
+        AND i.ts >= ${from} AND i.ts < ${to}) AS sends
     FROM ${pairs} AS p`);
   return rows.map(({ place, sends }) => ({ identity: identities[place] as string, sends: Number(sends) }));
 }
@@ -169,7 +177,12 @@ export async function sendTimes(
       : sql`WITH p AS MATERIALIZED (SELECT * FROM ${pairs} AS pairs)
           SELECT p.place AS place, e.ts AS ts FROM p JOIN events AS e ON e.identity = p.identity AND e.server = p.server
           WHERE ${sends}`;
-  const rows = await db.all<{ place: number; ts: number }>(query);
+  const ofAsked = client === undefined ? sql`` : sql` AND i.client = ${client}`;
+  const asked = sql`SELECT p.place AS place, i.ts AS ts FROM ${pairs} AS p JOIN input_requests AS i
+    ON i.identity = p.identity AND i.server = p.server WHERE i.ts >= ${from} AND i.ts < ${to}${ofAsked}`;
+  const rows = (
+    await Promise.all([db.all<{ place: number; ts: number }>(query), db.all<{ place: number; ts: number }>(asked)])
+  ).flat();
   const disordered = new Set<number[]>();
   for (const { place, ts } of rows) {
     const identity = identities[place] as string;
@@ -208,10 +221,18 @@ export async function sendsAt(
   const table = identityRows(db, pairs, [['ts', 'bigint']]);
   if (table === null) return [];
   const ofClient = client === undefined ? sql`` : sql` AND e.client = ${client}`;
+  const ofAsked = client === undefined ? sql`` : sql` AND i.client = ${client}`;
+  // An input request's send is the round that asked: its event, with the method the server asked by.
   return db.all(sql`SELECT ${identityText(db, 'e')} AS identity, e.server, e.ts, e.event_id AS "eventId", e.bucket,
       e.kind, e.rule, e.rpc_method AS method
     FROM ${table} AS t JOIN events e ON e.identity = t.identity AND e.server = t.server AND e.ts = t.ts
-    WHERE ${SENDS}${ofClient}`);
+    WHERE ${SENDS}${ofClient}
+    UNION ALL
+    SELECT ${identityText(db, 'i')} AS identity, i.server, i.ts, i.event_id AS "eventId", e.bucket, e.kind, e.rule,
+      i.method AS method
+    FROM ${table} AS t JOIN input_requests i ON i.identity = t.identity AND i.server = t.server AND i.ts = t.ts
+    JOIN events e ON e.event_id = i.event_id AND e.ts = i.ts AND e.server = i.server
+    WHERE 1 = 1${ofAsked}`);
 }
 
 /**

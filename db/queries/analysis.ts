@@ -125,12 +125,18 @@ export async function topIdentityRows(
   // Sends: an MRTR continuation is part of its call, no re-presentation (DOMAIN.md section 10).
   const conditions = [sql`counted = 1`, sql`identity IS NOT NULL`, sql`continuation = 0`, ...filterConditions(filter)];
   const top = limit === null ? sql`` : sql` LIMIT ${limit}`;
+  // MCP 2026-07-28's input requests are sends too (db/counters/identities.ts), of the rounds the filter keeps.
+  // Only a round that answered input_required (pending) asked.
+  const rounds = [sql`counted = 1`, sql`bucket = 'pending'`, ...filterConditions(filter)];
+  const asked = sql`SELECT server, identity, method AS rpc_method, ts FROM input_requests
+    WHERE (event_id, ts, server) IN (SELECT event_id, ts, server FROM events ${whereClause(rounds)})`;
   // Ties go by the public identity, as the hour lists rank them: `server:` and then the digest's bytes sort as the
   // string does (both stores compare text by its bytes). The table's columns are named so, not the string's alias.
-  return db.all<IdentityRow>(sql`SELECT ${identityText(db, 'events')} AS identity, events.server AS server,
+  return db.all<IdentityRow>(sql`SELECT ${identityText(db, 'sends')} AS identity, sends.server AS server,
       min(rpc_method) AS method, count(*) AS sends, min(ts) AS "firstTs", max(ts) AS "lastTs"
-    FROM events ${whereClause(conditions)} GROUP BY events.server, events.identity HAVING count(*) > 1
-    ORDER BY count(*) DESC, events.server || ':', events.identity${top}`);
+    FROM (SELECT server, identity, rpc_method, ts FROM events ${whereClause(conditions)} UNION ALL ${asked}) AS sends
+    GROUP BY sends.server, sends.identity HAVING count(*) > 1
+    ORDER BY count(*) DESC, sends.server || ':', sends.identity${top}`);
 }
 
 export interface ServerInfoRow {

@@ -1,7 +1,8 @@
 import { type SQL, sql } from 'drizzle-orm';
-import { type DenialEventRef, isSessionless } from '../../shared/analysis/denials.ts';
+import { type DenialEventRef, isSessionless, PROBE_METHOD } from '../../shared/analysis/denials.ts';
 import type { SqlRunner } from '../runner.ts';
 import { identityText } from '../stored-identity.ts';
+import { rowsTable } from './lists.ts';
 
 /** A window of the decision store's audit (db/queries/denial-audit.ts keeps it). */
 export interface DenialScope {
@@ -11,6 +12,7 @@ export interface DenialScope {
   client?: string;
 }
 
+/** A stored denial that did not hold; MCP 2026-07-28's "in between" is asked of it by the reader (api/services). */
 export interface BreachRow {
   client: string;
   server: string;
@@ -54,4 +56,35 @@ export function narrowedTo({ server, client }: DenialScope): SQL {
   const server_ = server === undefined ? sql`` : sql` AND server = ${server}`;
   const client_ = client === undefined ? sql`` : sql` AND client = ${client}`;
   return sql`${server_}${client_}`;
+}
+
+/** A client's span of traffic to a server: strictly after `after`, strictly before `before` (epoch ms). */
+export interface PairSpan {
+  client: string;
+  server: string;
+  after: number;
+  before: number;
+}
+
+/**
+ * Which of `spans` (by place) hold a counted `server/discover` probe of their client to their server: one seek each
+ * in the client's index (client, ts, server).
+ */
+export async function probedIn(db: SqlRunner, spans: readonly PairSpan[]): Promise<Set<number>> {
+  if (spans.length === 0) return new Set();
+  const table = rowsTable(
+    db,
+    [
+      ['place', 'integer'],
+      ['client', 'text'],
+      ['server', 'text'],
+      ['after', 'bigint'],
+      ['before', 'bigint'],
+    ],
+    spans.map((span, place) => [place, span.client, span.server, span.after, span.before]),
+  );
+  const rows = await db.all<{ place: number }>(sql`SELECT t.place AS place FROM ${table} AS t WHERE EXISTS (
+      SELECT 1 FROM events AS e WHERE e.client = t.client AND e.ts > t.after AND e.ts < t.before
+        AND e.server = t.server AND e.rpc_method = ${PROBE_METHOD} AND e.counted = 1)`);
+  return new Set(rows.map((row) => Number(row.place)));
 }

@@ -134,7 +134,7 @@ function seqsOf(runs: readonly SeqRun[]): number[] {
  * batches at once on PostgreSQL) is left to that one: `partner IS NULL` is checked again under the row lock.
  * Returns the proxy records no longer counted, for their counts to come off.
  */
-export async function writePairs(db: SqlRunner, pairs: readonly JoinedPair[]): Promise<CountedRecord[]> {
+export async function writePairs(db: SqlRunner, pairs: readonly JoinedPair[]): Promise<ShadowedRecord[]> {
   if (pairs.length === 0) return [];
   const shadowed = await db.all<CountedRecord & { eventId: string }>(sql`UPDATE events
     SET partner = pairs.partner, counted = 0
@@ -154,8 +154,11 @@ export async function writePairs(db: SqlRunner, pairs: readonly JoinedPair[]): P
       FROM ${pairTable(db, kept)} AS pairs
       WHERE ${sameRecord} AND events.partner IS NULL`);
   }
-  return shadowed.map(({ eventId: _id, ...row }) => row);
+  return shadowed;
 }
+
+/** A record a join took out of the counts, with its event id (its MRTR input requests go with it). */
+export type ShadowedRecord = CountedRecord & { eventId: string };
 
 /**
  * A record named by its dedupe key (event_id, ts, server): the time lets PostgreSQL look in one day partition. The

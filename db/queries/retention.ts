@@ -49,12 +49,14 @@ export async function deleteEventsBefore(db: SqlRunner, before: number, limit: n
 const BLOCK_LINES = 32;
 
 /**
- * Deletes the counts finer than an hour before `eventsBefore`, and the hour counts, storms and the denial audit's
+ * Deletes the counts finer than an hour and the input requests before `eventsBefore`, and the hour counts, storms and the denial audit's
  * rows before `countsBefore`.
  */
 export async function deleteCountsBefore(store: Store, eventsBefore: number, countsBefore: number): Promise<number> {
   let deleted = 0;
   for (const table of FINE_COUNTS) deleted += await deleteSlices(store, table, 'start', eventsBefore);
+  // MCP 2026-07-28's input requests are of the events, read beside them: they go at the events' horizon.
+  deleted += await deleteSlices(store, 'input_requests', 'ts', eventsBefore);
   for (const table of HOUR_COUNTS) deleted += await deleteSlices(store, table, 'start', countsBefore);
   deleted += await deleteSlices(store, 'storms', 'last_ts', countsBefore);
   // The decision store's audit is read like the hour counts (db/queries/denial-audit.ts).

@@ -87,6 +87,7 @@ export const {
   gatePartitions,
   gatePending,
   identityHour,
+  inputRequests,
   rollup5Min,
   rollupAvoidable5Min,
   rollupAvoidableHour,

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { auditDenials, auditDenialsFrom, countNotHeld, parseDecisions, serialiseDecisions } from './denials.ts';
+import {
+  auditDenials,
+  auditDenialsFrom,
+  countNotHeld,
+  ProbeTimes,
+  parseDecisions,
+  serialiseDecisions,
+} from './denials.ts';
 import { analysisEvent, at, shuffled } from './fixtures.ts';
 import type { AnalysisEvent } from './types.ts';
 
@@ -50,6 +57,40 @@ describe('auditDenials', () => {
     expect(audit.notHeld.map((d) => [d.refusal.era, d.newSession])).toEqual([['2026', null]]);
     const legacy = auditDenials([analysisEvent({ ...denied(0, 'a'), era: '2025' }), answered(5, 'b', { era: '2025' })]);
     expect(legacy.notHeld.map((d) => d.newSession)).toEqual([true]);
+  });
+
+  it('asks of MCP 2026-07-28 traffic whether the client came back as another instance: its clientInfo', () => {
+    const of = (version: string | null) => ({ era: '2026' as const, clientInstance: version });
+    const restarted = (refusal: string | null, answer: string | null) =>
+      auditDenials([analysisEvent({ ...denied(0, null), ...of(refusal) }), answered(5, null, of(answer))]).notHeld.map(
+        (d) => [d.restarted, d.reprobed],
+      );
+    expect(restarted('{"name":"a","version":"1"}', '{"name":"a","version":"2"}')).toEqual([[true, null]]);
+    expect(restarted('{"name":"a","version":"1"}', '{"name":"a","version":"1"}')).toEqual([[false, null]]);
+    expect(restarted('{"name":"a","version":"1"}', null)).toEqual([[null, null]]);
+  });
+
+  it('finds a probe strictly between the refusal and the answer, whatever came at their own times', () => {
+    const [refusal, answer] = [denied(10, null), answered(20, null)].map((e) => ({ ...e, era: '2026' as const }));
+    const [d] = auditDenials([refusal as AnalysisEvent, answer as AnalysisEvent]).notHeld;
+    if (d === undefined) throw new Error('no denial');
+    const probe = (seconds: number) => analysisEvent({ ts: at(seconds), rpcMethod: 'server/discover' });
+    const reprobed = (...seconds: number[]) => {
+      const probes = new ProbeTimes();
+      for (const s of seconds) probes.note(probe(s));
+      return probes.inBetween(d).reprobed;
+    };
+    expect(reprobed()).toBe(false);
+    expect(reprobed(10)).toBe(false);
+    expect(reprobed(5, 20)).toBe(false);
+    expect(reprobed(15, 20)).toBe(true);
+    expect(reprobed(15, 20, 20)).toBe(true);
+    // Another client's probe is not this client's.
+    const other = new ProbeTimes();
+    other.note(analysisEvent({ ts: at(15), rpcMethod: 'server/discover', client: 'someone-else' }));
+    expect(other.inBetween(d).reprobed).toBe(false);
+    // 2025-era traffic is asked about sessions instead.
+    expect(new ProbeTimes().inBetween({ ...d, refusal: { ...d.refusal, era: '2025' } }).reprobed).toBeNull();
   });
 
   it('does not count an answer after the refusal lapsed (resetsAt or TTL) as a bypass', () => {

@@ -52,6 +52,18 @@ export interface DenialNotHeld {
    * refusal was MCP 2026-07-28 traffic, which has no sessions (DOMAIN.md section 10): the question does not apply.
    */
   newSession: boolean | null;
+  /**
+   * MCP 2026-07-28's "in between" (DOMAIN.md section 10), null for 2025-era traffic: whether the client sent the
+   * server a new `server/discover` probe after the refusal and before the answer (`inBetweenProbe`). A probe is
+   * another request than the refused one, so whoever sees the client's whole traffic answers it: `ProbeTimes` in a
+   * stream, db/queries/denials.ts in the store. `stepDenialAudit` leaves it null.
+   */
+  reprobed: boolean | null;
+  /**
+   * Whether the answer came from another client instance than the refusal (`restartedBetween`): its `_meta`
+   * clientInfo differs. Null for 2025-era traffic, and where either request did not carry one.
+   */
+  restarted: boolean | null;
 }
 
 /** A re-presented request that got its standing refusal again: the decision store replayed it. */
@@ -159,6 +171,7 @@ export function stepDenialAudit(decisions: DenialDecisions, e: AnalysisEvent, au
     audit.replayed.push({ client, server, identity, ts: e.ts });
     return;
   }
+  const sessionless = isSessionless(decision);
   audit.notHeld.push({
     client,
     server,
@@ -166,7 +179,9 @@ export function stepDenialAudit(decisions: DenialDecisions, e: AnalysisEvent, au
     rpcMethod: decision.rpcMethod,
     refusal: refOf(decision),
     answer: refOf(e),
-    newSession: isSessionless(decision) ? null : e.session !== decision.session,
+    newSession: sessionless ? null : e.session !== decision.session,
+    reprobed: null,
+    restarted: sessionless ? restartedBetween(decision.clientInstance, e.clientInstance) : null,
   });
   if (isDecision(e)) decisions.set(key, e);
   else decisions.delete(key);
@@ -175,6 +190,43 @@ export function stepDenialAudit(decisions: DenialDecisions, e: AnalysisEvent, au
 /** MCP 2026-07-28 traffic has no sessions (DOMAIN.md section 10): "a new session in between" does not apply. */
 export function isSessionless(refusal: Pick<DenialEventRef, 'era'>): boolean {
   return refusal.era === '2026';
+}
+
+/** Whether two requests came from different client instances (shared/era.ts clientInstanceOf); null: one is unknown. */
+export function restartedBetween(
+  refusal: string | null | undefined,
+  answer: string | null | undefined,
+): boolean | null {
+  return refusal == null || answer == null ? null : refusal !== answer;
+}
+
+/** The probe that asks a 2026-07-28 server what it speaks: a client's first request, sent again when it reconnects. */
+export const PROBE_METHOD = 'server/discover';
+
+/**
+ * The probe times of each client to each server, as a stream of the client's traffic (every counted request, in
+ * time order) passes: enough to say whether a probe came strictly between two times. A pair keeps two times, its
+ * latest probe and the latest one before that: every probe seen is at or before the answer being audited, so the
+ * latest probe before the answer is one of them.
+ */
+export class ProbeTimes {
+  private readonly pairs = new Map<string, { last: number; before: number }>();
+
+  note(e: AnalysisEvent): void {
+    if (!e.counted || e.client === null || e.rpcMethod !== PROBE_METHOD) return;
+    const key = JSON.stringify([e.client, e.server]);
+    const held = this.pairs.get(key);
+    if (held === undefined) this.pairs.set(key, { last: e.ts, before: Number.NEGATIVE_INFINITY });
+    else if (e.ts > held.last) this.pairs.set(key, { last: e.ts, before: held.last });
+  }
+
+  /** `d` with `reprobed` answered from the probes noted so far (before its answer), when its refusal was 2026's. */
+  inBetween(d: DenialNotHeld): DenialNotHeld {
+    if (!isSessionless(d.refusal)) return d;
+    const held = this.pairs.get(JSON.stringify([d.client, d.server]));
+    const latest = held === undefined ? null : held.last < d.answer.ts ? held.last : held.before;
+    return { ...d, reprobed: latest !== null && latest > d.refusal.ts };
+  }
 }
 
 function refOf(e: AnalysisEvent): DenialEventRef {

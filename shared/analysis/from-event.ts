@@ -1,8 +1,8 @@
 import type { Classification } from '../classify/types.ts';
-import { eraOf, isContinuation, protocolVersionOf } from '../era.ts';
+import { clientInstanceOf, eraOf, isContinuation, protocolVersionOf } from '../era.ts';
 import type { LensEvent } from '../event.ts';
 import { columnText, rpcErrorCodeOf, rpcMethodOf, rpcNameOf } from '../frames.ts';
-import { answeredContextOf, scopeOf } from '../mrtr.ts';
+import { answeredContextOf, inputRequestsOf, scopeOf } from '../mrtr.ts';
 import { readAnswerText } from '../result-text/read.ts';
 import type { AnalysisEvent, ContextObservation } from './types.ts';
 
@@ -44,7 +44,20 @@ export function toAnalysisEvent(event: LensEvent, classification: Classification
     protocolVersion: version,
     continuation: isContinuation(event),
     context: contextOf(event),
+    ...mrtrFactsOf(event),
   };
+}
+
+/**
+ * What only MCP 2026-07-28 requests carry, present only where a request does (2025 traffic's events keep their shape):
+ * the client instance, and what the server asked inside the answer.
+ */
+function mrtrFactsOf(event: LensEvent): Pick<AnalysisEvent, 'clientInstance' | 'asked'> {
+  const clientInstance = clientInstanceOf(event);
+  const asked = inputRequestsOf(event.server, event).flatMap(({ identity, method }) =>
+    identity === null ? [] : [{ identity, method }],
+  );
+  return { ...(clientInstance === null ? {} : { clientInstance }), ...(asked.length === 0 ? {} : { asked }) };
 }
 
 /**

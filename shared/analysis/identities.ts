@@ -52,6 +52,17 @@ export function isIdentitySend(event: AnalysisEvent): event is IdentitySend {
   return event.counted && event.identity !== null && !event.continuation;
 }
 
+/**
+ * The sends a counted record makes: its own (`isIdentitySend`), and each request the server asked inside its answer
+ * (MCP 2026-07-28's input requests, DOMAIN.md section 10), a send of that request's identity and method with the
+ * round's time and outcome, as a 2025 server's sampling request is one of its own.
+ */
+export function sendsOf(event: AnalysisEvent): IdentitySend[] {
+  const own = isIdentitySend(event) ? [event] : [];
+  if (!event.counted || event.asked === undefined || event.asked.length === 0) return own;
+  return [...own, ...event.asked.map(({ identity, method }) => ({ ...event, identity, rpcMethod: method }))];
+}
+
 /** The `n` most re-presented identities among `events` (the offline report's top; the API ranks from its store). */
 export function topIdentities(events: readonly AnalysisEvent[], n: number): IdentityStats[] {
   return identityTimelines(events)
@@ -205,10 +216,11 @@ export function byAlarm(a: RepresentationAlarm, b: RepresentationAlarm): number 
 function groupByIdentity(events: Iterable<AnalysisEvent>): Map<string, IdentitySend[]> {
   const groups = new Map<string, IdentitySend[]>();
   for (const event of events) {
-    if (!isIdentitySend(event)) continue;
-    const group = groups.get(event.identity);
-    if (group === undefined) groups.set(event.identity, [event]);
-    else group.push(event);
+    for (const send of sendsOf(event)) {
+      const group = groups.get(send.identity);
+      if (group === undefined) groups.set(send.identity, [send]);
+      else group.push(send);
+    }
   }
   return groups;
 }

@@ -1,4 +1,11 @@
-import { compareOrder, type IdentityStats, isIdentitySend, type LastOutcome, representations } from './identities.ts';
+import {
+  compareOrder,
+  type IdentitySend,
+  type IdentityStats,
+  type LastOutcome,
+  representations,
+  sendsOf,
+} from './identities.ts';
 import type { AnalysisEvent } from './types.ts';
 
 /**
@@ -29,9 +36,12 @@ export function createIdentityTallies(): IdentityTallies {
   return new Map<string, IdentityTally>();
 }
 
-/** Folds one event: only counted events with an identity are sends (`isIdentitySend`). Any order. */
-export function addIdentitySend(acc: IdentityTallies, e: AnalysisEvent): void {
-  if (!isIdentitySend(e)) return;
+/** Folds one event's sends (`sendsOf`: its own, and what its server asked in its answer). Any order. */
+export function addIdentitySend(acc: IdentityTallies, event: AnalysisEvent): void {
+  for (const send of sendsOf(event)) addSend(acc, send);
+}
+
+function addSend(acc: IdentityTallies, e: IdentitySend): void {
   const t = acc.get(e.identity);
   if (t === undefined) {
     const { server, rpcMethod: method, ts, seq, id, bucket, kind, rule } = e;

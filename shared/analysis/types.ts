@@ -50,6 +50,17 @@ export interface AnalysisEvent {
   protocolVersion: string | null;
   /** An MRTR round that answers an input request (`inputResponses` / `requestState`): part of its call. */
   continuation: boolean;
+  /**
+   * The client instance of a 2026-07-28 request (shared/era.ts clientInstanceOf), where the event was read from its
+   * frames; the store keeps no column of it (db/queries/denials.ts reads it from the stored line when it asks).
+   */
+  clientInstance?: string | null;
+  /**
+   * What the server asked inside this round's `input_required` answer (shared/mrtr.ts inputRequestsOf), each a send of
+   * its own identity (DOMAIN.md section 10), where the event was read from its frames; the store keeps them in
+   * input_requests (db/schema/input-requests.ts).
+   */
+  asked?: readonly { identity: string; method: string }[];
   /** Sampling context (DOMAIN.md section 7); null for anything that is not `sampling/createMessage`. */
   context: ContextObservation | null;
 }

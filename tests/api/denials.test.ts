@@ -5,6 +5,7 @@ import { foldAll } from '../../api/services/fold.ts';
 import { analysed, createTestApp, get, postJson, postNdjson, putJson, type TestApp } from '../support/app.ts';
 import { CORPORA, corpusText, expectedOf } from '../support/corpus.ts';
 import { BASE_TS, clientEvent, rpcError } from '../support/events.ts';
+import { inBetweenScenario } from '../support/in-between.ts';
 import { replayMigration } from '../support/migrations.ts';
 import { STORE_KINDS, type TestStore } from '../support/stores.ts';
 
@@ -91,6 +92,16 @@ describe.each(STORE_KINDS)('GET /api/v1/denials on $name', (kind) => {
         ['2026', null],
         ['2025', true],
       ]);
+    });
+
+    it('says of MCP 2026-07-28 denials whether the client re-probed or restarted in between, and only of those', async () => {
+      const { events, expected } = inBetweenScenario();
+      await postNdjson(app, events);
+      await analysed(app);
+      const items: { newSession: boolean | null; reprobed: boolean | null; restarted: boolean | null }[] = (
+        await denials()
+      ).items;
+      expect(items.map((d) => [d.newSession, d.reprobed, d.restarted])).toEqual(expected);
     });
 
     it('keeps the audit exact when the refusal arrives after the answer, and when it lapsed', async () => {

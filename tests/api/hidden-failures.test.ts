@@ -134,6 +134,7 @@ describe.each(STORE_KINDS)('hidden failures on $name', (kind) => {
       await asBeforeContentView(db.store);
       await replayMigration(db.store, kind.name, 'content_view', () => true);
       await replayMigration(db.store, kind.name, 'record_sources', () => true);
+      await replayMigration(db.store, kind.name, 'input_requests', () => true);
       expect(await backfillActionability(db.store)).toBe(2);
       await foldAll(db.store);
       const after = await (await get(app, `/api/v1/actionability?${range}`)).json();

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../../api/server.ts';
+import { inBetweenScenario } from '../support/in-between.ts';
 import { buildWeb, chromiumMissing, launchBrowser, openPage, readCount, sendFixture } from './support.ts';
 
 /**
@@ -17,6 +18,9 @@ const CORPUS = fileURLToPath(new URL('../fixtures/corpus/mcp-python/', import.me
 const SHOTS = process.env.DENIAL_SHOTS ?? join(tmpdir(), 'denial-shots');
 /** The corpus was recorded on 2 Dec 2026 between 02:42:42 and 02:43:06 UTC. */
 const WINDOW = 'from=2026-12-02T02:42:00.000Z&to=2026-12-02T02:44:00.000Z';
+
+/** MCP 2026-07-28 denials with each kind of "in between", a month before the corpus (its own window). */
+const BETWEEN = inBetweenScenario();
 
 let browser: Browser;
 let server: RunningServer;
@@ -45,6 +49,12 @@ beforeAll(async () => {
     type: 'application/x-ndjson',
     file: join(CORPUS, 'client.ndjson'),
   });
+  const response = await fetch(`${server.url}/api/v1/ingest`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-ndjson' },
+    body: `${BETWEEN.events.map((e) => JSON.stringify(e)).join('\n')}\n`,
+  });
+  expect(response.status).toBe(200);
 });
 
 afterAll(async () => {
@@ -108,4 +118,34 @@ describe.skipIf(skipped)('denials that did not hold', () => {
     expect(errors).toEqual([]);
     await page.close();
   });
+
+  it.each([1280, 390])(
+    'says what came between for MCP 2026-07-28 denials: a re-probe, a restart, neither (%i px)',
+    async (width) => {
+      const { from, to } = BETWEEN;
+      const { page, errors } = await openPage(browser);
+      await page.setViewportSize({ width, height: width < 600 ? 844 : 900 });
+      const range = `from=${new Date(from).toISOString()}&to=${new Date(to).toISOString()}`;
+      await expect
+        .poll(async () => {
+          await page.goto(`${server.url}/clients?${range}`);
+          return (await readPanel(page)).total;
+        })
+        .toBe(5);
+      // Oldest first, as the API lists them: the four 2026-07-28 denials, then the 2025 one.
+      expect(await page.getByTestId('denial-between').allTextContents()).toEqual([
+        're-probed',
+        'client restarted',
+        'no re-probe, same client',
+        'no re-probe, client unnamed',
+        'new session',
+      ]);
+      if (width < 600) {
+        expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBe(0);
+      }
+      await shoot(page, `denials-between-${width}.png`);
+      expect(errors).toEqual([]);
+      await page.close();
+    },
+  );
 });

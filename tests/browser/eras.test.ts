@@ -155,6 +155,8 @@ describe.skipIf(skipped)('MCP 2026-07-28 on the dashboard', () => {
       expect(await definitions(eras.getByTestId('input-requests'))).toEqual({
         'Asked for input': '5 rounds answered input_required',
         'Answers sent': '6 rounds carried the answers',
+        'What it asked':
+          'elicitation/create ×4, sampling/createMessage ×1; 2 asked again (its requests, each a send of its own identity)',
         'Calls that asked': '5',
         'Round trips per call': '2.0 (10 rounds of the calls that asked)',
       });

@@ -4,9 +4,13 @@
  * its call, and the era; from the client log alone, and from the nginx JSON log alone, which has the
  * `Mcp-Method` and `MCP-Protocol-Version` headers but no frame.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { lens } from '../support/cli.ts';
 import { corpusPath, expectedOf, firmView, ruleNumber } from '../support/corpus.ts';
+import { inBetweenScenario } from '../support/in-between.ts';
 
 interface Classified {
   id: string;
@@ -81,5 +85,44 @@ describe('lens classify over MCP 2026-07-28 traffic', () => {
       new Set([...(expectedOf('mcp-ts-v2').servers ?? []), 'unknown']),
     );
     for (const line of proxy) expect(['ok', 'failed', 'pending']).toContain(line.outcome);
+  });
+
+  it('says offline, as the API does, whether a 2026-07-28 client re-probed or restarted between refusal and answer', async () => {
+    const { events, expected } = inBetweenScenario();
+    const dir = mkdtempSync(join(tmpdir(), 'lens-between-'));
+    try {
+      const log = join(dir, 'between.ndjson');
+      writeFileSync(log, `${events.map((e) => JSON.stringify(e)).join('\n')}\n`);
+      const { code, stdout, stderr } = await lens(['report', '--json', log]);
+      expect(code, stderr).toBe(0);
+      const items: { newSession: boolean | null; reprobed: boolean | null; restarted: boolean | null }[] =
+        JSON.parse(stdout).denialsNotHeld.items;
+      expect(items.map((d) => [d.newSession, d.reprobed, d.restarted])).toEqual(expected);
+      const text = await lens(['report', log]);
+      expect(text.stdout).toMatch(/\bre-probed\b/);
+      expect(text.stdout).toMatch(/\bclient restarted\b/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('counts offline, as the API does, what the server asked inside its rounds as sends of their identities', async () => {
+    const discovery = corpusPath('mcp-ts-v2', 'discovery.servers.json');
+    const log = corpusPath('mcp-ts-v2', 'client.ndjson');
+    const { code, stdout, stderr } = await lens(['report', '--json', '--discovery', discovery, log]);
+    expect(code, stderr).toBe(0);
+    const identities: { identity: string; sends: number; represented: number; method: string; last: { id: string } }[] =
+      JSON.parse(stdout).identities;
+    const scenario = expectedOf('mcp-ts-v2').scenarios['cautious-agent'] as unknown as {
+      serverRequests: { requests: { event: string; identity: string; method: string }[] };
+    };
+    const asked = scenario.serverRequests.requests;
+    const elicitation = identities.find((i) => i.identity === asked[0]?.identity);
+    expect(elicitation).toMatchObject({
+      sends: asked.length,
+      represented: asked.length - 1,
+      method: asked[0]?.method,
+      last: { id: asked.at(-1)?.event },
+    });
   });
 });

@@ -14,6 +14,14 @@ interface StoredEvent {
   identity: string | null;
 }
 
+/** What a client's scenario in expected.json lists of the requests its server made inside MRTR rounds. */
+interface ServerRequests {
+  serverRequests?: {
+    requests: { event: string; inputKey: string; method: string; identity: string }[];
+    represented: Record<string, number>;
+  };
+}
+
 /** A context-gap record of expected.json (every one of the corpora's is trimmed, with a reason). */
 interface ExpectedContext {
   event: string;
@@ -95,10 +103,46 @@ describe.each(STORE_KINDS)('the recorded corpus through the API on $name', (kind
           const represented = Object.fromEntries(
             identities.filter((i) => i.represented > 0).map((i) => [i.identity, i.represented]),
           );
-          expect({ client, represented }).toEqual({ client, represented: scenario.represented });
+          // A client's log holds what its servers asked of it too: in 2025 as events of their own (in `represented`),
+          // in MCP 2026-07-28 inside the rounds' answers (`serverRequests`, DOMAIN.md section 10).
+          const asked = (scenario as ServerRequests).serverRequests?.represented ?? {};
+          expect({ client, represented }).toEqual({ client, represented: { ...scenario.represented, ...asked } });
         }
       },
     );
+
+    it("counts the requests mcp-ts-v2's server made inside MRTR rounds as sends of their identities, and as its conduct", async () => {
+      await ingestCorpus('mcp-ts-v2', corpusText('mcp-ts-v2', 'client.ndjson'));
+      const range = `from=0&to=${Date.UTC(2100, 0)}`;
+      const asked = Object.entries(expectedOf('mcp-ts-v2').scenarios).flatMap(([client, scenario]) =>
+        ((scenario as ServerRequests).serverRequests?.requests ?? []).map((request) => ({ client, ...request })),
+      );
+      expect(asked.length).toBeGreaterThan(0);
+      // Each identity's sends are the requests expected.json lists for it, at the rounds that asked.
+      const byIdentity = groupBy(asked, (request) => `${request.client} ${request.identity}`);
+      for (const [key, requests] of byIdentity) {
+        const [client, identity] = key.split(' ') as [string, string];
+        const res = await get(app, `/api/v1/identities/${encodeURIComponent(identity)}?${range}&client=${client}`);
+        expect(res.status, key).toBe(200);
+        const view = (await res.json()) as { sends: number; method: string; last: { id: string; bucket: string } };
+        const last = requests.at(-1);
+        expect({ key, sends: view.sends, method: view.method, last: view.last.id, bucket: view.last.bucket }).toEqual({
+          key,
+          sends: requests.length,
+          method: last?.method,
+          last: last?.event,
+          bucket: 'pending',
+        });
+      }
+      // The server's conduct: what it asked of its clients, per method, and how many of those it had asked before.
+      const detail = await (await get(app, `/api/v1/servers/atlas-notes?${range}`)).json();
+      const methods = groupBy(asked, (request) => request.method);
+      expect(detail.sentByServer.inRounds).toEqual({
+        requests: asked.length,
+        again: asked.length - new Set(asked.map((request) => request.identity)).size,
+        byMethod: Object.fromEntries([...methods].sort().map(([method, requests]) => [method, requests.length])),
+      });
+    });
 
     it.each(ALL_CORPORA)(
       "gives %s the context gap of expected.json, MRTR's sampling answers included",
@@ -159,7 +203,9 @@ describe.each(STORE_KINDS)('the recorded corpus through the API on $name', (kind
       const represent = clients.find((c) => c.client === 'represent');
       expect(represent?.avoidable).toBe(avoidableOf('represent') - serverSent.length);
       const detail = await (await get(app, `/api/v1/servers/release-desk?${range}`)).json();
-      expect(detail.sentByServer).toEqual({ avoidable: serverSent.length });
+      // Its 2025 requests are events of their own; it asked nothing inside MCP 2026-07-28 rounds.
+      const inRounds = { requests: 0, again: 0, byMethod: {} };
+      expect(detail.sentByServer).toEqual({ avoidable: serverSent.length, inRounds });
       const total = Object.values(expected).filter((e) => e.avoidable).length;
       expect(detail.counts.avoidable).toBe(total);
     });
@@ -208,3 +254,10 @@ describe.each(STORE_KINDS)('the recorded corpus through the API on $name', (kind
     });
   });
 });
+
+/** Node 20 has no Map.groupBy. */
+function groupBy<T>(items: readonly T[], keyOf: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) groups.set(keyOf(item), [...(groups.get(keyOf(item)) ?? []), item]);
+  return groups;
+}

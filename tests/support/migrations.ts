@@ -12,8 +12,10 @@ import { PgDialect } from 'drizzle-orm/pg-core';
 import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
 import pg from 'pg';
 import { expect } from 'vitest';
+import { CountChanges } from '../../db/counters/changes.ts';
 import type { Store } from '../../db/runner.ts';
 import { addMigrationFunctions } from '../../db/sqlite.ts';
+import { identityText } from '../../db/stored-identity.ts';
 import { type Catalog, readCatalog } from './catalog.ts';
 import { tempDatabase } from './stores.ts';
 
@@ -112,8 +114,25 @@ async function forgetLastMigration(store: Store): Promise<void> {
   await store.run(sql`DELETE FROM ${journal} WHERE created_at = (SELECT max(created_at) FROM ${journal})`);
 }
 
+/**
+ * Turns the store back into what the release before the migration input_requests left: no input requests, and the
+ * identity hours without their sends.
+ */
+export async function asBeforeInputRequests(store: Store): Promise<void> {
+  const asked = await store.all<{ ts: number | string; server: string; identity: string }>(
+    sql`SELECT ts, server, ${identityText(store)} AS identity FROM input_requests`,
+  );
+  const sends = new CountChanges();
+  for (const row of asked) sends.addSend({ ts: Number(row.ts), server: row.server, identity: row.identity }, -1);
+  await store.transaction((tx) => sends.write(tx));
+  await store.run(sql`DROP TABLE input_requests`);
+  await store.run(sql`DELETE FROM settings WHERE key LIKE 'input_requests_v1%'`);
+  await forgetLastMigration(store);
+}
+
 /** Turns the store back into what the release before the migration record_sources left: no source format or frames. */
 export async function asBeforeRecordSources(store: Store): Promise<void> {
+  await asBeforeInputRequests(store);
   for (const column of ['source_format', 'frames'])
     await store.run(sql.raw(`ALTER TABLE events DROP COLUMN ${column}`));
   await forgetLastMigration(store);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  askedInRoundsText,
   contextAskedText,
   eraText,
   onlyLegacy,
@@ -47,5 +48,16 @@ describe('eras in words', () => {
     expect(contextAskedText('thisServer')).toBe("asking to see this server's context");
     expect(contextAskedText('none')).toBe('asking for no context');
     expect(contextAskedText(undefined)).toBeNull();
+  });
+});
+
+describe('askedInRoundsText', () => {
+  it('names what a server asked in rounds, most first, and how much of it again', () => {
+    const byMethod = { 'sampling/createMessage': 1, 'elicitation/create': 4 };
+    expect(askedInRoundsText({ requests: 5, again: 2, byMethod })).toBe(
+      'elicitation/create ×4, sampling/createMessage ×1; 2 asked again',
+    );
+    expect(askedInRoundsText({ requests: 1, again: 0, byMethod: { 'roots/list': 1 } })).toBe('roots/list ×1');
+    expect(askedInRoundsText({ requests: 0, again: 0, byMethod: {} })).toBe('nothing');
   });
 });

@@ -3,7 +3,7 @@
  * a server's page and the Clients screen say of them.
  */
 import type { Era } from '../../shared/era.ts';
-import { formatTime } from '../format.ts';
+import { formatCount, formatTime } from '../format.ts';
 
 const ERA_NAME: Readonly<Record<Era, string>> = { '2025': '2025', '2026': '2026-07-28' };
 
@@ -78,4 +78,21 @@ export function roundHeadline(call: CallView): string {
 /** Round trips per call that asked for input: "2.0", or a dash without such a call. */
 export function roundsPerCallText(roundsPerCall: number | null): string {
   return roundsPerCall === null ? '–' : roundsPerCall.toFixed(1);
+}
+
+/**
+ * What a server asked of its clients inside rounds (DOMAIN.md section 10), per method, most first: "elicitation/create
+ * ×4, sampling/createMessage ×1", then how many were a request it had asked before ("2 asked again").
+ */
+export function askedInRoundsText(inRounds: {
+  requests: number;
+  again: number;
+  byMethod: Record<string, number>;
+}): string {
+  if (inRounds.requests === 0) return 'nothing';
+  const methods = Object.entries(inRounds.byMethod)
+    .sort(([a, x], [b, y]) => y - x || (a < b ? -1 : a > b ? 1 : 0))
+    .map(([method, requests]) => `${method} ×${formatCount(requests)}`);
+  const again = inRounds.again === 0 ? '' : `; ${formatCount(inRounds.again)} asked again`;
+  return `${methods.join(', ')}${again}`;
 }

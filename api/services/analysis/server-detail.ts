@@ -1,5 +1,6 @@
 import { codeCounts } from '../../../db/counters/codes.ts';
 import { countRows } from '../../../db/counters/rollups.ts';
+import { askedBy } from '../../../db/queries/input-requests.ts';
 import { SOURCE_SAMPLE, sourceCounts } from '../../../db/queries/sources.ts';
 import type { SqlRunner } from '../../../db/runner.ts';
 import { sourceLabel, sourceNote } from '../../../shared/source-formats.ts';
@@ -17,7 +18,7 @@ const SHOWN_STORMS = 200;
 export async function serverDetail(db: SqlRunner, scope: Window & { server: string }, now: number) {
   const config = await readServerConfig(db, scope.server);
   if (config === null) return null;
-  const [summary, codes, series, storms, identities, contextGap, own, eras, sources] = await Promise.all([
+  const [summary, codes, series, storms, identities, contextGap, own, asked, eras, sources] = await Promise.all([
     summarise(db, scope),
     codeCounts(db, scope),
     timeseriesIn(db, scope),
@@ -26,6 +27,7 @@ export async function serverDetail(db: SqlRunner, scope: Window & { server: stri
     contextGapIn(db, scope),
     // Counts no named client sent: the server's own requests (and proxy lines without a client, never avoidable).
     countRows(db, { ...scope, client: '' }, null, ['server']),
+    askedBy(db, scope),
     serverEras(db, scope, scope.server),
     sourceCounts(db, scope),
   ]);
@@ -35,7 +37,7 @@ export async function serverDetail(db: SqlRunner, scope: Window & { server: stri
     counts: summary.overall,
     clients: summary.clients,
     /** The server's own conduct (DOMAIN.md section 6): avoidable requests it sent to clients, e.g. re-sent sampling. */
-    sentByServer: { avoidable: own.reduce((sum, row) => sum + row.avoidable, 0) },
+    sentByServer: { avoidable: own.reduce((sum, row) => sum + row.avoidable, 0), inRounds: inRoundsOf(asked) },
     codes,
     /** The protocol eras it answered in, and the MRTR input requests it made (DOMAIN.md section 10). */
     eras,
@@ -57,5 +59,18 @@ export async function serverDetail(db: SqlRunner, scope: Window & { server: stri
     discovery: config.discovery,
     discoverySource: config.discoverySource,
     overrides: config.overrides,
+  };
+}
+
+/**
+ * What the server asked of its clients inside MCP 2026-07-28 rounds (DOMAIN.md section 10), from the kept events'
+ * input requests: how many, how many of them it had asked before in the window (the same identity again), and per
+ * method.
+ */
+function inRoundsOf(asked: readonly { method: string; requests: number; identities: number }[]) {
+  return {
+    requests: asked.reduce((sum, row) => sum + row.requests, 0),
+    again: asked.reduce((sum, row) => sum + row.requests - row.identities, 0),
+    byMethod: Object.fromEntries(asked.map((row) => [row.method, row.requests])),
   };
 }

@@ -1,4 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
+import { inBetweenWords } from '../../../shared/analysis/in-between-words.ts';
 import { BucketBadge } from '../../components/BucketBadge.tsx';
 import { type Column, DataTable } from '../../components/DataTable.tsx';
 import { Link } from '../../components/Link.tsx';
@@ -74,14 +75,14 @@ export function DenialsPanel({ server }: { server?: string }) {
     {
       label: 'Between',
       className: 'nowrap',
-      cell: (d) =>
-        d.newSession === null ? (
-          <span className="muted">no sessions (2026-07-28)</span>
-        ) : d.newSession ? (
-          <span className="pill pill-warn">new session</span>
-        ) : (
-          <span className="muted">same session</span>
-        ),
+      cell: (d) => {
+        const between = inBetweenWords(d);
+        return (
+          <span className={between.reset ? 'pill pill-warn' : 'muted'} data-testid="denial-between">
+            {between.text}
+          </span>
+        );
+      },
     },
   ];
   return (

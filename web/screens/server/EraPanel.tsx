@@ -2,7 +2,7 @@ import { Link } from '../../components/Link.tsx';
 import { Panel, type PanelQuery } from '../../components/Panel.tsx';
 import { ShareBar } from '../../components/ShareBar.tsx';
 import { counted, formatCount, formatShare, shareOf } from '../../format.ts';
-import { onlyLegacy, roundsPerCallText, serverEraHeadline } from '../../prepare/eras.ts';
+import { askedInRoundsText, onlyLegacy, roundsPerCallText, serverEraHeadline } from '../../prepare/eras.ts';
 import type { ServerDetail } from '../../queries/servers.ts';
 import { useUrl } from '../../use-url.ts';
 
@@ -71,6 +71,11 @@ export function EraPanel({ server, query }: { server: string; query: PanelQuery<
                 </dd>
                 <dt>Answers sent</dt>
                 <dd>{counted(inputRequests.continuations, 'round')} carried the answers</dd>
+                <dt>What it asked</dt>
+                <dd data-testid="asked-in-rounds">
+                  {askedInRoundsText(data.sentByServer.inRounds)}{' '}
+                  <span className="muted">(its requests, each a send of its own identity)</span>
+                </dd>
                 <dt>Calls that asked</dt>
                 <dd>{formatCount(inputRequests.calls)}</dd>
                 <dt>Round trips per call</dt>
