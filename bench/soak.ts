@@ -12,17 +12,18 @@ const READS = ['/api/v1/summary', '/api/v1/timeseries', '/api/v1/servers', '/api
 /** The goal for the server's resident set while it ingests (issue 39): the soak says whether it held. */
 const RSS_GOAL_MB = 300;
 
-/** One store's soak in figures. */
+/** One store's soak in figures (MB, and per second). */
 export interface SoakResult {
   /** The highest resident set sampled while the load ran, and the kernel's own high-water mark (start-up included). */
   peakRssMb: number;
   hwmMb: number;
-  /**
-   * The highest anonymous part sampled: the heaps, SQLite's caches and buffers. The rest is file pages: node itself
-   * (~50 MB) and, on SQLite, the store's pages the dashboard's reads touched through mmap (db/sqlite.ts), which the
-   * kernel may drop and would keep in its page cache either way.
-   */
+  /** The highest anonymous part sampled: the JavaScript heaps, SQLite's caches, buffers. */
   peakAnonMb: number;
+  /**
+   * The highest resident set less the store's pages mapped for reads (ServerProcess.storePages): the server's own
+   * memory, node's file pages included. Equal to the RSS peak on PostgreSQL.
+   */
+  peakOwnMb: number;
   /** The median resident set over the soak's second half, once caches and heaps have grown to what they hold. */
   steadyRssMb: number;
   /** Events acknowledged per second of the soak (the load asks for EVENTS_PER_SECOND; less means it fell behind). */
@@ -31,54 +32,55 @@ export interface SoakResult {
   refused: number;
 }
 
+/** One second's reading of the server's memory, bytes. */
+interface Sample {
+  rss: number;
+  anon: number;
+  file: number;
+  store: number;
+  shmem: number;
+}
+
 /**
- * The soak: a server in its own process under a fixed mixed load, a batch of BENCH_SOAK_RATE events a second and a
- * dashboard's reads (each on its own schedule, so slow reads do not slow the shipping), for BENCH_SOAK_SECONDS
- * (default 10 minutes). Its resident set is sampled every second (VmRSS, and split into anonymous memory: the
- * JavaScript heaps, SQLite's caches, buffers; file pages: node itself and the store's mapped pages; shared: SQLite's
- * WAL index); per BENCH_SOAK_REPORT_SECONDS it prints the peak of those samples and the reads' p95: both must stay
- * flat. Events carry current times, so the reads' default window (the last 24 h) holds them.
+ * The soak: a server in its own process under a fixed mixed load, a batch of BENCH_SOAK_RATE events a second and
+ * BENCH_SOAK_READS of a dashboard's reads (each on its own clock, so slow reads do not slow the shipping), for
+ * BENCH_SOAK_SECONDS (default 10 minutes). Its resident set is read every second, split into anonymous memory (the
+ * JavaScript heaps, SQLite's caches, buffers), file pages (node itself, and the store's pages SQLite's reads mapped,
+ * shown apart) and shared memory (SQLite's WAL index); every BENCH_SOAK_REPORT_SECONDS it prints each one's peak
+ * and the reads' p50 and p95: all must stay flat. Events carry current times, so the reads' default window (the last
+ * 24 h) holds them.
  */
 export async function benchSoak(label: string, config: StoreConfig): Promise<SoakResult> {
   const server = await spawnServer(config);
   console.log(`soak ${label}: ${SECONDS} s at ${EVENTS_PER_SECOND} events/s and ${READS_PER_SECOND} reads/s`);
-  console.log('  minute  RSS MB  anon MB  file MB  shm MB  events/s  read p50 ms  read p95 ms  refused');
+  console.log(
+    '  minute  RSS MB  anon MB  file MB  of it store MB  shm MB  events/s  read p50 ms  read p95 ms  refused',
+  );
   const load = new SoakLoad(server.url);
-  const samples: number[] = [];
-  let peakAnon = 0;
+  const samples: Sample[] = [];
   const started = performance.now();
   try {
-    const ingest = load.ship(started);
-    const reads = load.read(started);
-    let window = { rss: 0, anon: 0, file: 0, shmem: 0, acknowledged: 0 };
+    const shipping = load.ship(started);
+    const reading = load.read(started);
+    let windowStart = 0;
+    let acknowledged = 0;
     for (let second = 1; second <= SECONDS; second++) {
       const wait = started + second * 1000 - performance.now();
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-      const rss = server.rss();
-      samples.push(rss);
-      const parts = server.rssParts();
-      peakAnon = Math.max(peakAnon, parts.anon);
-      // Each column is its own peak over the window: the parts of one moment need not add up to the RSS peak.
-      window = {
-        rss: Math.max(window.rss, rss),
-        anon: Math.max(window.anon, parts.anon),
-        file: Math.max(window.file, parts.file),
-        shmem: Math.max(window.shmem, parts.shmem),
-        acknowledged: window.acknowledged,
-      };
+      samples.push({ rss: server.rss(), ...server.rssParts(), store: server.storePages() });
       if (second % REPORT_EVERY === 0 || second === SECONDS) {
-        const shipped = load.acknowledged - window.acknowledged;
-        const seconds = second % REPORT_EVERY || REPORT_EVERY;
-        printWindow(second, window, shipped / seconds, load.takeLatencies(), load.refused);
-        window = { rss: 0, anon: 0, file: 0, shmem: 0, acknowledged: load.acknowledged };
+        const shipped = load.acknowledged - acknowledged;
+        printWindow(second, samples.slice(windowStart), shipped / (second - windowStart), load);
+        windowStart = second;
+        acknowledged = load.acknowledged;
       }
     }
     load.stop();
-    await Promise.all([ingest, reads]);
-    const result = summarise(server, samples, peakAnon, load, (performance.now() - started) / 1000);
+    await Promise.all([shipping, reading]);
+    const result = summarise(server, samples, load, (performance.now() - started) / 1000);
     console.log(
-      `soak ${label}: peak RSS ${result.peakRssMb} MB (VmHWM ${result.hwmMb}, anonymous ${result.peakAnonMb}), ` +
-        `steady ${result.steadyRssMb} MB, ` +
+      `soak ${label}: peak RSS ${result.peakRssMb} MB (VmHWM ${result.hwmMb}; anonymous ${result.peakAnonMb}; ` +
+        `less the store's mapped pages ${result.peakOwnMb}), steady ${result.steadyRssMb} MB, ` +
         `${Math.round(result.eventsPerSecond)} events/s, reads p95 ${result.readP95Ms.toFixed(0)} ms, ` +
         `${result.refused} refused; goal ${RSS_GOAL_MB} MB ${result.peakRssMb <= RSS_GOAL_MB ? 'held' : 'MISSED'}`,
     );
@@ -155,35 +157,30 @@ async function untilDue(due: number, stopped: () => boolean): Promise<void> {
   if (wait > 0 && !stopped()) await new Promise((resolve) => setTimeout(resolve, wait));
 }
 
-function printWindow(
-  second: number,
-  peak: { rss: number; anon: number; file: number; shmem: number },
-  eventsPerSecond: number,
-  latencies: number[],
-  refused: number,
-): void {
-  const sorted = latencies.sort((a, b) => a - b);
-  const mb = (bytes: number, width: number) => (bytes / 2 ** 20).toFixed(0).padStart(width);
+/** A window's line: each column is its own peak over the window (the parts of one moment need not add up). */
+function printWindow(second: number, window: readonly Sample[], eventsPerSecond: number, load: SoakLoad): void {
+  const peak = (part: keyof Sample, width: number) =>
+    (Math.max(...window.map((sample) => sample[part])) / 2 ** 20).toFixed(0).padStart(width);
+  const sorted = load.takeLatencies().sort((a, b) => a - b);
   console.log(
-    `  ${(second / 60).toFixed(1).padStart(6)}  ${mb(peak.rss, 6)}  ${mb(peak.anon, 7)}  ${mb(peak.file, 7)}  ` +
-      `${mb(peak.shmem, 6)}  ${eventsPerSecond.toFixed(0).padStart(8)}  ${quantile(sorted, 0.5).toFixed(1).padStart(11)}  ` +
-      `${quantile(sorted, 0.95).toFixed(1).padStart(11)}  ${refused}`,
+    `  ${(second / 60).toFixed(1).padStart(6)}  ${peak('rss', 6)}  ${peak('anon', 7)}  ${peak('file', 7)}  ` +
+      `${peak('store', 14)}  ${peak('shmem', 6)}  ${eventsPerSecond.toFixed(0).padStart(8)}  ` +
+      `${quantile(sorted, 0.5).toFixed(1).padStart(11)}  ${quantile(sorted, 0.95).toFixed(1).padStart(11)}  ${load.refused}`,
   );
 }
 
-function summarise(
-  server: ServerProcess,
-  samples: number[],
-  peakAnon: number,
-  load: SoakLoad,
-  seconds: number,
-): SoakResult {
+function summarise(server: ServerProcess, samples: readonly Sample[], load: SoakLoad, seconds: number): SoakResult {
   const mb = (bytes: number) => Math.round(bytes / 2 ** 20);
-  const secondHalf = samples.slice(Math.floor(samples.length / 2)).sort((a, b) => a - b);
+  const peak = (of: (sample: Sample) => number) => mb(Math.max(...samples.map(of)));
+  const secondHalf = samples
+    .slice(Math.floor(samples.length / 2))
+    .map((sample) => sample.rss)
+    .sort((a, b) => a - b);
   return {
-    peakRssMb: mb(Math.max(...samples)),
+    peakRssMb: peak((sample) => sample.rss),
     hwmMb: mb(server.peakRss()),
-    peakAnonMb: mb(peakAnon),
+    peakAnonMb: peak((sample) => sample.anon),
+    peakOwnMb: peak((sample) => sample.rss - sample.store),
     steadyRssMb: mb(quantile(secondHalf, 0.5)),
     eventsPerSecond: load.acknowledged / seconds,
     readP95Ms: quantile(
