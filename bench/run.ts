@@ -4,7 +4,7 @@
  * BENCH_EVENTS sets the size (default 200k); BENCH_PG=1 (or DATABASE_URL) adds PostgreSQL, BENCH_SQLITE=0 leaves SQLite out.
  * Then parse throughput per input format (formats.ts) and the ingest of a client + proxy day (proxy-day.ts), reads,
  * the UI and the soak. Each part can be left out with BENCH_<PART>=0 (INGEST, FORMATS, PROXY_DAY,
- * READS, UI, SOAK).
+ * READS, UI, SOAK), or the parts named run alone: `npm run bench -- soak` (ingest, formats, proxy-day, reads, ui, soak).
  */
 import { buildEvent } from '../api/services/ingest-classify.ts';
 import { eventDay } from '../db/event-days.ts';
@@ -174,18 +174,30 @@ async function benchIngest(): Promise<void> {
     `ingest: ${EVENTS.toLocaleString('en-US')} events (${(bytes / EVENTS).toFixed(0)} B/line NDJSON), batches of ${BATCH}, ${IN_FLIGHT} in flight, median of ${REPEATS}`,
   );
   if (process.env.BENCH_SQLITE !== '0') await measure('sqlite', withSqlite, fixture);
-  if (process.env.BENCH_PG === '1' || process.env.DATABASE_URL) await measure('postgres', withPostgres, fixture);
+  if (withPg) await measure('postgres', withPostgres, fixture);
 }
 
+/**
+ * Which parts run: those named on the command line (`npm run bench -- soak`), else every part BENCH_<PART>=0 does
+ * not leave out.
+ */
+const named = process.argv.slice(2);
+const runs = (part: string) =>
+  named.length > 0 ? named.includes(part) : process.env[`BENCH_${part.toUpperCase().replace('-', '_')}`] !== '0';
+const withPg = process.env.BENCH_PG === '1' || Boolean(process.env.DATABASE_URL);
+
 // The fixture is garbage once this returns: the reads below are not timed (nor their RSS read) beside it.
-if (process.env.BENCH_INGEST !== '0') await benchIngest();
-if (process.env.BENCH_FORMATS !== '0') await benchFormats();
-if (process.env.BENCH_PROXY_DAY !== '0') await benchProxyDay(withSqlite);
-if (process.env.BENCH_READS !== '0') {
+if (runs('ingest')) await benchIngest();
+if (runs('formats')) await benchFormats();
+if (runs('proxy-day')) await benchProxyDay(withSqlite);
+if (runs('reads')) {
   const keptDir = process.env.BENCH_READS_DIR;
   if (keptDir) await benchReads({ dataDir: keptDir });
   else await withSqlite(benchReads);
-  if (process.env.BENCH_PG === '1' || process.env.DATABASE_URL) await withPostgres(benchReads);
+  if (withPg) await withPostgres(benchReads);
 }
-if (process.env.BENCH_UI !== '0') await benchUi();
-if (process.env.BENCH_SOAK !== '0') await withSqlite((config) => benchSoak(config));
+if (runs('ui')) await benchUi();
+if (runs('soak')) {
+  if (process.env.BENCH_SQLITE !== '0') await withSqlite((config) => benchSoak('sqlite', config));
+  if (withPg) await withPostgres((config) => benchSoak('postgres', config));
+}

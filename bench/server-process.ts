@@ -24,6 +24,11 @@ export interface ServerProcess {
    * store's pages mapped by mmap_size, which the kernel may drop) and shared (SQLite's WAL index).
    */
   rssParts(): { anon: number; file: number; shmem: number };
+  /**
+   * Of the file-backed part, the store's own pages (bytes): what SQLite's reads touched through mmap (db/sqlite.ts),
+   * clean pages the kernel's page cache holds either way; 0 on PostgreSQL.
+   */
+  storePages(): number;
   stop(): Promise<void>;
   /** Ends it as a crash does (SIGKILL: no handler runs, nothing is flushed or rolled back by it). */
   crash(): Promise<void>;
@@ -60,6 +65,7 @@ export async function spawnServer(config: StoreConfig): Promise<ServerProcess> {
       file: statusBytes(child.pid, 'RssFile'),
       shmem: statusBytes(child.pid, 'RssShmem'),
     }),
+    storePages: () => mappedBytes(child.pid, '/lens.sqlite'),
     async stop() {
       child.kill('SIGTERM');
       await exited;
@@ -74,6 +80,17 @@ export async function spawnServer(config: StoreConfig): Promise<ServerProcess> {
 function statusBytes(pid: number | undefined, field: string): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? Number.NaN) * 1024;
+}
+
+/** The resident bytes of a process's mappings of files whose path ends with `suffix` (/proc/PID/smaps; Linux). */
+function mappedBytes(pid: number | undefined, suffix: string): number {
+  let kb = 0;
+  let counting = false;
+  for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    if (/^[0-9a-f]+-[0-9a-f]+ /.test(line)) counting = line.endsWith(suffix);
+    else if (counting && line.startsWith('Rss:')) kb += Number(/(\d+) kB/.exec(line)?.[1] ?? 0);
+  }
+  return kb * 1024;
 }
 
 /** What GET /api/v1/health says of the analysis (api/services/analysis-lag.ts). */

@@ -106,6 +106,31 @@ export async function advanceGate(
   for (const pk of mustReplay) if (!groups.has(pk)) groups.set(pk, []);
   // Two batches for one partition would otherwise both continue from the same saved state.
   await lockKeys(tx, LOCK_CLASS.gatePartition, [...groups.keys()]);
+  const pks = [...groups.keys()];
+  for (let start = 0; start < pks.length; start += PARTITIONS_PER_STEP) {
+    const step = new Map(pks.slice(start, start + PARTITIONS_PER_STEP).map((pk) => [pk, groups.get(pk) ?? []]));
+    await advancePartitions(tx, step, rollups, mustReplay, inlineReplayMax);
+  }
+}
+
+/**
+ * Partitions whose saved state one step of `advanceGate` loads, steps and writes back before the next step loads
+ * theirs. A partition's storm state holds up to a probe window of its attempts (5 minutes), and a fold touches most
+ * partitions, so all at once a fold held the whole federation's last 5 minutes: at 1,000 events/s over 1,000 pairs,
+ * ~9 MB of JSON read and written back per fold by the third minute, decoded into objects on the thread that folds,
+ * and the server's RSS at 394 MB on SQLite, 743 MB on PostgreSQL (`npm run bench -- soak`; docs/adr/0019). By
+ * steps, what is held is a step's share; the statements are the same, a few more of them.
+ */
+export const PARTITIONS_PER_STEP = 100;
+
+/** One step of `advanceGate`: these partitions (locked already) and their fresh events. */
+async function advancePartitions(
+  tx: TxRunner,
+  groups: ReadonlyMap<string, AnalysisEvent[]>,
+  rollups: CountChanges,
+  mustReplay: ReadonlySet<string>,
+  inlineReplayMax: number,
+): Promise<void> {
   const [savedRows, pending] = await Promise.all([
     loadGatePartitions(tx, [...groups.keys()]),
     pendingPartitions(tx, [...groups.keys()]),

@@ -1,8 +1,8 @@
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadAnalysis } from '../../api/services/analysis/load.ts';
 import { stormSummary } from '../../api/services/analysis/storm-ids.ts';
-import { buildMissingStorms } from '../../api/services/gate-maintenance.ts';
+import { buildMissingStorms, PARTITIONS_PER_STEP } from '../../api/services/gate-maintenance.ts';
 import { orderedStormRows, stormCounts } from '../../db/queries/storms.ts';
 import type { Store } from '../../db/runner.ts';
 import { shuffled } from '../../shared/analysis/fixtures.ts';
@@ -91,6 +91,48 @@ describe.each(STORE_KINDS)('storms kept at ingest on $name', (kind) => {
         expect((await postNdjson(app, events.slice(start, start + 9))).status).toBe(200);
       }
       expect(await listed()).toEqual(await detectedIn(db.store));
+    });
+
+    it('steps a batch over more partitions than one step holds, a step of saved states at a time', async () => {
+      // Each partition's saved state holds its last 5 minutes of attempts: a fold holds a step's worth of them.
+      const reads: number[] = [];
+      const recording: Store = {
+        ...db.store,
+        transaction: (work) =>
+          db.store.transaction((tx) =>
+            work({
+              ...tx,
+              async all<T>(query: SQL) {
+                const rows = await tx.all<T>(query);
+                const first = rows[0];
+                if (typeof first === 'object' && first !== null && 'storms' in first && 'frontierTs' in first) {
+                  reads.push(rows.length);
+                }
+                return rows;
+              },
+            }),
+          ),
+      };
+      app = createTestApp(recording);
+      const copies = Math.ceil((PARTITIONS_PER_STEP + 30) / 2);
+      const events = traffic('s')
+        .slice(0, 80)
+        .flatMap((event) =>
+          Array.from({ length: copies }, (_, k) => ({
+            ...event,
+            id: `${event.id}-${k}`,
+            client: `${event.client}-${k}`,
+          })),
+        );
+      const batch = Math.ceil(events.length / 4);
+      for (let start = 0; start < events.length; start += batch) {
+        expect((await postNdjson(app, events.slice(start, start + batch))).status).toBe(200);
+      }
+      expect(Math.max(...reads)).toBeLessThanOrEqual(PARTITIONS_PER_STEP);
+      expect(reads.length).toBeGreaterThan(3);
+      const storms = await listed();
+      expect(new Set(storms.map((s: { client: string }) => s.client)).size).toBeGreaterThan(PARTITIONS_PER_STEP);
+      expect(storms).toEqual(await detectedIn(db.store));
     });
 
     it("writes a partition's storms again under their ids of id and time once a batch touches it (storm_ids)", async () => {
