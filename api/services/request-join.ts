@@ -1,4 +1,4 @@
-import type { CountedRecord } from '../../db/counters/changes.ts';
+import type { CountedRecord } from '../../db/counters/families.ts';
 import { type FoldRow, type SeqRun, stillQueued } from '../../db/queries/fold-queue.ts';
 import { type TimeWindow, unjoinedRecords, writePairs } from '../../db/queries/request-join.ts';
 import type { TxRunner } from '../../db/runner.ts';

@@ -3,8 +3,10 @@ import type { Era } from '../../shared/era.ts';
 import { isSentByServer } from '../../shared/frames.ts';
 import { addCounts, type RowsColumn } from '../queries/lists.ts';
 import type { SqlRunner } from '../runner.ts';
-import { COUNTER_FAMILIES, type Level } from './levels.ts';
-import { type RangeFilter, SENDER, segments } from './rollups.ts';
+import { SENDER } from './families.ts';
+import { type Level, segments } from './family.ts';
+import { COUNTER_FAMILIES } from './levels.ts';
+import type { RangeFilter } from './rollups.ts';
 
 /** What a counted record is filed by in the era counts, as its row keeps it. */
 export interface EraCounted {
