@@ -1,7 +1,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { SqlRunner } from '../runner.ts';
-import { CODE_COUNTS } from './families.ts';
-import { rangeUnion, type Window } from './family.ts';
+import { CODE_COUNTS, METHOD_FAILURE_COUNTS } from './families.ts';
+import { rangeUnion, sumRange, type Window } from './family.ts';
 
 export interface CodeCountRow {
   /** JSON-RPC error code of the response; null when the answer carried none. */
@@ -34,6 +34,25 @@ export async function codeCounts(db: SqlRunner, scope: ServerWindow): Promise<Co
     FROM (${union}) AS parts
     GROUP BY rpc_code, http_status, bucket, kind HAVING sum(requests) <> 0
     ORDER BY sum(requests) DESC, bucket, kind, coalesce(${rpcCode}, 0), coalesce(${httpStatus}, 0)`);
+}
+
+export interface MethodFailureRow {
+  /** The JSON-RPC method, '' for records without one (an HTTP-only line). */
+  method: string;
+  failures: number;
+}
+
+/** Counted failures of one server over [from, to) per JSON-RPC method, most first, exactly (family.ts sumRange). */
+export async function methodFailures(db: SqlRunner, scope: ServerWindow): Promise<MethodFailureRow[]> {
+  const rows = await sumRange<MethodFailureRow>(db, METHOD_FAILURE_COUNTS, {
+    window: scope,
+    step: null,
+    where: (key) => [sql`${key('server')} = ${scope.server}`],
+    keep: ['method'],
+  });
+  return rows
+    .map(({ method, failures }) => ({ method, failures }))
+    .sort((a, b) => b.failures - a.failures || (a.method < b.method ? -1 : a.method > b.method ? 1 : 0));
 }
 
 /**

@@ -251,6 +251,21 @@ export const ACTIONABILITY_COUNTS: CounterFamily<Pick<CountedRecord, 'ts' | 'ser
   moves: ['stored', 'shadowed'],
 };
 
+/** Counted failures per server and JSON-RPC method ('' for a record without one): which calls of a server fail. */
+export const METHOD_FAILURE_COUNTS: CounterFamily<Pick<CountedRecord, 'ts' | 'server' | 'rpcMethod' | 'bucket'>> = {
+  levels: [
+    { table: 'method_failure_hour', size: HOUR_MS },
+    { table: 'method_failure_minute', size: MINUTE_MS },
+  ],
+  keys: [
+    SERVER,
+    { column: 'method', type: 'text', of: (r) => r.rpcMethod ?? '', events: sql`coalesce(rpc_method, '')` },
+  ],
+  counts: [{ column: 'failures', of: () => 1, events: sql`1` }],
+  where: FAILURES,
+  moves: ['stored', 'shadowed', 'reclassified'],
+};
+
 /** The families the fold moves, each with those kept of it. */
 export const FOLDED_FAMILIES: readonly CounterFamily<CountedRecord>[] = [
   PAIR_COUNTS,
@@ -262,4 +277,5 @@ export const FOLDED_FAMILIES: readonly CounterFamily<CountedRecord>[] = [
   CONTEXT_COUNTS,
   CONTEXT_SERVER_COUNTS,
   ACTIONABILITY_COUNTS,
+  METHOD_FAILURE_COUNTS,
 ];

@@ -12,6 +12,7 @@ export * from './gate-keys.ts';
 export * from './gate-partitions.ts';
 export * from './gate-pending.ts';
 export * from './identity-hours.ts';
+export * from './method-failures.ts';
 export * from './rollups.ts';
 export * from './servers.ts';
 export * from './storms.ts';

@@ -87,6 +87,8 @@ export const {
   gatePartitions,
   gatePending,
   identityHour,
+  methodFailureHour,
+  methodFailureMinute,
   rollup5Min,
   rollupAvoidable5Min,
   rollupAvoidableHour,

@@ -85,6 +85,8 @@ export const {
   gatePartitions,
   gatePending,
   identityHour,
+  methodFailureHour,
+  methodFailureMinute,
   rollup5Min,
   rollupAvoidable5Min,
   rollupAvoidableHour,
