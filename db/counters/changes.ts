@@ -1,6 +1,5 @@
 import { DenialTouches } from '../queries/denial-audit.ts';
 import type { SqlRunner } from '../runner.ts';
-import { EraChanges } from './eras.ts';
 import { type CountedRecord, type Filed, FOLDED_FAMILIES, PAIR_COUNTS } from './families.ts';
 import { type CounterFamily, FamilyChanges, type Verb } from './family.ts';
 import { applyIdentityDeltas, type IdentityDelta } from './identities.ts';
@@ -41,7 +40,6 @@ export class CountChanges {
   );
   private readonly pair = this.family(PAIR_COUNTS);
   private readonly sends: IdentityDelta[] = [];
-  private readonly eras = new EraChanges();
   /** The identities whose decision-store audit the changes may move (db/queries/denial-audit.ts). */
   private readonly denials = new DenialTouches();
 
@@ -49,14 +47,12 @@ export class CountChanges {
   stored(record: CountedRecord): void {
     for (const changes of this.moved('stored')) changes.add(record, 1, 'facts');
     this.addSend(record, 1);
-    this.eras.count(record, 1);
   }
 
   /** A proxy record joined to its client's: out of every family, its avoidable count with it. */
   shadowed(record: CountedRecord): void {
     for (const changes of this.moved('shadowed')) changes.add(record, -1);
     this.addSend(record, -1);
-    this.eras.count(record, -1);
   }
 
   /**
@@ -74,10 +70,6 @@ export class CountChanges {
     for (const changes of this.moved('reclassified')) {
       changes.add(record, -1, part);
       changes.add(moved, 1, part);
-    }
-    if (folded) {
-      this.eras.count(record, -1);
-      this.eras.count(moved, 1);
     }
   }
 
@@ -133,7 +125,6 @@ export class CountChanges {
     await Promise.all([
       ...this.families.map((changes) => changes.write(db)),
       applyIdentityDeltas(db, this.sends),
-      this.eras.write(db),
       // Last, in every writer alike: concurrent transactions lock rows table by table in one order.
       applyTotalDeltas(db, totals),
     ]);

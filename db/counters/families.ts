@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import { HOUR_MS, MINUTE_MS } from '../../shared/analysis/time-buckets.ts';
 import { type Bucket, FAILURE_BUCKETS, isFailure } from '../../shared/classify/types.ts';
 import { isSentByServer, SERVER_TO_CLIENT_METHODS } from '../../shared/frames.ts';
@@ -266,6 +266,73 @@ export const METHOD_FAILURE_COUNTS: CounterFamily<Pick<CountedRecord, 'ts' | 'se
   moves: ['stored', 'shadowed', 'reclassified'],
 };
 
+/** What a counted record is filed by in the era counts, as its row keeps it. */
+export type EraCounted = Pick<CountedRecord, 'ts' | 'server' | 'client' | 'rpcMethod' | 'bucket' | 'kind' | 'era'> & {
+  /** 1 (or true) for an MRTR round that answers an input request. */
+  continuation: number | boolean;
+};
+
+const continues = (r: EraCounted) => r.continuation === 1 || r.continuation === true;
+/** A call's first round answered `input_required`: a call that asked for input (DOMAIN.md section 10). */
+const asks = (r: EraCounted) => r.bucket === 'pending' && !continues(r);
+const ASKS = sql`bucket = 'pending' AND continuation = 0`;
+const flag = (of: (r: EraCounted) => boolean, where: SQL) => ({
+  of: (r: EraCounted) => (of(r) ? 1 : 0),
+  events: sql`CASE WHEN ${where} THEN 1 ELSE 0 END`,
+});
+
+/**
+ * The counts, declared once: what one counted record adds to each (migration era_counts filled the tables with the
+ * same conditions). A round's rounds count is the call's: its asking first round, and each continuation but one
+ * whose `requestState` the server rejected (`invalid_request_state`: it continues no call the server knows, like a
+ * forged state).
+ */
+const COUNTS: readonly Count<EraCounted>[] = [
+  { column: 'requests', of: () => 1, events: sql`1` },
+  { column: 'legacy', ...flag((r) => r.kind === 'era_legacy', sql`kind = 'era_legacy'`) },
+  { column: 'pending', ...flag((r) => r.bucket === 'pending', sql`bucket = 'pending'`) },
+  { column: 'continuations', ...flag(continues, sql`continuation = 1`) },
+  { column: 'calls', ...flag(asks, ASKS) },
+  {
+    column: 'rounds',
+    ...flag(
+      (r) => asks(r) || (continues(r) && r.kind !== 'invalid_request_state'),
+      sql`(${ASKS}) OR (continuation = 1 AND kind <> 'invalid_request_state')`,
+    ),
+  },
+];
+export const ERA_COUNT_COLUMNS = ['requests', 'legacy', 'pending', 'continuations', 'calls', 'rounds'] as const;
+export type EraCountColumn = (typeof ERA_COUNT_COLUMNS)[number];
+
+const ERA: Key<EraCounted> = { column: 'era', type: 'text', of: (r) => r.era ?? '', events: sql`coalesce(era, '')` };
+const ERA_VERBS = ['stored', 'shadowed', 'reclassified'] as const;
+
+/**
+ * Requests per era, and MCP 2026-07-28's input requests among them, per server: a server's page reads its own rows.
+ * They move wherever what they are filed by changes: stored, shadowed by the client's record, reclassified (a
+ * `requestState` rejection can be re-mapped by an override), the era read again from the line.
+ */
+export const ERA_SERVER_COUNTS: CounterFamily<EraCounted> = {
+  levels: [
+    { table: 'era_server_hour', size: HOUR_MS },
+    { table: 'era_server_minute', size: MINUTE_MS },
+  ],
+  keys: [SERVER, ERA],
+  counts: COUNTS,
+  moves: ERA_VERBS,
+};
+
+/** The same per client that sent the request ('' for a request the server sent), for the Clients screen. */
+export const ERA_CLIENT_COUNTS: CounterFamily<EraCounted> = {
+  levels: [
+    { table: 'era_client_hour', size: HOUR_MS },
+    { table: 'era_client_minute', size: MINUTE_MS },
+  ],
+  keys: [CLIENT, ERA],
+  counts: COUNTS,
+  moves: ERA_VERBS,
+};
+
 /** The families the fold moves, each with those kept of it. */
 export const FOLDED_FAMILIES: readonly CounterFamily<CountedRecord>[] = [
   PAIR_COUNTS,
@@ -278,4 +345,6 @@ export const FOLDED_FAMILIES: readonly CounterFamily<CountedRecord>[] = [
   CONTEXT_SERVER_COUNTS,
   ACTIONABILITY_COUNTS,
   METHOD_FAILURE_COUNTS,
+  ERA_SERVER_COUNTS,
+  ERA_CLIENT_COUNTS,
 ];

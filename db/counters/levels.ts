@@ -1,4 +1,4 @@
-import { HOUR_MS, MINUTE_MS } from '../../shared/analysis/time-buckets.ts';
+import { HOUR_MS } from '../../shared/analysis/time-buckets.ts';
 import { FOLDED_FAMILIES } from './families.ts';
 import type { Level } from './family.ts';
 
@@ -13,18 +13,6 @@ export const COUNTER_FAMILIES = {
   /** The same per client and per server alone: a fleet's window reads their rows, not every pair's. */
   denialsByClient: [{ table: 'denial_client_hour', size: HOUR_MS }],
   denialsByServer: [{ table: 'denial_server_hour', size: HOUR_MS }],
-  /**
-   * Requests per era, and MCP 2026-07-28's input requests among them (db/counters/eras.ts), per server and per client
-   * alone: a server's page reads its own rows, the Clients screen its clients', never every pair's.
-   */
-  erasByServer: [
-    { table: 'era_server_hour', size: HOUR_MS },
-    { table: 'era_server_minute', size: MINUTE_MS },
-  ],
-  erasByClient: [
-    { table: 'era_client_hour', size: HOUR_MS },
-    { table: 'era_client_minute', size: MINUTE_MS },
-  ],
 } as const satisfies Record<string, readonly Level[]>;
 
 /** Every counter table once: what retention (db/queries/retention.ts) trims. */

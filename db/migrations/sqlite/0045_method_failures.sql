@@ -9,7 +9,7 @@ CREATE TABLE `method_failure_hour` (
 	`method` text NOT NULL,
 	`failures` integer NOT NULL,
 	PRIMARY KEY(`server`, `start`, `method`)
-);
+) WITHOUT ROWID;
 --> statement-breakpoint
 CREATE TABLE `method_failure_minute` (
 	`start` integer NOT NULL,
@@ -17,7 +17,7 @@ CREATE TABLE `method_failure_minute` (
 	`method` text NOT NULL,
 	`failures` integer NOT NULL,
 	PRIMARY KEY(`server`, `start`, `method`)
-);
+) WITHOUT ROWID;
 --> statement-breakpoint
 INSERT INTO "method_failure_hour" ("start", "server", "method", "failures") SELECT ts - ts % 3600000, server, coalesce(rpc_method, ''), sum(1) FROM events WHERE counted = 1 AND bucket IN ('refusal', 'transient', 'throttled', 'ambiguous') AND NOT EXISTS (SELECT 1 FROM fold_queue WHERE events.seq BETWEEN fold_queue.first_seq AND fold_queue.last_seq) GROUP BY 1, 2, 3;
 --> statement-breakpoint
