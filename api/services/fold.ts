@@ -32,13 +32,15 @@ export async function foldQueued(
     if (taken.length === 0) return { runs: taken, audited: await auditPendingDenials(tx) };
     // A record shadowed or reclassified since it was stored was already changed in place: only counted ones count.
     const rows = (await foldRows(tx, taken, fresh?.known)).filter((row) => row.counted === 1);
-    const changes = new CountChanges();
-    for (const row of rows) changes.stored(row);
     const shadowed = await joinFreshRecords(tx, rows);
-    for (const row of shadowed) changes.shadowed(row);
     const replay = new Set(shadowed.filter((s) => s.client !== null).map((s) => JSON.stringify([s.client, s.server])));
-    await advanceGate(tx, rows.map(analysisEventOfRow), changes, replay, inlineReplayMax);
-    await changes.write(tx);
+    const moved = await advanceGate(tx, rows.map(analysisEventOfRow), replay, inlineReplayMax);
+    // Each step answered what it changed; the counts take it all at once, then audit the identities it touched.
+    const counts = new CountChanges();
+    for (const row of rows) counts.stored(row);
+    for (const row of shadowed) counts.shadowed(row);
+    counts.verdicts(moved);
+    await counts.write(tx);
     return { runs: taken, audited: 0 };
   });
   fresh?.forget(runs);

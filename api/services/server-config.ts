@@ -73,7 +73,7 @@ async function changeConfig(
     await waitForFoldLock(tx);
     const rollups = new CountChanges();
     const reclassified = await reclassifyFailures(tx, server, policyOf(next), rollups);
-    if (reclassified > 0) await replayServer(tx, server, rollups);
+    if (reclassified > 0) rollups.verdicts(await replayServer(tx, server));
     await rollups.write(tx);
     return { ...viewOf(next), reclassified };
   });

@@ -17,10 +17,16 @@ export interface VerdictCount {
   reason: string | null;
 }
 
+/** A counted record's verdict changed: its avoidable count moves from `before` to `after`. */
+export interface VerdictMove {
+  record: Counted;
+  before: VerdictCount;
+  after: VerdictCount;
+}
+
 /**
  * The changes one transaction makes to the maintained counts (every family of db/counters/families.ts, identity
- * sends, all-time totals), recorded where they happen by what happened (`stored`, `shadowed`, `reclassified`,
- * `verdict`) and written once at its end. Each verb moves the families whose declaration names it.
+ * sends, all-time totals), recorded by what happened (`stored`, `shadowed`, `reclassified`, `verdicts`) and written once at its end. Each verb moves the families whose declaration names it.
  * The invariant (ADR 10): a record's requests and its other counts are in once it is folded; its avoidable count
  * whenever its stored verdict says avoidable.
  */
@@ -73,15 +79,15 @@ export class CountChanges {
     }
   }
 
-  /** A counted record's gate verdict changed: its avoidable count moves from the old reason to the new. */
-  verdict(record: Counted, before: VerdictCount, after: VerdictCount): void {
+  /** Counted records' gate verdicts changed (the gate pass answers them): avoidable counts move to the new reason. */
+  verdicts(moves: readonly VerdictMove[]): void {
     for (const changes of this.moved('verdict')) {
-      changes.add(
-        { ...record, avoidable: before.avoidable, gateReason: before.reason } as CountedRecord,
-        -1,
-        'verdict',
-      );
-      changes.add({ ...record, avoidable: after.avoidable, gateReason: after.reason } as CountedRecord, 1, 'verdict');
+      for (const { record, before, after } of moves) {
+        const was = { ...record, avoidable: before.avoidable, gateReason: before.reason } as CountedRecord;
+        const is = { ...record, avoidable: after.avoidable, gateReason: after.reason } as CountedRecord;
+        changes.add(was, -1, 'verdict');
+        changes.add(is, 1, 'verdict');
+      }
     }
   }
 
