@@ -1,6 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { HOUR_MS, MINUTE_MS } from '../../shared/analysis/time-buckets.ts';
-import { addCounts, type RowsColumn } from '../queries/lists.ts';
+import { addingUpsert, type RowsColumn, upsertRows } from '../queries/lists.ts';
 import type { SqlRunner } from '../runner.ts';
 
 /** A counter table and the width of its time buckets. */
@@ -64,41 +64,41 @@ export type Part = 'all' | 'facts' | 'verdict';
 export class FamilyChanges<R> {
   /** Per minute and key: the minute, the key's values, then one sum per count. */
   private readonly minutes = new Map<string, (string | number)[]>();
+  /** The values of a record's counts, reused from one record to the next. */
+  private readonly values: number[];
 
   constructor(
     readonly family: CounterFamily<R>,
     private readonly kept: readonly CounterFamily<R>[],
-  ) {}
+  ) {
+    this.values = family.counts.map(() => 0);
+  }
 
   /** Counts a record in (`sign` 1) or out (-1); `part` says which of its counts move. */
   add(record: R, sign: number, part: Part = 'all'): void {
     const { family } = this;
     if (family.where !== undefined && !family.where.of(record)) return;
-    const counts: number[] = [];
+    const { counts } = family;
+    const values = this.values;
     let moved = false;
-    for (const count of family.counts) {
-      const follows = count.verdict === true;
-      const value = part === 'all' || (part === 'verdict') === follows ? sign * count.of(record) : 0;
-      counts.push(value);
+    for (let i = 0; i < counts.length; i++) {
+      const count = counts[i] as Count<R>;
+      const value = part === 'all' || (part === 'verdict') === (count.verdict === true) ? sign * count.of(record) : 0;
+      values[i] = value;
       if (value !== 0) moved = true;
     }
     if (!moved) return;
     const minute = bucketOf(recordTs(record), MINUTE_MS);
     // Names never hold NUL (the event schema rejects it), so NUL joins a key unambiguously.
     let id = String(minute);
-    const row: (string | number)[] = [minute];
-    for (const key of family.keys) {
-      const value = key.of(record);
-      id += `\u0000${value}`;
-      row.push(value);
-    }
+    for (const key of family.keys) id += `\u0000${key.of(record)}`;
     const sum = this.minutes.get(id);
     if (sum === undefined) {
-      this.minutes.set(id, [...row, ...counts]);
+      this.minutes.set(id, [minute, ...family.keys.map((key) => key.of(record)), ...values]);
       return;
     }
-    const width = row.length;
-    for (let i = 0; i < counts.length; i++) sum[width + i] = (sum[width + i] as number) + (counts[i] as number);
+    const width = 1 + family.keys.length;
+    for (let i = 0; i < values.length; i++) sum[width + i] = (sum[width + i] as number) + (values[i] as number);
   }
 
   /** The changes as rows of the family's keys and counts, per minute. */
@@ -106,36 +106,64 @@ export class FamilyChanges<R> {
     return [...this.minutes.values()];
   }
 
-  /** Adds the changes to every level of the family and of those kept of it; one table each, sent together. */
+  /**
+   * Adds the changes to every level of the family and of those kept of it; one table each, sent together. Each
+   * family's rows are summed to its finest level from the minutes, and each coarser level from the one below it.
+   */
   async write(db: SqlRunner): Promise<void> {
     if (this.minutes.size === 0) return;
-    const rows = this.rows();
-    await Promise.all(
-      [this.family, ...this.kept].flatMap((family) => {
-        const keys = family.keys.map((key) => 1 + indexOf(this.family.keys, key));
-        const width = 1 + this.family.keys.length;
-        const counts = family.counts.map((count) => width + indexOf(this.family.counts, count));
-        const columns: RowsColumn[] = [
-          ['start', 'bigint'],
-          ...family.keys.map((key): RowsColumn => [key.column, key.type]),
-        ];
-        return family.levels.map(({ table, size }) =>
-          addCounts(
-            db,
-            table,
-            columns,
-            family.counts.map((count) => count.column),
-            rows.map((row) => [
-              bucketOf(row[0] as number, size),
-              ...keys.map((i) => row[i] as string | number),
-              ...counts.map((i) => row[i] as number),
-            ]),
-          ),
-        );
-      }),
-    );
+    const minutes = this.rows();
+    const writes: Promise<void>[] = [];
+    for (const family of [this.family, ...this.kept]) {
+      const keys = family.keys.map((key) => 1 + indexOf(this.family.keys, key));
+      const counts = family.counts.map((count) => 1 + this.family.keys.length + indexOf(this.family.counts, count));
+      const columns: RowsColumn[] = [
+        ['start', 'bigint'],
+        ...family.keys.map((key): RowsColumn => [key.column, key.type]),
+      ];
+      const names = family.counts.map((count) => count.column);
+      let rows = sumPer(minutes, MINUTE_MS, keys, counts);
+      const own = rows[0]?.length ?? 0;
+      const same = Array.from({ length: own - 1 }, (_, i) => 1 + i);
+      const [ownKeys, ownCounts] = [same.slice(0, keys.length), same.slice(keys.length)];
+      // Levels are listed coarse to fine; a coarser bucket is a union of finer ones, so each sums the one before.
+      for (const { table, size } of [...family.levels].reverse()) {
+        rows = sumPer(rows, size, ownKeys, ownCounts);
+        const changed = rows.filter((row) => ownCounts.some((i) => row[i] !== 0));
+        writes.push(upsertRows(db, addingUpsert(table, columns, names), changed));
+      }
+    }
+    await Promise.all(writes);
     this.minutes.clear();
   }
+}
+
+/**
+ * Sums rows of (start, keys, counts) per bucket of `size` and the keys at `keys`, the counts at `counts`, sorted by
+ * key: concurrent PostgreSQL transactions then lock shared rows in one order and cannot deadlock.
+ */
+function sumPer(
+  rows: readonly (readonly (string | number)[])[],
+  size: number,
+  keys: readonly number[],
+  counts: readonly number[],
+): (string | number)[][] {
+  const sums = new Map<string, (string | number)[]>();
+  for (const row of rows) {
+    const start = bucketOf(row[0] as number, size);
+    let id = String(start);
+    for (const i of keys) id += `\u0000${row[i]}`;
+    const sum = sums.get(id);
+    if (sum === undefined) {
+      sums.set(id, [start, ...keys.map((i) => row[i] as string | number), ...counts.map((i) => row[i] as number)]);
+      continue;
+    }
+    for (let c = 0; c < counts.length; c++) {
+      const at = 1 + keys.length + c;
+      sum[at] = (sum[at] as number) + (row[counts[c] as number] as number);
+    }
+  }
+  return [...sums.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
 }
 
 function indexOf<T>(list: readonly T[], item: T): number {
