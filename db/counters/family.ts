@@ -36,7 +36,7 @@ export interface Count<R> {
 export type Verb = 'stored' | 'shadowed' | 'reclassified' | 'verdict';
 
 /**
- * A counter family, declared once (ADR 10): its levels (coarse to fine), the keys and counts of its rows, which
+ * A counter family, declared once (ADR 4): its levels (coarse to fine), the keys and counts of its rows, which
  * records it counts and the verbs that move it. The fold writes every family through `FamilyChanges`, every range is
  * read through `rangeUnion` / `sumRange`, and a migration that adds it fills it with `rebuildStatement`.
  *
@@ -61,7 +61,7 @@ export type Part = 'all' | 'facts' | 'verdict';
  * The changes to one family (and the families kept `of` it) in one transaction: summed per minute and key as they
  * come (a fold's ten thousand records are a few keys a minute), written to every level at once at its end.
  */
-export class FamilyChanges<R> {
+export class FamilyChanges<R extends { ts: number }> {
   /** Per minute and key: the minute, the key's values, then one sum per count. */
   private readonly minutes = new Map<string, (string | number)[]>();
   /** The values of a record's counts, reused from one record to the next. */
@@ -88,7 +88,7 @@ export class FamilyChanges<R> {
       if (value !== 0) moved = true;
     }
     if (!moved) return;
-    const minute = bucketOf(recordTs(record), MINUTE_MS);
+    const minute = bucketOf(record.ts, MINUTE_MS);
     // Names never hold NUL (the event schema rejects it), so NUL joins a key unambiguously.
     let id = String(minute);
     for (const key of family.keys) id += `\u0000${key.of(record)}`;
@@ -170,10 +170,6 @@ function indexOf<T>(list: readonly T[], item: T): number {
   const i = list.indexOf(item);
   if (i < 0) throw new Error('a family kept of another keeps only its keys and counts');
   return i;
-}
-
-function recordTs(record: unknown): number {
-  return (record as { ts: number }).ts;
 }
 
 /**
