@@ -1,6 +1,6 @@
 import { CountChanges } from '../../db/counters/changes.ts';
 import { analysisEventOfRow } from '../../db/queries/analysis.ts';
-import { auditPendingDenials } from '../../db/queries/denial-audit.ts';
+import { auditPendingDenials, auditTouched } from '../../db/queries/denial-audit.ts';
 import { foldRows, takeQueued } from '../../db/queries/fold-queue.ts';
 import { tryFoldLock } from '../../db/queries/locks.ts';
 import type { Store } from '../../db/runner.ts';
@@ -35,12 +35,14 @@ export async function foldQueued(
     const shadowed = await joinFreshRecords(tx, rows);
     const replay = new Set(shadowed.filter((s) => s.client !== null).map((s) => JSON.stringify([s.client, s.server])));
     const moved = await advanceGate(tx, rows.map(analysisEventOfRow), replay, inlineReplayMax);
-    // Each step answered what it changed; the counts take it all at once, then audit the identities it touched.
+    // Each step answered what it changed; the counts take it all at once, then the decision-store audit reads the
+    // identities they touched as this transaction left them.
     const counts = new CountChanges();
     for (const row of rows) counts.stored(row);
     for (const row of shadowed) counts.shadowed(row);
     counts.verdicts(moved);
     await counts.write(tx);
+    await auditTouched(tx, counts.touched);
     return { runs: taken, audited: 0 };
   });
   fresh?.forget(runs);

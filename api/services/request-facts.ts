@@ -2,6 +2,7 @@ import { CountChanges } from '../../db/counters/changes.ts';
 import { ERA_CLIENT_COUNTS, ERA_SERVER_COUNTS } from '../../db/counters/families.ts';
 import { FamilyChanges } from '../../db/counters/family.ts';
 import { type RequestFacts, unreadRequestsPage, writeRequestFacts } from '../../db/queries/classification.ts';
+import { auditTouched } from '../../db/queries/denial-audit.ts';
 import { getSetting, putSetting, setSettingOnce } from '../../db/queries/settings.ts';
 import type { Store } from '../../db/runner.ts';
 import { eraOf, isContinuation, protocolVersionOf } from '../../shared/era.ts';
@@ -65,6 +66,7 @@ export async function backfillRequestFacts(store: Store): Promise<number> {
       await writeRequestFacts(tx, facts);
       await Promise.all(eras.map((changes) => changes.write(tx)));
       await sends.write(tx);
+      await auditTouched(tx, sends.touched);
       await putSetting(tx, PROGRESS_KEY, String(last.seq));
     });
     changed += facts.length;

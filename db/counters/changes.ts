@@ -1,4 +1,3 @@
-import { DenialTouches } from '../queries/denial-audit.ts';
 import type { SqlRunner } from '../runner.ts';
 import { type CountedRecord, type Filed, FOLDED_FAMILIES, PAIR_COUNTS } from './families.ts';
 import { type CounterFamily, FamilyChanges, type Verb } from './family.ts';
@@ -15,6 +14,13 @@ export type Reclassified = Omit<CountedRecord, 'ctxRequested' | 'ctxApplied' | '
 export interface VerdictCount {
   avoidable: number;
   reason: string | null;
+}
+
+/** A record that touched its identity's audit: its identity, its bucket when known, its time. */
+export interface Touched {
+  identity: string | null;
+  bucket?: string;
+  ts: number;
 }
 
 /** A counted record's verdict changed: its avoidable count moves from `before` to `after`. */
@@ -46,8 +52,11 @@ export class CountChanges {
   );
   private readonly pair = this.family(PAIR_COUNTS);
   private readonly sends: IdentityDelta[] = [];
-  /** The identities whose decision-store audit the changes may move (db/queries/denial-audit.ts). */
-  private readonly denials = new DenialTouches();
+  /**
+   * The records whose identity's decision-store audit the changes may move: the caller audits them after the counts
+   * are written (db/queries/denial-audit.ts auditTouched).
+   */
+  readonly touched: Touched[] = [];
 
   /** A record folded: in every family. Its avoidable count follows from the gate step of the same fold (verdict). */
   stored(record: CountedRecord): void {
@@ -66,8 +75,7 @@ export class CountChanges {
    * (none: replays judge folded records only); its fold counts it under the bucket it has by then.
    */
   reclassified(row: Reclassified, next: { bucket: string; kind: string }, folded: boolean): void {
-    this.denials.touch(row);
-    this.denials.touch({ identity: row.identity, bucket: next.bucket, ts: row.ts });
+    this.touched.push(row, { identity: row.identity, bucket: next.bucket, ts: row.ts });
     // The families it moves read none of what a Reclassified leaves out (db/counters/families.ts: sampling and
     // profiles do not follow the bucket).
     const record = row as CountedRecord;
@@ -109,7 +117,7 @@ export class CountChanges {
     event: { ts: number; server: string; identity: string | null; bucket?: string; continuation?: number | boolean },
     sends: number,
   ): void {
-    this.denials.touch(event);
+    this.touched.push(event);
     if (event.identity === null || event.continuation === 1 || event.continuation === true) return;
     this.sends.push({ ts: event.ts, server: event.server, identity: event.identity, sends });
   }
@@ -134,8 +142,6 @@ export class CountChanges {
       // Last, in every writer alike: concurrent transactions lock rows table by table in one order.
       applyTotalDeltas(db, totals),
     ]);
-    // After the counts: it reads the events as this transaction left them, and writes only its own tables.
-    await this.denials.write(db);
     this.sends.length = 0;
   }
 }
