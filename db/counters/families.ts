@@ -287,7 +287,7 @@ const flag = (of: (r: EraCounted) => boolean, where: SQL) => ({
  * whose `requestState` the server rejected (`invalid_request_state`: it continues no call the server knows, like a
  * forged state).
  */
-const COUNTS: readonly Count<EraCounted>[] = [
+const ERA_COUNTS: readonly Count<EraCounted>[] = [
   { column: 'requests', of: () => 1, events: sql`1` },
   { column: 'legacy', ...flag((r) => r.kind === 'era_legacy', sql`kind = 'era_legacy'`) },
   { column: 'pending', ...flag((r) => r.bucket === 'pending', sql`bucket = 'pending'`) },
@@ -318,7 +318,7 @@ export const ERA_SERVER_COUNTS: CounterFamily<EraCounted> = {
     { table: 'era_server_minute', size: MINUTE_MS },
   ],
   keys: [SERVER, ERA],
-  counts: COUNTS,
+  counts: ERA_COUNTS,
   moves: ERA_VERBS,
 };
 
@@ -329,7 +329,7 @@ export const ERA_CLIENT_COUNTS: CounterFamily<EraCounted> = {
     { table: 'era_client_minute', size: MINUTE_MS },
   ],
   keys: [CLIENT, ERA],
-  counts: COUNTS,
+  counts: ERA_COUNTS,
   moves: ERA_VERBS,
 };
 
