@@ -1,4 +1,5 @@
-import { ActionabilityChanges } from '../../db/counters/actionability.ts';
+import { ACTIONABILITY_COUNTS } from '../../db/counters/families.ts';
+import { FamilyChanges } from '../../db/counters/family.ts';
 import { profilePage, writeProfiles } from '../../db/queries/actionability.ts';
 import { getSetting, putSetting, setSettingOnce } from '../../db/queries/settings.ts';
 import type { Store } from '../../db/runner.ts';
@@ -31,7 +32,7 @@ export async function backfillActionability(store: Store): Promise<number> {
     const last = page.at(-1);
     if (last === undefined) break;
     const written = await store.transaction(async (tx) => {
-      const changes = new ActionabilityChanges();
+      const changes = new FamilyChanges(ACTIONABILITY_COUNTS, []);
       const profiles: [number, number | null][] = [];
       for (const row of page) {
         const parsed = validateEvent(JSON.parse(row.body));
@@ -41,8 +42,8 @@ export async function backfillActionability(store: Store): Promise<number> {
         if (actProfile === row.actProfile) continue;
         profiles.push([row.seq, actProfile]);
         if (row.counted === 1 && row.queued === 0) {
-          changes.count(row, -1);
-          changes.count({ ...row, actProfile }, 1);
+          changes.add(row, -1);
+          changes.add({ ...row, actProfile }, 1);
         }
       }
       await writeProfiles(tx, profiles);

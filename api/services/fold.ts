@@ -1,6 +1,6 @@
 import { CountChanges } from '../../db/counters/changes.ts';
 import { analysisEventOfRow } from '../../db/queries/analysis.ts';
-import { auditPendingDenials } from '../../db/queries/denial-audit.ts';
+import { auditPendingDenials, auditTouched } from '../../db/queries/denial-audit.ts';
 import { foldRows, takeQueued } from '../../db/queries/fold-queue.ts';
 import { tryFoldLock } from '../../db/queries/locks.ts';
 import type { Store } from '../../db/runner.ts';
@@ -33,14 +33,18 @@ export async function foldQueued(
     if (taken.length === 0) return { runs: taken, audited: await auditPendingDenials(tx) };
     // A record shadowed or reclassified since it was stored was already changed in place: only counted ones count.
     const rows = (await foldRows(tx, taken, fresh?.known)).filter((row) => row.counted === 1);
-    const changes = new CountChanges();
-    for (const row of rows) changes.stored(row);
     const shadowed = await joinFreshRecords(tx, rows);
-    for (const row of shadowed) changes.shadowed(row);
-    await foldInputRequests(tx, rows, shadowed, changes);
     const replay = new Set(shadowed.filter((s) => s.client !== null).map((s) => JSON.stringify([s.client, s.server])));
-    await advanceGate(tx, rows.map(analysisEventOfRow), changes, replay, inlineReplayMax);
-    await changes.write(tx);
+    const moved = await advanceGate(tx, rows.map(analysisEventOfRow), replay, inlineReplayMax);
+    // Each step answered what it changed; the counts take it all at once, then the decision-store audit reads the
+    // identities they touched as this transaction left them.
+    const counts = new CountChanges();
+    for (const row of rows) counts.stored(row);
+    for (const row of shadowed) counts.shadowed(row);
+    await foldInputRequests(tx, rows, shadowed, counts);
+    counts.verdicts(moved);
+    await counts.write(tx);
+    await auditTouched(tx, counts.touched);
     return { runs: taken, audited: 0 };
   });
   fresh?.forget(runs);

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { CountChanges, type VerdictCount } from '../../db/counters/changes.ts';
+import { CountChanges, type VerdictCount, type VerdictMove } from '../../db/counters/changes.ts';
 import { analysisEventOfRow } from '../../db/queries/analysis.ts';
 import { stillQueued } from '../../db/queries/fold-queue.ts';
 import {
@@ -63,7 +63,8 @@ interface Writes {
   storms: Map<string, StormSummary>;
   /** Storms a partition showed at its last flush that the data no longer make (their rows are deleted). */
   vanished: { id: string; server: string }[];
-  rollups: CountChanges;
+  /** Verdicts of counted records that changed: what the counts take from the pass (CountChanges.verdicts). */
+  moved: VerdictMove[];
 }
 
 /** A partition whose new events all come after its frontier, and the digests of the request keys they use. */
@@ -91,10 +92,9 @@ interface Continuation {
 export async function advanceGate(
   tx: TxRunner,
   fresh: readonly AnalysisEvent[],
-  rollups: CountChanges,
   mustReplay: ReadonlySet<string> = new Set(),
   inlineReplayMax: number = INLINE_REPLAY_MAX,
-): Promise<void> {
+): Promise<VerdictMove[]> {
   const groups = new Map<string, AnalysisEvent[]>();
   for (const event of fresh) {
     const pk = partitionKey(event);
@@ -107,10 +107,12 @@ export async function advanceGate(
   // Two batches for one partition would otherwise both continue from the same saved state.
   await lockKeys(tx, LOCK_CLASS.gatePartition, [...groups.keys()]);
   const pks = [...groups.keys()];
+  const moved: VerdictMove[] = [];
   for (let start = 0; start < pks.length; start += PARTITIONS_PER_STEP) {
     const step = new Map(pks.slice(start, start + PARTITIONS_PER_STEP).map((pk) => [pk, groups.get(pk) ?? []]));
-    await advancePartitions(tx, step, rollups, mustReplay, inlineReplayMax);
+    moved.push(...(await advancePartitions(tx, step, mustReplay, inlineReplayMax)));
   }
+  return moved;
 }
 
 /**
@@ -118,7 +120,7 @@ export async function advanceGate(
  * theirs. A partition's storm state holds up to a probe window of its attempts (5 minutes), and a fold touches most
  * partitions, so all at once a fold held the whole federation's last 5 minutes: at 1,000 events/s over 1,000 pairs,
  * ~9 MB of JSON read and written back per fold by the third minute, decoded into objects on the thread that folds,
- * and the server's RSS at 394 MB on SQLite, 743 MB on PostgreSQL (`npm run bench -- soak`; docs/adr/0019). By
+ * and the server's RSS at 394 MB on SQLite, 743 MB on PostgreSQL (`npm run bench -- soak`; docs/adr/0020). By
  * steps, what is held is a step's share; the statements are the same, a few more of them.
  */
 export const PARTITIONS_PER_STEP = 100;
@@ -127,16 +129,15 @@ export const PARTITIONS_PER_STEP = 100;
 async function advancePartitions(
   tx: TxRunner,
   groups: ReadonlyMap<string, AnalysisEvent[]>,
-  rollups: CountChanges,
   mustReplay: ReadonlySet<string>,
   inlineReplayMax: number,
-): Promise<void> {
+): Promise<VerdictMove[]> {
   const [savedRows, pending] = await Promise.all([
     loadGatePartitions(tx, [...groups.keys()]),
     pendingPartitions(tx, [...groups.keys()]),
   ]);
   const saved = new Map(savedRows.map((row) => [row.partition, row]));
-  const writes = emptyWrites(rollups);
+  const writes = emptyWrites();
   const continuing: Continuation[] = [];
   const deferred: string[] = [];
   const replaying: string[] = [];
@@ -172,6 +173,7 @@ async function advancePartitions(
   const stored = new Map(keys.map((row) => [row.key, row.state]));
   for (const continuation of continuing) continuePartition(continuation, stored, writes);
   await writeAll(tx, writes);
+  return writes.moved;
 }
 
 /**
@@ -226,7 +228,7 @@ function partitionOf(pk: string): Partition {
   return { client, server };
 }
 
-function emptyWrites(rollups: CountChanges): Writes {
+function emptyWrites(): Writes {
   return {
     verdicts: [],
     partitions: [],
@@ -235,7 +237,7 @@ function emptyWrites(rollups: CountChanges): Writes {
     replayed: [],
     storms: new Map(),
     vanished: [],
-    rollups,
+    moved: [],
   };
 }
 
@@ -259,7 +261,7 @@ async function writeAll(tx: TxRunner, writes: Writes): Promise<void> {
 export async function replayDuePartitions(store: Store, limit = DUE_PER_ROUND): Promise<number> {
   let written = 0;
   for (const due of await duePending(store, limit)) {
-    const writes = emptyWrites(new CountChanges());
+    const writes = emptyWrites();
     const [replay] = await replayPartitions(store, [due.partition], writes);
     if (replay === undefined) continue;
     const applied = await store.transaction(async (tx) => {
@@ -283,7 +285,9 @@ export async function replayDuePartitions(store: Store, limit = DUE_PER_ROUND): 
       stepRows(replay, since, writes);
       finishReplay(replay, writes);
       await writeAll(tx, writes);
-      await writes.rollups.write(tx);
+      const counts = new CountChanges();
+      counts.verdicts(writes.moved);
+      await counts.write(tx);
       return true;
     });
     if (applied) written++;
@@ -312,9 +316,9 @@ async function rewriteStorms(tx: TxRunner, writes: Writes): Promise<void> {
 }
 
 /** After a server's buckets changed, every client's verdicts against it are replayed. */
-export async function replayServer(tx: TxRunner, server: string, rollups: CountChanges): Promise<void> {
+export async function replayServer(tx: TxRunner, server: string): Promise<VerdictMove[]> {
   const clients = await clientsOfServer(tx, server);
-  await advanceGate(tx, [], rollups, new Set(clients.map((client) => JSON.stringify([client, server]))));
+  return advanceGate(tx, [], new Set(clients.map((client) => JSON.stringify([client, server]))));
 }
 
 const BUILD_CHUNK = 20;
@@ -332,9 +336,9 @@ export async function buildMissingStorms(store: Store, stopping: () => boolean =
     if (stopping()) return start;
     const chunk = new Set(missing.slice(start, start + BUILD_CHUNK));
     await store.transaction(async (tx) => {
-      const rollups = new CountChanges();
-      await advanceGate(tx, [], rollups, chunk);
-      await rollups.write(tx);
+      const counts = new CountChanges();
+      counts.verdicts(await advanceGate(tx, [], chunk));
+      await counts.write(tx);
     });
   }
   await markStormsBuilt(store);
@@ -374,7 +378,7 @@ function continuePartition(
       reason: verdict.reason,
       blockedBy: verdict.blockedBy,
     });
-    writes.rollups.verdict(event, NEEDED, { avoidable: 1, reason: verdict.reason });
+    writes.moved.push({ record: event, before: NEEDED, after: { avoidable: 1, reason: verdict.reason } });
   }
   const last = events[events.length - 1] as AnalysisEvent;
   for (const [key, digest] of digests) {
@@ -465,11 +469,11 @@ function stepRows(replay: Replay, rows: PartitionRow[], writes: Writes): void {
     // Only counted records are in the rollups; a shadowed one's counts came off when it was shadowed. The old
     // verdict comes off under its reason and the new one goes on under its own.
     if (row.counted === 1) {
-      writes.rollups.verdict(
-        event,
-        { avoidable: row.avoidable, reason: row.gateReason },
-        { avoidable: avoidable ? 1 : 0, reason },
-      );
+      writes.moved.push({
+        record: event,
+        before: { avoidable: row.avoidable, reason: row.gateReason },
+        after: { avoidable: avoidable ? 1 : 0, reason },
+      });
     }
   }
 }

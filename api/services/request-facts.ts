@@ -1,6 +1,8 @@
 import { CountChanges } from '../../db/counters/changes.ts';
-import { EraChanges } from '../../db/counters/eras.ts';
+import { ERA_CLIENT_COUNTS, ERA_SERVER_COUNTS } from '../../db/counters/families.ts';
+import { FamilyChanges } from '../../db/counters/family.ts';
 import { type RequestFacts, unreadRequestsPage, writeRequestFacts } from '../../db/queries/classification.ts';
+import { auditTouched } from '../../db/queries/denial-audit.ts';
 import { getSetting, putSetting, setSettingOnce } from '../../db/queries/settings.ts';
 import type { Store } from '../../db/runner.ts';
 import { eraOf, isContinuation, protocolVersionOf } from '../../shared/era.ts';
@@ -35,7 +37,7 @@ export async function backfillRequestFacts(store: Store): Promise<number> {
     if (last === undefined) break;
     // The era counts (migration era_counts) move with what they are filed by, and a round now read as a continuation
     // is no send of its identity any more; a queued event is counted by its fold.
-    const eras = new EraChanges();
+    const eras = [ERA_SERVER_COUNTS, ERA_CLIENT_COUNTS].map((family) => new FamilyChanges(family, []));
     const sends = new CountChanges();
     const facts = page.flatMap((row): RequestFacts[] => {
       const parsed = validateEvent(JSON.parse(row.body));
@@ -52,16 +54,19 @@ export async function backfillRequestFacts(store: Store): Promise<number> {
       const empty = read.rpcName === null && read.era === null && read.protocolVersion === null && !read.continuation;
       if (empty) return [];
       if (row.counted === 1 && row.queued === 0) {
-        eras.count(row, -1);
-        eras.count({ ...row, ...read }, 1);
+        for (const changes of eras) {
+          changes.add(row, -1);
+          changes.add({ ...row, ...read }, 1);
+        }
         if (row.continuation === 0 && read.continuation === 1) sends.addSend(row, -1);
       }
       return [{ seq: row.seq, ts: row.ts, server: row.server, ...read }];
     });
     await store.transaction(async (tx) => {
       await writeRequestFacts(tx, facts);
-      await eras.write(tx);
+      await Promise.all(eras.map((changes) => changes.write(tx)));
       await sends.write(tx);
+      await auditTouched(tx, sends.touched);
       await putSetting(tx, PROGRESS_KEY, String(last.seq));
     });
     changed += facts.length;

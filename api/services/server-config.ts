@@ -1,5 +1,6 @@
 import { CountChanges } from '../../db/counters/changes.ts';
 import { failedEventsPage, updateClassification } from '../../db/queries/classification.ts';
+import { auditTouched } from '../../db/queries/denial-audit.ts';
 import { waitForFoldLock } from '../../db/queries/locks.ts';
 import { getServerConfig, lockServerConfig, type ServerConfigRow, saveServerConfig } from '../../db/queries/servers.ts';
 import type { SqlRunner, TxRunner } from '../../db/runner.ts';
@@ -73,8 +74,9 @@ async function changeConfig(
     await waitForFoldLock(tx);
     const rollups = new CountChanges();
     const reclassified = await reclassifyFailures(tx, server, policyOf(next), rollups);
-    if (reclassified > 0) await replayServer(tx, server, rollups);
+    if (reclassified > 0) rollups.verdicts(await replayServer(tx, server));
     await rollups.write(tx);
+    await auditTouched(tx, rollups.touched);
     return { ...viewOf(next), reclassified };
   });
 }

@@ -1,5 +1,6 @@
 import { CountChanges } from '../../db/counters/changes.ts';
 import { type FactsRow, factsPage, updateFacts } from '../../db/queries/classification.ts';
+import { auditTouched } from '../../db/queries/denial-audit.ts';
 import { getSetting, putSetting, setSettingOnce } from '../../db/queries/settings.ts';
 import type { Store, TxRunner } from '../../db/runner.ts';
 import { waitUntilFor } from '../../shared/analysis/from-event.ts';
@@ -37,6 +38,7 @@ export async function rederiveStoredFacts(store: Store): Promise<number> {
       let n = 0;
       for (const row of page) if (await refile(tx, row, rollups)) n++;
       await rollups.write(tx);
+      await auditTouched(tx, rollups.touched);
       await putSetting(tx, PROGRESS_KEY, String(last.seq));
       return n;
     });

@@ -1,47 +1,14 @@
-import { type SQL, sql } from 'drizzle-orm';
-import { addCounts, type RowsColumn } from '../queries/lists.ts';
+import { sql } from 'drizzle-orm';
 import type { SqlRunner } from '../runner.ts';
-import { COUNTER_FAMILIES } from './levels.ts';
-import { type RangeFilter, segments } from './rollups.ts';
-
-/** A change to the counted failures of one minute, server and packed pair of profiles (events.act_profile). */
-export interface ActionabilityDelta {
-  minute: number;
-  server: string;
-  profile: number;
-  failures: number;
-}
+import { ACTIONABILITY_COUNTS } from './families.ts';
+import { sumRange } from './family.ts';
+import { type RangeFilter, scopeConditions } from './rollups.ts';
 
 /** Counted failures of one server with one packed pair of profiles (shared/actionability ServerProfileCount). */
 export interface ProfileCountRow {
   server: string;
   packed: number;
   failures: number;
-}
-
-const LEVELS = COUNTER_FAMILIES.actionability;
-const MINUTE = LEVELS[1].size;
-
-const KEYS: readonly RowsColumn[] = [
-  ['server', 'text'],
-  ['start', 'bigint'],
-  ['profile', 'integer'],
-];
-
-/** Adds the deltas to the counts of their minute and of their hour. */
-export async function applyActionabilityDeltas(db: SqlRunner, deltas: readonly ActionabilityDelta[]): Promise<void> {
-  if (deltas.length === 0) return;
-  await Promise.all(
-    LEVELS.map(({ table, size }) =>
-      addCounts(
-        db,
-        table,
-        KEYS,
-        ['failures'],
-        deltas.map((d) => [d.server, d.minute - (d.minute % size), d.profile, d.failures]),
-      ),
-    ),
-  );
 }
 
 /**
@@ -52,22 +19,17 @@ export async function profileCounts(
   db: SqlRunner,
   filter: Pick<RangeFilter, 'from' | 'to' | 'server' | 'eventsFrom'>,
 ): Promise<ProfileCountRow[]> {
-  const parts = segments(filter, LEVELS);
-  const server = filter.server === undefined ? [] : [sql`server = ${filter.server}`];
-  const selects: SQL[] = parts.rollups.map(([table, from, to]) => {
-    const where = sql.join([sql`start >= ${from}`, sql`start < ${to}`, ...server], sql` AND `);
-    return sql`SELECT server, profile, failures FROM ${sql.raw(table)} WHERE ${where}`;
-  });
-  for (const [from, to] of parts.raw) {
-    const where = sql.join(
-      [sql`ts >= ${from}`, sql`ts < ${to}`, sql`counted = 1`, sql`act_profile IS NOT NULL`, ...server],
-      sql` AND `,
-    );
-    selects.push(sql`SELECT server, act_profile AS profile, 1 AS failures FROM events WHERE ${where}`);
-  }
-  const rows = await db.all<{ server: string; profile: number | string; failures: number | string }>(sql`
-    SELECT server, profile, sum(failures) AS failures FROM (${sql.join(selects, sql` UNION ALL `)}) AS parts
-    GROUP BY server, profile HAVING sum(failures) <> 0 ORDER BY server, profile`);
+  const rows = await sumRange<{ server: string; profile: number | string; failures: number | string }>(
+    db,
+    ACTIONABILITY_COUNTS,
+    {
+      window: filter,
+      step: null,
+      where: scopeConditions(filter),
+      keep: ['server', 'profile'],
+      orderBy: ['server', 'profile'],
+    },
+  );
   return rows.map((row) => ({ server: row.server, packed: Number(row.profile), failures: Number(row.failures) }));
 }
 
@@ -82,28 +44,4 @@ export async function rawProfileCounts(
     WHERE ts >= ${filter.from} AND ts < ${filter.to} AND counted = 1 AND act_profile IS NOT NULL${server}
     GROUP BY server, act_profile ORDER BY server, act_profile`);
   return rows.map((row) => ({ server: row.server, packed: Number(row.profile), failures: Number(row.failures) }));
-}
-
-/**
- * The fold's part for this family (db/counters/changes.ts): a counted failure in (+1) or out (-1) of its minute. A
- * profile follows from the event's frames and HTTP facts alone, never from a server's discovery document or overrides,
- * so a reclassification leaves it where it is; only storing and shadowing move it (ADR 13).
- */
-export class ActionabilityChanges {
-  private readonly deltas: ActionabilityDelta[] = [];
-
-  count(record: { ts: number; server: string; actProfile: number | null }, failures: number): void {
-    if (record.actProfile === null) return;
-    this.deltas.push({
-      minute: record.ts - (record.ts % MINUTE),
-      server: record.server,
-      profile: record.actProfile,
-      failures,
-    });
-  }
-
-  async write(db: SqlRunner): Promise<void> {
-    await applyActionabilityDeltas(db, this.deltas);
-    this.deltas.length = 0;
-  }
 }

@@ -1,39 +1,14 @@
-import { isSentByServer } from '../../shared/frames.ts';
-import type { EventColumns } from '../event-row.ts';
-import { DenialTouches } from '../queries/denial-audit.ts';
 import type { SqlRunner } from '../runner.ts';
-import { ActionabilityChanges } from './actionability.ts';
-import { applyCodeDeltas, type CodeDelta } from './codes.ts';
-import { applyContextDeltas, type ContextDelta } from './context.ts';
-import { EraChanges } from './eras.ts';
+import { type CountedRecord, type Filed, FOLDED_FAMILIES, PAIR_COUNTS } from './families.ts';
+import { type CounterFamily, FamilyChanges, type Verb } from './family.ts';
 import { applyIdentityDeltas, type IdentityDelta } from './identities.ts';
-import { applyRollupDeltas, CONDUCT_COLUMNS, MINUTE_MS, type RollupDelta } from './rollups.ts';
 import { applyTotalDeltas } from './totals.ts';
 
-/** What a rollup row is keyed by, as any stored event knows it, and whether its client had read discovery. */
-export interface Counted extends Pick<EventColumns, 'ts' | 'server' | 'client' | 'bucket' | 'kind' | 'rpcMethod'> {
-  /** Stored as 0/1 in rows, a boolean in analysis events; null when the event did not say. Who sent the request
-   * follows from rpcMethod (shared/frames.ts isSentByServer). */
-  discoveryRead: number | boolean | null;
-}
+/** What a request's counts are filed by, but its verdict. */
+export type Counted = Omit<Filed, 'avoidable' | 'gateReason'>;
 
-const UNDISCOVERED = CONDUCT_COLUMNS.indexOf('undiscovered');
-
-/** A stored event's sampling context (DOMAIN.md section 7), as its row keeps it; null requested: not sampling. */
-export type Sampled = Pick<EventColumns, 'ts' | 'server' | 'client' | 'ctxRequested' | 'ctxApplied' | 'ctxReason'>;
-
-/** A stored event's classification and codes, as its row keeps them. */
-export type Coded = Pick<EventColumns, 'ts' | 'server' | 'bucket' | 'kind' | 'rpcCode' | 'httpStatus'>;
-
-/** Everything a stored record's counts are filed by, in every family: what a fold, a join or a replay changes. */
-export interface CountedRecord
-  extends Counted,
-    Sampled,
-    Coded,
-    Pick<EventColumns, 'identity' | 'avoidable' | 'gateReason' | 'actProfile' | 'era'> {
-  /** 1 (or true) for an MRTR round answering an input request: no send of its identity. */
-  continuation: number | boolean;
-}
+/** What the families a reclassification moves file a record by (not its sampling, nor its profile). */
+export type Reclassified = Omit<CountedRecord, 'ctxRequested' | 'ctxApplied' | 'ctxReason' | 'actProfile'>;
 
 /** A gate verdict as the counts file it: avoidable (0/1) and why. */
 export interface VerdictCount {
@@ -41,113 +16,97 @@ export interface VerdictCount {
   reason: string | null;
 }
 
+/** A record that touched its identity's audit: its identity, its bucket when known, its time. */
+export interface Touched {
+  identity: string | null;
+  bucket?: string;
+  ts: number;
+}
+
+/** A counted record's verdict changed: its avoidable count moves from `before` to `after`. */
+export interface VerdictMove {
+  record: Counted;
+  before: VerdictCount;
+  after: VerdictCount;
+}
+
 /**
- * The changes one transaction makes to the maintained counts (rollups, context, identity and code counts, all-time
- * totals), recorded where they happen by what happened (`stored`, `shadowed`, `reclassified`, `verdict`) and written
- * once at its end.
+ * The changes one transaction makes to the maintained counts (every family of db/counters/families.ts, identity
+ * sends, all-time totals), recorded by what happened (`stored`, `shadowed`, `reclassified`, `verdicts`) and written once at its end. Each verb moves the families whose declaration names it.
  * The invariant (ADR 10): a record's requests and its other counts are in once it is folded; its avoidable count
  * whenever its stored verdict says avoidable.
  */
 export class CountChanges {
-  private readonly deltas: RollupDelta[] = [];
-  private readonly context: ContextDelta[] = [];
+  private readonly families = FOLDED_FAMILIES.filter((family) => family.of === undefined).map(
+    (family) =>
+      new FamilyChanges(
+        family,
+        FOLDED_FAMILIES.filter((kept) => kept.of === family),
+      ),
+  );
+  private readonly byVerb = new Map<Verb, FamilyChanges<CountedRecord>[]>(
+    (['stored', 'shadowed', 'reclassified', 'verdict'] as const).map((verb) => [
+      verb,
+      this.families.filter((changes) => changes.family.moves.includes(verb)),
+    ]),
+  );
+  private readonly pair = this.family(PAIR_COUNTS);
   private readonly sends: IdentityDelta[] = [];
-  private readonly failures: CodeDelta[] = [];
-  /** The identities whose decision-store audit the change may move (db/queries/denial-audit.ts). */
-  private readonly denials = new DenialTouches();
-  private readonly profiles = new ActionabilityChanges();
-  private readonly eras = new EraChanges();
+  /**
+   * The records whose identity's decision-store audit the changes may move: the caller audits them after the counts
+   * are written (db/queries/denial-audit.ts auditTouched).
+   */
+  readonly touched: Touched[] = [];
 
   /** A record folded: in every family. Its avoidable count follows from the gate step of the same fold (verdict). */
   stored(record: CountedRecord): void {
-    this.add(record, 1, 0);
-    this.addSampled(record, 1);
+    for (const changes of this.moved('stored')) changes.add(record, 1, 'facts');
     this.addSend(record, 1);
-    this.addFailure(record, 1);
-    this.profiles.count(record, 1);
-    this.eras.count(record, 1);
   }
 
   /** A proxy record joined to its client's: out of every family, its avoidable count with it. */
   shadowed(record: CountedRecord): void {
-    this.add(record, -1, -record.avoidable, record.gateReason);
-    this.addSampled(record, -1);
+    for (const changes of this.moved('shadowed')) changes.add(record, -1);
     this.addSend(record, -1);
-    this.addFailure(record, -1);
-    this.profiles.count(record, -1);
-    this.eras.count(record, -1);
   }
 
   /**
    * A counted record moved to another bucket and kind. One still queued for its fold is in no count but its verdict's
-   * (none: replays judge folded records only); its fold counts it under the bucket it has by then. Sampling and
-   * identity counts do not follow the bucket, nor do actionability profiles (db/counters/actionability.ts); the era
-   * counts follow the kind.
+   * (none: replays judge folded records only); its fold counts it under the bucket it has by then.
    */
-  reclassified(
-    record: Counted & Coded & Pick<CountedRecord, 'avoidable' | 'gateReason' | 'identity' | 'era' | 'continuation'>,
-    next: { bucket: string; kind: string },
-    folded: boolean,
-  ): void {
-    const requests = folded ? 1 : 0;
-    this.denials.touch(record);
-    this.denials.touch({ identity: record.identity, bucket: next.bucket, ts: record.ts });
+  reclassified(row: Reclassified, next: { bucket: string; kind: string }, folded: boolean): void {
+    this.touched.push(row, { identity: row.identity, bucket: next.bucket, ts: row.ts });
+    // The families it moves read none of what a Reclassified leaves out (db/counters/families.ts: sampling and
+    // profiles do not follow the bucket).
+    const record = row as CountedRecord;
     const moved = { ...record, ...next };
-    this.add(record, -requests, -record.avoidable, record.gateReason);
-    this.add(moved, requests, record.avoidable, record.gateReason);
-    this.addFailure(record, -requests);
-    this.addFailure(moved, requests);
-    if (folded) {
-      this.eras.count(record, -1);
-      this.eras.count(moved, 1);
+    const part = folded ? 'all' : 'verdict';
+    for (const changes of this.moved('reclassified')) {
+      changes.add(record, -1, part);
+      changes.add(moved, 1, part);
     }
   }
 
-  /** A counted record's gate verdict changed: its avoidable count moves from the old reason to the new. */
-  verdict(record: Counted, before: VerdictCount, after: VerdictCount): void {
-    this.add(record, 0, -before.avoidable, before.reason);
-    this.add(record, 0, after.avoidable, after.reason);
+  /** Counted records' gate verdicts changed (the gate pass answers them): avoidable counts move to the new reason. */
+  verdicts(moves: readonly VerdictMove[]): void {
+    for (const changes of this.moved('verdict')) {
+      for (const { record, before, after } of moves) {
+        const was = { ...record, avoidable: before.avoidable, gateReason: before.reason } as CountedRecord;
+        const is = { ...record, avoidable: after.avoidable, gateReason: after.reason } as CountedRecord;
+        changes.add(was, -1, 'verdict');
+        changes.add(is, 1, 'verdict');
+      }
+    }
   }
 
   /**
-   * Counts `requests` more (or fewer) requests of the event's kind and `avoidable` more (or fewer) avoidable ones,
-   * the latter for the gate reason `reason`. The verbs above say why; a one-off re-filing (api/services/stored-facts.ts)
-   * moves counts with it directly.
+   * Counts `requests` more (or fewer) requests and `avoidable` more (or fewer) avoidable ones, the latter for the gate
+   * reason `reason`, in the request counts alone: a one-off re-filing (api/services/stored-facts.ts) moves them with it.
    */
   add(event: Counted, requests: number, avoidable: number, reason: string | null = null): void {
-    if (requests === 0 && avoidable === 0) return;
-    const minute = event.ts - (event.ts % MINUTE_MS);
-    const conduct = CONDUCT_COLUMNS.map((column) => (column === reason ? avoidable : 0));
-    // Counts are filed under the request's sender: a request the server sent to the client (its sampling request,
-    // re-sent after a denial) is the server's conduct, kept under (server, no client) and never blamed on the client.
-    const client = isSentByServer(event.rpcMethod) ? null : event.client;
-    // Conduct is a named client's: the family per server sums it over its clients.
-    const undiscovered = event.discoveryRead === false || event.discoveryRead === 0;
-    if (undiscovered && client !== null) conduct[UNDISCOVERED] = requests;
-    this.deltas.push({
-      minute,
-      server: event.server,
-      client,
-      bucket: event.bucket,
-      kind: event.kind,
-      requests,
-      avoidable,
-      conduct,
-    });
-  }
-
-  /** Counts a sampling request in (+1) or out (-1) of the context counts. */
-  private addSampled(event: Sampled, requests: number): void {
-    if (event.ctxRequested === null) return;
-    this.context.push({
-      minute: event.ts - (event.ts % MINUTE_MS),
-      server: event.server,
-      client: event.client,
-      requested: event.ctxRequested,
-      applied: event.ctxApplied,
-      reason: event.ctxReason,
-      requests,
-    });
+    const record = { ...event, avoidable: 1, gateReason: reason } as CountedRecord;
+    if (requests !== 0) this.pair.add(record, requests, 'facts');
+    if (avoidable !== 0) this.pair.add(record, avoidable, 'verdict');
   }
 
   /**
@@ -158,43 +117,31 @@ export class CountChanges {
     event: { ts: number; server: string; identity: string | null; bucket?: string; continuation?: number | boolean },
     sends: number,
   ): void {
-    this.denials.touch(event);
+    this.touched.push(event);
     if (event.identity === null || event.continuation === 1 || event.continuation === true) return;
     this.sends.push({ ts: event.ts, server: event.server, identity: event.identity, sends });
   }
 
-  /** Counts a counted failure in (+1) or out (-1) of the counts per code pair. */
-  private addFailure(event: Coded, requests: number): void {
-    if (event.bucket === 'ok' || event.bucket === 'unknown' || requests === 0) return;
-    const { server, bucket, kind, rpcCode, httpStatus } = event;
-    this.failures.push({
-      minute: event.ts - (event.ts % MINUTE_MS),
-      server,
-      bucket,
-      kind,
-      rpcCode,
-      httpStatus,
-      requests,
-    });
+  private moved(verb: Verb): readonly FamilyChanges<CountedRecord>[] {
+    return this.byVerb.get(verb) ?? [];
+  }
+
+  private family(family: CounterFamily<CountedRecord>): FamilyChanges<CountedRecord> {
+    const changes = this.families.find((c) => c.family === family);
+    if (changes === undefined) throw new Error('not a folded family');
+    return changes;
   }
 
   async write(db: SqlRunner): Promise<void> {
+    // The all-time totals take the request counts' changes, read before they are written (and cleared).
+    const totals = this.pair.rows();
     // Different tables: sent together, so the writer never waits on this thread between them.
     await Promise.all([
-      applyRollupDeltas(db, this.deltas),
-      applyContextDeltas(db, this.context),
+      ...this.families.map((changes) => changes.write(db)),
       applyIdentityDeltas(db, this.sends),
-      applyCodeDeltas(db, this.failures),
-      this.profiles.write(db),
-      this.eras.write(db),
       // Last, in every writer alike: concurrent transactions lock rows table by table in one order.
-      applyTotalDeltas(db, this.deltas),
+      applyTotalDeltas(db, totals),
     ]);
-    // After the counts: it reads the events as this transaction left them, and writes only its own tables.
-    await this.denials.write(db);
-    this.deltas.length = 0;
-    this.context.length = 0;
     this.sends.length = 0;
-    this.failures.length = 0;
   }
 }

@@ -1,8 +1,7 @@
 import { type SQL, sql } from 'drizzle-orm';
-import { addCounts, type RowsColumn } from '../queries/lists.ts';
 import type { SqlRunner } from '../runner.ts';
-import { COUNTER_FAMILIES } from './levels.ts';
-import { segments } from './rollups.ts';
+import { CODE_COUNTS, METHOD_FAILURE_COUNTS } from './families.ts';
+import { rangeUnion, sumRange, type Window } from './family.ts';
 
 export interface CodeCountRow {
   /** JSON-RPC error code of the response; null when the answer carried none. */
@@ -14,53 +13,7 @@ export interface CodeCountRow {
   requests: number;
 }
 
-/** A change to the counted failures of one minute, server, classification and code pair (code_minute, code_hour). */
-export interface CodeDelta {
-  minute: number;
-  server: string;
-  bucket: string;
-  kind: string;
-  rpcCode: number | null;
-  httpStatus: number | null;
-  requests: number;
-}
-
-const CODE_LEVELS = COUNTER_FAMILIES.codes;
-
-const CODE_KEYS: readonly RowsColumn[] = [
-  ['server', 'text'],
-  ['start', 'bigint'],
-  ['bucket', 'text'],
-  ['kind', 'text'],
-  ['rpc_code', 'text'],
-  ['http_status', 'text'],
-];
-
-/** Adds the deltas to the failure counts of their minute and of their hour. */
-export async function applyCodeDeltas(db: SqlRunner, deltas: readonly CodeDelta[]): Promise<void> {
-  if (deltas.length === 0) return;
-  await Promise.all(
-    CODE_LEVELS.map(({ table, size }) =>
-      addCounts(
-        db,
-        table,
-        CODE_KEYS,
-        ['requests'],
-        deltas.map((d) => [
-          d.server,
-          d.minute - (d.minute % size),
-          d.bucket,
-          d.kind,
-          d.rpcCode === null ? '' : String(d.rpcCode),
-          d.httpStatus === null ? '' : String(d.httpStatus),
-          d.requests,
-        ]),
-      ),
-    ),
-  );
-}
-
-type ServerWindow = { server: string; from: number; to: number; eventsFrom: number | null };
+type ServerWindow = Window & { server: string; from: number; to: number };
 
 /**
  * Counted failures of one server over [from, to) per code pair and classification, most frequent first, exactly:
@@ -68,23 +21,38 @@ type ServerWindow = { server: string; from: number; to: number; eventsFrom: numb
  * 0 (no real code) so that both stores give one order.
  */
 export async function codeCounts(db: SqlRunner, scope: ServerWindow): Promise<CodeCountRow[]> {
-  const parts = segments(scope, CODE_LEVELS);
-  const selects: SQL[] = parts.rollups.map(
-    ([table, from, to]) => sql`SELECT bucket, kind, rpc_code, http_status, requests FROM ${sql.raw(table)}
-      WHERE server = ${scope.server} AND start >= ${from} AND start < ${to}`,
-  );
-  for (const [from, to] of parts.raw) {
-    selects.push(sql`SELECT bucket, kind, coalesce(CAST(rpc_code AS text), '') AS rpc_code,
-        coalesce(CAST(http_status AS text), '') AS http_status, 1 AS requests
-      FROM events WHERE ${failuresOf({ ...scope, from, to })}`);
-  }
+  const union = rangeUnion(CODE_COUNTS, {
+    window: scope,
+    step: null,
+    where: (key) => [sql`${key('server')} = ${scope.server}`],
+  });
+  if (union === null) return [];
   const rpcCode = sql`CAST(nullif(rpc_code, '') AS bigint)`;
   const httpStatus = sql`CAST(nullif(http_status, '') AS integer)`;
   return db.all<CodeCountRow>(sql`SELECT ${rpcCode} AS "rpcCode", ${httpStatus} AS "httpStatus", bucket, kind,
       sum(requests) AS requests
-    FROM (${sql.join(selects, sql` UNION ALL `)}) AS parts
+    FROM (${union}) AS parts
     GROUP BY rpc_code, http_status, bucket, kind HAVING sum(requests) <> 0
     ORDER BY sum(requests) DESC, bucket, kind, coalesce(${rpcCode}, 0), coalesce(${httpStatus}, 0)`);
+}
+
+export interface MethodFailureRow {
+  /** The JSON-RPC method, '' for records without one (an HTTP-only line). */
+  method: string;
+  failures: number;
+}
+
+/** Counted failures of one server over [from, to) per JSON-RPC method, most first, exactly (family.ts sumRange). */
+export async function methodFailures(db: SqlRunner, scope: ServerWindow): Promise<MethodFailureRow[]> {
+  const rows = await sumRange<MethodFailureRow>(db, METHOD_FAILURE_COUNTS, {
+    window: scope,
+    step: null,
+    where: (key) => [sql`${key('server')} = ${scope.server}`],
+    keep: ['method'],
+  });
+  return rows
+    .map(({ method, failures }) => ({ method, failures }))
+    .sort((a, b) => b.failures - a.failures || (a.method < b.method ? -1 : a.method > b.method ? 1 : 0));
 }
 
 /**

@@ -5,8 +5,8 @@ import type { NameRecord } from '../../shared/name-record.ts';
 import { type DenialScope, narrowedTo } from '../queries/denials.ts';
 import { addCounts, type RowsColumn } from '../queries/lists.ts';
 import type { SqlRunner } from '../runner.ts';
+import { segments } from './family.ts';
 import { COUNTER_FAMILIES } from './levels.ts';
-import { segments } from './rollups.ts';
 
 /**
  * The decision store's audit counted per hour (db/schema/denials.ts `denial_hour` and its per-client and per-server

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { addCounts } from '../queries/lists.ts';
 import type { SqlRunner } from '../runner.ts';
-import type { RollupDelta } from './rollups.ts';
+import { PAIR_COUNTS } from './families.ts';
 
 /** A table of all-time totals (db/schema/totals.ts): its key columns and its count columns, in the order used here. */
 export interface TotalsTable {
@@ -24,58 +24,44 @@ export const AVOIDABLE_TOTALS: TotalsTable = {
 };
 
 /**
- * Adds the deltas the rollups take to the all-time totals. Each key's deltas are summed first, then each net change
- * goes to `counted` when it grows and to `withdrawn` when it shrinks: a record counted and taken out again within one
- * transaction was never seen counted, and is in neither.
+ * Adds the request counts' changes (rows of the pair family, as db/counters/family.ts FamilyChanges sums them) to the
+ * all-time totals. Each key's changes are summed first, then each net change goes to `counted` when it grows and to
+ * `withdrawn` when it shrinks: a record counted and taken out again within one transaction was never seen counted,
+ * and is in neither.
  */
-export async function applyTotalDeltas(db: SqlRunner, deltas: readonly RollupDelta[]): Promise<void> {
-  if (deltas.length === 0) return;
+export async function applyTotalDeltas(db: SqlRunner, rows: readonly (readonly (string | number)[])[]): Promise<void> {
+  if (rows.length === 0) return;
+  // The sender's client, as the request counts file it: '' for a request the server sent.
   await Promise.all([
-    addTotals(
-      db,
-      REQUEST_TOTALS,
-      deltas,
-      (d) => [d.server, d.bucket, d.kind],
-      (d) => [d.requests],
-    ),
-    // The sender's client, as the rollups file it: '' for a request the server sent.
-    addTotals(
-      db,
-      AVOIDABLE_TOTALS,
-      deltas,
-      (d) => [d.server, d.client ?? ''],
-      (d) => [d.avoidable],
-    ),
+    addTotals(db, REQUEST_TOTALS, rows, 'requests'),
+    addTotals(db, AVOIDABLE_TOTALS, rows, 'avoidable'),
   ]);
 }
 
 function addTotals(
   db: SqlRunner,
   of: TotalsTable,
-  deltas: readonly RollupDelta[],
-  keyOf: (delta: RollupDelta) => string[],
-  changesOf: (delta: RollupDelta) => number[],
+  rows: readonly (readonly (string | number)[])[],
+  count: 'requests' | 'avoidable',
 ): Promise<void> {
-  const nets = new Map<string, { key: string[]; changes: number[] }>();
-  for (const delta of deltas) {
-    const key = keyOf(delta);
+  const columns = PAIR_COUNTS.keys.map((key) => key.column);
+  const keys = of.keys.map((key) => 1 + columns.indexOf(key));
+  const changed = 1 + columns.length + PAIR_COUNTS.counts.findIndex((c) => c.column === count);
+  const nets = new Map<string, { key: string[]; net: number }>();
+  for (const row of rows) {
+    const key = keys.map((i) => String(row[i]));
     // Names never hold NUL (the event schema rejects it), so NUL joins a key unambiguously.
     const id = key.join('\u0000');
-    const changes = changesOf(delta);
     const net = nets.get(id);
-    if (net === undefined) nets.set(id, { key, changes });
-    else net.changes = net.changes.map((sum, i) => sum + (changes[i] ?? 0));
+    if (net === undefined) nets.set(id, { key, net: row[changed] as number });
+    else net.net += row[changed] as number;
   }
-  const rows = [...nets.values()].map(({ key, changes }) => [
-    ...key,
-    ...changes.flatMap((net) => [Math.max(net, 0), Math.max(-net, 0)]),
-  ]);
   return addCounts(
     db,
     of.table,
     of.keys.map((key) => [key, 'text'] as const),
     of.counts,
-    rows,
+    [...nets.values()].map(({ key, net }) => [...key, Math.max(net, 0), Math.max(-net, 0)]),
   );
 }
 

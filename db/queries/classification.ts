@@ -66,7 +66,7 @@ export async function updateClassification(db: SqlRunner, row: Reclassified): Pr
     evidence = ${row.evidence}, wait_until = ${row.waitUntil} WHERE seq = ${row.seq} AND ts = ${row.ts} AND server = ${row.server}`);
 }
 
-/** What a shadowed proxy record's counts came from (db/queries/request-join.ts writePairs returns them): db/counters/changes.ts CountedRecord. */
+/** What a shadowed proxy record's counts came from (db/queries/request-join.ts writePairs returns them): db/counters/families.ts CountedRecord. */
 export function shadowedColumns(db: SqlRunner): SQL {
   return sql`ts, client, server, rpc_method AS "rpcMethod", ${identityText(db, 'events')} AS identity, bucket, kind,
   avoidable, gate_reason AS "gateReason", discovery_read AS "discoveryRead", ctx_requested AS "ctxRequested",

@@ -29,7 +29,7 @@ import { upsertRows } from './lists.ts';
  * The cost follows the refused identities touched, not the events folded: other identities cost one probe of the
  * small `denial_identity` per fold.
  */
-export class DenialTouches {
+class DenialTouches {
   /** Public identity → what touched it. */
   private readonly touched = new Map<string, Touch>();
 
@@ -59,6 +59,19 @@ export class DenialTouches {
       .map(([identity, touch]) => planOf(identity, stored.get(identity), touch));
     await auditIdentities(db, plans);
   }
+}
+
+/**
+ * Audits the identities of the touched records (db/counters/changes.ts CountChanges.touched) that have (or had) a
+ * refusal: after the counts, since it reads the events as the transaction left them; it writes only its own tables.
+ */
+export async function auditTouched(
+  db: SqlRunner,
+  touched: readonly { identity: string | null; bucket?: string; ts: number }[],
+): Promise<void> {
+  const touches = new DenialTouches();
+  for (const record of touched) touches.touch(record);
+  await touches.write(db);
 }
 
 /** Whether any touching record was a refusal (then the identity is audited whatever is stored), and their times. */

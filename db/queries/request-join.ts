@@ -1,6 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { JoinedPair, JoinFacts } from '../../shared/request-join.ts';
-import type { CountedRecord } from '../counters/changes.ts';
+import type { CountedRecord } from '../counters/families.ts';
 import { storedKey } from '../event-row.ts';
 import type { SqlRunner } from '../runner.ts';
 import { shadowedColumns } from './classification.ts';

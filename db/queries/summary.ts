@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { SENDER } from '../counters/rollups.ts';
+import { SENDER } from '../counters/families.ts';
 import type { SqlRunner } from '../runner.ts';
 import { type EventFilter, filterConditions, whereClause } from './events.ts';
 

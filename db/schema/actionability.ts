@@ -2,7 +2,7 @@ import { bigint, defineTable, integer, primaryKey, SQLITE_WITHOUT_ROWID, text } 
 
 /**
  * Counted failures per server, time bucket and set of actionability profiles (events.act_profile: the control,
- * transport and content views and the hidden flags in one integer), kept at ingest (db/counters/changes.ts): a window's profiles per server read
+ * transport and content views and the hidden flags in one integer), kept at ingest (declared in db/counters/families.ts): a window's profiles per server read
  * counts, not the window's events and their lines. One row per pair, not per view: one change per failure, and both
  * views follow from it. An hour level for the middle of a window, a minute level for its edges (ADR 13).
  */

@@ -1,7 +1,7 @@
 import { bigint, defineTable, integer, primaryKey, SQLITE_WITHOUT_ROWID, text } from './tables.ts';
 
 /**
- * Counted failures per server, time bucket, bucket, kind and code pair, kept at ingest (db/counters/changes.ts), so
+ * Counted failures per server, time bucket, bucket, kind and code pair, kept at ingest (declared in db/counters/families.ts), so
  * that a server's failures per code (the server page) read counts, not the window's events: at 10M events a day,
  * grouping one server's day of events took ~0.5 s. Keyed by server first: every read is one server's window. An hour
  * level for the middle of a window, a minute level for its edges. SQLite keeps both WITHOUT ROWID (migration

@@ -2,7 +2,7 @@ import { bigint, defineTable, integer, primaryKey, SQLITE_WITHOUT_ROWID, text } 
 
 /**
  * Counted sampling requests per minute, server, client, requested scope, applied scope and reason, kept at ingest
- * (db/counters/changes.ts), so that the context gap (DOMAIN.md section 7) reads counts, not the window's events.
+ * (declared in db/counters/families.ts), so that the context gap (DOMAIN.md section 7) reads counts, not the window's events.
  * SQLite keeps it WITHOUT ROWID (migration without_rowid_rollups), as it does the two below (migration
  * context_per_server).
  */

@@ -2,7 +2,7 @@ import { bigint, defineTable, integer, primaryKey, SQLITE_WITHOUT_ROWID, text } 
 
 /**
  * Counted requests per time bucket, era and server (or client), and the MCP 2026-07-28 input requests among them
- * (DOMAIN.md section 10), kept at ingest (db/counters/eras.ts): which clients still speak 2025 and which servers
+ * (DOMAIN.md section 10), kept at ingest (declared in db/counters/families.ts): which clients still speak 2025 and which servers
  * answer only 2025 read a window's counts, not its events. An hour level for the middle of a window, a minute level
  * for its edges.
  */

@@ -13,6 +13,7 @@ export * from './gate-partitions.ts';
 export * from './gate-pending.ts';
 export * from './identity-hours.ts';
 export * from './input-requests.ts';
+export * from './method-failures.ts';
 export * from './rollups.ts';
 export * from './servers.ts';
 export * from './storms.ts';

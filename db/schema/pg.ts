@@ -88,6 +88,8 @@ export const {
   gatePending,
   identityHour,
   inputRequests,
+  methodFailureHour,
+  methodFailureMinute,
   rollup5Min,
   rollupAvoidable5Min,
   rollupAvoidableHour,

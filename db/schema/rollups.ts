@@ -12,7 +12,7 @@ import {
 
 /**
  * Counted requests and avoidable requests per time bucket, server, client, bucket and kind, kept current at ingest
- * (db/counters/changes.ts) so that dashboard counts read thousands of rows, not millions of events. Hours and 5
+ * (declared in db/counters/families.ts) so that dashboard counts read thousands of rows, not millions of events. Hours and 5
  * minutes: a day is 24 hourly rows per group, an edge of a range is read from 5-minute rows and the events. A second
  * family leaves the client out (far fewer rows: charts, server lists, a server's conduct) and adds a minute level; a
  * third leaves the server out (a client's counts and conduct over all servers: a day of a meshed federation is

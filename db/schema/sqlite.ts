@@ -86,6 +86,8 @@ export const {
   gatePending,
   identityHour,
   inputRequests,
+  methodFailureHour,
+  methodFailureMinute,
   rollup5Min,
   rollupAvoidable5Min,
   rollupAvoidableHour,

@@ -490,7 +490,7 @@ describe('keyed tables on SQLite', () => {
   it('are the counter tables of db/counters/levels.ts, no more and no fewer', async () => {
     const stored = await db.store.all<{ name: string }>(sql`SELECT name FROM sqlite_master WHERE type = 'table'
       AND (name LIKE 'rollup%' OR name LIKE 'code%' OR name LIKE 'context%' OR name LIKE 'identity%'
-        OR name LIKE 'actionability%' OR name LIKE 'era%'
+        OR name LIKE 'actionability%' OR name LIKE 'era%' OR name LIKE 'method_failure%'
         OR name IN ('denial_hour', 'denial_client_hour', 'denial_server_hour'))
       ORDER BY name`);
     expect(stored.map((table) => table.name)).toEqual(COUNTER_TABLES.map((level) => level.table).sort());

@@ -1,4 +1,4 @@
-import { codeCounts } from '../../../db/counters/codes.ts';
+import { codeCounts, methodFailures } from '../../../db/counters/codes.ts';
 import { countRows } from '../../../db/counters/rollups.ts';
 import { askedBy } from '../../../db/queries/input-requests.ts';
 import { SOURCE_SAMPLE, sourceCounts } from '../../../db/queries/sources.ts';
@@ -18,19 +18,21 @@ const SHOWN_STORMS = 200;
 export async function serverDetail(db: SqlRunner, scope: Window & { server: string }, now: number) {
   const config = await readServerConfig(db, scope.server);
   if (config === null) return null;
-  const [summary, codes, series, storms, identities, contextGap, own, asked, eras, sources] = await Promise.all([
-    summarise(db, scope),
-    codeCounts(db, scope),
-    timeseriesIn(db, scope),
-    stormsIn(db, scope, { order: 'newest', limit: SHOWN_STORMS, now }),
-    identitiesIn(db, scope, 10),
-    contextGapIn(db, scope),
-    // Counts no named client sent: the server's own requests (and proxy lines without a client, never avoidable).
-    countRows(db, { ...scope, client: '' }, null, ['server']),
-    askedBy(db, scope),
-    serverEras(db, scope, scope.server),
-    sourceCounts(db, scope),
-  ]);
+  const [summary, codes, methods, series, storms, identities, contextGap, own, asked, eras, sources] =
+    await Promise.all([
+      summarise(db, scope),
+      codeCounts(db, scope),
+      methodFailures(db, scope),
+      timeseriesIn(db, scope),
+      stormsIn(db, scope, { order: 'newest', limit: SHOWN_STORMS, now }),
+      identitiesIn(db, scope, 10),
+      contextGapIn(db, scope),
+      // Counts no named client sent: the server's own requests (and proxy lines without a client, never avoidable).
+      countRows(db, { ...scope, client: '' }, null, ['server']),
+      askedBy(db, scope),
+      serverEras(db, scope, scope.server),
+      sourceCounts(db, scope),
+    ]);
   return {
     server: scope.server,
     range: { from: scope.from, to: scope.to },
@@ -39,6 +41,8 @@ export async function serverDetail(db: SqlRunner, scope: Window & { server: stri
     /** The server's own conduct (DOMAIN.md section 6): avoidable requests it sent to clients, e.g. re-sent sampling. */
     sentByServer: { avoidable: own.reduce((sum, row) => sum + row.avoidable, 0), inRounds: inRoundsOf(asked) },
     codes,
+    /** Its counted failures per JSON-RPC method, most first: which of its calls fail. */
+    failuresByMethod: methods,
     /** The protocol eras it answered in, and the MRTR input requests it made (DOMAIN.md section 10). */
     eras,
     /**
