@@ -32,9 +32,10 @@ export function DropZone({ onFiles }: DropZoneProps) {
     >
       <p className="drop-title">Drop log files here</p>
       <p className="muted small">
-        Native NDJSON events, or nginx and Envoy access logs, plain or gzip-compressed. Each file is read in your
-        browser, its format detected from its first lines, and sent in batches of up to 5,000 lines; re-sending a file
-        is harmless, stored events count as duplicates.
+        Native NDJSON events, nginx and Envoy access logs, or the logs agent hosts and MCP bridges write themselves
+        (Claude Desktop, VS Code, Cursor and more), plain or gzip-compressed. Each file is read in your browser and its
+        format detected from its first lines; events and access logs are sent in batches of up to 5,000 lines, a host's
+        log whole. Re-sending a file is harmless: stored events count as duplicates.
       </p>
       <button type="button" className="primary" onClick={() => input.current?.click()}>
         Choose files…
