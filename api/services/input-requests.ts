@@ -8,10 +8,10 @@ import {
   insertInputRequests,
   type RoundKey,
 } from '../../db/queries/input-requests.ts';
-import { getSetting, putSetting, setSettingOnce } from '../../db/queries/settings.ts';
 import type { SqlRunner, Store } from '../../db/runner.ts';
 import { validateEvent } from '../../shared/event.ts';
 import { inputRequestsOf } from '../../shared/mrtr.ts';
+import { backfillOnce } from './paged-backfill.ts';
 
 /** A counted round as a fold or the backfill holds it. */
 export interface Round extends RoundKey {
@@ -71,35 +71,23 @@ async function inputRequestsIn(db: SqlRunner, rounds: readonly Round[]): Promise
 }
 
 /**
- * Set once the rounds folded before migration input_requests have their input requests stored and counted (the
- * migration sets it for a store without such rounds); `…_after` holds the last page done, in the page's transaction.
- */
-const DONE_KEY = 'input_requests_v1';
-const PROGRESS_KEY = 'input_requests_v1_after';
-const PAGE = 2000;
-
-/**
  * Reads the input requests of the rounds folded before migration input_requests from their lines, once per store, a
  * page per transaction, at start (api/server.ts). Storing is idempotent, so a round a fold already took is not counted
- * twice. Answers how many input requests it stored.
+ * twice. Answers how many input requests it stored. `input_requests_v1` is set once done (the migration sets it for a
+ * store without such rounds).
  */
-export async function backfillInputRequests(store: Store): Promise<number> {
-  if ((await getSetting(store, DONE_KEY)) !== null) return 0;
-  let stored = 0;
-  let afterSeq = Number((await getSetting(store, PROGRESS_KEY)) ?? 0);
-  for (;;) {
-    const page = await foldedRoundsPage(store, afterSeq, PAGE);
-    const last = page.at(-1);
-    if (last === undefined) break;
-    stored += await store.transaction(async (tx) => {
+export function backfillInputRequests(store: Store): Promise<number> {
+  return backfillOnce(
+    store,
+    { done: 'input_requests_v1', progress: 'input_requests_v1_after' },
+    (afterSeq) => foldedRoundsPage(store, afterSeq, PAGE),
+    async (tx, page) => {
       const changes = new CountChanges();
       const count = await foldInputRequests(tx, page, [], changes);
       await changes.write(tx);
-      await putSetting(tx, PROGRESS_KEY, String(last.seq));
       return count;
-    });
-    afterSeq = last.seq;
-  }
-  await setSettingOnce(store, DONE_KEY, new Date().toISOString());
-  return stored;
+    },
+  );
 }
+
+const PAGE = 2000;

@@ -3,75 +3,62 @@ import { ERA_CLIENT_COUNTS, ERA_SERVER_COUNTS } from '../../db/counters/families
 import { FamilyChanges } from '../../db/counters/family.ts';
 import { type RequestFacts, unreadRequestsPage, writeRequestFacts } from '../../db/queries/classification.ts';
 import { auditTouched } from '../../db/queries/denial-audit.ts';
-import { getSetting, putSetting, setSettingOnce } from '../../db/queries/settings.ts';
 import type { Store } from '../../db/runner.ts';
 import { eraOf, isContinuation, protocolVersionOf } from '../../shared/era.ts';
 import { validateEvent } from '../../shared/event.ts';
 import { rpcNameOf } from '../../shared/frames.ts';
-
-/**
- * Set once every stored MCP event has the facts migration storms_by_sender added (the migration sets it for a store
- * with no events); `…_after` holds the last page done, in the same transaction as the page, so a crash resumes
- * after it.
- */
-const DONE_KEY = 'request_facts_v1';
-const PROGRESS_KEY = 'request_facts_v1_after';
-const PAGE = 2000;
+import { backfillOnce } from './paged-backfill.ts';
 
 /**
  * Reads, from the lines of MCP events stored before migration storms_by_sender, what the requests say of themselves
  * (DOMAIN.md section 10): what a method names (a storm is titled by the tool), the era, the protocol version, and
  * whether a round continues its call. Once per store, a page per transaction, at start before the gate and the
- * storms are replayed from them (api/server.ts; the migration asks for that replay). Answers how many events changed.
+ * storms are replayed from them (api/server.ts; the migration asks for that replay, and sets it done for a store with
+ * no events). Answers how many events changed.
  *
  * It re-derives facts, not classifications: a 2026-07-28 input request stored before keeps the bucket it was filed
  * under.
  */
-export async function backfillRequestFacts(store: Store): Promise<number> {
-  if ((await getSetting(store, DONE_KEY)) !== null) return 0;
-  let changed = 0;
-  let afterSeq = Number((await getSetting(store, PROGRESS_KEY)) ?? 0);
-  for (;;) {
-    const page = await unreadRequestsPage(store, afterSeq, PAGE);
-    const last = page.at(-1);
-    if (last === undefined) break;
-    // The era counts (migration era_counts) move with what they are filed by, and a round now read as a continuation
-    // is no send of its identity any more; a queued event is counted by its fold.
-    const eras = [ERA_SERVER_COUNTS, ERA_CLIENT_COUNTS].map((family) => new FamilyChanges(family, []));
-    const sends = new CountChanges();
-    const facts = page.flatMap((row): RequestFacts[] => {
-      const parsed = validateEvent(JSON.parse(row.body));
-      // Stored rows were valid when accepted; one that cannot be read again keeps what it has.
-      if (!parsed.ok) return [];
-      const { event } = parsed;
-      const protocolVersion = protocolVersionOf(event);
-      const read = {
-        rpcName: rpcNameOf(event),
-        era: eraOf(event, protocolVersion),
-        protocolVersion,
-        continuation: isContinuation(event) ? 1 : 0,
-      };
-      const empty = read.rpcName === null && read.era === null && read.protocolVersion === null && !read.continuation;
-      if (empty) return [];
-      if (row.counted === 1 && row.queued === 0) {
-        for (const changes of eras) {
-          changes.add(row, -1);
-          changes.add({ ...row, ...read }, 1);
+export function backfillRequestFacts(store: Store): Promise<number> {
+  return backfillOnce(
+    store,
+    { done: 'request_facts_v1', progress: 'request_facts_v1_after' },
+    (afterSeq) => unreadRequestsPage(store, afterSeq, PAGE),
+    async (tx, page) => {
+      // The era counts (migration era_counts) move with what they are filed by, and a round now read as a
+      // continuation is no send of its identity any more; a queued event is counted by its fold.
+      const eras = [ERA_SERVER_COUNTS, ERA_CLIENT_COUNTS].map((family) => new FamilyChanges(family, []));
+      const sends = new CountChanges();
+      const facts = page.flatMap((row): RequestFacts[] => {
+        const parsed = validateEvent(JSON.parse(row.body));
+        // Stored rows were valid when accepted; one that cannot be read again keeps what it has.
+        if (!parsed.ok) return [];
+        const { event } = parsed;
+        const protocolVersion = protocolVersionOf(event);
+        const read = {
+          rpcName: rpcNameOf(event),
+          era: eraOf(event, protocolVersion),
+          protocolVersion,
+          continuation: isContinuation(event) ? 1 : 0,
+        };
+        const empty = read.rpcName === null && read.era === null && read.protocolVersion === null && !read.continuation;
+        if (empty) return [];
+        if (row.counted === 1 && row.queued === 0) {
+          for (const changes of eras) {
+            changes.add(row, -1);
+            changes.add({ ...row, ...read }, 1);
+          }
+          if (row.continuation === 0 && read.continuation === 1) sends.addSend(row, -1);
         }
-        if (row.continuation === 0 && read.continuation === 1) sends.addSend(row, -1);
-      }
-      return [{ seq: row.seq, ts: row.ts, server: row.server, ...read }];
-    });
-    await store.transaction(async (tx) => {
+        return [{ seq: row.seq, ts: row.ts, server: row.server, ...read }];
+      });
       await writeRequestFacts(tx, facts);
       await Promise.all(eras.map((changes) => changes.write(tx)));
       await sends.write(tx);
       await auditTouched(tx, sends.touched);
-      await putSetting(tx, PROGRESS_KEY, String(last.seq));
-    });
-    changed += facts.length;
-    afterSeq = last.seq;
-  }
-  await setSettingOnce(store, DONE_KEY, new Date().toISOString());
-  return changed;
+      return facts.length;
+    },
+  );
 }
+
+const PAGE = 2000;
