@@ -19,6 +19,7 @@ const FIXTURES: Readonly<Record<HostFormat, string>> = {
   cursor: 'cursor/Cursor MCP.log',
   zed: 'zed/Zed.log',
   agentgateway: 'agentgateway/recorded-3.access.log',
+  librechat: 'librechat/librechat.log',
 };
 
 export interface HostSubject {

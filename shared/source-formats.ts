@@ -22,6 +22,8 @@ const NOTES: Readonly<Record<string, string>> = {
   zed: "Zed logs a context server's start and stderr only: no request, and not whether it connected",
   agentgateway:
     'agentgateway logs HTTP only: a tool error (isError) or a JSON-RPC error inside a status below 400 is not shown, so its outcome is unknown',
+  librechat:
+    'LibreChat logs only the frames it sends: no answer, so a request is of unknown outcome unless LibreChat cancelled it',
 };
 
 export const SOURCE_LABELS: Readonly<Record<string, string>> = {
@@ -38,6 +40,7 @@ export const SOURCE_LABELS: Readonly<Record<string, string>> = {
   cursor: 'Cursor MCP log',
   zed: 'Zed log',
   agentgateway: 'agentgateway access log',
+  librechat: 'LibreChat log',
 };
 
 /** Where a format cannot show outcomes, what it misses; null where its records carry whole frames. */

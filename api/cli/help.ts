@@ -26,7 +26,10 @@ const LOG_OPTIONS = [
   ['--server NAME', "every access-log line is this server's (else routes, discovery or the client records name it)"],
   ['--client NAME', "every access-log line is this client's (else its user agent, else its address)"],
   ['--protocol mcp|a2a', 'the protocol of access-log lines (default mcp)'],
-  ['--tz ZONE', "a host log's local times are in this IANA zone (VS Code, Cursor; default: this machine's zone)"],
+  [
+    '--tz ZONE',
+    "a host log's local times are in this IANA zone (VS Code, Cursor, LibreChat; default: this machine's zone)",
+  ],
   ['--start ISO', "a host log that writes no times starts then (default: the file's last change)"],
 ] as const;
 

@@ -12,13 +12,15 @@ export const HOST_FORMATS = [
   'cursor',
   'zed',
   'agentgateway',
+  'librechat',
 ] as const;
 export type HostFormat = (typeof HOST_FORMATS)[number];
 
 /** Bridges' logs name no server (a bridge stands for one): their records are `--server`'s, else `unknown`. */
 export const BRIDGE_FORMATS: readonly HostFormat[] = ['mcp-remote', 'supergateway', 'mcp-proxy'];
 /** Host logs whose times are local without a zone: read in `--tz` / `?tz=` (default: the reading server's zone). */
-export const LOCAL_TIME_FORMATS: readonly HostFormat[] = ['vscode', 'cursor'];
+/** LibreChat writes UTC with `Z` or a local time without one: the zone is asked for, used only for the latter. */
+export const LOCAL_TIME_FORMATS: readonly HostFormat[] = ['vscode', 'cursor', 'librechat'];
 /**
  * Host logs whose lines may carry no time (mcp-remote without --debug, supergateway, mcp-proxy, Claude Code's
  * --debug of 2025): stamped from `--start` / `?start=` in line order (default: the file's last change, the upload).
@@ -42,12 +44,15 @@ const ZED = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?[+-]\d{2}:\d{2} (?:\[
 /** agentgateway's access log: an ISO time, a lower-case level, a target, then logfmt pairs of the gateway's. */
 const AGENTGATEWAY =
   /^\d{4}-\d{2}-\d{2}T[\d:.]+(?:Z|[+-]\d{2}:\d{2})\s+[a-z]+\s+\S+\s.*\b(?:gateway|listener|route|http\.method)=/;
+/** LibreChat's winston lines about MCP (docker compose's `NAME  | ` before them); its other lines vote for nothing. */
+const LIBRECHAT = /^(?:\S+\s+\| )?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d{3}Z)? [a-z]+: \[MCP\]/;
 const MCP_REMOTE = /^(?:\[\d+\] |\[\d{4}-\d{2}-\d{2}T[\d:.]+Z\]\[\d+\] |\[DEBUG LOG ERROR\] )/;
 
 export function hostFormatOfLine(text: string): HostFormat | null {
   if (text.startsWith('[supergateway] ')) return 'supergateway';
   if (text.startsWith('transport event {')) return 'mcp-proxy';
   if (CLAUDE_CODE.test(text) || CLAUDE_CODE_ARRAY.test(text)) return 'claude-code';
+  if (LIBRECHAT.test(text)) return 'librechat';
   if (MCP_REMOTE.test(text)) return 'mcp-remote';
   if (CLAUDE_DESKTOP.test(text)) return 'claude-desktop';
   if (ZED.test(text)) return 'zed';

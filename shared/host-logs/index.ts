@@ -1,6 +1,7 @@
 import { AgentgatewayReader } from './agentgateway.ts';
 import { ClaudeDesktopReader } from './claude-desktop.ts';
 import type { HostFormat } from './detect.ts';
+import { LibreChatReader } from './librechat.ts';
 import { LifecycleReader } from './lifecycle.ts';
 import { McpProxyReader } from './mcp-proxy.ts';
 import { McpRemoteReader } from './mcp-remote.ts';
@@ -35,6 +36,8 @@ export function hostLogReader(format: HostFormat, options: HostLogOptions): Host
       return new LifecycleReader(format, options);
     case 'agentgateway':
       return new AgentgatewayReader(options);
+    case 'librechat':
+      return new LibreChatReader(options);
   }
 }
 

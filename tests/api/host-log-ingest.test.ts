@@ -146,6 +146,27 @@ describe.each(STORE_KINDS)('host logs through ingest on $name', (kind) => {
       );
     });
 
+    it('LibreChat: what it sent counted as unknown, never ok; its cancel a timeout; a cut frame kept; zone stated', async () => {
+      const res = await postLog('format=librechat&tz=Europe/Berlin', 'librechat/librechat.compose.log');
+      const report = await res.json();
+      // 16 requests; the line not about MCP is left out, not refused.
+      expect(report).toMatchObject({ accepted: 16, duplicates: 0, rejectedTotal: 0 });
+      const said = report.warnings.filter((w: { field: string }) => w.field === 'format');
+      expect(said.map((w: { message: string }) => w.message)).toContain('local times read in the zone Europe/Berlin');
+      const overall = await summary();
+      expect(overall.total).toBe(16);
+      expect(overall.buckets).toMatchObject({ ok: 0, unknown: 15, transient: 1 });
+      expect(overall.kinds.unknown).toEqual({ outcome_unknown: 15 });
+
+      const listed = await (await get(app, `/api/v1/events?records=all&limit=1000&${RANGE}`)).json();
+      const cut = listed.events.find(
+        (e: { origin: { facts: { truncated?: boolean } | null } }) => e.origin.facts?.truncated === true,
+      );
+      const view = await (await get(app, `/api/v1/events/${encodeURIComponent(cut.id)}`)).json();
+      expect(view.origin).toMatchObject({ format: 'librechat', label: 'LibreChat log', facts: { line: 2 } });
+      expect(view.origin.note).toContain('only the frames it sends');
+    });
+
     it('refuses a zone it does not know, saying what to send', async () => {
       const res = await postLog('format=mcp-remote&tz=Mars/Olympus', 'mcp-remote/recorded-1.log');
       expect(res.status).toBe(400);

@@ -16,6 +16,20 @@ describe('originText', () => {
     ]);
   });
 
+  it('says a frame the log cut, what the cut took, and whose connection it was', () => {
+    const text = originText({
+      format: 'librechat',
+      label: 'LibreChat log',
+      note: null,
+      facts: { line: 19, truncated: true, idCut: true, user: '6750a1b2c3d4e5f6a7b8c9d0' },
+    });
+    expect(text.details).toEqual([
+      'The log cut this frame ("... [truncated]"): what is shown is what the cut left readable.',
+      'The cut took its id: no later line can name it.',
+      'A connection of user 6750a1b2c3d4e5f6a7b8c9d0.',
+    ]);
+  });
+
   it('names a native record by its format alone, and a server event by what it said', () => {
     expect(originText({ format: null, label: 'native NDJSON', note: null, facts: null })).toEqual({
       read: 'native NDJSON',

@@ -36,6 +36,11 @@ export function originText(origin: Origin): { read: string; details: string[] } 
   if (facts.sender === 'server') details.push("The server's own request; the answer is the host's.");
   if (facts.answered === true) details.push('An answer came, but this log does not show what it said.');
   if (facts.requestNotLogged === true) details.push('This log shows the answer only, not its request.');
+  if (facts.truncated === true) {
+    details.push('The log cut this frame ("... [truncated]"): what is shown is what the cut left readable.');
+  }
+  if (facts.idCut === true) details.push('The cut took its id: no later line can name it.');
+  if (typeof facts.user === 'string') details.push(`A connection of user ${facts.user}.`);
   if (typeof facts.unanswered === 'string') details.push(`No answer: ${facts.unanswered}.`);
   if (facts.sharedName === true) {
     details.push('Two processes ran under this server name at once: the log cannot tell which one answered.');

@@ -38,6 +38,13 @@ describe('ingestQuery', () => {
     });
   });
 
+  it('sends a LibreChat log’s zone, for the lines it writes without one', () => {
+    expect(ingestQuery({ format: 'librechat', server: '', protocol: '', tz: 'Europe/Berlin' })).toEqual({
+      format: 'librechat',
+      tz: 'Europe/Berlin',
+    });
+  });
+
   it('sends when a log without times starts, read in this browser’s zone, for those formats only', () => {
     const start = '2026-12-06T02:30';
     expect(ingestQuery({ format: 'mcp-remote', server: 'files', protocol: '', start })).toEqual({

@@ -4,7 +4,7 @@ import { detectionText, FORMAT_LABEL, isProxyFormat, LOG_FORMATS, settingsText }
 describe('format labels', () => {
   it('labels every format the select offers, native first', () => {
     expect(LOG_FORMATS[0]).toBe('native');
-    expect(new Set(LOG_FORMATS).size).toBe(14);
+    expect(new Set(LOG_FORMATS).size).toBe(15);
     for (const format of LOG_FORMATS) expect(FORMAT_LABEL[format].length).toBeGreaterThan(0);
     expect(LOG_FORMATS.filter(isProxyFormat)).toEqual([
       'nginx-json',
@@ -20,6 +20,7 @@ describe('format labels', () => {
       'cursor',
       'zed',
       'agentgateway',
+      'librechat',
     ]);
   });
 

@@ -19,6 +19,7 @@ export const FORMAT_LABEL: Readonly<Record<LogFormat, string>> = {
   cursor: 'Cursor MCP log (lifecycle only; local times)',
   zed: 'Zed log, Zed.log (context servers; lifecycle only)',
   agentgateway: 'agentgateway access log (HTTP only)',
+  librechat: 'LibreChat log, winston (frames it sends only; local times: give the zone)',
 };
 
 /** A host's or bridge's own log: read whole (a request and its answer are lines apart), its server named by you. */
