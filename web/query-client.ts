@@ -40,7 +40,34 @@ interface ErrorBody {
   };
 }
 
+/**
+ * Whether an answer on screen was read while the analysis trailed the stored events (`Lens-Analysis-Lag-Ms` above
+ * 0, as right after an upload): its counts may still rise. /health is then asked soon and more often, and once it
+ * says the analysis caught up every answer is read again, so a screen never keeps the numbers of a fold in progress.
+ */
+let readWhileLagging = false;
+/** How soon, and then how often, /health is asked while an answer on screen was read behind the analysis. */
+export const SETTLE_CHECK_MS = 1_000;
+
+export function readBehindAnalysis(): boolean {
+  return readWhileLagging;
+}
+
+function noteAnalysisLag(response: Response): void {
+  if (readWhileLagging || Number(response.headers.get('lens-analysis-lag-ms') ?? 0) === 0) return;
+  readWhileLagging = true;
+  setTimeout(() => void queryClient.refetchQueries({ queryKey: ['health'] }), SETTLE_CHECK_MS);
+}
+
+/** Told each /health answer's lag: at 0 after an answer read behind, every other query is read again. */
+export function settleAnalysis(lagMs: number): void {
+  if (!readWhileLagging || lagMs > 0) return;
+  readWhileLagging = false;
+  void queryClient.invalidateQueries({ predicate: (query) => query.queryKey[0] !== 'health' });
+}
+
 export async function unwrap<T>(response: Response & { json(): Promise<T> }): Promise<T> {
+  noteAnalysisLag(response);
   if (response.ok) return response.json();
   const body = (await response.json().catch(() => null)) as ErrorBody | null;
   const error = body?.error;

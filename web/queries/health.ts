@@ -1,7 +1,7 @@
 import { queryOptions } from '@tanstack/react-query';
 import type { InferResponseType } from 'hono/client';
 import { api } from '../api.ts';
-import { unwrap } from '../query-client.ts';
+import { readBehindAnalysis, SETTLE_CHECK_MS, settleAnalysis, unwrap } from '../query-client.ts';
 
 export type Health = InferResponseType<typeof api.health.$get, 200>;
 
@@ -11,7 +11,11 @@ const LIVE_MS = 5_000;
 export function healthQuery() {
   return queryOptions({
     queryKey: ['health'] as const,
-    queryFn: async () => unwrap(await api.health.$get()),
-    refetchInterval: LIVE_MS,
+    queryFn: async () => {
+      const health = await unwrap(await api.health.$get());
+      settleAnalysis(health.analysis.lagMs);
+      return health;
+    },
+    refetchInterval: () => (readBehindAnalysis() ? SETTLE_CHECK_MS : LIVE_MS),
   });
 }
