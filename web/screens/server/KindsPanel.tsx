@@ -73,14 +73,18 @@ export function KindsPanel({ server, query }: { server: string; query: PanelQuer
           </div>
           <div>
             <h3>Per code</h3>
-            <TableScroll>
-              <DataTable
-                columns={codeColumns}
-                rows={data.codes}
-                rowKey={(row) => `${row.rpcCode}/${row.httpStatus}/${row.bucket}/${row.kind}`}
-                testId="code-table"
-              />
-            </TableScroll>
+            {data.codes.length === 0 ? (
+              <p className="empty">No code: these records show neither a JSON-RPC error code nor an HTTP status.</p>
+            ) : (
+              <TableScroll>
+                <DataTable
+                  columns={codeColumns}
+                  rows={data.codes}
+                  rowKey={(row) => `${row.rpcCode}/${row.httpStatus}/${row.bucket}/${row.kind}`}
+                  testId="code-table"
+                />
+              </TableScroll>
+            )}
           </div>
         </div>
       )}
