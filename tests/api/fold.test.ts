@@ -133,9 +133,15 @@ describe.each(STORE_KINDS)('the fold behind the commit on $name', (kind) => {
       const pairs = 70;
       const { early, late } = crossedBatches(pairs);
       for (let i = 0; i < pairs; i++) {
-        await postNdjsonUnfolded(app, early[i] as object[]);
-        await postNdjsonUnfolded(app, late[i] as object[]);
+        expect((await postNdjsonUnfolded(app, early[i] as object[])).status).toBe(200);
+        expect((await postNdjsonUnfolded(app, late[i] as object[])).status).toBe(200);
       }
+      // Every batch's run is queued before the fold. In about one full run in four on a loaded machine (SQLite), the
+      // last batch's run was not yet visible to this read although its POST had answered 200; not explained yet
+      // (closing note of 2026-12-06), so the test waits for it rather than fold without it.
+      const runs = async () =>
+        Number((await db.store.all<{ runs: number }>(sql`SELECT count(*) AS runs FROM fold_queue`))[0]?.runs);
+      await expect.poll(runs, { timeout: 5_000 }).toBe(2 * pairs);
       // The first fold takes the early batches, 70 runs with a late batch queued between each two: their partners
       // are left for the second fold, which takes the late batches, 70 runs around the early ones, folded by then.
       expect(await foldQueued(db.store, early.flat().length)).toBe(early.flat().length);
