@@ -62,6 +62,15 @@ function crossedBatches(pairs: number): { early: object[][]; late: object[][] } 
   return { early, late };
 }
 
+/**
+ * A test posts up to 140 batches in a row: past the default ingest burst (120, then 60/s), a run faster than ~2.3 ms a
+ * batch met 429 on its last ones. That once showed as the last batch's run missing from the queue.
+ */
+const UNLIMITED_INGEST = {
+  ...DEFAULT_CONFIG,
+  rateLimits: { ...DEFAULT_CONFIG.rateLimits, ingest: { burst: 10_000, perSecond: 10_000 } },
+};
+
 describe.each(STORE_KINDS)('the fold behind the commit on $name', (kind) => {
   describe.skipIf(kind.unavailable !== null)('', () => {
     let db: TestStore;
@@ -74,7 +83,7 @@ describe.each(STORE_KINDS)('the fold behind the commit on $name', (kind) => {
       [db, reference] = await Promise.all([kind.open(), kind.open()]);
       folder = new Folder(db.store);
       await folder.stop();
-      app = createApp({ store: db.store, clock: () => TEST_NOW, config: DEFAULT_CONFIG, folder });
+      app = createApp({ store: db.store, clock: () => TEST_NOW, config: UNLIMITED_INGEST, folder });
     });
     afterEach(async () => Promise.all([db.dispose(), reference.dispose()]));
 
@@ -136,12 +145,8 @@ describe.each(STORE_KINDS)('the fold behind the commit on $name', (kind) => {
         expect((await postNdjsonUnfolded(app, early[i] as object[])).status).toBe(200);
         expect((await postNdjsonUnfolded(app, late[i] as object[])).status).toBe(200);
       }
-      // Every batch's run is queued before the fold. In about one full run in four on a loaded machine (SQLite), the
-      // last batch's run was missing from this read right after the posts; not explained yet (closing note of
-      // 2026-12-06; each POST's status is now asserted), so the test waits for it rather than fold without it.
-      const runs = async () =>
-        Number((await db.store.all<{ runs: number }>(sql`SELECT count(*) AS runs FROM fold_queue`))[0]?.runs);
-      await expect.poll(runs, { timeout: 5_000 }).toBe(2 * pairs);
+      const queuedRuns = await db.store.all<{ runs: number }>(sql`SELECT count(*) AS runs FROM fold_queue`);
+      expect(queuedRuns).toEqual([{ runs: 2 * pairs }]);
       // The first fold takes the early batches, 70 runs with a late batch queued between each two: their partners
       // are left for the second fold, which takes the late batches, 70 runs around the early ones, folded by then.
       expect(await foldQueued(db.store, early.flat().length)).toBe(early.flat().length);
