@@ -90,7 +90,9 @@ async function endToEnd(config: StoreConfig, { lines }: Fixture): Promise<Ingest
     }
   })();
   try {
+    const cpuBefore = server.cpuSeconds();
     const { committed, analysed } = await shipAll(server.url, bodies);
+    const cpu = server.cpuSeconds() - cpuBefore;
     sampling = false;
     await sampler;
     lags.sort((a, b) => a - b);
@@ -100,6 +102,7 @@ async function endToEnd(config: StoreConfig, { lines }: Fixture): Promise<Ingest
       lagP50: percentile(lags, 0.5),
       lagP99: percentile(lags, 0.99),
       peakRss: server.peakRss(),
+      cpuPerEventUs: (cpu * 1e6) / lines.length,
     };
   } finally {
     sampling = false;
@@ -135,6 +138,8 @@ interface IngestRun {
   lagP50: number;
   lagP99: number;
   peakRss: number;
+  /** The server process's CPU (every thread) from the first batch until the last event was counted, per event. */
+  cpuPerEventUs: number;
 }
 
 const LAG_SAMPLE_MS = 100;
@@ -161,6 +166,10 @@ async function measure(label: string, withStore: typeof withSqlite, fixture: Fix
   );
   console.log(
     `${''.padEnd(10)} analysis lag while ingesting: p50 ${median(runs.map((run) => run.lagP50))} ms, p99 ${median(runs.map((run) => run.lagP99))} ms`,
+  );
+  const cpu = runs.map((run) => run.cpuPerEventUs);
+  console.log(
+    `${''.padEnd(10)} server CPU per counted event ${median(cpu).toFixed(0)} µs (runs ${cpu.map((us) => us.toFixed(0)).join(', ')}; every thread of the server process, the database server's own processes not included)`,
   );
   const peakRss = Math.max(...runs.map((run) => run.peakRss));
   console.log(`${''.padEnd(10)} server peak RSS while ingesting ${(peakRss / 2 ** 20).toFixed(0)} MB`);

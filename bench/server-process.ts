@@ -29,6 +29,11 @@ export interface ServerProcess {
    * clean pages the kernel's page cache holds either way; 0 on PostgreSQL.
    */
   storePages(): number;
+  /**
+   * CPU seconds the server process has used so far, user and system, every thread of it (the request thread, the
+   * SQLite writer, the fold); on PostgreSQL the database's own processes are not in it.
+   */
+  cpuSeconds(): number;
   stop(): Promise<void>;
   /** Ends it as a crash does (SIGKILL: no handler runs, nothing is flushed or rolled back by it). */
   crash(): Promise<void>;
@@ -66,6 +71,7 @@ export async function spawnServer(config: StoreConfig): Promise<ServerProcess> {
       shmem: statusBytes(child.pid, 'RssShmem'),
     }),
     storePages: () => mappedBytes(child.pid, '/lens.sqlite'),
+    cpuSeconds: () => cpuSeconds(child.pid),
     async stop() {
       child.kill('SIGTERM');
       await exited;
@@ -81,6 +87,16 @@ function statusBytes(pid: number | undefined, field: string): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? Number.NaN) * 1024;
 }
+
+/** utime + stime of /proc/PID/stat (fields 14 and 15, in clock ticks: 100 a second on Linux). */
+function cpuSeconds(pid: number | undefined): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // The command name (field 2) is in parentheses and may hold spaces: count fields after its closing one.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
+}
+
+const CLOCK_TICKS_PER_SECOND = 100;
 
 /** The resident bytes of a process's mappings of files whose path ends with `suffix` (/proc/PID/smaps; Linux). */
 function mappedBytes(pid: number | undefined, suffix: string): number {
