@@ -13,6 +13,7 @@ import { ensureEventDays } from '../db/queries/day-partitions.ts';
 import { openStore, type StoreConfig } from '../db/store.ts';
 import { NO_POLICY } from '../shared/classify/types.ts';
 import { parseEventLine } from '../shared/event.ts';
+import { duckDbLoad } from './duckdb-load.ts';
 import { benchFormats } from './formats.ts';
 import { syntheticLines } from './generate.ts';
 import { benchProxyDay } from './proxy-day.ts';
@@ -181,6 +182,10 @@ async function benchIngest(): Promise<void> {
   const bytes = fixture.lines.reduce((n, l) => n + Buffer.byteLength(l) + 1, 0);
   console.log(
     `ingest: ${EVENTS.toLocaleString('en-US')} events (${(bytes / EVENTS).toFixed(0)} B/line NDJSON), batches of ${BATCH}, ${IN_FLIGHT} in flight, median of ${REPEATS}`,
+  );
+  const duck = await duckDbLoad(fixture.lines);
+  console.log(
+    `${'duckdb'.padEnd(10)} load of the same NDJSON ${fmt(duck.eventsPerSecond)} ev/s | CPU per event ${duck.cpuPerEventUs.toFixed(1)} µs | ${duck.bytesPerEvent.toFixed(0)} B/event on disk (the yardstick: columns and nothing else)`,
   );
   if (process.env.BENCH_SQLITE !== '0') await measure('sqlite', withSqlite, fixture);
   if (withPg) await measure('postgres', withPostgres, fixture);
