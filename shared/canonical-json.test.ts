@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalJson } from './canonical-json';
+import { canonicalJson, canonicalJsonOrNull } from './canonical-json';
 
 /** The IEEE 754 double with these 64 bits, so the RFC's Appendix B rows can be used exactly as printed. */
 function double(hex: string): number {
@@ -131,6 +131,13 @@ describe('canonicalJson strings', () => {
     expect(() => canonicalJson('\ude00')).toThrow(TypeError);
     expect(() => canonicalJson({ 'k\udbff': 1 })).toThrow(TypeError);
     expect(canonicalJson('\ud83d\ude00')).toBe('"\u{1F600}"');
+  });
+  it('answers null for a log value with no canonical form, and the canonical form of any other', () => {
+    expect(canonicalJsonOrNull({ clientInfo: { name: 'harbor-\ud800agent' } })).toBeNull();
+    let deep: unknown = 1;
+    for (let i = 0; i < 1001; i++) deep = [deep];
+    expect(canonicalJsonOrNull(deep)).toBeNull();
+    expect(canonicalJsonOrNull({ b: 1, a: 'é' })).toBe(canonicalJson({ a: 'e\u0301', b: 1 }));
   });
 });
 

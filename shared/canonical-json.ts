@@ -22,6 +22,20 @@ export function canonicalJson(value: unknown): string {
   return write(value, 0);
 }
 
+/**
+ * The canonical JSON of a value read from a log, or null where it has none: a lone surrogate, nesting past the cap
+ * (the TypeErrors above). What a line carries is never a reason to stop an ingest or a fold, so readers of log
+ * values call this, and decide what "none" means for them.
+ */
+export function canonicalJsonOrNull(value: unknown): string | null {
+  try {
+    return write(value, 0);
+  } catch (error) {
+    if (error instanceof TypeError) return null;
+    throw error;
+  }
+}
+
 function write(value: unknown, depth: number): string {
   switch (typeof value) {
     case 'string':

@@ -3,7 +3,7 @@
  * version in `params._meta`; the 2025 revisions negotiate it once in `initialize` and keep a session. Logs hold both
  * for years, so every rule that differs between them reads the era of the request it judges.
  */
-import { canonicalJson } from './canonical-json.ts';
+import { canonicalJsonOrNull } from './canonical-json.ts';
 import type { LensEvent } from './event.ts';
 import { columnText } from './frames.ts';
 
@@ -69,5 +69,6 @@ export function isContinuation(event: LensEvent): boolean {
  */
 export function clientInstanceOf(event: LensEvent): string | null {
   const info = metaOf(event)?.[CLIENT_INFO_META];
-  return typeof info === 'object' && info !== null && !Array.isArray(info) ? canonicalJson(info) : null;
+  // One with no canonical form (a lone surrogate in a name) tells no instance apart: unknown, as if absent.
+  return typeof info === 'object' && info !== null && !Array.isArray(info) ? canonicalJsonOrNull(info) : null;
 }

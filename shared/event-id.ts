@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import { canonicalJson } from './canonical-json.ts';
+import { canonicalJsonOrNull } from './canonical-json.ts';
 import type { LensEvent } from './event.ts';
 
 /**
@@ -9,12 +9,7 @@ import type { LensEvent } from './event.ts';
  */
 export function eventIdOf(event: LensEvent): string {
   if (event.id !== undefined) return event.id;
-  let text: string;
-  try {
-    text = canonicalJson(event);
-  } catch {
-    // canonicalJson refuses lone surrogates and absurd nesting; the event is still storable under a plain digest.
-    text = JSON.stringify(event);
-  }
+  // One with no canonical form (a lone surrogate, absurd nesting) is still storable under a plain digest.
+  const text = canonicalJsonOrNull(event) ?? JSON.stringify(event);
   return `h:${hash('sha256', text, 'hex').slice(0, 32)}`;
 }

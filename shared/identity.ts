@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import { canonicalJson } from './canonical-json';
+import { canonicalJsonOrNull } from './canonical-json.ts';
 
 /**
  * Request identity: `server:` + the first 32 hex digits of sha256 over the canonical JSON of what the request
@@ -56,14 +56,8 @@ export function requestIdentity(
 ): string | null {
   const method = request?.method;
   if (request === null || request === undefined || typeof method !== 'string') return null;
-  let canonical: string;
-  try {
-    canonical = canonicalJson(identityPayload(method, request.params, protocol));
-  } catch (error) {
-    // The canonicalizer reports input it refuses with TypeError; one odd log line must not stop an ingest.
-    if (error instanceof TypeError) return null;
-    throw error;
-  }
+  const canonical = canonicalJsonOrNull(identityPayload(method, request.params, protocol));
+  if (canonical === null) return null;
   return `${server}:${hash('sha256', canonical, 'hex').slice(0, IDENTITY_DIGEST_HEX_CHARS)}`;
 }
 
