@@ -32,7 +32,7 @@ const FLAGS = ['avoidable', 'undeclared', 'connect', 'stream', 'continuation', '
 describe('the filed storm state', () => {
   it('gives back every attempt of the tail as it was: each flag alone, each text in its place, nulls kept', () => {
     const tail: TailFact[] = [attempt(0)];
-    FLAGS.forEach((flag, i) => tail.push({ ...attempt(i + 1), [flag]: true }));
+    for (const [i, flag] of FLAGS.entries()) tail.push({ ...attempt(i + 1), [flag]: true });
     tail.push({ ...attempt(20), inProbe: true }, { ...attempt(21), passed: true }, { ...attempt(22), ts: 0 });
     // Texts shared by several attempts are filed once; each still reads back its own.
     tail.push({ ...attempt(23), kind: 'kind-1', key: 'key-2' });
