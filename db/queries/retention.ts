@@ -8,7 +8,9 @@ import { listTable } from './lists.ts';
  * What retention deletes, table by table (docs/adr/0009-retention.md). Raw events and every count finer than an
  * hour go at the events horizon; the hour counts, identity hours and storms, which the dashboard reads for older
  * ranges, at the counts horizon. Gate state (gate_keys, gate_runs, gate_partitions) is kept: a refusal's block
- * outlives the events that taught it.
+ * outlives the events that taught it. On PostgreSQL the partitions past the horizons are dropped first
+ * (db/queries/day-partitions.ts): the deletes here then find only the hours of the month the counts horizon cuts, and
+ * the tables not partitioned (storms, input requests, the denial audit).
  */
 
 /** Rows a delete takes at a time: a short transaction, so that ingest never waits on retention for long. */
