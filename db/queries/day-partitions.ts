@@ -4,7 +4,7 @@ import { LAST_INSTANT_MS } from '../../shared/instant.ts';
 import { FINE_COUNTER_TABLES, HOUR_COUNTER_TABLES } from '../counters/levels.ts';
 import { BLOCKS_PER_DAY } from '../event-days.ts';
 import type { SqlRunner, Store } from '../runner.ts';
-import { LOCK_CLASS } from './locks.ts';
+import { LOCK_CLASS, waitForFoldLock } from './locks.ts';
 
 /**
  * The time partitions of PostgreSQL (docs/adr/0009-retention.md): a UTC day's events in `events_pYYYYMMDD`, their line
@@ -137,8 +137,8 @@ export async function dropCountMonthsBefore(store: Store, day: number): Promise<
 
 /**
  * DROP TABLE of a partition takes ACCESS EXCLUSIVE on its parent for a moment: it waits at most LOCK_WAIT for the
- * statements running on it, so that the ones queued behind it are not held long, and a period it could not drop is
- * dropped on the next pass.
+ * statements running on it, so that the ones queued behind it are not held long, and a period it could not drop
+ * (NEXT_PASS) is dropped on the next pass.
  */
 async function dropBefore(store: Store, span: Span, day: number): Promise<{ events: number; counts: number }> {
   const dropped = { events: 0, counts: 0 };
@@ -152,6 +152,9 @@ async function dropBefore(store: Store, span: Span, day: number): Promise<{ even
   for (const [first, partitions] of [...doomed].sort(([a], [b]) => a - b)) {
     const gone = await store
       .transaction(async (tx) => {
+        // No fold beside it: a fold holds the parents of the counts it has written while it writes more, and the
+        // drop takes them all, in its own order; the two would deadlock.
+        await waitForFoldLock(tx);
         await tx.all(sql`SELECT pg_advisory_xact_lock(${LOCK_CLASS.partitions}, 0)`);
         // Line blocks go with their events and are counted as neither.
         const counted = partitions.filter((held) => held.table !== 'event_bodies');
@@ -161,7 +164,7 @@ async function dropBefore(store: Store, span: Span, day: number): Promise<{ even
         return counted.map((held, i) => ({ table: held.table, rows: rows[i] as number }));
       })
       .catch((error: unknown) => {
-        if (error instanceof Error && 'code' in error && error.code === LOCK_NOT_AVAILABLE) return null;
+        if (error instanceof Error && 'code' in error && NEXT_PASS.has(String(error.code))) return null;
         throw error;
       });
     if (gone === null) break;
@@ -181,7 +184,11 @@ async function rowsOf(db: SqlRunner, name: string): Promise<number> {
 }
 
 const LOCK_WAIT = '5s';
-const LOCK_NOT_AVAILABLE = '55P03';
+/**
+ * What leaves a period for the next pass: lock_not_available (LOCK_WAIT passed), deadlock_detected (a gate replay,
+ * which writes counts outside the fold lock, held a parent the drop wanted and wanted one it held).
+ */
+const NEXT_PASS = new Set(['55P03', '40P01']);
 
 /** The first day of the span holding `day` and the first day after it. */
 function periodOf(span: Span, day: number): [number, number] {
