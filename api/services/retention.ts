@@ -1,5 +1,5 @@
 import { eventDay } from '../../db/event-days.ts';
-import { dropEventDaysBefore } from '../../db/queries/day-partitions.ts';
+import { dropCountMonthsBefore, dropEventDaysBefore } from '../../db/queries/day-partitions.ts';
 import { auditPendingDenials, rebaseDenialAudit } from '../../db/queries/denial-audit.ts';
 import { waitForFoldLock } from '../../db/queries/locks.ts';
 import {
@@ -37,9 +37,10 @@ export async function keptData(db: SqlRunner): Promise<Kept> {
 
 /**
  * One retention pass: everything before the horizons is deleted, in short transactions. The events horizon is
- * rounded down to the day, so that PostgreSQL drops whole day partitions of events (db/queries/day-partitions.ts) where
- * SQLite deletes rows, and both keep the same events; the counts horizon to the hour, so that whole hours of counts
- * stay. The new horizons are recorded first: from then on reads take the older part of
+ * rounded down to the day, so that PostgreSQL drops whole day partitions of events and of the counts finer than an hour
+ * (db/queries/day-partitions.ts) where SQLite deletes rows, and both keep the same events; the counts horizon to the
+ * hour, so that whole hours of counts stay: PostgreSQL drops the months of hour counts before it and deletes the rows
+ * of the month it cuts. The new horizons are recorded first: from then on reads take the older part of
  * a range from the hour counts alone, so a range never shows a half-deleted hour. A pass that stops half way (a
  * crash) leaves only what is past the horizon to delete again. Answers how many events and count rows went.
  */
@@ -57,16 +58,20 @@ export async function applyRetention(
     await putSetting(tx, COUNTS_KEY, String(countsFrom));
   });
   if (!(await rebaseDenials(store, eventsFrom, keepGoing))) return { events: 0, counts: 0 };
-  let events = await dropEventDaysBefore(store, eventDay(eventsFrom));
+  const days = await dropEventDaysBefore(store, eventDay(eventsFrom));
+  let events = days.events;
   for (;;) {
-    if (!keepGoing()) return { events, counts: 0 };
+    if (!keepGoing()) return { events, counts: days.counts };
     const deleted = await store.transaction((tx) => deleteEventsBefore(tx, eventsFrom, EVENTS_PER_DELETE));
     events += deleted;
     if (deleted < EVENTS_PER_DELETE) break;
     // Between transactions, so that ingest batches get the writer in turn.
     await new Promise((resolve) => setImmediate(resolve));
   }
-  const counts = await deleteCountsBefore(store, eventsFrom, countsFrom);
+  // A month of hour counts goes whole once both horizons are past it: not before the events', whose kept days'
+  // counts can still move (a late verdict), and never its partition missing under them.
+  const months = await dropCountMonthsBefore(store, eventDay(Math.min(eventsFrom, countsFrom)));
+  const counts = days.counts + months + (await deleteCountsBefore(store, eventsFrom, countsFrom));
   if (events + counts > 0) await releaseFreePages(store);
   return { events, counts };
 }

@@ -20,3 +20,12 @@ export const COUNTER_TABLES: readonly Level[] = [
   ...FOLDED_FAMILIES.flatMap((family) => family.levels),
   ...Object.values(COUNTER_FAMILIES).flat(),
 ];
+
+/**
+ * The counts finer than an hour, which go with the raw events (docs/adr/0009-retention.md): on PostgreSQL in day
+ * partitions dropped with the events' days (db/queries/day-partitions.ts).
+ */
+export const FINE_COUNTER_TABLES = COUNTER_TABLES.filter((level) => level.size < HOUR_MS).map((level) => level.table);
+
+/** The hour counts, kept to the longer horizon: on PostgreSQL in month partitions. */
+export const HOUR_COUNTER_TABLES = COUNTER_TABLES.filter((level) => level.size >= HOUR_MS).map((level) => level.table);

@@ -11,7 +11,7 @@ export const LOCK_CLASS = {
    * so that each record is joined and counted by exactly one fold, which sees every fold before it committed.
    */
   fold: 7_263,
-  /** Making and dropping the day partitions of events (db/queries/day-partitions.ts): one process at a time. */
+  /** Making and dropping the time partitions of events and counts (db/queries/day-partitions.ts): one at a time. */
   partitions: 7_265,
 } as const;
 

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
-import { DAY_MS, HOUR_MS } from '../../shared/analysis/time-buckets.ts';
-import { COUNTER_TABLES } from '../counters/levels.ts';
+import { DAY_MS } from '../../shared/analysis/time-buckets.ts';
+import { FINE_COUNTER_TABLES, HOUR_COUNTER_TABLES } from '../counters/levels.ts';
 import type { SqlRunner, Store } from '../runner.ts';
 import { listTable } from './lists.ts';
 
@@ -8,10 +8,10 @@ import { listTable } from './lists.ts';
  * What retention deletes, table by table (docs/adr/0009-retention.md). Raw events and every count finer than an
  * hour go at the events horizon; the hour counts, identity hours and storms, which the dashboard reads for older
  * ranges, at the counts horizon. Gate state (gate_keys, gate_runs, gate_partitions) is kept: a refusal's block
- * outlives the events that taught it.
+ * outlives the events that taught it. On PostgreSQL the partitions past the horizons are dropped first
+ * (db/queries/day-partitions.ts): the deletes here then find only the hours of the month the counts horizon cuts, and
+ * the tables not partitioned (storms, input requests, the denial audit).
  */
-const FINE_COUNTS = COUNTER_TABLES.filter((level) => level.size < HOUR_MS).map((level) => level.table);
-const HOUR_COUNTS = COUNTER_TABLES.filter((level) => level.size >= HOUR_MS).map((level) => level.table);
 
 /** Rows a delete takes at a time: a short transaction, so that ingest never waits on retention for long. */
 export const EVENTS_PER_DELETE = 5_000;
@@ -54,10 +54,10 @@ const BLOCK_LINES = 32;
  */
 export async function deleteCountsBefore(store: Store, eventsBefore: number, countsBefore: number): Promise<number> {
   let deleted = 0;
-  for (const table of FINE_COUNTS) deleted += await deleteSlices(store, table, 'start', eventsBefore);
+  for (const table of FINE_COUNTER_TABLES) deleted += await deleteSlices(store, table, 'start', eventsBefore);
   // MCP 2026-07-28's input requests are of the events, read beside them: they go at the events' horizon.
   deleted += await deleteSlices(store, 'input_requests', 'ts', eventsBefore);
-  for (const table of HOUR_COUNTS) deleted += await deleteSlices(store, table, 'start', countsBefore);
+  for (const table of HOUR_COUNTER_TABLES) deleted += await deleteSlices(store, table, 'start', countsBefore);
   deleted += await deleteSlices(store, 'storms', 'last_ts', countsBefore);
   // The decision store's audit is read like the hour counts (db/queries/denial-audit.ts).
   deleted += await deleteSlices(store, 'denial_breach', 'answer_ts', countsBefore);

@@ -4,8 +4,9 @@ import { buildMissingStorms } from '../../api/services/gate-maintenance.ts';
 import { backfillRequestFacts } from '../../api/services/request-facts.ts';
 import { applyRetention } from '../../api/services/retention.ts';
 import { packLines } from '../../db/body-codec.ts';
+import { FINE_COUNTER_TABLES, HOUR_COUNTER_TABLES } from '../../db/counters/levels.ts';
 import { BLOCKS_PER_DAY, eventDay } from '../../db/event-days.ts';
-import { partitionNames } from '../../db/queries/day-partitions.ts';
+import { partitionName, partitionNames } from '../../db/queries/day-partitions.ts';
 import { getEvent } from '../../db/queries/events.ts';
 import type { SqlRunner } from '../../db/runner.ts';
 import { openStore } from '../../db/store.ts';
@@ -13,7 +14,7 @@ import { DAY_MS } from '../../shared/analysis/time-buckets.ts';
 import { createTestApp, get, postNdjson, type TestApp } from '../support/app.ts';
 import { readCatalog } from '../support/catalog.ts';
 import { clientEvent, rpcError } from '../support/events.ts';
-import { asBeforeEventsByDay, catalogBefore } from '../support/migrations.ts';
+import { asBeforeCountsByTime, asBeforeEventsByDay, catalogBefore } from '../support/migrations.ts';
 import { STORE_KINDS, type TestStore } from '../support/stores.ts';
 
 /**
@@ -71,6 +72,36 @@ const namesOf = (days: number[]) => ({
   bodies: days.map((day) => partitionNames(day).bodies),
 });
 
+/** Each counter table's partitions, by table. */
+async function counterPartitions(db: SqlRunner): Promise<Record<string, string[]>> {
+  const held: Record<string, string[]> = {};
+  for (const table of [...FINE_COUNTER_TABLES, ...HOUR_COUNTER_TABLES]) held[table] = await partitionsOf(db, table);
+  return held;
+}
+
+/** What counterPartitions answers when the counts finer than an hour hold `days` and the hour counts their months. */
+function counterPartitionsOf(days: readonly number[]): Record<string, string[]> {
+  const expected: Record<string, string[]> = {};
+  for (const table of FINE_COUNTER_TABLES) expected[table] = days.map((day) => partitionName(table, 'day', day));
+  for (const table of HOUR_COUNTER_TABLES) {
+    expected[table] = [...new Set(days.map((day) => partitionName(table, 'month', day)))];
+  }
+  return expected;
+}
+
+/** Every counter table's rows, as a count and a digest of their text, by table. */
+async function counterRows(db: SqlRunner): Promise<Record<string, { n: number; digest: string }>> {
+  const rows: Record<string, { n: number; digest: string }> = {};
+  for (const table of [...FINE_COUNTER_TABLES, ...HOUR_COUNTER_TABLES]) {
+    const [row] = await db.all<{ n: number; digest: string }>(sql`SELECT count(*) AS n,
+      md5(coalesce(string_agg(t::text, ',' ORDER BY t::text), '')) AS digest FROM ${sql.raw(table)} AS t`);
+    rows[table] = { n: Number(row?.n), digest: String(row?.digest) };
+  }
+  return rows;
+}
+
+const totalRows = (rows: Record<string, { n: number }>) => Object.values(rows).reduce((n, row) => n + row.n, 0);
+
 describe.each(STORE_KINDS)('events by day, on $name', (kind) => {
   describe.skipIf(kind.unavailable !== null)('', () => {
     let db: TestStore;
@@ -113,10 +144,16 @@ describe.each(STORE_KINDS)('events by day, on $name', (kind) => {
       expect(await ingest(app, [old, ahead])).toMatchObject({ accepted: 2 });
       expect((await json(app, '/api/v1/events/old')).ts).toBe('2019-03-04T05:06:07.000Z');
       expect((await json(app, '/api/v1/events/ahead')).request).toMatchObject({ method: 'tools/call' });
+      // Counted into days (and, on PostgreSQL, months) no count table had a partition of.
+      const oldHour = Date.parse('2019-03-04T05:00:00Z');
+      const { points } = await json(app, `/api/v1/timeseries?${range(oldHour, oldHour + 3_600_000)}&step=1m`);
+      expect(points.reduce((n: number, point: { requests: number }) => n + point.requests, 0)).toBe(1);
+      expect((await json(app, `/api/v1/summary?${range(oldHour, oldHour + 3_600_000)}`)).overall.total).toBe(1);
       if (kind.name === 'postgres') {
         const days = [eventDay(Date.parse('2019-03-04T05:06:07Z')), eventDay(DAY0), eventDay(Date.parse('2031-01-01'))];
         expect(await partitionsOf(db.store, 'events')).toEqual(namesOf(days).events);
         expect(await partitionsOf(db.store, 'event_bodies')).toEqual(namesOf(days).bodies);
+        expect(await counterPartitions(db.store)).toEqual(counterPartitionsOf(days));
       }
     });
 
@@ -218,6 +255,102 @@ describe.skipIf(STORE_KINDS.find((k) => k.name === 'postgres')?.unavailable !== 
         events: 1,
       });
       expect(await partitionsOf(db.store, 'events')).toEqual(namesOf(days.slice(1)).events);
+    });
+
+    it("drops the counts' day and month partitions past the horizons, deleting rows only in the month cut", async () => {
+      db = await (postgres as (typeof STORE_KINDS)[number]).open();
+      const app = createTestApp(db.store);
+      // Sep 29 to Oct 2: two days of September, two of October.
+      const start = DAY0 - 2 * DAY_MS;
+      const perHour = 4;
+      await ingest(app, traffic(start, 4, perHour, 'm'));
+      const now = start + 4 * DAY_MS;
+      const days = [0, 1, 2, 3].map((d) => eventDay(start) + d);
+      expect(await counterPartitions(db.store)).toEqual(counterPartitionsOf(days));
+      const hoursBefore = (await json(app, `/api/v1/timeseries?${range(start, now)}&step=1h`)).points;
+      const rowsBefore = await counterRows(db.store);
+
+      // Events kept 1 day (from Oct 2), counts 1.5 days (from Oct 1 12:00): September's months go whole, October's
+      // hours before noon of the 1st row by row.
+      const done = await applyRetention(db.store, { eventsMs: DAY_MS, countsMs: 1.5 * DAY_MS }, now);
+      const eventsFrom = now - DAY_MS;
+      const countsFrom = DAY0 + DAY_MS / 2;
+      expect(done.events).toBe(3 * 24 * perHour);
+      expect(await counterPartitions(db.store)).toEqual({
+        ...counterPartitionsOf([eventDay(eventsFrom)]),
+        ...Object.fromEntries(
+          HOUR_COUNTER_TABLES.map((table) => [table, [partitionName(table, 'month', days[2] as number)]]),
+        ),
+      });
+      const gone = [
+        ...FINE_COUNTER_TABLES.flatMap((table) => days.slice(0, 3).map((day) => partitionName(table, 'day', day))),
+        ...HOUR_COUNTER_TABLES.map((table) => partitionName(table, 'month', days[0] as number)),
+      ];
+      const names = sql.join(
+        gone.map((name) => sql`${name}`),
+        sql`, `,
+      );
+      expect(await db.store.all(sql`SELECT relname FROM pg_class WHERE relname IN (${names})`)).toEqual([]);
+      // What the pass says it removed is what went.
+      expect(done.counts).toBe(totalRows(rowsBefore) - totalRows(await counterRows(db.store)));
+      for (const table of HOUR_COUNTER_TABLES) {
+        const [early] = await db.store.all<{ n: number }>(
+          sql`SELECT count(*) AS n FROM ${sql.raw(table)} WHERE start < ${countsFrom}`,
+        );
+        expect(Number(early?.n), table).toBe(0);
+      }
+
+      // Hour counts from the counts horizon on: as before, and as many as were sent; none before it.
+      const hoursAfter = (await json(app, `/api/v1/timeseries?${range(start, now)}&step=1h`)).points;
+      expect(hoursAfter).toHaveLength(hoursBefore.length);
+      for (const [i, point] of hoursAfter.entries()) {
+        const at = new Date(point.start).toISOString();
+        expect(point.requests, at).toBe(point.start < countsFrom ? 0 : hoursBefore[i].requests);
+        if (point.start >= countsFrom) expect(point.requests, at).toBe(perHour);
+      }
+      // Minutes from the events horizon on equal the raw events kept.
+      const minutes = (await json(app, `/api/v1/timeseries?${range(eventsFrom, now)}&step=1m`)).points;
+      const counted = minutes.reduce((n: number, point: { requests: number }) => n + point.requests, 0);
+      expect(counted).toBe(await count(db.store, 'events'));
+      expect(counted).toBe(24 * perHour);
+      // A second pass has nothing left.
+      expect(await applyRetention(db.store, { eventsMs: DAY_MS, countsMs: 1.5 * DAY_MS }, now)).toEqual({
+        events: 0,
+        counts: 0,
+      });
+    });
+
+    it('upgrades plain counter tables to time partitions, keeping every row', async () => {
+      db = await (postgres as (typeof STORE_KINDS)[number]).open();
+      let app = createTestApp(db.store);
+      // Sep 30 12:00 to Oct 2 12:00: three days, two months.
+      const start = DAY0 - DAY_MS / 2;
+      await ingest(app, traffic(start, 2, 3, 'c'));
+      const days = [0, 1, 2].map((d) => eventDay(start) + d);
+      const whole = range(start - DAY_MS, start + 3 * DAY_MS);
+      const read = async () => ({
+        hours: (await json(app, `/api/v1/timeseries?${whole}&step=1h`)).points,
+        servers: (await json(app, `/api/v1/servers?${whole}`)).servers,
+        docs: await json(app, `/api/v1/servers/docs?${whole}`),
+      });
+      const before = await read();
+      const rows = await counterRows(db.store);
+      expect(totalRows(rows)).toBeGreaterThan(0);
+
+      await asBeforeCountsByTime(db.store);
+      expect(await readCatalog(db.store)).toEqual(await catalogBefore('postgres', 'counts_by_time'));
+      expect(Object.values(await counterPartitions(db.store)).flat()).toEqual([]);
+      expect(await counterRows(db.store)).toEqual(rows);
+
+      app = createTestApp(await db.reopen());
+      expect(await counterPartitions(db.store)).toEqual(counterPartitionsOf(days));
+      expect(await counterRows(db.store)).toEqual(rows);
+      expect(await read()).toEqual(before);
+      // A day after them is made and counted as before.
+      expect(await ingest(app, traffic(start + 3 * DAY_MS, 1, 1, 'n'))).toMatchObject({ accepted: 24 });
+      expect(await counterPartitions(db.store)).toEqual(
+        counterPartitionsOf([...days, (days[2] as number) + 1, (days[2] as number) + 2]),
+      );
     });
 
     it('takes batches of new days from two processes at once, each event once', async () => {

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { COUNTER_TABLES } from '../../db/counters/levels.ts';
 import * as declared from '../../db/schema/index.ts';
 import { type Catalog, readCatalog, sqliteWithoutRowIdTables, type TableShape } from '../support/catalog.ts';
 import { openTempPostgres, openTempSqlite, STORE_KINDS, type TestStore } from '../support/stores.ts';
@@ -52,15 +53,19 @@ describe.skipIf(postgresUnavailable !== null)('the schema of a fresh SQLite stor
     for (const name of Object.keys(postgres)) expect(sqlite[name], name).toEqual(postgresAsSqlite(name));
   });
 
-  it('keeps events in day partitions on PostgreSQL, their line blocks beside them', async () => {
+  it('keeps events, their line blocks and the counter tables in time partitions on PostgreSQL', async () => {
     const rows = await stores[1]?.store.all<{ name: string; strategy: string; key: string }>(sql`
       SELECT c.relname AS name, p.partstrat AS strategy, a.attname AS key FROM pg_partitioned_table AS p
       JOIN pg_class AS c ON c.oid = p.partrelid
-      JOIN pg_attribute AS a ON a.attrelid = c.oid AND a.attnum = p.partattrs[0] ORDER BY c.relname`);
-    expect(rows).toEqual([
-      { name: 'event_bodies', strategy: 'r', key: 'id' },
-      { name: 'events', strategy: 'r', key: 'ts' },
-    ]);
+      JOIN pg_attribute AS a ON a.attrelid = c.oid AND a.attnum = p.partattrs[0] ORDER BY c.relname COLLATE "C"`);
+    const counters = COUNTER_TABLES.map(({ table }) => ({ name: table, strategy: 'r', key: 'start' }));
+    expect(rows).toEqual(
+      [
+        { name: 'event_bodies', strategy: 'r', key: 'id' },
+        { name: 'events', strategy: 'r', key: 'ts' },
+        ...counters,
+      ].sort((a, b) => (a.name < b.name ? -1 : 1)),
+    );
   });
 
   /**

@@ -13,6 +13,7 @@ import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
 import pg from 'pg';
 import { expect } from 'vitest';
 import { CountChanges } from '../../db/counters/changes.ts';
+import { FINE_COUNTER_TABLES, HOUR_COUNTER_TABLES } from '../../db/counters/levels.ts';
 import type { Store } from '../../db/runner.ts';
 import { addMigrationFunctions } from '../../db/sqlite.ts';
 import { identityText } from '../../db/stored-identity.ts';
@@ -115,10 +116,33 @@ async function forgetLastMigration(store: Store): Promise<void> {
 }
 
 /**
+ * Turns the store back into what the release before the migration counts_by_time left: on PostgreSQL, the counter
+ * tables as plain tables with their rows, keys and indexes. SQLite had no such migration.
+ */
+export async function asBeforeCountsByTime(store: Store): Promise<void> {
+  if (store.dialect === 'sqlite') return;
+  for (const table of [...FINE_COUNTER_TABLES, ...HOUR_COUNTER_TABLES]) {
+    const [key] = await store.all<{ name: string; definition: string }>(sql`SELECT conname AS name,
+      pg_get_constraintdef(oid) AS definition FROM pg_constraint WHERE conrelid = ${table}::regclass AND contype = 'p'`);
+    const indexes = await store.all<{ definition: string }>(sql`SELECT pg_get_indexdef(indexrelid) AS definition
+      FROM pg_index WHERE indrelid = ${table}::regclass AND NOT indisprimary`);
+    await store.run(sql.raw(`ALTER TABLE ${table} RENAME TO ${table}_partitioned`));
+    await store.run(sql.raw(`CREATE TABLE ${table} (LIKE ${table}_partitioned INCLUDING DEFAULTS)`));
+    await store.run(sql.raw(`INSERT INTO ${table} SELECT * FROM ${table}_partitioned`));
+    await store.run(sql.raw(`DROP TABLE ${table}_partitioned`));
+    await store.run(sql.raw(`ALTER TABLE ${table} ADD CONSTRAINT ${key?.name} ${key?.definition}`));
+    // A partitioned table's index is defined ON ONLY the parent.
+    for (const { definition } of indexes) await store.run(sql.raw(definition.replace(' ON ONLY ', ' ON ')));
+  }
+  await forgetLastMigration(store);
+}
+
+/**
  * Turns the store back into what the release before the migration method_failures left: no failures per method (the
  * code counts' input requests, which that release still counted, are not put back: no test reads them).
  */
 export async function asBeforeMethodFailures(store: Store): Promise<void> {
+  await asBeforeCountsByTime(store);
   for (const table of ['method_failure_minute', 'method_failure_hour']) await store.run(sql.raw(`DROP TABLE ${table}`));
   await forgetLastMigration(store);
 }
