@@ -30,14 +30,17 @@ export function reportStoreBytes(dataDir: string, events: number, ndjsonBytes: n
 
 /**
  * The same on PostgreSQL: each table (with its TOAST, free space and visibility maps) and each index, as the server
- * reports them without a VACUUM FULL; dead tuples the fold's updates left count, as they are on disk.
+ * reports them without a VACUUM FULL; dead tuples the fold's updates left count, as they are on disk. A table kept in
+ * time partitions (docs/adr/0009-retention.md) is one part, its partitions summed under its name, as is each of its
+ * indexes: a day's or a month's share is not what the breakdown is for.
  */
 export async function reportPostgresBytes(store: SqlRunner, events: number, ndjsonBytes: number): Promise<void> {
-  const parts = await store.all<{ name: string; bytes: number }>(sql`SELECT c.relname AS name,
-      CASE WHEN c.relkind = 'i' THEN pg_relation_size(c.oid) ELSE pg_table_size(c.oid) END AS bytes
+  const parts = await store.all<{ name: string; bytes: number }>(sql`SELECT
+      coalesce(pg_partition_root(c.oid)::regclass::text, c.relname) AS name,
+      sum(CASE WHEN c.relkind = 'i' THEN pg_relation_size(c.oid) ELSE pg_table_size(c.oid) END) AS bytes
     FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
     WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'i', 'm')
-    ORDER BY bytes DESC`);
+    GROUP BY 1 ORDER BY bytes DESC`);
   const sized = parts.map((part) => ({ name: part.name, bytes: Number(part.bytes) }));
   printBytes({ total: sized.reduce((n, part) => n + part.bytes, 0), free: null, parts: sized }, events, ndjsonBytes);
 }
