@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { CountChanges, type VerdictCount, type VerdictMove } from '../../db/counters/changes.ts';
+import { CountChanges } from '../../db/counters/changes.ts';
 import { analysisEventOfRow } from '../../db/queries/analysis.ts';
 import { stillQueued } from '../../db/queries/fold-queue.ts';
 import {
@@ -7,7 +7,6 @@ import {
   clientsOfServer,
   dropGateKeys,
   type GateKeyRow,
-  type GatePartitionRow,
   judgedPartitions,
   type KeyRef,
   loadGateKeys,
@@ -25,59 +24,26 @@ import { duePending, markPending, pendingPartitions, takePending } from '../../d
 import { LOCK_CLASS, lockKeys } from '../../db/queries/locks.ts';
 import { clearStorms, deleteStorms, markStormsBuilt, saveStorms, stormsComplete } from '../../db/queries/storms.ts';
 import type { SqlRunner, Store, TxRunner } from '../../db/runner.ts';
+import { partitionKey } from '../../shared/analysis/gate.ts';
 import {
-  byTimeOrder,
-  createGateState,
-  gateStep,
-  isJudged,
-  type KeyGateState,
-  type PartitionGateState,
-  partitionKey,
-} from '../../shared/analysis/gate.ts';
-import { gateKeysOf } from '../../shared/analysis/request-key.ts';
-import { stormFact } from '../../shared/analysis/storm-facts.ts';
-import type { StormSummary } from '../../shared/analysis/storm-model.ts';
-import { decodeStormState, encodeStormState } from '../../shared/analysis/storm-state-codec.ts';
-import { createStormState, type PartitionStormState, PartitionStorms } from '../../shared/analysis/storm-tracker.ts';
+  type Continuation,
+  continuePartitions,
+  finishReplay,
+  type GateChanges,
+  noChanges,
+  planPartitions,
+  type Replay,
+  replayPartition,
+  type StoredEvent,
+  stepOn,
+  type VerdictMove,
+} from '../../shared/analysis/gate-step.ts';
 import type { AnalysisEvent } from '../../shared/analysis/types.ts';
 
-interface Verdict {
-  /** The event's dedupe key (db/queries/gate.ts setVerdicts). */
-  eventId: string;
-  ts: number;
-  server: string;
-  avoidable: boolean;
-  reason: string | null;
-  blockedBy: string | null;
-}
-
-/** What one pass changes, written in a few statements at its end (not one per event or partition). */
-interface Writes {
-  verdicts: Verdict[];
-  partitions: GatePartitionRow[];
-  /** Keys whose state changed, and keys that no longer hold anything. */
-  keys: GateKeyRow[];
-  dropped: KeyRef[];
-  /** Partitions replayed, whose keys and storms are written afresh, and the storms found or changed. */
-  replayed: { pk: string; client: string; server: string }[];
-  storms: Map<string, StormSummary>;
-  /** Storms a partition showed at its last flush that the data no longer make (their rows are deleted). */
-  vanished: { id: string; server: string }[];
-  /** Verdicts of counted records that changed: what the counts take from the pass (CountChanges.verdicts). */
-  moved: VerdictMove[];
-}
-
-/** A partition whose new events all come after its frontier, and the digests of the request keys they use. */
-interface Continuation {
-  pk: string;
-  saved: GatePartitionRow;
-  storms: PartitionStormState;
-  events: AnalysisEvent[];
-  digests: Map<string, string>;
-}
-
 /**
- * Keeps every stored event's gate verdict (avoidable, and why) current, in the transaction that stores the events.
+ * Keeps every stored event's gate verdict (avoidable, and why) current, in the fold's transaction (ADR 10): loads
+ * the partitions' saved state, hands it to the step (shared/analysis/gate-step.ts), which decides and answers what
+ * changed, and writes that.
  * A partition (client, server) whose new events all come after its frontier continues from its saved state, reading
  * only the keys those events use; one that has no saved position, receives an earlier event, or whose stored events
  * changed (a proxy record shadowed, a reclassification) is replayed from its first event. Either way the verdicts
@@ -125,55 +91,55 @@ export async function advanceGate(
  */
 export const PARTITIONS_PER_STEP = 100;
 
-/** One step of `advanceGate`: these partitions (locked already) and their fresh events. */
+/**
+ * One step of `advanceGate`: these partitions (locked already) and their fresh events. Loads their saved positions,
+ * lets the step decide (shared/analysis/gate-step.ts), reads what it needs for that (the keys of the continuations,
+ * the events of the replays), and writes what it answers.
+ */
 async function advancePartitions(
   tx: TxRunner,
   groups: ReadonlyMap<string, AnalysisEvent[]>,
   mustReplay: ReadonlySet<string>,
   inlineReplayMax: number,
 ): Promise<VerdictMove[]> {
-  const [savedRows, pending] = await Promise.all([
-    loadGatePartitions(tx, [...groups.keys()]),
-    pendingPartitions(tx, [...groups.keys()]),
-  ]);
-  const saved = new Map(savedRows.map((row) => [row.partition, row]));
-  const writes = emptyWrites();
-  const continuing: Continuation[] = [];
-  const deferred: string[] = [];
-  const replaying: string[] = [];
-  for (const [pk, events] of groups) {
-    events.sort(byTimeOrder);
-    const row = saved.get(pk);
-    const first = events[0];
-    const storms = savedStorms(row);
-    if (pending.has(pk)) {
-      // Its replay is due already; this change makes the one in progress stale.
-      deferred.push(pk);
-    } else if (
-      row === undefined ||
-      storms === null ||
-      first === undefined ||
-      mustReplay.has(pk) ||
-      !after(first, row)
-    ) {
-      replaying.push(pk);
-    } else {
-      continuing.push({ pk, saved: row, storms, events, digests: keyDigests(events) });
-    }
-  }
-  deferred.push(...(await replayInline(tx, replaying, groups, writes, inlineReplayMax)));
+  const pks = [...groups.keys()];
+  const [saved, pending] = await Promise.all([loadGatePartitions(tx, pks), pendingPartitions(tx, pks)]);
+  const plan = planPartitions(groups, new Map(saved.map((row) => [row.partition, row])), pending, mustReplay);
+  const changes = noChanges();
+  const deferred = [...plan.deferred, ...(await replayInline(tx, plan.replay, groups, changes, inlineReplayMax))];
   await markPending(
     tx,
     deferred.map((pk) => ({ partition: pk, reset: mustReplay.has(pk) })),
     Date.now(),
   );
-  const wanted = continuing.flatMap(({ pk, digests }) => [...digests.values()].map((key) => ({ partition: pk, key })));
+  const { stored, digests } = await loadKeys(tx, plan.continuing);
+  continuePartitions(plan.continuing, stored, changes);
+  await writeAll(tx, changes, (key) => digests.get(key) ?? keyDigest(key));
+  return changes.moved;
+}
+
+/** The stored states of the keys the continuations use, by request key, and the digests they are filed under. */
+async function loadKeys(
+  tx: TxRunner,
+  continuing: readonly Continuation[],
+): Promise<{ stored: Map<string, string>; digests: Map<string, string> }> {
   // Digests are of whole request keys, which name the client and the server: unique across partitions.
-  const keys = await loadGateKeys(tx, wanted);
-  const stored = new Map(keys.map((row) => [row.key, row.state]));
-  for (const continuation of continuing) continuePartition(continuation, stored, writes);
-  await writeAll(tx, writes);
-  return writes.moved;
+  const digests = new Map<string, string>();
+  const wanted: KeyRef[] = [];
+  for (const { saved, keys } of continuing) {
+    for (const key of keys) {
+      const digest = keyDigest(key);
+      digests.set(key, digest);
+      wanted.push({ partition: saved.partition, key: digest });
+    }
+  }
+  const byDigest = new Map((await loadGateKeys(tx, wanted)).map((row) => [row.key, row.state]));
+  const stored = new Map<string, string>();
+  for (const [key, digest] of digests) {
+    const state = byDigest.get(digest);
+    if (state !== undefined) stored.set(key, state);
+  }
+  return { stored, digests };
 }
 
 /**
@@ -192,7 +158,7 @@ async function replayInline(
   tx: TxRunner,
   pks: readonly string[],
   fresh: ReadonlyMap<string, readonly AnalysisEvent[]>,
-  writes: Writes,
+  changes: GateChanges,
   inlineReplayMax: number,
 ): Promise<string[]> {
   const freshOf = (pk: string) => fresh.get(pk)?.length ?? 0;
@@ -202,7 +168,7 @@ async function replayInline(
   let chunk: string[] = [];
   let rows = 0;
   const replayChunk = async () => {
-    for (const replay of await replayPartitions(tx, chunk, writes)) finishReplay(replay, writes);
+    for (const { replay } of await readReplays(tx, chunk, changes)) finishReplay(replay, changes);
     chunk = [];
     rows = 0;
   };
@@ -228,27 +194,46 @@ function partitionOf(pk: string): Partition {
   return { client, server };
 }
 
-function emptyWrites(): Writes {
-  return {
-    verdicts: [],
-    partitions: [],
-    keys: [],
-    dropped: [],
-    replayed: [],
-    storms: new Map(),
-    vanished: [],
-    moved: [],
-  };
+/**
+ * Writes what a step changed: everything sent together, not one answer at a time (the writer runs them back to
+ * back). Keys are filed under their digests.
+ */
+async function writeAll(tx: TxRunner, changes: GateChanges, digestOf: (key: string) => string): Promise<void> {
+  const keys: GateKeyRow[] = [];
+  const dropped: KeyRef[] = [];
+  for (const { partition, key, state } of changes.keys) {
+    if (state === null) dropped.push({ partition, key: digestOf(key) });
+    else keys.push({ partition, key: digestOf(key), state });
+  }
+  await Promise.all([
+    setVerdicts(tx, changes.verdicts),
+    rewriteGate(tx, changes, keys, dropped),
+    saveGatePartitions(tx, changes.partitions),
+    rewriteStorms(tx, changes),
+  ]);
 }
 
-/** Everything one pass changes; sent together, not one answer at a time: the writer runs them back to back. */
-async function writeAll(tx: TxRunner, writes: Writes): Promise<void> {
-  await Promise.all([
-    setVerdicts(tx, writes.verdicts),
-    rewriteGate(tx, writes),
-    saveGatePartitions(tx, writes.partitions),
-    rewriteStorms(tx, writes),
-  ]);
+/** A replayed partition's keys are cleared before they are written again; the other writes touch other rows. */
+async function rewriteGate(
+  tx: TxRunner,
+  changes: GateChanges,
+  keys: readonly GateKeyRow[],
+  dropped: readonly KeyRef[],
+): Promise<void> {
+  await clearPartitionGates(
+    tx,
+    changes.replayed.map(({ partition }) => partition),
+  );
+  await Promise.all([dropGateKeys(tx, dropped), saveGateKeys(tx, keys)]);
+}
+
+async function rewriteStorms(tx: TxRunner, changes: GateChanges): Promise<void> {
+  await clearStorms(
+    tx,
+    changes.replayed.map(({ client, server }) => [client, server] as const),
+  );
+  await deleteStorms(tx, changes.vanished);
+  await saveStorms(tx, [...changes.storms.values()]);
 }
 
 /**
@@ -261,32 +246,27 @@ async function writeAll(tx: TxRunner, writes: Writes): Promise<void> {
 export async function replayDuePartitions(store: Store, limit = DUE_PER_ROUND): Promise<number> {
   let written = 0;
   for (const due of await duePending(store, limit)) {
-    const writes = emptyWrites();
-    const [replay] = await replayPartitions(store, [due.partition], writes);
-    if (replay === undefined) continue;
+    const changes = noChanges();
+    const [read] = await readReplays(store, [due.partition], changes);
+    if (read === undefined) continue;
     const applied = await store.transaction(async (tx) => {
       await lockKeys(tx, LOCK_CLASS.gatePartition, [due.partition]);
       if (!(await takePending(tx, due))) return false;
       // Folded since the replay read: events stored after it, and events it read while they were still queued.
-      const [stored = []] = await partitionsEvents(tx, [partitionOf(due.partition)], replay.maxSeq);
+      const [stored = []] = await partitionsEvents(tx, [partitionOf(due.partition)], read.maxSeq);
       const queued = await stillQueued(
         tx,
-        replay.queued.map((row) => row.seq),
+        read.queued.map((row) => row.seq),
       );
-      const since = [
-        ...replay.queued.filter((row) => !queued.has(row.seq)),
-        ...stored.filter((row) => row.queued === 0),
-      ];
-      const last = replay.last;
-      if (last !== undefined && since.some((row) => !after(analysisEventOfRow(row), frontierOf(last)))) {
+      const since = [...read.queued.filter((row) => !queued.has(row.seq)), ...stored.filter((row) => row.queued === 0)];
+      if (!stepOn(read.replay, storedEvents(since), changes)) {
         await markPending(tx, [{ partition: due.partition, reset: true }], due.since);
         return false;
       }
-      stepRows(replay, since, writes);
-      finishReplay(replay, writes);
-      await writeAll(tx, writes);
+      finishReplay(read.replay, changes);
+      await writeAll(tx, changes, keyDigest);
       const counts = new CountChanges();
-      counts.verdicts(writes.moved);
+      counts.verdicts(changes.moved);
       await counts.write(tx);
       return true;
     });
@@ -296,24 +276,6 @@ export async function replayDuePartitions(store: Store, limit = DUE_PER_ROUND): 
 }
 
 const DUE_PER_ROUND = 8;
-
-/** A replayed partition's keys are cleared before they are written again; the other writes touch other rows. */
-async function rewriteGate(tx: TxRunner, writes: Writes): Promise<void> {
-  await clearPartitionGates(
-    tx,
-    writes.replayed.map(({ pk }) => pk),
-  );
-  await Promise.all([dropGateKeys(tx, writes.dropped), saveGateKeys(tx, writes.keys)]);
-}
-
-async function rewriteStorms(tx: TxRunner, writes: Writes): Promise<void> {
-  await clearStorms(
-    tx,
-    writes.replayed.map(({ client, server }) => [client, server] as const),
-  );
-  await deleteStorms(tx, writes.vanished);
-  await saveStorms(tx, [...writes.storms.values()]);
-}
 
 /** After a server's buckets changed, every client's verdicts against it are replayed. */
 export async function replayServer(tx: TxRunner, server: string): Promise<VerdictMove[]> {
@@ -345,77 +307,9 @@ export async function buildMissingStorms(store: Store, stopping: () => boolean =
   return missing.length;
 }
 
-/** The stored gate states of the keys a batch uses, by digest. */
-type Stored = ReadonlyMap<string, string>;
-
-const NEEDED: VerdictCount = { avoidable: 0, reason: null };
-
-/** New events after the frontier: fresh rows are stored needed, so only the avoidable ones are written. */
-function continuePartition(
-  { pk, saved, storms: savedState, events, digests }: Continuation,
-  stored: Stored,
-  writes: Writes,
-): void {
-  const keys: Record<string, KeyGateState> = {};
-  for (const [key, digest] of digests) {
-    const state = stored.get(digest);
-    if (state !== undefined) keys[key] = JSON.parse(state) as KeyGateState;
-  }
-  const state = createGateState();
-  // The frontier columns hold the order bookkeeping; seq is 0 on this path (events order by ts, then id).
-  const partition = { keys, waitUntil: saved.waitUntil, lastTs: saved.frontierTs, lastSeq: 0 };
-  state.partitions[pk] = partition;
-  const storms = new PartitionStorms(savedState);
-  for (const event of events) {
-    const verdict = gateStep(state, event);
-    storms.step(stormFact(event, verdict));
-    if (!verdict.avoidable) continue;
-    writes.verdicts.push({
-      eventId: event.id,
-      ts: event.ts,
-      server: event.server,
-      avoidable: true,
-      reason: verdict.reason,
-      blockedBy: verdict.blockedBy,
-    });
-    writes.moved.push({ record: event, before: NEEDED, after: { avoidable: 1, reason: verdict.reason } });
-  }
-  const last = events[events.length - 1] as AnalysisEvent;
-  for (const [key, digest] of digests) {
-    const held = partition.keys[key];
-    const before = stored.get(digest);
-    const after = held === undefined ? undefined : JSON.stringify(held);
-    if (after === before) continue;
-    if (after === undefined) writes.dropped.push({ partition: pk, key: digest });
-    else writes.keys.push({ partition: pk, key: digest, state: after });
-  }
-  writes.partitions.push(...position(pk, partition, flushStorms(storms, writes), last));
-}
-
-/** The storms a partition's steps found or changed join the pass's writes; answers the tracker's state to file. */
-function flushStorms(storms: PartitionStorms, writes: Writes): PartitionStormState {
-  const { final, current, vanished } = storms.flush();
-  for (const { attemptIds: _ids, avoidableIds: _avoidable, ...storm } of [...final, ...current]) {
-    writes.storms.set(storm.id, storm);
-  }
-  for (const id of vanished) writes.vanished.push({ id, server: storms.state.server });
-  return storms.state;
-}
-
-/**
- * The storm tracker's state a partition continues from; null when it has none or one of an earlier definition
- * (migration storms_by_sender): the partition is then replayed.
- */
-function savedStorms(row: GatePartitionRow | undefined): PartitionStormState | null {
-  return decodeStormState(row?.storms ?? null);
-}
-
-/** A replay under way: the gate and storm state so far, and the last event stepped. */
-interface Replay {
-  pk: string;
-  state: ReturnType<typeof createGateState>;
-  storms: PartitionStorms;
-  last: AnalysisEvent | undefined;
+/** A replay read from the store: besides the step's state, what it read, for stepping on what was folded since. */
+interface ReadReplay {
+  replay: Replay;
   /** The highest `seq` read: events stored after it were not in the replay. */
   maxSeq: number;
   /** Events read but still queued for their fold: left out, their fold steps them (ADR 10). */
@@ -423,94 +317,29 @@ interface Replay {
 }
 
 /**
- * Replays partitions from their first folded events; what they write joins the rest of the pass. Events still
- * queued for their fold are left out: judged now, they would move the partition's frontier past the events folded
- * before them, and every fold after would replay the partition again (a backlog folded quadratically).
+ * Reads partitions' events and replays them from their first folded one; what they change joins `changes`. Events
+ * still queued for their fold are left out: judged now, they would move the partition's frontier past the events
+ * folded before them, and every fold after would replay the partition again (a backlog folded quadratically).
  */
-async function replayPartitions(db: SqlRunner, pks: readonly string[], writes: Writes): Promise<Replay[]> {
-  const partitions = pks.map(partitionOf);
-  const events = await partitionsEvents(db, partitions);
-  return partitions.map(({ client, server }, index) => {
+async function readReplays(db: SqlRunner, pks: readonly string[], changes: GateChanges): Promise<ReadReplay[]> {
+  const events = await partitionsEvents(db, pks.map(partitionOf));
+  return pks.map((pk, index) => {
     const rows = events[index] ?? [];
-    const pk = pks[index] as string;
-    const replay: Replay = {
-      pk,
-      state: createGateState(),
-      storms: new PartitionStorms(createStormState(client, server)),
-      last: undefined,
+    return {
+      replay: replayPartition(pk, storedEvents(rows.filter((row) => row.queued === 0)), changes),
       maxSeq: rows.reduce((max, row) => Math.max(max, row.seq), 0),
       queued: rows.filter((row) => row.queued === 1),
     };
-    writes.replayed.push({ pk, client, server });
-    stepRows(
-      replay,
-      rows.filter((row) => row.queued === 0),
-      writes,
-    );
-    return replay;
   });
 }
 
-/**
- * One pass over rows in (ts, id) order gives the verdicts, the storms and the state the partition continues from;
- * a verdict is written where it differs from the stored one.
- */
-function stepRows(replay: Replay, rows: PartitionRow[], writes: Writes): void {
-  // Ordered here, not by SQL: PostgreSQL would sort ids by its collation, the frontier compares them as JS does.
-  rows.sort((a, b) => a.ts - b.ts || (a.eventId < b.eventId ? -1 : a.eventId > b.eventId ? 1 : 0));
-  for (const row of rows) {
-    const event = analysisEventOfRow(row);
-    replay.last = event;
-    const verdict = gateStep(replay.state, event);
-    const { avoidable, reason, blockedBy } = verdict;
-    if (isJudged(event)) replay.storms.step(stormFact(event, verdict));
-    if ((row.avoidable === 1) === avoidable && row.gateReason === reason && row.blockedBy === blockedBy) continue;
-    writes.verdicts.push({ eventId: row.eventId, ts: row.ts, server: row.server, avoidable, reason, blockedBy });
-    // Only counted records are in the rollups; a shadowed one's counts came off when it was shadowed. The old
-    // verdict comes off under its reason and the new one goes on under its own.
-    if (row.counted === 1) {
-      writes.moved.push({
-        record: event,
-        before: { avoidable: row.avoidable, reason: row.gateReason },
-        after: { avoidable: avoidable ? 1 : 0, reason },
-      });
-    }
-  }
-}
-
-/** The state a replay ends in, filed for the partition to continue from. */
-function finishReplay({ pk, state, storms, last }: Replay, writes: Writes): void {
-  const partition = state.partitions[pk];
-  for (const [key, held] of Object.entries(partition?.keys ?? {})) {
-    writes.keys.push({ partition: pk, key: keyDigest(key), state: JSON.stringify(held) });
-  }
-  writes.partitions.push(...position(pk, partition, flushStorms(storms, writes), last));
-}
-
-function position(
-  pk: string,
-  partition: PartitionGateState | undefined,
-  storms: PartitionStormState,
-  last: AnalysisEvent | undefined,
-): GatePartitionRow[] {
-  if (last === undefined) return [];
-  return [
-    {
-      partition: pk,
-      waitUntil: partition?.waitUntil ?? null,
-      frontierTs: last.ts,
-      frontierId: last.id,
-      storms: encodeStormState(storms),
-    },
-  ];
-}
-
-function keyDigests(events: readonly AnalysisEvent[]): Map<string, string> {
-  const digests = new Map<string, string>();
-  for (const event of events) {
-    for (const key of gateKeysOf(event)) if (!digests.has(key)) digests.set(key, keyDigest(key));
-  }
-  return digests;
+function storedEvents(rows: readonly PartitionRow[]): StoredEvent[] {
+  return rows.map((row) => ({
+    event: analysisEventOfRow(row),
+    avoidable: row.avoidable === 1,
+    reason: row.gateReason,
+    blockedBy: row.blockedBy,
+  }));
 }
 
 /**
@@ -519,12 +348,4 @@ function keyDigests(events: readonly AnalysisEvent[]): Map<string, string> {
  */
 function keyDigest(key: string): string {
   return createHash('sha256').update(key).digest('base64url').slice(0, 22);
-}
-
-function frontierOf(event: AnalysisEvent): { frontierTs: number; frontierId: string } {
-  return { frontierTs: event.ts, frontierId: event.id };
-}
-
-function after(event: AnalysisEvent, frontier: { frontierTs: number; frontierId: string }): boolean {
-  return event.ts > frontier.frontierTs || (event.ts === frontier.frontierTs && event.id > frontier.frontierId);
 }

@@ -1,3 +1,4 @@
+import type { VerdictMove } from '../../shared/analysis/gate-step.ts';
 import type { SqlRunner } from '../runner.ts';
 import { type CountedRecord, type Filed, FOLDED_FAMILIES, PAIR_COUNTS } from './families.ts';
 import { type CounterFamily, FamilyChanges, type Verb } from './family.ts';
@@ -10,24 +11,11 @@ export type Counted = Omit<Filed, 'avoidable' | 'gateReason'>;
 /** What the families a reclassification moves file a record by (not its sampling, nor its profile). */
 export type Reclassified = Omit<CountedRecord, 'ctxRequested' | 'ctxApplied' | 'ctxReason' | 'actProfile'>;
 
-/** A gate verdict as the counts file it: avoidable (0/1) and why. */
-export interface VerdictCount {
-  avoidable: number;
-  reason: string | null;
-}
-
 /** A record that touched its identity's audit: its identity, its bucket when known, its time. */
 export interface Touched {
   identity: string | null;
   bucket?: string;
   ts: number;
-}
-
-/** A counted record's verdict changed: its avoidable count moves from `before` to `after`. */
-export interface VerdictMove {
-  record: Counted;
-  before: VerdictCount;
-  after: VerdictCount;
 }
 
 /**
@@ -90,7 +78,8 @@ export class CountChanges {
   /** Counted records' gate verdicts changed (the gate pass answers them): avoidable counts move to the new reason. */
   verdicts(moves: readonly VerdictMove[]): void {
     for (const changes of this.moved('verdict')) {
-      for (const { record, before, after } of moves) {
+      for (const { record: event, before, after } of moves) {
+        const record: Counted = event;
         const was = { ...record, avoidable: before.avoidable, gateReason: before.reason } as CountedRecord;
         const is = { ...record, avoidable: after.avoidable, gateReason: after.reason } as CountedRecord;
         changes.add(was, -1, 'verdict');

@@ -1,22 +1,14 @@
 import { type SQL, sql } from 'drizzle-orm';
+import type { SavedPartition, VerdictWrite } from '../../shared/analysis/gate-step.ts';
 import type { SqlRunner } from '../runner.ts';
 import { type AnalysisRow, analysisColumns } from './analysis.ts';
 import { serverBesideClient } from './events.ts';
 import { QUEUED } from './fold-queue.ts';
 import { listTable, type RowsColumn, rowsTable, type Upsert, upsertRows } from './lists.ts';
 
-export interface GatePartitionRow {
-  partition: string;
-  waitUntil: number | null;
-  frontierTs: number;
-  frontierId: string;
-  /** The storm tracker's partition state as JSON; null when the partition's storms were never built. */
-  storms: string | null;
-}
-
-export async function loadGatePartitions(db: SqlRunner, partitions: readonly string[]): Promise<GatePartitionRow[]> {
+export async function loadGatePartitions(db: SqlRunner, partitions: readonly string[]): Promise<SavedPartition[]> {
   if (partitions.length === 0) return [];
-  return db.all<GatePartitionRow>(sql`SELECT partition, wait_until AS "waitUntil", frontier_ts AS "frontierTs",
+  return db.all<SavedPartition>(sql`SELECT partition, wait_until AS "waitUntil", frontier_ts AS "frontierTs",
       frontier_id AS "frontierId", storms
     FROM gate_partitions WHERE partition IN ${listTable(db, partitions)}`);
 }
@@ -35,7 +27,7 @@ const SAVE_PARTITIONS: Upsert = {
     storms = excluded.storms`,
 };
 
-export async function saveGatePartitions(db: SqlRunner, rows: readonly GatePartitionRow[]): Promise<void> {
+export async function saveGatePartitions(db: SqlRunner, rows: readonly SavedPartition[]): Promise<void> {
   await upsertRows(
     db,
     SAVE_PARTITIONS,
@@ -176,17 +168,7 @@ export async function clientsOfServer(db: SqlRunner, server: string): Promise<st
  * Writes verdicts in one statement; callers pass only those that differ from what is stored. An event is named by its
  * dedupe key (event_id, ts, server): the time lets PostgreSQL look in one day partition.
  */
-export async function setVerdicts(
-  db: SqlRunner,
-  verdicts: readonly {
-    eventId: string;
-    ts: number;
-    server: string;
-    avoidable: boolean;
-    reason: string | null;
-    blockedBy: string | null;
-  }[],
-): Promise<void> {
+export async function setVerdicts(db: SqlRunner, verdicts: readonly VerdictWrite[]): Promise<void> {
   if (verdicts.length === 0) return;
   const table = rowsTable(
     db,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { analysisEvent, at, seed000 } from './fixtures.ts';
+import { analysisEvent, at, randomTrace, seed000 } from './fixtures.ts';
 import { byTimeOrder, replayGate } from './gate.ts';
 import { stormFact } from './storm-facts.ts';
 import { byStormOrder, type StormSummary } from './storm-model.ts';
@@ -44,53 +44,6 @@ function tracked(events: readonly AnalysisEvent[], batch: number): StormSummary[
 
 function detected(events: readonly AnalysisEvent[]): StormSummary[] {
   return detectStorms(events, replayGate(events)).map(({ timeline: _timeline, ...storm }) => storm);
-}
-
-type Shape = Partial<AnalysisEvent>;
-const SHAPES: Shape[] = [
-  {},
-  {},
-  { identity: 'release-notes:bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb' },
-  { httpPath: '/mcp/sse', httpStatus: 404, kind: 'not_declared' },
-  { httpPath: '/sse', httpMethod: 'GET', rpcMethod: null, httpStatus: 404, kind: 'not_declared' },
-  { rpcMethod: 'tasks/list', rpcCode: -32601, kind: 'not_supported' },
-  { httpMethod: 'GET', rpcMethod: null, httpStatus: 405, kind: 'not_supported' },
-  { httpMethod: 'GET', rpcMethod: null },
-  { rpcMethod: 'initialize', httpStatus: 502, kind: 'upstream_error' },
-  { rpcMethod: 'server/discover', httpStatus: 502, kind: 'upstream_error' },
-  { rpcMethod: 'initialize' },
-  { httpStatus: 503, kind: 'unavailable' },
-  { httpStatus: 400, rpcCode: -32602, kind: 'invalid_params' },
-  { kind: 'tool_error' },
-  { kind: 'rate_limited', httpStatus: 429 },
-  { rpcMethod: 'sampling/createMessage', rpcCode: -32003, kind: 'policy_denied', httpStatus: 202 },
-];
-
-/** A pseudo-random trace of two clients on two servers: bursts, long gaps, shared timestamps, every storm kind. */
-function randomTrace(seed: number, length: number): AnalysisEvent[] {
-  let state = seed >>> 0 || 1;
-  const next = (n: number) => {
-    state = (Math.imul(state, 1_664_525) + 1_013_904_223) >>> 0;
-    return state % n;
-  };
-  const events: AnalysisEvent[] = [];
-  let seconds = 0;
-  for (let i = 0; i < length; i++) {
-    seconds += [0, 0, 1, 2, 3, 5, 8, 13, 45, 61, 70, 290, 400][next(13)] ?? 1;
-    const shape = SHAPES[next(SHAPES.length)] ?? {};
-    events.push(
-      analysisEvent({
-        ts: at(seconds),
-        client: next(5) === 0 ? 'agent-b' : 'agent-a',
-        server: next(4) === 0 ? 'other' : 'release-notes',
-        identity: 'release-notes:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa',
-        ...shape,
-        waitUntil: shape.kind === 'rate_limited' ? at(seconds + 1 + next(20)) : null,
-        counted: next(20) !== 0,
-      }),
-    );
-  }
-  return events;
 }
 
 describe('the storm tracker', () => {

@@ -1,0 +1,312 @@
+/**
+ * The gate's and storms' step over a fold's events, apart from where their state is kept. Modelled on Grafana's
+ * alerting state manager (pkg/services/ngalert/state/manager.go): `ProcessEvalResults` computes every transition in
+ * memory from the cached states, then `persister.Sync` writes them. Here the caller loads the saved states, the step
+ * answers what changed (`GateChanges`), and the caller writes it (api/services/gate-maintenance.ts, ADR 10); nothing
+ * in this file reads or writes a store, so its decisions are tested on plain values (gate-step.test.ts).
+ *
+ * Unlike Grafana's cache, a partition's state is not all in memory: what a step reads depends on what it decides
+ * (the keys its events use when it continues, every stored event when it replays), so the step comes in the calls
+ * those reads sit between: `planPartitions`, then `continuePartitions` or `replayPartition` (then `stepOn` for events
+ * folded since) and `finishReplay`.
+ */
+import {
+  byTimeOrder,
+  createGateState,
+  type GateState,
+  gateStep,
+  isJudged,
+  type KeyGateState,
+  type PartitionGateState,
+} from './gate.ts';
+import { gateKeysOf } from './request-key.ts';
+import { stormFact } from './storm-facts.ts';
+import type { StormSummary } from './storm-model.ts';
+import { decodeStormState, encodeStormState } from './storm-state-codec.ts';
+import { createStormState, type PartitionStormState, PartitionStorms } from './storm-tracker.ts';
+import type { AnalysisEvent } from './types.ts';
+
+/** A partition's saved position, as stored: where its last step ended, its throttle, its storm tracker's state. */
+export interface SavedPartition {
+  /** `partitionKey` of its events: JSON [client, server]. */
+  partition: string;
+  waitUntil: number | null;
+  frontierTs: number;
+  frontierId: string;
+  /** The storm tracker's state as encoded (storm-state-codec.ts); null when the partition's storms were never built. */
+  storms: string | null;
+}
+
+/** A verdict that differs from the stored one: the event by its dedupe key (id, time, server) and the new verdict. */
+export interface VerdictWrite {
+  eventId: string;
+  ts: number;
+  server: string;
+  avoidable: boolean;
+  reason: string | null;
+  blockedBy: string | null;
+}
+
+/** A gate verdict as the counts file it: avoidable (0/1) and why. */
+export interface VerdictCount {
+  avoidable: number;
+  reason: string | null;
+}
+
+/** A counted record's verdict changed: its avoidable count moves from `before` to `after` (db CountChanges.verdicts). */
+export interface VerdictMove {
+  record: AnalysisEvent;
+  before: VerdictCount;
+  after: VerdictCount;
+}
+
+/** A request key's state changed: its new state as JSON, or null once it holds nothing. */
+export interface KeyChange {
+  partition: string;
+  /** The request key itself (gateKeysOf); the store files it under a digest. */
+  key: string;
+  state: string | null;
+}
+
+/** Everything a step changed, to be written together. */
+export interface GateChanges {
+  verdicts: VerdictWrite[];
+  /** Verdicts of counted records that changed: what the counts take from the step. */
+  moved: VerdictMove[];
+  /** New saved positions. */
+  partitions: SavedPartition[];
+  keys: KeyChange[];
+  /** Partitions replayed: their stored keys and storms are replaced by those `keys` and `storms` hold. */
+  replayed: { partition: string; client: string; server: string }[];
+  /** Storms found or changed, by id. */
+  storms: Map<string, StormSummary>;
+  /** Storms shown at a partition's last flush that the data no longer make: their rows are closed (deleted). */
+  vanished: { id: string; server: string }[];
+}
+
+export function noChanges(): GateChanges {
+  return { verdicts: [], moved: [], partitions: [], keys: [], replayed: [], storms: new Map(), vanished: [] };
+}
+
+/** A partition whose fresh events all come after its frontier: it steps on from its saved state. */
+export interface Continuation {
+  saved: SavedPartition;
+  storms: PartitionStormState;
+  /** Its fresh events in time order. */
+  events: AnalysisEvent[];
+  /** The request keys those events use: the only stored key states the step reads. */
+  keys: Set<string>;
+}
+
+/** What a step does with each partition it is handed. */
+export interface GatePlan {
+  continuing: Continuation[];
+  /** Replayed from their first stored event: never seen, an earlier event, a state of an older shape, or asked to. */
+  replay: string[];
+  /** A replay is due behind the commit already: this change makes the one in progress stale, so it waits for it. */
+  deferred: string[];
+}
+
+/**
+ * Decides, from the saved positions, which partitions continue and which are replayed. `fresh` holds each
+ * partition's new events (none for one only asked to replay), sorted here in time order.
+ */
+export function planPartitions(
+  fresh: ReadonlyMap<string, AnalysisEvent[]>,
+  saved: ReadonlyMap<string, SavedPartition>,
+  pending: ReadonlySet<string>,
+  mustReplay: ReadonlySet<string>,
+): GatePlan {
+  const plan: GatePlan = { continuing: [], replay: [], deferred: [] };
+  for (const [pk, events] of fresh) {
+    events.sort(byTimeOrder);
+    const row = saved.get(pk);
+    const first = events[0];
+    // A state of an earlier definition (migration storms_by_sender) decodes to null: the partition is replayed.
+    const storms = decodeStormState(row?.storms ?? null);
+    if (pending.has(pk)) plan.deferred.push(pk);
+    else if (row === undefined || storms === null || first === undefined || mustReplay.has(pk) || !after(first, row)) {
+      plan.replay.push(pk);
+    } else {
+      const keys = new Set<string>();
+      for (const event of events) for (const key of gateKeysOf(event)) keys.add(key);
+      plan.continuing.push({ saved: row, storms, events, keys });
+    }
+  }
+  return plan;
+}
+
+/** The stored states of the keys the continuations use (KeyGateState as JSON), by request key; absent: nothing held. */
+export type StoredKeys = ReadonlyMap<string, string>;
+
+const NEEDED: VerdictCount = { avoidable: 0, reason: null };
+
+/**
+ * Steps each continuation on from its saved state and the stored states of the keys it uses. Fresh records are
+ * stored needed, so only the avoidable ones are written.
+ */
+export function continuePartitions(
+  continuing: readonly Continuation[],
+  stored: StoredKeys,
+  changes: GateChanges = noChanges(),
+): GateChanges {
+  for (const continuation of continuing) continuePartition(continuation, stored, changes);
+  return changes;
+}
+
+function continuePartition(
+  { saved, storms: savedStorms, events, keys }: Continuation,
+  stored: StoredKeys,
+  changes: GateChanges,
+): void {
+  const pk = saved.partition;
+  const held: Record<string, KeyGateState> = {};
+  for (const key of keys) {
+    const state = stored.get(key);
+    if (state !== undefined) held[key] = JSON.parse(state) as KeyGateState;
+  }
+  const gate = createGateState();
+  // The frontier columns hold the order bookkeeping; seq is 0 on this path (events order by ts, then id).
+  const partition: PartitionGateState = {
+    keys: held,
+    waitUntil: saved.waitUntil,
+    lastTs: saved.frontierTs,
+    lastSeq: 0,
+  };
+  gate.partitions[pk] = partition;
+  const storms = new PartitionStorms(savedStorms);
+  for (const event of events) {
+    const verdict = gateStep(gate, event);
+    storms.step(stormFact(event, verdict));
+    if (!verdict.avoidable) continue;
+    const { reason, blockedBy } = verdict;
+    changes.verdicts.push({
+      eventId: event.id,
+      ts: event.ts,
+      server: event.server,
+      avoidable: true,
+      reason,
+      blockedBy,
+    });
+    changes.moved.push({ record: event, before: NEEDED, after: { avoidable: 1, reason } });
+  }
+  for (const key of keys) {
+    const now = partition.keys[key];
+    const state = now === undefined ? null : JSON.stringify(now);
+    if (state !== (stored.get(key) ?? null)) changes.keys.push({ partition: pk, key, state });
+  }
+  changes.partitions.push(...position(pk, partition, flushStorms(storms, changes), events[events.length - 1]));
+}
+
+/** A stored event as a replay reads it: the event and the verdict stored on it. */
+export interface StoredEvent {
+  event: AnalysisEvent;
+  avoidable: boolean;
+  reason: string | null;
+  blockedBy: string | null;
+}
+
+/** A replay under way: the gate and storm state so far, and the last event stepped. */
+export interface Replay {
+  partition: string;
+  gate: GateState;
+  storms: PartitionStorms;
+  last: AnalysisEvent | undefined;
+}
+
+/**
+ * Replays a partition from its first event over its stored events (in any order; shadowed records included, whose
+ * verdicts are cleared). A verdict is written where it differs from the stored one, and moves the counts when its
+ * record is counted (a shadowed record's counts came off when it was shadowed).
+ */
+export function replayPartition(pk: string, events: StoredEvent[], changes: GateChanges): Replay {
+  const [client, server] = JSON.parse(pk) as [string, string];
+  const replay: Replay = {
+    partition: pk,
+    gate: createGateState(),
+    storms: new PartitionStorms(createStormState(client, server)),
+    last: undefined,
+  };
+  changes.replayed.push({ partition: pk, client, server });
+  stepStored(replay, events, changes);
+  return replay;
+}
+
+/**
+ * Steps events folded since a replay read its partition on from where it ended. False, stepping none, when one
+ * comes before the replay's last event: the replay is stale and is computed again.
+ */
+export function stepOn(replay: Replay, events: StoredEvent[], changes: GateChanges): boolean {
+  const { last } = replay;
+  if (last !== undefined && events.some(({ event }) => !after(event, frontierOf(last)))) return false;
+  stepStored(replay, events, changes);
+  return true;
+}
+
+/** The state a replay ends in, filed for the partition to continue from; its keys are written afresh. */
+export function finishReplay({ partition: pk, gate, storms, last }: Replay, changes: GateChanges): void {
+  const partition = gate.partitions[pk];
+  for (const [key, held] of Object.entries(partition?.keys ?? {})) {
+    changes.keys.push({ partition: pk, key, state: JSON.stringify(held) });
+  }
+  changes.partitions.push(...position(pk, partition, flushStorms(storms, changes), last));
+}
+
+function stepStored(replay: Replay, events: StoredEvent[], changes: GateChanges): void {
+  // Ordered here, not by SQL: PostgreSQL would sort ids by its collation, the frontier compares them as JS does.
+  events.sort((a, b) => byTimeOrder(a.event, b.event));
+  for (const stored of events) {
+    const { event } = stored;
+    replay.last = event;
+    const verdict = gateStep(replay.gate, event);
+    const { avoidable, reason, blockedBy } = verdict;
+    if (isJudged(event)) replay.storms.step(stormFact(event, verdict));
+    if (stored.avoidable === avoidable && stored.reason === reason && stored.blockedBy === blockedBy) continue;
+    changes.verdicts.push({ eventId: event.id, ts: event.ts, server: event.server, avoidable, reason, blockedBy });
+    // The old verdict comes off under its reason and the new one goes on under its own.
+    if (event.counted) {
+      changes.moved.push({
+        record: event,
+        before: { avoidable: stored.avoidable ? 1 : 0, reason: stored.reason },
+        after: { avoidable: avoidable ? 1 : 0, reason },
+      });
+    }
+  }
+}
+
+/** The storms a partition's steps found or changed join the changes; answers the tracker's state to save. */
+function flushStorms(storms: PartitionStorms, changes: GateChanges): PartitionStormState {
+  const { final, current, vanished } = storms.flush();
+  for (const { attemptIds: _ids, avoidableIds: _avoidable, ...storm } of [...final, ...current]) {
+    changes.storms.set(storm.id, storm);
+  }
+  for (const id of vanished) changes.vanished.push({ id, server: storms.state.server });
+  return storms.state;
+}
+
+function position(
+  pk: string,
+  partition: PartitionGateState | undefined,
+  storms: PartitionStormState,
+  last: AnalysisEvent | undefined,
+): SavedPartition[] {
+  if (last === undefined) return [];
+  return [
+    {
+      partition: pk,
+      waitUntil: partition?.waitUntil ?? null,
+      frontierTs: last.ts,
+      frontierId: last.id,
+      storms: encodeStormState(storms),
+    },
+  ];
+}
+
+function frontierOf(event: AnalysisEvent): Pick<SavedPartition, 'frontierTs' | 'frontierId'> {
+  return { frontierTs: event.ts, frontierId: event.id };
+}
+
+/** Whether `event` comes after a frontier in the order the gate steps: (ts, id). */
+function after(event: AnalysisEvent, frontier: Pick<SavedPartition, 'frontierTs' | 'frontierId'>): boolean {
+  return event.ts > frontier.frontierTs || (event.ts === frontier.frontierTs && event.id > frontier.frontierId);
+}
