@@ -39,7 +39,7 @@ function makeFixture(): Fixture {
   const rows = lines.map((line) => {
     const parsed = parseEventLine(line);
     if (!parsed.ok) throw new Error(parsed.error.message);
-    return buildEvent(parsed.event, line, NO_POLICY).row;
+    return buildEvent(parsed.event, line, NO_POLICY);
   });
   return { lines, rows };
 }

@@ -1,7 +1,6 @@
 import type { EventRow } from '../../db/event-row.ts';
 import { storedProfile } from '../../shared/actionability/index.ts';
 import { toAnalysisEvent } from '../../shared/analysis/from-event.ts';
-import type { AnalysisEvent } from '../../shared/analysis/types.ts';
 import { classify } from '../../shared/classify/index.ts';
 import type { ServerPolicy } from '../../shared/classify/types.ts';
 import { storedCorrelation } from '../../shared/correlation-key.ts';
@@ -10,14 +9,11 @@ import { eventIdOf } from '../../shared/event-id.ts';
 import { correlationOf } from '../../shared/frames.ts';
 import { requestIdentity } from '../../shared/identity.ts';
 
-/** A row to store and its analysis view, which the gate replay reads before the row is written. */
-export interface BuiltEvent {
-  row: EventRow;
-  analysis: AnalysisEvent;
-}
-
-/** Everything the store keeps of one event: its columns, its classification and the line it came from. */
-export function buildEvent(event: LensEvent, body: string, policy: ServerPolicy): BuiltEvent {
+/**
+ * Everything the store keeps of one event: its columns, its classification and the line it came from. The columns
+ * the analyses read are derived as they derive them (toAnalysisEvent); the gate reads them back in the fold.
+ */
+export function buildEvent(event: LensEvent, body: string, policy: ServerPolicy): EventRow {
   const classification = classify(event, policy);
   const id = eventIdOf(event);
   // seq 0: the gate orders by (ts, id) so that arrival order never changes a verdict.
@@ -28,7 +24,7 @@ export function buildEvent(event: LensEvent, body: string, policy: ServerPolicy)
     // A server event is no request (ADR 18): kept and listed, never counted.
     counted: event.record !== 'server_event',
   });
-  const row: EventRow = {
+  return {
     eventId: id,
     ts: event.ts,
     source: event.source,
@@ -68,5 +64,4 @@ export function buildEvent(event: LensEvent, body: string, policy: ServerPolicy)
     frames: (event.request === undefined ? 0 : 1) | (event.response === undefined ? 0 : 2),
     body,
   };
-  return { row, analysis };
 }

@@ -14,7 +14,7 @@ import {
   validateEvent,
 } from '../../shared/event.ts';
 import type { FreshRows } from './fresh-rows.ts';
-import { type BuiltEvent, buildEvent } from './ingest-classify.ts';
+import { buildEvent } from './ingest-classify.ts';
 import { policyOf } from './policy.ts';
 
 export interface RejectedLine extends LineError {
@@ -141,23 +141,18 @@ function readItem(item: BatchItem): { result: ParseResult; body: string } {
 }
 
 /** Events built in insert chunks, their lines already packed: all the CPU work the transaction needs done. */
-interface Chunk {
-  built: BuiltEvent[];
-  packed: PackedRows;
-}
-
-async function buildChunks(valid: readonly ValidEvent[], configs: readonly ServerConfigRow[]): Promise<Chunk[]> {
+async function buildChunks(valid: readonly ValidEvent[], configs: readonly ServerConfigRow[]): Promise<PackedRows[]> {
   const policies = new Map(configs.map((row) => [row.name, policyOf(row)]));
   const none = policyOf(null);
-  const chunks: Chunk[] = [];
+  const chunks: PackedRows[] = [];
   for (let start = 0; start < valid.length; start += INSERT_CHUNK) {
-    const built: BuiltEvent[] = [];
+    const built: EventRow[] = [];
     for (const [index, { event, body }] of valid.slice(start, start + INSERT_CHUNK).entries()) {
       if (index % YIELD_EVERY === YIELD_EVERY - 1) await yieldToEventLoop();
       built.push(buildEvent(event, body, policies.get(event.server) ?? none));
     }
     await yieldToEventLoop();
-    chunks.push({ built, packed: packRows(built.map((b) => b.row)) });
+    chunks.push(packRows(built));
   }
   return chunks;
 }
@@ -180,12 +175,12 @@ function configChanged(before: readonly ServerConfigRow[], after: readonly Serve
  * Sends every chunk without waiting for the one before, then queues the events that were new for the fold. Answers
  * them by seq.
  */
-async function insertAll(tx: TxRunner, chunks: readonly Chunk[]): Promise<Map<number, EventRow>> {
-  const results = await Promise.all(chunks.map((chunk) => tx.insertEvents(chunk.packed)));
+async function insertAll(tx: TxRunner, chunks: readonly PackedRows[]): Promise<Map<number, EventRow>> {
+  const results = await Promise.all(chunks.map((chunk) => tx.insertEvents(chunk)));
   // A second copy of an event inside the batch was not stored: the first one was, under one seq.
   const stored = new Map<number, EventRow>();
   chunks.forEach((chunk, index) => {
-    for (const { row } of chunk.built) {
+    for (const row of chunk.rows) {
       const seq = results[index]?.get(storedKey(row));
       if (seq !== undefined && !stored.has(seq)) stored.set(seq, row);
     }

@@ -1,8 +1,8 @@
 import { bigint, defineTable, index, integer, primaryKey, text } from './tables.ts';
 
 /**
- * Retry storms (DOMAIN.md section 6: probe storms, reconnect loops, retry loops) as the ingest path keeps them
- * (api/services/gate-maintenance.ts, shared/analysis/storm-tracker.ts), whole, so that lists read rows instead of a
+ * Retry storms (DOMAIN.md section 6: probe storms, reconnect loops, retry loops) as the fold keeps them (stepped by
+ * shared/analysis/gate-step.ts, written by api/services/gate-maintenance.ts), whole, so that lists read rows instead of a
  * window's events. The attempts of one are found again from its events and its key when it is opened.
  */
 export const storms = defineTable(
