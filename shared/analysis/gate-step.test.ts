@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { analysisEvent, at, randomTrace, seed000, shuffled } from './fixtures.ts';
 import { partitionKey, replayGate } from './gate.ts';
 import {
-  type Continuation,
   continuePartitions,
   finishReplay,
   type GateChanges,
+  type GatePlan,
   noChanges,
   planPartitions,
   replayPartition,
@@ -72,7 +72,7 @@ class MemoryStore {
     return changes;
   }
 
-  storedKeys(continuing: readonly Continuation[]): Map<string, string> {
+  storedKeys(continuing: GatePlan['continuing']): Map<string, string> {
     const stored = new Map<string, string>();
     for (const { saved, keys } of continuing) {
       for (const key of keys) {
