@@ -8,7 +8,7 @@ import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
 import { storedCorrelation } from '../shared/correlation-key.ts';
-import { EVENT_COLUMNS, type EventRow, storedKey } from './event-row.ts';
+import { EVENT_COLUMNS, putEventValues, storedKey } from './event-row.ts';
 import type { Store, TxRunner } from './runner.ts';
 
 const MIGRATIONS = fileURLToPath(new URL('./migrations/sqlite', import.meta.url));
@@ -20,19 +20,6 @@ const INSERT_SQL = `INSERT INTO events (${COLUMNS.join(', ')})
   VALUES (${SLOTS.join(', ')}) ON CONFLICT (event_id, ts, server) DO NOTHING`;
 
 const dialect = new SQLiteSyncDialect();
-
-/**
- * Writes a row's EVENT_COLUMNS values into `values` from `at` on, compiled from the column list: a loop over the
- * field names is one keyed load site for every column, which V8 cannot specialise (megamorphic), and cost ~2.3 us a
- * row of the ~2.6 the whole flattening took; compiled, each load is a plain property read (~0.3 us a row).
- * The names are EVENT_COLUMNS' own field identifiers, never input.
- */
-const putRowValues = new Function(
-  'row',
-  'values',
-  'at',
-  EVENT_COLUMNS.map(([field], k) => `values[at + ${k}] = row.${field};`).join('\n'),
-) as (row: EventRow, values: unknown[], at: number) => void;
 
 /**
  * What migrations call that SQLite lacks: compact_correlation rewrites stored join keys with the digest ingest uses
@@ -88,7 +75,7 @@ export function openSqliteStore(dataDir: string): Store {
       const fields = EVENT_COLUMNS.length;
       rows.forEach((row, index) => {
         const at = index * COLUMNS.length;
-        putRowValues(row, values, at);
+        putEventValues(row, values, at);
         values[at + fields] = digests[index];
         values[at + fields + 1] = blockOf[index];
         values[at + fields + 2] = lineOf[index];
