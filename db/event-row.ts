@@ -109,6 +109,19 @@ export const EVENT_COLUMNS = [
   ['frames', 'frames'],
 ] as const satisfies readonly (readonly [keyof EventRow, string])[];
 
+/**
+ * Writes a row's EVENT_COLUMNS values, in that order, into `values` from `at` on: what both stores' hot inserts send.
+ * Compiled from the column list: a loop of `row[field]` is one keyed load site for every column, which V8 cannot
+ * specialise (megamorphic), and cost ~2.3 us a row; compiled, each is a plain property read (~0.3 us a row). The
+ * names are EVENT_COLUMNS' own field identifiers, never input.
+ */
+export const putEventValues = new Function(
+  'row',
+  'values',
+  'at',
+  EVENT_COLUMNS.map(([field], k) => `values[at + ${k}] = row.${field};`).join('\n'),
+) as (row: EventRow, values: unknown[], at: number) => void;
+
 /** Rows ready for the hot insert, their lines packed into blocks (db/body-codec.ts), one day's lines a block. */
 export interface PackedRows {
   rows: readonly EventRow[];

@@ -5,7 +5,7 @@ import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import pg from 'pg';
 import { dayBlockId } from './event-days.ts';
-import { EVENT_COLUMNS, storedKey } from './event-row.ts';
+import { EVENT_COLUMNS, putEventValues, storedKey } from './event-row.ts';
 import type { SqlRunner, Store, TxRunner } from './runner.ts';
 
 const MIGRATIONS = fileURLToPath(new URL('./migrations/pg', import.meta.url));
@@ -160,12 +160,15 @@ function txRunnerOver(client: pg.PoolClient): TxRunner & { abandon(): Promise<vo
         const ids = drawn.rows.map((row, block) => dayBlockId(blockDays[block] as number, Number(row.id)));
         await client.query({ name: 'insert_blocks', text: INSERT_BLOCKS, values: [ids, blocks] });
         const idOf = (index: number) => ids[blockOf[index] as number];
-        const columns = [
-          ...EVENT_COLUMNS.map(([field]) => rows.map((row) => row[field])),
-          digests,
-          rows.map((_, index) => idOf(index)),
-          lineOf,
-        ];
+        const fields = EVENT_COLUMNS.map(() => new Array<unknown>(rows.length));
+        const values = new Array<unknown>(EVENT_COLUMNS.length);
+        rows.forEach((row, index) => {
+          putEventValues(row, values, 0);
+          values.forEach((value, field) => {
+            (fields[field] as unknown[])[index] = value;
+          });
+        });
+        const columns = [...fields, digests, rows.map((_, index) => idOf(index)), lineOf];
         const result = await client.query<{ event_id: string; ts: string; server: string; seq: string | number }>({
           name: 'insert_events',
           text: INSERT_EVENTS,

@@ -8,12 +8,11 @@ import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
 import { storedCorrelation } from '../shared/correlation-key.ts';
-import { EVENT_COLUMNS, storedKey } from './event-row.ts';
+import { EVENT_COLUMNS, putEventValues, storedKey } from './event-row.ts';
 import type { Store, TxRunner } from './runner.ts';
 
 const MIGRATIONS = fileURLToPath(new URL('./migrations/sqlite', import.meta.url));
 const WRITER = new URL('./sqlite-writer.worker.mjs', import.meta.url);
-const FIELDS = EVENT_COLUMNS.map(([field]) => field);
 const COLUMNS = [...EVENT_COLUMNS.map(([, column]) => column), 'identity', 'body_block', 'body_line'];
 // The identity's digest travels to the writer as hex (the values go as JSON) and is stored as its bytes.
 const SLOTS = COLUMNS.map((column) => (column === 'identity' ? 'unhex(?)' : '?'));
@@ -73,12 +72,13 @@ export function openSqliteStore(dataDir: string): Store {
     async insertEvents({ rows, blocks, blockOf, lineOf, digests }) {
       // body_block holds the block's place in `blocks` until the writer has stored it and knows its id.
       const values = new Array<unknown>(rows.length * COLUMNS.length);
-      let i = 0;
+      const fields = EVENT_COLUMNS.length;
       rows.forEach((row, index) => {
-        for (const field of FIELDS) values[i++] = row[field];
-        values[i++] = digests[index];
-        values[i++] = blockOf[index];
-        values[i++] = lineOf[index];
+        const at = index * COLUMNS.length;
+        putEventValues(row, values, at);
+        values[at + fields] = digests[index];
+        values[at + fields + 1] = blockOf[index];
+        values[at + fields + 2] = lineOf[index];
       });
       const seqs = await writer.call<Float64Array>({ op: 'insert', values: JSON.stringify(values), blocks });
       const inserted = new Map<string, number>();
