@@ -1,6 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestApp, get, postNdjson, type TestApp } from '../support/app.ts';
+import { corpusText } from '../support/corpus.ts';
 import { BASE_TS, clientEvent, proxyEvent, rpcError, uniqueId } from '../support/events.ts';
 import { STORE_KINDS, type TestStore } from '../support/stores.ts';
 
@@ -181,6 +182,19 @@ describe.each(STORE_KINDS)('ingest on $name', (kind) => {
       expect(page.events).toHaveLength(1);
       expect(page.events[0]).toMatchObject({ server, client: 'agent-ß', request });
       expect(page.events[0].identity).toMatch(new RegExp(`^${server}:[0-9a-f]{32}$`, 'u'));
+    });
+
+    it('stores and counts a 2026-07-28 request whose clientInfo holds an unpaired surrogate', async () => {
+      // JSON can spell `\ud800`, Unicode cannot: canonical JSON refuses it (RFC 8785). `npm run fuzz` found such a
+      // clientInfo failing its whole batch with 500; a reader of log values takes the refusal as "no canonical form".
+      const [first, second] = corpusText('mcp-ts-v2', 'client.ndjson').trim().split('\n') as [string, string];
+      const broken = second.replace('clientInfo":{"name":"harbor-agent"', 'clientInfo":{"name":"harbor-\\ud800agent"');
+      expect(broken).not.toBe(second);
+      const res = await postNdjson(app, [first, broken]);
+      expect(res.status).toBe(200);
+      expect(await res.json()).toMatchObject({ accepted: 2, rejectedTotal: 0 });
+      expect((await (await get(app, '/api/v1/health')).json()).analysis).toMatchObject({ pendingEvents: 0 });
+      expect(await total('?from=2026-12-01T00:00:00Z&to=2026-12-31T00:00:00Z')).toBe(2);
     });
 
     it('counts a request logged by both a client and a proxy once, with the client view', async () => {
