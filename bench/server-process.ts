@@ -83,7 +83,7 @@ function statusBytes(pid: number | undefined, field: string): number {
 }
 
 /** The resident bytes of a process's mappings of files whose path ends with `suffix` (/proc/PID/smaps; Linux). */
-function mappedBytes(pid: number | undefined, suffix: string): number {
+export function mappedBytes(pid: number | undefined, suffix: string): number {
   let kb = 0;
   let counting = false;
   for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
