@@ -56,9 +56,9 @@ export function openSqliteStore(dataDir: string): Store {
   // The reader maps none of the file and keeps a 4 MiB cache (issue 39 item 10, ADR 20 "The reader's pages"): the
   // server's RSS must stay under 300 MB while it ingests. Mapped (2 GB), every page a read touched stayed resident
   // until SQLite mapped the file again: the day's identity list alone touched 66 MB of a 1M-event store, and in the
-  // soak (1,000 events/s and a dashboard) the mapped pages swung 13-131 MB, peak RSS 356 MB. Now the pages come from
-  // the OS page cache by read() and the store adds 0 MB of file pages; with a 16 MiB cache the main thread's malloc
-  // arena grew to 44 MB, with 4 MiB it stayed at 13. What it costs, at 1M events on a day (median of 6 alternating
+  // 10-minute soak (1,000 events/s and a dashboard) the mapped pages reached 280 MB, peak RSS 571 MB; unmapped, 0 MB
+  // and 295-309 MB. The pages come from the OS page cache by read(); with a 16 MiB cache the main thread's malloc
+  // arena grew to 44 MB in 6 minutes, with 4 MiB to 25. What it costs, at 1M events on a day (median of 6 alternating
   // runs' p50s, all pages in the OS page cache): the day's identities 39 -> 47 ms, a server's page 93 -> 111 ms, the
   // rest within the noise. At 10M it costs more: the alarm list took 84 ms unmapped, 54 mapped (not measured again).
   reader.pragma('cache_size = -4096');

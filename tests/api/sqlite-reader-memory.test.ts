@@ -6,8 +6,8 @@ import { openDemoSqlite, type TestStore } from '../support/stores.ts';
 
 /**
  * Issue 39 item 10 (ADR 20, "The reader's pages"): the embedded store's reads go through SQLite's small cache, not
- * through a mapping of the file, whose touched pages counted in the server's RSS without bound (131 MB of a 168 MB
- * store in the soak, up to 2 GB of a large one). A dashboard's day of reads must leave none of the store mapped.
+ * through a mapping of the file, whose touched pages counted in the server's RSS without bound (280 MB in the
+ * 10-minute soak, up to 2 GB of a large store). A dashboard's day of reads must leave none of the store mapped.
  */
 describe("the embedded store's reads map none of the file", () => {
   let db: TestStore;
