@@ -20,13 +20,13 @@ export interface ServerProcess {
   /** Its resident set now (VmRSS, bytes). */
   rss(): number;
   /**
-   * The resident set by kind (bytes): anonymous (the JavaScript heaps, SQLite's caches, buffers), file-backed (the
-   * store's pages mapped by mmap_size, which the kernel may drop) and shared (SQLite's WAL index).
+   * The resident set by kind (bytes): anonymous (the JavaScript heaps, SQLite's caches, buffers), file-backed (node's
+   * own file, and any of the store mapped, pages the kernel may drop) and shared (SQLite's WAL index).
    */
   rssParts(): { anon: number; file: number; shmem: number };
   /**
-   * Of the file-backed part, the store's own pages (bytes): what SQLite's reads touched through mmap (db/sqlite.ts),
-   * clean pages the kernel's page cache holds either way; 0 on PostgreSQL.
+   * Of the file-backed part, the store's own pages (bytes): what SQLite's reads touched through a mapping of the
+   * file. 0 since the reader maps none (db/sqlite.ts, ADR 20): shown, so that a mapping brought back shows too.
    */
   storePages(): number;
   /**
@@ -99,7 +99,7 @@ function cpuSeconds(pid: number | undefined): number {
 const CLOCK_TICKS_PER_SECOND = 100;
 
 /** The resident bytes of a process's mappings of files whose path ends with `suffix` (/proc/PID/smaps; Linux). */
-function mappedBytes(pid: number | undefined, suffix: string): number {
+export function mappedBytes(pid: number | undefined, suffix: string): number {
   let kb = 0;
   let counting = false;
   for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {

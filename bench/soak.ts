@@ -45,8 +45,8 @@ interface Sample {
  * The soak: a server in its own process under a fixed mixed load, a batch of BENCH_SOAK_RATE events a second and
  * BENCH_SOAK_READS of a dashboard's reads (each on its own clock, so slow reads do not slow the shipping), for
  * BENCH_SOAK_SECONDS (default 10 minutes). Its resident set is read every second, split into anonymous memory (the
- * JavaScript heaps, SQLite's caches, buffers), file pages (node itself, and the store's pages SQLite's reads mapped,
- * shown apart) and shared memory (SQLite's WAL index); every BENCH_SOAK_REPORT_SECONDS it prints each one's peak
+ * JavaScript heaps, SQLite's caches, buffers), file pages (node itself, and the store's pages if SQLite's reads map
+ * them, shown apart) and shared memory (SQLite's WAL index); every BENCH_SOAK_REPORT_SECONDS it prints each one's peak
  * and the reads' p50 and p95: all must stay flat. Events carry current times, so the reads' default window (the last
  * 24 h) holds them.
  */

@@ -52,13 +52,16 @@ export function openSqliteStore(dataDir: string): Store {
 
   const reader = new Database(file, { readonly: true });
   reader.pragma('busy_timeout = 5000');
-  // 64 MiB: hour-window analyses re-read the same recent pages (10-20% faster than with 16 MiB at 1M events). It
-  // fills only as dashboards read, so ingest alone never grows it.
-  reader.pragma('cache_size = -65536');
-  // Reads by key (an identity's hours, its sends in a span) land all over a file of gigabytes: mapped, such a page
-  // costs no read() call and no copy. At 10M events the alarm list's ~14k lookups took 84 ms, 54 ms mapped. 2 GB is
-  // as much as this build of SQLite maps; the pages touched count in RSS as file pages the kernel can drop.
-  reader.pragma('mmap_size = 2147418112');
+  // The reader maps none of the file and keeps a 4 MiB cache (issue 39 item 10, ADR 20 "The reader's pages"): the
+  // server's RSS must stay under 300 MB while it ingests. Mapped (2 GB), every page a read touched stayed resident
+  // until SQLite mapped the file again: the day's identity list alone touched 66 MB of a 1M-event store, and in the
+  // 10-minute soak (1,000 events/s and a dashboard) the mapped pages reached 280 MB, peak RSS 571 MB; unmapped, 0 MB
+  // and 295-309 MB. The pages come from the OS page cache by read(); with a 16 MiB cache the main thread's malloc
+  // arena grew to 44 MB in 6 minutes, with 4 MiB to 25. What it costs, at 1M events on a day (median of 6 alternating
+  // runs' p50s, all pages in the OS page cache): the day's identities 39 -> 47 ms, a server's page 93 -> 111 ms, the
+  // rest within the noise. At 10M it costs more: the alarm list took 84 ms unmapped, 54 mapped (not measured again).
+  reader.pragma('cache_size = -4096');
+  reader.pragma('mmap_size = 0');
   const writer = new WriterThread(file);
   let queue: Promise<unknown> = Promise.resolve();
 
