@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { StoreConfig } from '../db/store.ts';
 
@@ -12,6 +12,12 @@ function lensNodeFlags(): string {
   if (flags === undefined) throw new Error('package.json: the lens script is no longer `node FLAGS --import tsx …`');
   return flags;
 }
+
+/**
+ * A file to copy the server's standard output to, unset for none: with BENCH_NODE_FLAGS="--max-semi-space-size=4
+ * --trace-gc" it records every heap's collections, which is how the soak's memory was taken apart (issue 39).
+ */
+const SERVER_STDOUT_COPY = process.env.BENCH_SERVER_STDOUT;
 
 export interface ServerProcess {
   url: string;
@@ -55,6 +61,7 @@ export async function spawnServer(config: StoreConfig): Promise<ServerProcess> {
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout.on('data', (chunk) => {
+      if (SERVER_STDOUT_COPY) appendFileSync(SERVER_STDOUT_COPY, chunk);
       out += chunk;
       const match = /listening on (\S+)/.exec(out);
       if (match?.[1]) resolve(match[1]);

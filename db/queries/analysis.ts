@@ -3,7 +3,7 @@ import type { AnalysisEvent, ContextScope } from '../../shared/analysis/types.ts
 import type { Bucket } from '../../shared/classify/types.ts';
 import type { EventColumns } from '../event-row.ts';
 import type { SqlRunner } from '../runner.ts';
-import { identityText } from '../stored-identity.ts';
+import { identityRows, identityText } from '../stored-identity.ts';
 import { type EventFilter, filterConditions, whereClause } from './events.ts';
 
 /** The columns every traffic analysis reads (shared/analysis/types.ts AnalysisEvent, plus the stored verdict). */
@@ -122,21 +122,60 @@ export async function topIdentityRows(
   filter: EventFilter,
   limit: number | null,
 ): Promise<IdentityRow[]> {
+  const top = limit === null ? sql`` : sql` LIMIT ${limit}`;
+  return identitySends(db, filter, sql`count(*) > 1`, top);
+}
+
+/**
+ * The identities of a window sent at least `minSends` times, and those of `always` (public identities) sent more
+ * than once: an alert reading's groups that can move an alert (shared/alerts/state.ts lowestThreshold), out of the
+ * window's thousands sent twice.
+ */
+export async function identitiesSentAtLeast(
+  db: SqlRunner,
+  filter: EventFilter,
+  minSends: number,
+  always: readonly string[],
+): Promise<IdentityRow[]> {
+  const known = identityRows(
+    db,
+    always.map((identity) => [identity]),
+    [],
+  );
+  const kept = known === null ? sql`` : sql` OR (sends.server, sends.identity) IN ${known}`;
+  return identitySends(db, filter, sql`count(*) > 1 AND (count(*) >= ${minSends}${kept})`, sql``);
+}
+
+/** Per server, its most re-presented identity's sends in a window (servers with none sent twice are left out). */
+export async function mostSendsPerServer(
+  db: SqlRunner,
+  filter: EventFilter,
+): Promise<{ server: string; sends: number }[]> {
+  return db.all(sql`SELECT server, max(n) AS sends FROM (SELECT sends.server AS server, count(*) AS n
+      FROM ${sendsInWindow(filter)} GROUP BY sends.server, sends.identity HAVING count(*) > 1) AS per_identity
+    GROUP BY server ORDER BY server`);
+}
+
+function identitySends(db: SqlRunner, filter: EventFilter, having: SQL, top: SQL): Promise<IdentityRow[]> {
+  // Ties go by the public identity, as the hour lists rank them: `server:` and then the digest's bytes sort as the
+  // string does (both stores compare text by its bytes). The table's columns are named so, not the string's alias.
+  return db.all<IdentityRow>(sql`SELECT ${identityText(db, 'sends')} AS identity, sends.server AS server,
+      min(rpc_method) AS method, count(*) AS sends, min(ts) AS "firstTs", max(ts) AS "lastTs"
+    FROM ${sendsInWindow(filter)}
+    GROUP BY sends.server, sends.identity HAVING ${having}
+    ORDER BY count(*) DESC, sends.server || ':', sends.identity${top}`);
+}
+
+/** Every send of an identity the filter keeps, as a table `sends` (server, identity, rpc_method, ts). */
+function sendsInWindow(filter: EventFilter): SQL {
   // Sends: an MRTR continuation is part of its call, no re-presentation (DOMAIN.md section 10).
   const conditions = [sql`counted = 1`, sql`identity IS NOT NULL`, sql`continuation = 0`, ...filterConditions(filter)];
-  const top = limit === null ? sql`` : sql` LIMIT ${limit}`;
   // MCP 2026-07-28's input requests are sends too (db/counters/identities.ts), of the rounds the filter keeps.
   // Only a round that answered input_required (pending) asked.
   const rounds = [sql`counted = 1`, sql`bucket = 'pending'`, ...filterConditions(filter)];
   const asked = sql`SELECT server, identity, method AS rpc_method, ts FROM input_requests
     WHERE (event_id, ts, server) IN (SELECT event_id, ts, server FROM events ${whereClause(rounds)})`;
-  // Ties go by the public identity, as the hour lists rank them: `server:` and then the digest's bytes sort as the
-  // string does (both stores compare text by its bytes). The table's columns are named so, not the string's alias.
-  return db.all<IdentityRow>(sql`SELECT ${identityText(db, 'sends')} AS identity, sends.server AS server,
-      min(rpc_method) AS method, count(*) AS sends, min(ts) AS "firstTs", max(ts) AS "lastTs"
-    FROM (SELECT server, identity, rpc_method, ts FROM events ${whereClause(conditions)} UNION ALL ${asked}) AS sends
-    GROUP BY sends.server, sends.identity HAVING count(*) > 1
-    ORDER BY count(*) DESC, sends.server || ':', sends.identity${top}`);
+  return sql`(SELECT server, identity, rpc_method, ts FROM events ${whereClause(conditions)} UNION ALL ${asked}) AS sends`;
 }
 
 export interface ServerInfoRow {

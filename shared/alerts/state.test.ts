@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { advance, INITIAL, type InstanceState, type RuleTerms, type Transition } from './state.ts';
+import { advance, INITIAL, type InstanceState, lowestThreshold, type RuleTerms, type Transition } from './state.ts';
 
 const MIN = 60_000;
 const T0 = Date.parse('2026-11-02T10:00:00Z');
@@ -108,5 +108,20 @@ describe('alert state machine', () => {
   it('compares downward with <= thresholds', () => {
     const terms: RuleTerms = { ...base, comparator: '<=', warning: 0.5, critical: 0.1 };
     expect(run(terms, [0.9, 0.4, 0.05, 0.7]).states).toEqual(['ok', 'firing', 'firing', 'resolved']);
+  });
+});
+
+describe('lowestThreshold', () => {
+  it('is the least threshold of a rule firing upward, below which a group never leaves ok', () => {
+    const terms: RuleTerms = { ...base, comparator: '>', warning: 10, critical: 40, resolveThreshold: 6 };
+    expect(lowestThreshold(terms)).toBe(6);
+    expect(lowestThreshold({ ...base, warning: null })).toBe(40);
+    // Every value under it reads as no reading: an instance-less group stays ok, makes no transition.
+    for (const value of [0, 3, 5.9]) expect(run(terms, [value]).transitions).toEqual([]);
+  });
+
+  it('is null where low values fire: every group matters then', () => {
+    expect(lowestThreshold({ ...base, comparator: '<=', warning: 0.5, critical: 0.1 })).toBeNull();
+    expect(lowestThreshold({ ...base, comparator: '<', warning: 0.5, critical: null })).toBeNull();
   });
 });

@@ -55,6 +55,19 @@ export function thresholdOf(rule: RuleTerms, severity: Severity | null): number 
   return null;
 }
 
+/**
+ * For a rule that fires on high values (`>=`, `>`): the least value that can matter to a group with no instance yet,
+ * its lowest threshold (a resolve threshold included). A group below it reads as a group with no reading at all:
+ * it stays "ok", so a reading may leave it out. Null where low values fire (`<=`, `<`): every group matters then.
+ */
+export function lowestThreshold(
+  rule: Pick<RuleTerms, 'comparator' | 'warning' | 'critical' | 'resolveThreshold'>,
+): number | null {
+  if (rule.comparator === '<' || rule.comparator === '<=') return null;
+  const thresholds = [rule.warning, rule.critical, rule.resolveThreshold].filter((value) => value !== null);
+  return thresholds.length === 0 ? null : Math.min(...thresholds);
+}
+
 const RANK: Record<Severity, number> = { warning: 1, critical: 2 };
 
 /** What a reading says: the severity it meets, and whether a firing instance still counts as firing. */

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evaluateDue } from '../../api/services/alerts/engine.ts';
-import { readMetric, roundReader, storeReads } from '../../api/services/alerts/readings.ts';
+import { narrowingOf, readMetric, roundReader, storeReads } from '../../api/services/alerts/readings.ts';
 import { seedDefaultRules } from '../../api/services/alerts/rules.ts';
 import { keptData } from '../../api/services/retention.ts';
 import type { SqlRunner } from '../../db/runner.ts';
@@ -154,7 +154,51 @@ describe.each(STORE_KINDS)('alert rules API on $name', (kind) => {
       expect((await renamed.json()).rule.targets).toEqual(rule.targets);
     });
 
-    it('reads the re-sent identities and the storms once a round, whichever grouping a rule asks for', async () => {
+    it('reads, per identity, only the identities that can move the rule and the exact values of its alerts', async () => {
+      // On delta: one identity sent 6 times (5 re-presentations), one 3 times, 40 twice; the rule fires at 4.
+      const call = (ts: number, q: string) =>
+        clientEvent({
+          ts: new Date(ts).toISOString(),
+          server: 'delta',
+          request: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'search', arguments: { q } } },
+        });
+      const loop = Array.from({ length: 6 }, (_, i) => call(TEST_NOW - 301_000 + i * 60_000, 'loop'));
+      const twice = Array.from({ length: 40 }, (_, i) => [
+        call(TEST_NOW - 200_000, `q${i}`),
+        call(TEST_NOW - 1000, `q${i}`),
+      ]);
+      const thrice = [0, 1, 2].map((i) => call(TEST_NOW - 100_000 + i * 1000, 'thrice'));
+      expect((await postNdjson(app, [...loop, ...twice.flat(), ...thrice])).status).toBe(200);
+      const res = await postJson(app, '/api/v1/alerts/rules', {
+        name: 'delta loop',
+        metric: 'identity_representations',
+        groupBy: 'identity',
+        scope: { server: 'delta' },
+        critical: 4,
+        windowSeconds: 600,
+        keepFiringForSeconds: 0,
+      });
+      const { rule } = await res.json();
+      const everyGroup = await readMetric(db.store, storeReads(db.store), rule, TEST_NOW);
+      expect(everyGroup).toHaveLength(42);
+      const narrowed = await roundReader(db.store, TEST_NOW)({ ...rule, narrow: await narrowingOf(db.store, rule) });
+      const loopGroup = everyGroup.find((group) => group.value === 5);
+      expect(narrowed).toEqual([loopGroup]);
+
+      await evaluateDue(db.store, TEST_NOW, () => undefined);
+      const { alerts } = await (await get(app, '/api/v1/alerts?server=delta')).json();
+      expect(alerts.filter((alert: { ruleId: string }) => alert.ruleId === rule.id)).toMatchObject([
+        { state: 'firing', value: 5, group: loopGroup?.group },
+      ]);
+      // 530 s later the window holds the loop's last two sends: below the threshold, yet the alert
+      // resolves with the value it has (1), not as a group the reading left out (0).
+      const later = TEST_NOW + 530_000;
+      expect(await evaluateDue(db.store, later, () => undefined)).toBeGreaterThan(0);
+      const { history } = await (await get(app, `/api/v1/alerts/history?rule=${rule.id}`)).json();
+      expect(history[0]).toMatchObject({ toState: 'resolved', value: 1 });
+    });
+
+    it('reads the re-sent identities once a round per grouping, and the storms once whatever the grouping', async () => {
       let reads = 0;
       const counted: SqlRunner = {
         dialect: db.store.dialect,
@@ -180,8 +224,9 @@ describe.each(STORE_KINDS)('alert rules API on $name', (kind) => {
           );
         }
         expect(groupBys.length, metric).toBeGreaterThan(1);
-        // The storms' reading first asks whether the storms of earlier events are built: one more read.
-        expect(reads, metric).toBe(horizon + (metric === 'probe_storm_size' ? 1 + groupBys.length : 1));
+        // The storms' reading first asks whether the storms of earlier events are built: one more read. The sends
+        // are read per grouping, each reduced in the store to the rows that grouping keeps.
+        expect(reads, metric).toBe(horizon + (metric === 'probe_storm_size' ? 1 + groupBys.length : groupBys.length));
       }
     });
 

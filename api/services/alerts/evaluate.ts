@@ -14,7 +14,7 @@ import { buildNotice } from '../../../shared/alerts/notice.ts';
 import type { Rule } from '../../../shared/alerts/rule.ts';
 import { advance, INITIAL, type InstanceState, type Severity, type Transition } from '../../../shared/alerts/state.ts';
 import { absentValue, type GroupValue } from '../../../shared/alerts/values.ts';
-import type { Reading } from './readings.ts';
+import { narrowingOf, type Reading } from './readings.ts';
 
 export interface Round {
   rule: Rule;
@@ -37,7 +37,7 @@ export async function evaluateRule(
   const { rule } = round;
   const claim = { id: rule.id, seen: round.seenDueAt, next: now + rule.intervalSeconds * 1000, now };
   try {
-    const readings = await read(rule);
+    const readings = await read({ ...rule, narrow: await narrowingOf(store, rule) });
     return await store.transaction(async (tx) => {
       if (!(await claimRound(tx, claim))) return false;
       const instances = new Map((await instancesOfRule(tx, rule.id)).map((row) => [row.groupKey, row]));
