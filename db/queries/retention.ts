@@ -45,6 +45,11 @@ export async function deleteEventsBefore(db: SqlRunner, before: number, limit: n
   return doomed.length;
 }
 
+/** Whether any event lies before `before`: what a retention pass would delete, answered from the time index. */
+export async function anyEventBefore(db: SqlRunner, before: number): Promise<boolean> {
+  return (await db.all(sql`SELECT 1 AS n FROM events WHERE ts < ${before} LIMIT 1`)).length > 0;
+}
+
 /** db/body-codec.ts: the most lines a block holds. */
 const BLOCK_LINES = 32;
 

@@ -297,6 +297,20 @@ describe.each(STORE_KINDS)('the denial audit from checkpoints on $name', (kind) 
       expect(await storedAudit(db.store)).toEqual(await expectedAudit(db.store));
     });
 
+    it('re-bases no audit in a retention pass with no event before its horizon', async () => {
+      await send(arrivalOrder(traffic(5, 120, 7), 5, 0.1));
+      const audited = await db.store.all<{ n: number | string }>(sql`SELECT count(*) AS n FROM denial_identity`);
+      expect(Number(audited[0]?.n)).toBeGreaterThan(0);
+      const before = await storedAudit(db.store);
+      // A horizon a day before the first event: nothing to delete, so no base to move up.
+      await applyRetention(db.store, { eventsMs: 30 * 24 * HOUR_MS, countsMs: 400 * 24 * HOUR_MS }, BASE_TS);
+      const based = await db.store.all<{ n: number | string }>(
+        sql`SELECT count(*) AS n FROM denial_identity WHERE base_at IS NOT NULL`,
+      );
+      expect(Number(based[0]?.n)).toBe(0);
+      expect(await storedAudit(db.store)).toEqual(before);
+    });
+
     it('keeps, past retention, the decisions the deleted events made', async () => {
       const day = 24 * HOUR_MS;
       const start = BASE_TS - (BASE_TS % day);
