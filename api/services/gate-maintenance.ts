@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { CountChanges } from '../../db/counters/changes.ts';
 import { analysisEventOfRow } from '../../db/queries/analysis.ts';
 import { stillQueued } from '../../db/queries/fold-queue.ts';
@@ -347,5 +347,6 @@ function storedEvents(rows: readonly PartitionRow[]): StoredEvent[] {
  * take. 128 bits of SHA-256 leave no collision to expect among any number of keys a store will ever see.
  */
 function keyDigest(key: string): string {
-  return createHash('sha256').update(key).digest('base64url').slice(0, 22);
+  // The one-shot digest: a Hash object per key cost ~3x as much, on every key of every fold.
+  return hash('sha256', key, 'base64url').slice(0, 22);
 }
