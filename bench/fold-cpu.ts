@@ -9,6 +9,7 @@
  * stored and folded first, unmeasured (else the first measured fold replays every pair over all `events` stored,
  * queued ones included, which no live server does). On SQLite the folds take the ingested rows from memory
  * (FreshRows) as the server's in-process folder does; on PostgreSQL they read them back, as its fold thread does.
+ * Either way they keep what the server's folder keeps between folds.
  *
  *   node --import tsx bench/fold-cpu.ts [root] [events] [foldEvents] [sqlite|postgres]
  *
@@ -30,7 +31,7 @@ const INGEST_BATCH = 2_000;
 const load = (path: string) => import(pathToFileURL(resolve(root, path)).href);
 const { openStore } = await load('db/store.ts');
 const { ingestBatch } = await load('api/services/ingest.ts');
-const { foldQueued } = await load('api/services/fold.ts');
+const { Folder, foldQueued } = await load('api/services/fold.ts');
 const { FreshRows } = await load('api/services/fresh-rows.ts');
 
 const lines = [...syntheticLines(total)];
@@ -38,6 +39,8 @@ const run = kind === 'postgres' ? withPostgres : withSqlite;
 const result = await run(async (config) => {
   const store = await openStore(config);
   const fresh = kind === 'postgres' ? undefined : new FreshRows(total);
+  // What else the server's folder keeps between folds (a tree whose folder keeps nothing more passes undefined).
+  const { stormStates } = new Folder(store);
   const ingest = async (from: number, to: number) => {
     for (let first = from; first < to; first += INGEST_BATCH) {
       const batch = lines.slice(first, Math.min(to, first + INGEST_BATCH)).map((text, i) => ({ line: i + 1, text }));
@@ -47,10 +50,10 @@ const result = await run(async (config) => {
   const foldAll = async () => {
     let folded = 0;
     let folds = 0;
-    for (let n = await foldQueued(store, foldEvents, undefined, fresh); n > 0; ) {
+    const fold = () => foldQueued(store, foldEvents, undefined, fresh, stormStates);
+    for (let n = await fold(); n > 0; n = await fold()) {
       folded += n;
       folds++;
-      n = await foldQueued(store, foldEvents, undefined, fresh);
     }
     return { folded, folds };
   };
