@@ -11,7 +11,7 @@
  * (FreshRows) as the server's in-process folder does; on PostgreSQL they read them back, as its fold thread does.
  * Either way they keep what the server's folder keeps between folds.
  *
- *   node --import tsx bench/fold-cpu.ts [root] [events] [foldEvents] [sqlite|postgres]
+ *   node --import tsx bench/fold-cpu.ts [root] [events] [foldEvents] [sqlite|postgres] [spacingMs]
  *
  * `root` is the tree whose ingest and fold run (default: this one), so that the code before a change runs the same
  * load: run the two alternately, the machine's load moves between runs. Under `--cpu-prof` it also prints the
@@ -26,6 +26,8 @@ const root = resolve(process.argv[2] ?? resolve(import.meta.dirname, '..'));
 const total = Number(process.argv[3] ?? 60_000);
 const foldEvents = Number(process.argv[4] ?? 5_000);
 const kind = process.argv[5] ?? 'sqlite';
+/** Between events, in ms: the default is `npm run bench`'s traffic; the soak's is 1 (a pair's states grow with it). */
+const spacingMs = Number(process.argv[6] ?? 7);
 const INGEST_BATCH = 2_000;
 
 const load = (path: string) => import(pathToFileURL(resolve(root, path)).href);
@@ -34,7 +36,7 @@ const { ingestBatch } = await load('api/services/ingest.ts');
 const { Folder, foldQueued } = await load('api/services/fold.ts');
 const { FreshRows } = await load('api/services/fresh-rows.ts');
 
-const lines = [...syntheticLines(total)];
+const lines = [...syntheticLines(total, 1, Date.parse('2026-11-02T00:00:00Z'), spacingMs)];
 const run = kind === 'postgres' ? withPostgres : withSqlite;
 const result = await run(async (config) => {
   const store = await openStore(config);
@@ -82,6 +84,7 @@ console.log(
     kind,
     events: total,
     foldEvents,
+    spacingMs,
     folds: result.folds,
     folded: result.folded,
     foldCpuS: +(result.cpuUs / 1e6).toFixed(2),
