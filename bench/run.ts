@@ -5,6 +5,7 @@
  * Then parse throughput per input format (formats.ts) and the ingest of a client + proxy day (proxy-day.ts), reads,
  * the UI and the soak. Each part can be left out with BENCH_<PART>=0 (INGEST, FORMATS, PROXY_DAY,
  * READS, UI, SOAK), or the parts named run alone: `npm run bench -- soak` (ingest, formats, proxy-day, reads, ui, soak).
+ * Run apart, tree against tree: bench/fold-cpu.ts, the fold's CPU alone per counted event (of the server CPU above).
  */
 import { buildEvent } from '../api/services/ingest-classify.ts';
 import { eventDay } from '../db/event-days.ts';

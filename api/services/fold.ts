@@ -4,6 +4,7 @@ import { auditPendingDenials, auditTouched } from '../../db/queries/denial-audit
 import { foldRows, takeQueued } from '../../db/queries/fold-queue.ts';
 import { tryFoldLock } from '../../db/queries/locks.ts';
 import type { Store } from '../../db/runner.ts';
+import { StormStateCache } from '../../shared/analysis/storm-state-cache.ts';
 import { FreshRows } from './fresh-rows.ts';
 import { advanceGate, INLINE_REPLAY_MAX } from './gate-maintenance.ts';
 import { foldInputRequests } from './input-requests.ts';
@@ -25,6 +26,7 @@ export async function foldQueued(
   maxEvents: number = FOLD_EVENTS,
   inlineReplayMax: number = INLINE_REPLAY_MAX,
   fresh?: FreshRows,
+  stormStates?: StormStateCache,
 ): Promise<number> {
   const { runs, audited } = await store.transaction(async (tx) => {
     if (!(await tryFoldLock(tx))) return { runs: [], audited: 0 };
@@ -35,7 +37,7 @@ export async function foldQueued(
     const rows = (await foldRows(tx, taken, fresh?.known)).filter((row) => row.counted === 1);
     const shadowed = await joinFreshRecords(tx, rows);
     const replay = new Set(shadowed.filter((s) => s.client !== null).map((s) => JSON.stringify([s.client, s.server])));
-    const moved = await advanceGate(tx, rows.map(analysisEventOfRow), replay, inlineReplayMax);
+    const moved = await advanceGate(tx, rows.map(analysisEventOfRow), replay, inlineReplayMax, stormStates);
     // Each step answered what it changed; the counts take it all at once, then the decision-store audit reads the
     // identities they touched as this transaction left them.
     const counts = new CountChanges();
@@ -59,6 +61,12 @@ export const FOLD_EVENTS = 10_000;
  * A backlog past it is read back.
  */
 const FRESH_ROWS = 3 * FOLD_EVENTS;
+
+/**
+ * Heap the folder's storm states kept decoded may take (shared/analysis/storm-state-cache.ts): the bench's 1,000
+ * live pairs (2.3 MB of states filed) fit; the soak's longer tails (~10 KB a pair) fit in part.
+ */
+const STORM_STATES_BYTES = 8 * 2 ** 20;
 
 /** Folds until the queue is empty (or another process holds the fold). */
 export async function foldAll(store: Store, inlineReplayMax: number = INLINE_REPLAY_MAX): Promise<number> {
@@ -97,6 +105,7 @@ export interface FolderOptions {
  */
 export class Folder implements Folding {
   readonly fresh = new FreshRows(FRESH_ROWS);
+  readonly stormStates = new StormStateCache(STORM_STATES_BYTES);
   private running: Promise<void> | null = null;
   private again = false;
   private stopped = false;
@@ -133,7 +142,8 @@ export class Folder implements Folding {
       try {
         while (!this.stopped) {
           const began = performance.now();
-          if ((await foldQueued(this.store, FOLD_EVENTS, this.options.inlineReplayMax, this.fresh)) === 0) break;
+          const { inlineReplayMax } = this.options;
+          if ((await foldQueued(this.store, FOLD_EVENTS, inlineReplayMax, this.fresh, this.stormStates)) === 0) break;
           this.options.onFold?.(secondsSince(began));
         }
       } catch (error) {

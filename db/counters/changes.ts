@@ -77,11 +77,12 @@ export class CountChanges {
 
   /** Counted records' gate verdicts changed (the gate pass answers them): avoidable counts move to the new reason. */
   verdicts(moves: readonly VerdictMove[]): void {
-    for (const changes of this.moved('verdict')) {
-      for (const { record: event, before, after } of moves) {
-        const record: Counted = event;
-        const was = { ...record, avoidable: before.avoidable, gateReason: before.reason } as CountedRecord;
-        const is = { ...record, avoidable: after.avoidable, gateReason: after.reason } as CountedRecord;
+    const families = this.moved('verdict');
+    for (const { record: event, before, after } of moves) {
+      const record: Counted = event;
+      const was = { ...record, avoidable: before.avoidable, gateReason: before.reason } as CountedRecord;
+      const is = { ...record, avoidable: after.avoidable, gateReason: after.reason } as CountedRecord;
+      for (const changes of families) {
         changes.add(was, -1, 'verdict');
         changes.add(is, 1, 'verdict');
       }

@@ -122,13 +122,17 @@ export class FamilyChanges<R extends { ts: number }> {
         ...family.keys.map((key): RowsColumn => [key.column, key.type]),
       ];
       const names = family.counts.map((count) => count.column);
-      let rows = sumPer(minutes, MINUTE_MS, keys, counts);
+      // The family's own minutes are summed per its keys already: sorted, they are its minute rows.
+      let rows = family === this.family ? sortedRows(this.minutes) : sumPer(minutes, MINUTE_MS, keys, counts);
+      let size = MINUTE_MS;
       const own = rows[0]?.length ?? 0;
       const same = Array.from({ length: own - 1 }, (_, i) => 1 + i);
       const [ownKeys, ownCounts] = [same.slice(0, keys.length), same.slice(keys.length)];
       // Levels are listed coarse to fine; a coarser bucket is a union of finer ones, so each sums the one before.
-      for (const { table, size } of [...family.levels].reverse()) {
-        rows = sumPer(rows, size, ownKeys, ownCounts);
+      for (const level of [...family.levels].reverse()) {
+        if (level.size !== size) rows = sumPer(rows, level.size, ownKeys, ownCounts);
+        size = level.size;
+        const { table } = level;
         const changed = rows.filter((row) => ownCounts.some((i) => row[i] !== 0));
         writes.push(upsertRows(db, addingUpsert(table, columns, names), changed));
       }
@@ -163,7 +167,12 @@ function sumPer(
       sum[at] = (sum[at] as number) + (row[counts[c] as number] as number);
     }
   }
-  return [...sums.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
+  return sortedRows(sums);
+}
+
+/** Rows by their ids, in the ids' order. */
+function sortedRows(byId: ReadonlyMap<string, (string | number)[]>): (string | number)[][] {
+  return [...byId.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
 }
 
 function indexOf<T>(list: readonly T[], item: T): number {

@@ -22,6 +22,7 @@ import {
 import { gateKeysOf } from './request-key.ts';
 import { stormFact } from './storm-facts.ts';
 import type { StormSummary } from './storm-model.ts';
+import type { StormStateCache } from './storm-state-cache.ts';
 import { decodeStormState, encodeStormState } from './storm-state-codec.ts';
 import { createStormState, type PartitionStormState, PartitionStorms } from './storm-tracker.ts';
 import type { AnalysisEvent } from './types.ts';
@@ -82,10 +83,24 @@ export interface GateChanges {
   storms: Map<string, StormSummary>;
   /** Storms shown at a partition's last flush that the data no longer make: their rows are closed (deleted). */
   vanished: { id: string; server: string }[];
+  /**
+   * The storm tracker state each new saved position's `storms` was encoded from, by partition: stepped no more, for
+   * a cache to keep decoded (storm-state-cache.ts).
+   */
+  stormStates: Map<string, PartitionStormState>;
 }
 
 export function noChanges(): GateChanges {
-  return { verdicts: [], moved: [], partitions: [], keys: [], replayed: [], storms: new Map(), vanished: [] };
+  return {
+    verdicts: [],
+    moved: [],
+    partitions: [],
+    keys: [],
+    replayed: [],
+    storms: new Map(),
+    vanished: [],
+    stormStates: new Map(),
+  };
 }
 
 /** A partition whose fresh events all come after its frontier: it steps on from its saved state. */
@@ -109,13 +124,15 @@ export interface GatePlan {
 
 /**
  * Decides, from the saved positions, which partitions continue and which are replayed. `fresh` holds each
- * partition's new events (none for one only asked to replay), sorted here in time order.
+ * partition's new events (none for one only asked to replay), sorted here in time order. Saved storm states are
+ * decoded, or taken from `states` where it kept the very state saved.
  */
 export function planPartitions(
   fresh: ReadonlyMap<string, AnalysisEvent[]>,
   saved: ReadonlyMap<string, SavedPartition>,
   pending: ReadonlySet<string>,
   mustReplay: ReadonlySet<string>,
+  states?: StormStateCache,
 ): GatePlan {
   const plan: GatePlan = { continuing: [], replay: [], deferred: [] };
   for (const [pk, events] of fresh) {
@@ -123,7 +140,8 @@ export function planPartitions(
     const row = saved.get(pk);
     const first = events[0];
     // A state of an earlier definition (migration storms_by_sender) decodes to null: the partition is replayed.
-    const storms = decodeStormState(row?.storms ?? null);
+    const text = row?.storms ?? null;
+    const storms = states === undefined ? decodeStormState(text) : states.take(pk, text);
     if (pending.has(pk)) plan.deferred.push(pk);
     else if (row === undefined || storms === null || first === undefined || mustReplay.has(pk) || !after(first, row)) {
       plan.replay.push(pk);
@@ -195,7 +213,7 @@ function continuePartition(
     const state = now === undefined ? null : JSON.stringify(now);
     if (state !== (stored.get(key) ?? null)) changes.keys.push({ partition: pk, key, state });
   }
-  changes.partitions.push(...position(pk, partition, flushStorms(storms, changes), events[events.length - 1]));
+  save(pk, partition, flushStorms(storms, changes), events[events.length - 1], changes);
 }
 
 /** A stored event as a replay reads it: the event and the verdict stored on it. */
@@ -249,7 +267,7 @@ export function finishReplay({ partition: pk, gate, storms, last }: Replay, chan
   for (const [key, held] of Object.entries(partition?.keys ?? {})) {
     changes.keys.push({ partition: pk, key, state: JSON.stringify(held) });
   }
-  changes.partitions.push(...position(pk, partition, flushStorms(storms, changes), last));
+  save(pk, partition, flushStorms(storms, changes), last, changes);
 }
 
 function stepStored(replay: Replay, events: StoredEvent[], changes: GateChanges): void {
@@ -284,22 +302,23 @@ function flushStorms(storms: PartitionStorms, changes: GateChanges): PartitionSt
   return storms.state;
 }
 
-function position(
+/** Files the partition's new saved position, where it has stepped an event, and the storm state it encodes. */
+function save(
   pk: string,
   partition: PartitionGateState | undefined,
   storms: PartitionStormState,
   last: AnalysisEvent | undefined,
-): SavedPartition[] {
-  if (last === undefined) return [];
-  return [
-    {
-      partition: pk,
-      waitUntil: partition?.waitUntil ?? null,
-      frontierTs: last.ts,
-      frontierId: last.id,
-      storms: encodeStormState(storms),
-    },
-  ];
+  changes: GateChanges,
+): void {
+  if (last === undefined) return;
+  changes.partitions.push({
+    partition: pk,
+    waitUntil: partition?.waitUntil ?? null,
+    frontierTs: last.ts,
+    frontierId: last.id,
+    storms: encodeStormState(storms),
+  });
+  changes.stormStates.set(pk, storms);
 }
 
 function frontierOf(event: AnalysisEvent): Pick<SavedPartition, 'frontierTs' | 'frontierId'> {

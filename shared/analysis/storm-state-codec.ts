@@ -53,10 +53,11 @@ const TEXT_AT = Object.fromEntries(TEXT_FIELDS.map((field, i) => [field, 3 + i])
 const BIT = Object.fromEntries(FLAGS.map((flag, bit) => [flag, 1 << bit])) as Record<(typeof FLAGS)[number], number>;
 
 /*
- * Both directions run for every partition a fold touches, each time over its whole tail (a live pair's fold adds one
- * attempt to ~150 kept): plain loops and one object literal per attempt, no closure or spread per field, so every
- * decoded attempt has the same shape. On a tail of 146 (10 KB filed), CPU µs per call: decode 105 -> 70, encode
- * 65 -> 57, of which JSON.parse and JSON.stringify are 37 and 30.
+ * Encoding runs for every partition a fold touches, over its whole tail (a live pair's fold adds one attempt to ~150
+ * kept), and so does decoding where the folder has not kept the state decoded (storm-state-cache.ts): plain loops
+ * and one object literal per attempt, no closure or spread per field, so every decoded attempt has the same shape.
+ * On a tail of 146 (10 KB filed), CPU µs per call: decode 105 -> 70, encode 65 -> 57, of which JSON.parse and
+ * JSON.stringify are 37 and 30.
  */
 export function encodeStormState(state: PartitionStormState): string {
   const texts: string[] = [];

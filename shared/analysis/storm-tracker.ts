@@ -200,10 +200,19 @@ class SideTracker {
       if (storm !== null) found.push(storm);
       break;
     }
-    const runs = structuredClone(this.saved.runs);
+    // The runs are copied as the tail's attempts reach them, not all up front: most of a partition's runs take no
+    // attempt from the tail (a live pair's fold feeds few), and a deep copy of all of them was most of a flush.
+    const runs = { ...this.saved.runs };
+    const copied = new Set<string>();
     const closed: FoundStorm[] = [];
     for (let i = this.fed; i < tail.length; i++) {
-      if (!inProbe.has(i)) feedRun(runs, tail[i] as TailFact, this.owner, (s) => closed.push(s), this.makeLoop);
+      if (inProbe.has(i)) continue;
+      const fact = tail[i] as TailFact;
+      const runKey = runKeyOf(fact);
+      const run = runs[runKey];
+      if (run !== undefined && !copied.has(runKey)) runs[runKey] = structuredClone(run);
+      copied.add(runKey);
+      feedRun(runs, fact, this.owner, (s) => closed.push(s), this.makeLoop);
     }
     for (const [runKey, run] of Object.entries(runs)) {
       const storm = this.makeLoop(runKey, run);
@@ -353,7 +362,7 @@ function feedRun(
   emit: (storm: FoundStorm) => void,
   makeLoop: (runKey: string, run: Run) => FoundStorm | null,
 ): void {
-  const runKey = fact.connect ? `c${fact.endpointTarget}` : `r${fact.key}`;
+  const runKey = runKeyOf(fact);
   const relevant = fact.connect ? reconnectRelevant(fact) : retryRelevant(fact);
   const run = runs[runKey];
   const close = () => {
@@ -369,4 +378,9 @@ function feedRun(
   const open = runs[runKey] ?? newRun(fact.connect);
   runs[runKey] = open;
   appendToRun(open, fact, owner.state.collectIds);
+}
+
+/** The run an attempt goes to: `c` + endpoint for a reconnect loop, `r` + request key for a retry loop. */
+function runKeyOf(fact: StormFact): string {
+  return fact.connect ? `c${fact.endpointTarget}` : `r${fact.key}`;
 }

@@ -2,10 +2,13 @@ import { type SQL, sql } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadAnalysis } from '../../api/services/analysis/load.ts';
 import { stormSummary } from '../../api/services/analysis/storm-ids.ts';
+import { FOLD_EVENTS, foldQueued } from '../../api/services/fold.ts';
 import { buildMissingStorms, PARTITIONS_PER_STEP } from '../../api/services/gate-maintenance.ts';
+import { ingestBatch } from '../../api/services/ingest.ts';
 import { orderedStormRows, stormCounts } from '../../db/queries/storms.ts';
 import type { Store } from '../../db/runner.ts';
 import { shuffled } from '../../shared/analysis/fixtures.ts';
+import { StormStateCache } from '../../shared/analysis/storm-state-cache.ts';
 import { decodeStormState } from '../../shared/analysis/storm-state-codec.ts';
 import { detectStorms } from '../../shared/analysis/storms.ts';
 import { createTestApp, get, postNdjson, putJson, TEST_NOW, type TestApp } from '../support/app.ts';
@@ -89,6 +92,18 @@ describe.each(STORE_KINDS)('storms kept at ingest on $name', (kind) => {
       const events = traffic('c');
       for (let start = 0; start < events.length; start += 9) {
         expect((await postNdjson(app, events.slice(start, start + 9))).status).toBe(200);
+      }
+      expect(await listed()).toEqual(await detectedIn(db.store));
+    });
+
+    it('lists what the detector finds when two servers fold the database in turn, each keeping the states it saved', async () => {
+      // Each server's kept states go stale at the other's folds: only the state the store holds tells.
+      const servers = [new StormStateCache(2 ** 20), new StormStateCache(2 ** 20)];
+      const events = traffic('t');
+      for (let start = 0; start < events.length; start += 9) {
+        const batch = events.slice(start, start + 9).map((value, i) => ({ line: i + 1, value }));
+        expect((await ingestBatch(db.store, batch)).accepted).toBe(batch.length);
+        await foldQueued(db.store, FOLD_EVENTS, undefined, undefined, servers[(start / 9) % 2]);
       }
       expect(await listed()).toEqual(await detectedIn(db.store));
     });
