@@ -76,6 +76,20 @@ const IDENTITY_TEXTS = new Map<string, string>();
  * matches no row). Null when none is left: the caller has nothing to look up.
  */
 export function identityPairs(db: SqlRunner, identities: readonly string[], server?: string): SQL | null {
+  return identityRows(db, placed(identities), [['place', 'integer']], server);
+}
+
+/** `identityPairs` cut per server, for a read of a leg per server (db/queries/lists.ts allPerServer). */
+export function identityPairsPerServer(
+  db: SqlRunner,
+  identities: readonly string[],
+  server?: string,
+): { server: string; table: SQL }[] {
+  return identityRowsPerServer(db, placed(identities), [['place', 'integer']], server);
+}
+
+/** Each identity given once, with its first place in `identities`. */
+function placed(identities: readonly string[]): [string, number][] {
   const seen = new Set<string>();
   const rows: [string, number][] = [];
   identities.forEach((identity, place) => {
@@ -83,7 +97,7 @@ export function identityPairs(db: SqlRunner, identities: readonly string[], serv
     seen.add(identity);
     rows.push([identity, place]);
   });
-  return identityRows(db, rows, [['place', 'integer']], server);
+  return rows;
 }
 
 /**
@@ -102,4 +116,19 @@ export function identityRows(
   });
   if (stored.length === 0) return null;
   return rowsTable(db, [['server', 'text'], ['identity', 'bytea'], ...more], stored);
+}
+
+/** `identityRows` cut per server (of `server` only, if given): a table of each server's rows, none empty. */
+export function identityRowsPerServer(
+  db: SqlRunner,
+  rows: readonly (readonly [identity: string, ...rest: unknown[]])[],
+  more: readonly RowsColumn[],
+  server?: string,
+): { server: string; table: SQL }[] {
+  const servers = new Set<string>();
+  for (const [identity] of rows) {
+    const key = storedIdentity(identity);
+    if (key !== null && (server === undefined || key.server === server)) servers.add(key.server);
+  }
+  return [...servers].map((one) => ({ server: one, table: identityRows(db, rows, more, one) as SQL }));
 }

@@ -82,12 +82,17 @@ export async function ingestBatch(store: Store, items: readonly BatchItem[], fre
 
   const names = [...new Set(valid.map((v) => v.event.server))];
   const seen = await loadServerConfigs(store, names);
+  // Servers never seen are registered before the transaction, which then only share-locks their rows. On Citus
+  // (docs/adr/0014-distribution-by-server.md) `servers` is a reference table, whose write and share-lock each lock
+  // its one shard: two batches that both wrote it in their transactions, then share-locked it, deadlocked.
+  const known = new Set(seen.map((row) => row.name));
+  const unseen = names.filter((name) => !known.has(name));
+  await ensureServers(store, unseen);
   let chunks = await buildChunks(valid, seen);
   // PostgreSQL keeps events in day partitions: each day the batch holds has one before the transaction begins.
   const days = valid.map((v) => eventDay(v.event.ts));
   const stored = await withEventDays(store, days, () =>
     store.transaction(async (tx) => {
-      await ensureServers(tx, names);
       const current = await loadServerConfigs(tx, names);
       if (configChanged(seen, current)) chunks = await buildChunks(valid, current);
       return insertAll(tx, chunks);

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { SqlRunner } from '../runner.ts';
-import { BODY_COLUMNS, EVENTS_WITH_BODIES, type WithBlock, withBodies } from './bodies.ts';
+import { LINE_PLACE, type WithBlock, withBodies } from './bodies.ts';
+import { queued } from './fold-queue.ts';
 import { rowsTable } from './lists.ts';
 
 /** A stored event with its profile as stored and its line: api/services/actionability-backfill.ts reads it again. */
@@ -19,13 +20,12 @@ export interface ProfiledRow {
 /** One page, in arrival order, of the events after `afterSeq` but input requests (never a failure, hidden or not). */
 export async function profilePage(db: SqlRunner, afterSeq: number, limit: number): Promise<ProfiledRow[]> {
   const rows = await db.all<WithBlock<ProfiledRow>>(sql`SELECT
-      seq, ts, server, counted, bucket, act_profile AS "actProfile", CASE WHEN EXISTS (SELECT 1 FROM fold_queue AS q
-        WHERE events.seq >= q.first_seq AND events.seq <= q.last_seq) THEN 1 ELSE 0 END AS queued, ${BODY_COLUMNS}
-    FROM ${EVENTS_WITH_BODIES}
+      seq, ts, server, counted, bucket, act_profile AS "actProfile", ${queued(db)} AS queued, ${LINE_PLACE}
+    FROM events
     WHERE seq > ${afterSeq} AND bucket <> 'pending' AND bucket <> 'unknown'
     ORDER BY seq LIMIT ${limit}`);
   // PostgreSQL answers bigint columns as text.
-  return withBodies<ProfiledRow>(rows).map((row) => ({
+  return (await withBodies<ProfiledRow>(db, rows)).map((row) => ({
     ...row,
     seq: Number(row.seq),
     ts: Number(row.ts),

@@ -2,32 +2,48 @@ import { sql } from 'drizzle-orm';
 import { decodeBlock } from '../body-codec.ts';
 import { storedKey } from '../event-row.ts';
 import type { SqlRunner } from '../runner.ts';
-import { rowsTable } from './lists.ts';
+import { listTable, rowsTable } from './lists.ts';
 
-/** The events with the blocks that hold their lines: select BODY_COLUMNS from it, then pass the rows to withBodies. */
-export const EVENTS_WITH_BODIES = sql`events JOIN event_bodies ON event_bodies.id = events.body_block`;
+/**
+ * Where an event's line is: select it from events, then pass the rows to withBodies, which reads their blocks. Not
+ * joined in the same statement: on Citus (docs/adr/0014-distribution-by-server.md) event_bodies is distributed by
+ * its id and events by server, and it refuses a join of the two as one that requires repartitioning.
+ */
+export const LINE_PLACE = sql`body_block AS "bodyBlock", body_line AS "bodyLine"`;
 
-export const BODY_COLUMNS = sql`body_block AS "bodyBlock", body_line AS "bodyLine", event_bodies.data AS "bodyData"`;
-
-/** A row selected with BODY_COLUMNS: its line is still in its block. */
+/** A row selected with LINE_PLACE: its line is still in its block. */
 export type WithBlock<Row extends { body: string }> = Omit<Row, 'body'> & {
-  bodyBlock: number;
+  bodyBlock: number | string;
   bodyLine: number;
-  bodyData: Uint8Array | string;
 };
 
-/** The rows with their lines; a block is inflated once however many of its rows were read. */
-export function withBodies<Row extends { body: string }>(rows: readonly WithBlock<Row>[]): Row[] {
+/**
+ * The rows with their lines, their blocks read by id in one statement; a block is inflated once however many of its
+ * rows were read. A row whose block is not found is left out, as the join of the two tables left it out.
+ */
+export async function withBodies<Row extends { body: string }>(
+  db: SqlRunner,
+  rows: readonly WithBlock<Row>[],
+): Promise<Row[]> {
+  if (rows.length === 0) return [];
+  const ids = [...new Set(rows.map((row) => Number(row.bodyBlock)))];
+  const stored = await db.all<{ id: number | string; data: Uint8Array | string }>(
+    sql`SELECT id, data FROM event_bodies WHERE id IN ${listTable(db, ids)}`,
+  );
+  const data = new Map(stored.map((block) => [Number(block.id), block.data]));
   const blocks = new Map<number, string[]>();
-  return rows.map(({ bodyBlock, bodyLine, bodyData, ...row }) => {
-    let lines = blocks.get(bodyBlock);
+  return rows.flatMap(({ bodyBlock, bodyLine, ...row }) => {
+    const id = Number(bodyBlock);
+    let lines = blocks.get(id);
     if (lines === undefined) {
-      lines = decodeBlock(bodyData);
-      blocks.set(bodyBlock, lines);
+      const block = data.get(id);
+      if (block === undefined) return [];
+      lines = decodeBlock(block);
+      blocks.set(id, lines);
     }
     const body = lines[bodyLine];
-    if (body === undefined) throw new Error(`event_bodies ${bodyBlock} has no line ${bodyLine}`);
-    return { ...row, body } as unknown as Row;
+    if (body === undefined) throw new Error(`event_bodies ${id} has no line ${bodyLine}`);
+    return [{ ...row, body } as unknown as Row];
   });
 }
 
@@ -47,8 +63,8 @@ export async function linesOf(
     keys.map((key) => [key.eventId, key.ts, key.server]),
   );
   const rows = await db.all<WithBlock<{ eventId: string; ts: number; server: string; body: string }>>(sql`SELECT
-      events.event_id AS "eventId", events.ts AS ts, events.server AS server, ${BODY_COLUMNS} FROM ${EVENTS_WITH_BODIES}
+      events.event_id AS "eventId", events.ts AS ts, events.server AS server, ${LINE_PLACE} FROM events
       JOIN ${table} AS k ON events.event_id = k.id AND events.ts = k.ts AND events.server = k.server`);
   // PostgreSQL answers bigint columns as text.
-  return new Map(withBodies(rows).map((row) => [storedKey({ ...row, ts: Number(row.ts) }), row.body]));
+  return new Map((await withBodies(db, rows)).map((row) => [storedKey({ ...row, ts: Number(row.ts) }), row.body]));
 }

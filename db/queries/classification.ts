@@ -1,13 +1,13 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { SqlRunner } from '../runner.ts';
 import { identityText, storedDigest } from '../stored-identity.ts';
-import { BODY_COLUMNS, EVENTS_WITH_BODIES, type WithBlock, withBodies } from './bodies.ts';
-import { QUEUED } from './fold-queue.ts';
+import { LINE_PLACE, type WithBlock, withBodies } from './bodies.ts';
+import { queued } from './fold-queue.ts';
 import { bytesFromHex, listTable } from './lists.ts';
 
 export interface FailedEventRow {
   seq: number;
-  /** 1 while still queued for its fold (db/queries/fold-queue.ts QUEUED). */
+  /** 1 while still queued for its fold (db/queries/fold-queue.ts `queued`). */
   queued: number;
   rpcMethod: string | null;
   ts: number;
@@ -39,10 +39,10 @@ export async function failedEventsPage(
   const rows = await db.all<WithBlock<FailedEventRow>>(sql`SELECT seq, ts, server, client, rpc_method AS "rpcMethod",
       ${identityText(db, 'events')} AS identity, counted, avoidable,
       gate_reason AS "gateReason", discovery_read AS "discoveryRead", rpc_code AS "rpcCode",
-      http_status AS "httpStatus", era, continuation, bucket, kind, rule, evidence, ${QUEUED} AS queued, ${BODY_COLUMNS}
-    FROM ${EVENTS_WITH_BODIES}
+      http_status AS "httpStatus", era, continuation, bucket, kind, rule, evidence, ${queued(db)} AS queued, ${LINE_PLACE}
+    FROM events
     WHERE server = ${server} AND bucket <> 'ok' AND seq > ${afterSeq} ORDER BY seq LIMIT ${limit}`);
-  return withBodies(rows);
+  return withBodies(db, rows);
 }
 
 export interface Reclassified {
@@ -104,13 +104,13 @@ export async function factsPage(
 ): Promise<FactsRow[]> {
   const rows = await db.all<WithBlock<FactsRow>>(sql`SELECT seq, ts, server, client, rpc_method AS "rpcMethod",
       bucket, kind, discovery_read AS "discoveryRead", avoidable, gate_reason AS "gateReason", counted,
-      ${identityText(db, 'events')} AS identity, wait_until AS "waitUntil", ${BODY_COLUMNS}
-    FROM ${EVENTS_WITH_BODIES}
+      ${identityText(db, 'events')} AS identity, wait_until AS "waitUntil", ${LINE_PLACE}
+    FROM events
     WHERE seq > ${afterSeq} AND (bucket IN ('refusal', 'throttled')
       OR (protocol = 'a2a' AND rpc_method IN ${listTable(db, methods.a2aMessages)})
       OR rpc_method IN ${listTable(db, methods.serverSent)})
     ORDER BY seq LIMIT ${limit}`);
-  return withBodies(rows);
+  return withBodies(db, rows);
 }
 
 /** Files a stored event's identity (of a request to its `server`) and lapse anew. */
@@ -137,7 +137,7 @@ export interface UnreadRequestRow {
   counted: number;
   /** The request identity (`server:` + hex), as the identity hours count its sends. */
   identity: string | null;
-  /** 1 while still queued for its fold (db/queries/fold-queue.ts QUEUED). */
+  /** 1 while still queued for its fold (db/queries/fold-queue.ts `queued`). */
   queued: number;
   body: string;
 }
@@ -146,11 +146,11 @@ export interface UnreadRequestRow {
 export async function unreadRequestsPage(db: SqlRunner, afterSeq: number, limit: number): Promise<UnreadRequestRow[]> {
   const rows = await db.all<WithBlock<UnreadRequestRow>>(sql`SELECT seq, ts, server, client,
       rpc_method AS "rpcMethod", bucket, kind, era, continuation, counted, ${identityText(db, 'events')} AS identity,
-      ${QUEUED} AS queued, ${BODY_COLUMNS}
-    FROM ${EVENTS_WITH_BODIES}
+      ${queued(db)} AS queued, ${LINE_PLACE}
+    FROM events
     WHERE seq > ${afterSeq} AND protocol = 'mcp'
     ORDER BY seq LIMIT ${limit}`);
-  return withBodies(rows).map((row) => ({ ...row, seq: Number(row.seq), ts: Number(row.ts) }));
+  return (await withBodies(db, rows)).map((row) => ({ ...row, seq: Number(row.seq), ts: Number(row.ts) }));
 }
 
 /** What a request says of itself (shared/era.ts, shared/frames.ts rpcNameOf), filed for one stored event. */

@@ -9,9 +9,9 @@ import { bucketStart, HOUR_MS } from '../../shared/analysis/time-buckets.ts';
 import type { AnalysisEvent } from '../../shared/analysis/types.ts';
 import { DenialHourChanges } from '../counters/denial-hours.ts';
 import type { SqlRunner } from '../runner.ts';
-import { identityRows, identityText, storedDigest } from '../stored-identity.ts';
+import { identityRows, identityRowsPerServer, identityText, storedDigest } from '../stored-identity.ts';
 import { type AnalysisRow, analysisColumns, analysisEventOfRow } from './analysis.ts';
-import { upsertRows } from './lists.ts';
+import { allOfUnion, upsertRows } from './lists.ts';
 
 /**
  * The decision store's audit (db/schema/denials.ts) as the fold keeps it (ADR 15): a change to any counted event of
@@ -194,28 +194,34 @@ async function countedEvents(
   starts: readonly { identity: string; from: number | null }[],
   until: number | null = null,
 ): Promise<Map<string, AnalysisEvent[]>> {
-  const table = identityRows(
-    db,
-    starts.map(({ identity, from }) => [identity, from ?? Number.MIN_SAFE_INTEGER]),
-    [['since', 'bigint']],
-  );
+  const rows = starts.map(({ identity, from }) => [identity, from ?? Number.MIN_SAFE_INTEGER] as const);
   const byIdentity = new Map<string, AnalysisEvent[]>();
-  if (table === null) return byIdentity;
   const before = until === null ? sql`` : sql` AND events.ts < ${until}`;
-  const counted = sql`events.identity = t.i AND events.server = t.s AND events.ts >= t.f${before}
+  const counted = (server: SQL) => sql`events.identity = t.i AND events.server = ${server} AND events.ts >= t.f${before}
     AND events.identity IS NOT NULL AND events.counted = 1`;
   const columns = sql`${analysisColumns(db)}, events.seq AS seq`;
-  const pairs = sql`(SELECT server AS s, identity AS i, since AS f FROM ${table} AS t)`;
+  const pairs = (table: SQL) => sql`(SELECT server AS s, identity AS i, since AS f FROM ${table} AS t)`;
+  type Row = AnalysisRow & { seq: number | string };
   // PostgreSQL as a lateral subquery: one seek per identity and day partition (as db/counters/identities.ts
-  // sendTimes, whose join the planner ran over every partition's whole index). OFFSET 0 keeps it from flattening.
-  const query: SQL =
-    db.dialect === 'postgres'
-      ? sql`SELECT ${columns} FROM ${pairs} AS t CROSS JOIN LATERAL (SELECT * FROM events WHERE ${counted} OFFSET 0)
-          AS events`
-      : sql`SELECT ${columns} FROM ${pairs} AS t JOIN events ON ${counted}`;
-  const rows = await db.all<AnalysisRow & { seq: number | string }>(query);
-  denialAuditReads.events += rows.length;
-  for (const row of rows) {
+  // sendTimes, whose join the planner ran over every partition's whole index). OFFSET 0 keeps it from flattening; a
+  // leg per server keeps Citus from refusing it.
+  let found: Row[];
+  if (db.dialect === 'postgres') {
+    found = await allOfUnion<Row>(
+      db,
+      identityRowsPerServer(db, rows, [['since', 'bigint']]).map(
+        ({ server, table }) => sql`SELECT ${columns} FROM ${pairs(table)} AS t
+          CROSS JOIN LATERAL (SELECT * FROM events WHERE ${counted(sql`${server}`)} OFFSET 0) AS events`,
+      ),
+      (union) => union,
+    );
+  } else {
+    const table = identityRows(db, rows, [['since', 'bigint']]);
+    if (table === null) return byIdentity;
+    found = await db.all<Row>(sql`SELECT ${columns} FROM ${pairs(table)} AS t JOIN events ON ${counted(sql`t.s`)}`);
+  }
+  denialAuditReads.events += found.length;
+  for (const row of found) {
     const e = { ...analysisEventOfRow(row), seq: Number(row.seq) };
     const list = byIdentity.get(e.identity as string);
     if (list === undefined) byIdentity.set(e.identity as string, [e]);

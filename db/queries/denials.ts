@@ -2,7 +2,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import { type DenialEventRef, isSessionless, PROBE_METHOD } from '../../shared/analysis/denials.ts';
 import type { SqlRunner } from '../runner.ts';
 import { identityText } from '../stored-identity.ts';
-import { rowsTable } from './lists.ts';
+import { allPerServer, rowsTable } from './lists.ts';
 
 /** A window of the decision store's audit (db/queries/denial-audit.ts keeps it). */
 export interface DenialScope {
@@ -72,19 +72,29 @@ export interface PairSpan {
  */
 export async function probedIn(db: SqlRunner, spans: readonly PairSpan[]): Promise<Set<number>> {
   if (spans.length === 0) return new Set();
-  const table = rowsTable(
-    db,
-    [
-      ['place', 'integer'],
-      ['client', 'text'],
-      ['server', 'text'],
-      ['after', 'bigint'],
-      ['before', 'bigint'],
-    ],
-    spans.map((span, place) => [place, span.client, span.server, span.after, span.before]),
-  );
-  const rows = await db.all<{ place: number }>(sql`SELECT t.place AS place FROM ${table} AS t WHERE EXISTS (
+  const probed = (ofSpans: readonly (PairSpan & { place: number })[], server: SQL) => {
+    const table = rowsTable(
+      db,
+      [
+        ['place', 'integer'],
+        ['client', 'text'],
+        ['server', 'text'],
+        ['after', 'bigint'],
+        ['before', 'bigint'],
+      ],
+      ofSpans.map((span) => [span.place, span.client, span.server, span.after, span.before]),
+    );
+    return sql`SELECT t.place AS place FROM ${table} AS t WHERE EXISTS (
       SELECT 1 FROM events AS e WHERE e.client = t.client AND e.ts > t.after AND e.ts < t.before
-        AND e.server = t.server AND e.rpc_method = ${PROBE_METHOD} AND e.counted = 1)`);
+        AND e.server = ${server} AND e.rpc_method = ${PROBE_METHOD} AND e.counted = 1)`;
+  };
+  const placed = spans.map((span, place) => ({ ...span, place }));
+  // On PostgreSQL a leg per server, naming it (allPerServer): Citus refuses the EXISTS over a table function.
+  const rows =
+    db.dialect === 'sqlite'
+      ? await db.all<{ place: number }>(probed(placed, sql`t.server`))
+      : await allPerServer<(typeof placed)[number], { place: number }>(db, placed, (server, ofServer) =>
+          probed(ofServer, sql`${server}`),
+        );
   return new Set(rows.map((row) => Number(row.place)));
 }

@@ -3,7 +3,7 @@ import { HIDDEN_FAILURE_AT_LEAST, HIDDEN_THROTTLE_AT_LEAST } from '../../shared/
 import type { EventColumns } from '../event-row.ts';
 import type { SqlRunner } from '../runner.ts';
 import { identityText } from '../stored-identity.ts';
-import { BODY_COLUMNS, EVENTS_WITH_BODIES, type WithBlock, withBodies } from './bodies.ts';
+import { LINE_PLACE, type WithBlock, withBodies } from './bodies.ts';
 import { rowsTable } from './lists.ts';
 
 export interface EventFilter {
@@ -95,24 +95,21 @@ export function whereClause(conditions: SQL[]): SQL {
   return conditions.length === 0 ? sql`` : sql`WHERE ${sql.join(conditions, sql` AND `)}`;
 }
 
-/** An event's columns and where its line is: BODY_COLUMNS (the block too, from event_bodies), or LINE_PLACE. */
-function eventColumns(db: SqlRunner, line: SQL = BODY_COLUMNS): SQL {
+/** An event's columns and where its line is (LINE_PLACE), for withBodies. */
+function eventColumns(db: SqlRunner): SQL {
   return sql`seq, event_id AS "eventId", ts, source, client, server, session, protocol,
   rpc_method AS "rpcMethod", http_method AS "httpMethod", http_path AS "httpPath", http_status AS "httpStatus",
   rpc_code AS "rpcCode", latency_ms AS "latencyMs", ${identityText(db, 'events')} AS identity, counted, bucket, kind,
   rule, evidence, avoidable, gate_reason AS "gateReason", blocked_by AS "blockedBy", request_id AS "requestId",
   partner, act_profile AS "actProfile", era, protocol_version AS "protocolVersion", continuation,
-  source_format AS "sourceFormat", frames, ${line}`;
+  source_format AS "sourceFormat", frames, ${LINE_PLACE}`;
 }
-
-/** Where an event's line is, without its block: for a read that joins the blocks after its events. */
-const LINE_PLACE = sql`body_block AS "bodyBlock", body_line AS "bodyLine"`;
 
 export async function getEvent(db: SqlRunner, eventId: string): Promise<StoredEventRow | null> {
   const rows = await db.all<WithBlock<StoredEventRow>>(
-    sql`SELECT ${eventColumns(db)} FROM ${EVENTS_WITH_BODIES} WHERE event_id = ${eventId}`,
+    sql`SELECT ${eventColumns(db)} FROM events WHERE event_id = ${eventId}`,
   );
-  return withBodies(rows)[0] ?? null;
+  return (await withBodies(db, rows))[0] ?? null;
 }
 
 /** The conditions of a list: the filter's, and for one row per request only the counted records. */
@@ -133,8 +130,8 @@ export async function listEvents(
   const conditions = listConditions(filter);
   if (cursor) conditions.push(sql`(ts < ${cursor.ts} OR (ts = ${cursor.ts} AND seq < ${cursor.seq}))`);
   const rows = await db.all<WithBlock<StoredEventRow>>(sql`SELECT ${eventColumns(db)}
-    FROM ${EVENTS_WITH_BODIES} ${whereClause(conditions)} ORDER BY ts DESC, seq DESC LIMIT ${limit}`);
-  return withBodies(rows);
+    FROM events ${whereClause(conditions)} ORDER BY ts DESC, seq DESC LIMIT ${limit}`);
+  return withBodies(db, rows);
 }
 
 /**
@@ -199,13 +196,11 @@ async function partnersOf(db: SqlRunner, named: readonly string[][]): Promise<St
   const sameRequest = sql`events.event_id = pairs.record_id AND events.partner = pairs.named_by`;
   const rows = await db.all<WithBlock<StoredEventRow>>(
     db.dialect === 'sqlite'
-      ? sql`SELECT ${eventColumns(db)} FROM ${pairs} AS pairs JOIN events ON ${sameRequest}
-        JOIN event_bodies ON event_bodies.id = events.body_block`
-      : sql`SELECT found.*, event_bodies.data AS "bodyData" FROM ${pairs} AS pairs
-        CROSS JOIN LATERAL (SELECT ${eventColumns(db, LINE_PLACE)} FROM events WHERE ${sameRequest} LIMIT 1) AS found
-        JOIN event_bodies ON event_bodies.id = found."bodyBlock"`,
+      ? sql`SELECT ${eventColumns(db)} FROM ${pairs} AS pairs JOIN events ON ${sameRequest}`
+      : sql`SELECT found.* FROM ${pairs} AS pairs
+        CROSS JOIN LATERAL (SELECT ${eventColumns(db)} FROM events WHERE ${sameRequest} LIMIT 1) AS found`,
   );
-  return withBodies(rows);
+  return withBodies(db, rows);
 }
 
 /** The first and last event times in the store, null when it holds none: two seeks in events_ts_idx. */

@@ -92,9 +92,16 @@ const TAKE_RUNS = 20_000;
 /**
  * 1 while the events row of the enclosing query is still queued for its fold, else 0 (an integer on both engines).
  * Read in the same statement as the row, so from the same snapshot: the replays and reclassification tell folded
- * from queued by it.
+ * from queued by it. SQLite probes the queue for the row; PostgreSQL reads the queue once, as the multirange of its
+ * runs that each row's seq is looked up in: on Citus (docs/adr/0014-distribution-by-server.md) fold_queue is a table
+ * of the coordinator, which a query on the distributed events may read apart (a subquery it runs first) but not probe
+ * per row.
  */
-export const QUEUED = sql`(CASE WHEN ${queuedSeq(sql`events.seq`)} THEN 1 ELSE 0 END)`;
+export function queued(db: SqlRunner): SQL {
+  if (db.dialect === 'sqlite') return sql`(CASE WHEN ${queuedSeq(sql`events.seq`)} THEN 1 ELSE 0 END)`;
+  return sql`(CASE WHEN (SELECT range_agg(int8range(first_seq, last_seq, '[]')) FROM fold_queue) @> events.seq
+    THEN 1 ELSE 0 END)`;
+}
 
 /** Whether `seq` is queued: the run starting at or before it, found by the primary key, reaches it. */
 function queuedSeq(seq: SQL): SQL {

@@ -3,8 +3,8 @@ import type { SavedPartition, VerdictWrite } from '../../shared/analysis/gate-st
 import type { SqlRunner } from '../runner.ts';
 import { type AnalysisRow, analysisColumns } from './analysis.ts';
 import { serverBesideClient } from './events.ts';
-import { QUEUED } from './fold-queue.ts';
-import { listTable, type RowsColumn, rowsTable, type Upsert, upsertRows } from './lists.ts';
+import { queued } from './fold-queue.ts';
+import { allPerServer, listTable, type RowsColumn, rowsTable, type Upsert, upsertRows } from './lists.ts';
 
 export async function loadGatePartitions(db: SqlRunner, partitions: readonly string[]): Promise<SavedPartition[]> {
   if (partitions.length === 0) return [];
@@ -112,8 +112,8 @@ export async function partitionsEvents(
   const grouped = partitions.map((): PartitionRow[] => []);
   if (partitions.length === 0) return grouped;
   const rows = await db.all<PartitionRow & { probe: number | string }>(sql`SELECT p.probe AS probe,
-      seq, ${analysisColumns(db)}, ${QUEUED} AS queued
-    FROM ${partitionProbes(db, partitions)} AS p
+      seq, ${analysisColumns(db)}, ${queued(db)} AS queued
+    FROM ${partitionProbes(db, numbered(partitions))} AS p
     JOIN events ON events.client = p.probe_client AND ${serverBesideClient(sql`p.probe_server`)}
     WHERE events.seq > ${afterSeq}`);
   for (const { probe, ...row } of rows) grouped[Number(probe)]?.push(row);
@@ -123,16 +123,29 @@ export async function partitionsEvents(
 /**
  * The stored events of each (client, server), counted up to `cap` (the client index serves it, `cap` bounds it), in
  * one statement: a fold's first batches open a thousand partitions, and a round trip each was seconds on PostgreSQL.
+ * There, a leg per server (allPerServer), which Citus routes to the server's node: it refuses the correlated count
+ * over a table function otherwise.
  */
 export async function partitionSizes(db: SqlRunner, partitions: readonly Partition[], cap: number): Promise<number[]> {
   if (partitions.length === 0) return [];
-  const rows = await db.all<{ probe: number | string; n: number | string }>(sql`SELECT p.probe AS probe,
-      (SELECT COUNT(*) FROM (SELECT 1 FROM events WHERE client = p.probe_client
-        AND ${serverBesideClient(sql`p.probe_server`)} LIMIT ${cap}) AS capped) AS n
-    FROM ${partitionProbes(db, partitions)} AS p`);
+  const counted = (probes: SQL, server: SQL) => sql`SELECT p.probe AS probe,
+      (SELECT COUNT(*) FROM (SELECT 1 FROM events WHERE client = p.probe_client AND ${server} LIMIT ${cap}) AS capped)
+      AS n FROM ${probes} AS p`;
+  const probed = numbered(partitions);
+  const rows =
+    db.dialect === 'sqlite'
+      ? await db.all<SizeRow>(counted(partitionProbes(db, probed), serverBesideClient(sql`p.probe_server`)))
+      : await allPerServer<(typeof probed)[number], SizeRow>(db, probed, (server, ofServer) =>
+          counted(partitionProbes(db, ofServer), sql`server = ${server}`),
+        );
   const sizes = partitions.map(() => 0);
   for (const row of rows) sizes[Number(row.probe)] = Number(row.n);
   return sizes;
+}
+
+interface SizeRow {
+  probe: number | string;
+  n: number | string;
 }
 
 /** A (client, server) pair: one gate partition. */
@@ -141,11 +154,16 @@ export interface Partition {
   server: string;
 }
 
+/** Partitions with their place in the list, which the rows read for them answer as `probe`. */
+function numbered(partitions: readonly Partition[]): (Partition & { probe: number })[] {
+  return partitions.map((partition, probe) => ({ ...partition, probe }));
+}
+
 /**
  * Partitions as a derived table (probe: their place in the list, probe_client, probe_server), named apart from the
  * events' own columns so that a join to the events can select those unqualified.
  */
-function partitionProbes(db: SqlRunner, partitions: readonly Partition[]): SQL {
+function partitionProbes(db: SqlRunner, partitions: readonly (Partition & { probe: number })[]): SQL {
   return rowsTable(
     db,
     [
@@ -153,7 +171,7 @@ function partitionProbes(db: SqlRunner, partitions: readonly Partition[]): SQL {
       ['probe_client', 'text'],
       ['probe_server', 'text'],
     ],
-    partitions.map(({ client, server }, index) => [index, client, server]),
+    partitions.map(({ client, server, probe }) => [probe, client, server]),
   );
 }
 

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { SqlRunner } from '../runner.ts';
 import { identityText, storedDigest } from '../stored-identity.ts';
-import { QUEUED } from './fold-queue.ts';
+import { queued } from './fold-queue.ts';
 import { rowsTable } from './lists.ts';
 
 /**
@@ -97,6 +97,6 @@ export async function foldedRoundsPage(
 ): Promise<(RoundKey & { seq: number; client: string | null; bucket: string })[]> {
   const rows = await db.all<RoundKey & { seq: number; client: string | null; bucket: string }>(sql`SELECT seq,
       event_id AS "eventId", ts, server, client, bucket FROM events
-    WHERE seq > ${afterSeq} AND bucket = 'pending' AND counted = 1 AND ${QUEUED} = 0 ORDER BY seq LIMIT ${limit}`);
+    WHERE seq > ${afterSeq} AND bucket = 'pending' AND counted = 1 AND ${queued(db)} = 0 ORDER BY seq LIMIT ${limit}`);
   return rows.map((row) => ({ ...row, seq: Number(row.seq), ts: Number(row.ts) }));
 }

@@ -28,6 +28,31 @@ export async function allOfUnion<T>(db: SqlRunner, terms: readonly SQL[], query:
 }
 
 /**
+ * Runs `leg` once per server of `items`, with that server's items, as the UNION ALL of the legs (allOfUnion), and
+ * returns all their rows. A leg names its server as a constant: on Citus (docs/adr/0014-distribution-by-server.md)
+ * that routes it whole to the one node holding the server's events, where Citus refuses the same query over the
+ * servers of a table function (a LATERAL range behind OFFSET, a correlated subquery); plain PostgreSQL plans each leg
+ * as it planned the one statement, a server's part of it.
+ */
+export function allPerServer<T extends { server: string }, R>(
+  db: SqlRunner,
+  items: readonly T[],
+  leg: (server: string, items: T[]) => SQL,
+): Promise<R[]> {
+  const byServer = new Map<string, T[]>();
+  for (const item of items) {
+    const same = byServer.get(item.server);
+    if (same === undefined) byServer.set(item.server, [item]);
+    else same.push(item);
+  }
+  return allOfUnion<R>(
+    db,
+    [...byServer].map(([server, same]) => leg(server, same)),
+    (union) => union,
+  );
+}
+
+/**
  * A column of `rowsTable`: its name and its PostgreSQL type (SQLite takes the JSON value as it is). A `bytea` column's
  * values are given as hex text, which JSON and the writer thread's messages carry, and stored as bytes.
  */

@@ -5,7 +5,7 @@ import { storedKey } from '../event-row.ts';
 import type { SqlRunner } from '../runner.ts';
 import { shadowedColumns } from './classification.ts';
 import type { SeqRun } from './fold-queue.ts';
-import { listTable, rowsTable } from './lists.ts';
+import { allPerServer, listTable, rowsTable } from './lists.ts';
 
 /**
  * The stored side of shared/request-join.ts: the records still without a partner that could be the partner of a
@@ -82,25 +82,36 @@ export async function unjoinedRecords(
  * proxy side the small index of unjoined proxy records, empty where no access log was ever sent). SQLite loops
  * over the windows as the outer table by itself. PostgreSQL, joined to them plainly, hashed every waiting proxy
  * record of the store against them (1.3 s a fold at 100k events), so there each window is a LATERAL range, behind
- * OFFSET 0, which keeps the planner from flattening it into that same join.
+ * OFFSET 0, which keeps the planner from flattening it into that same join; a leg per server (allPerServer), which
+ * Citus routes to the server's node (it refuses the OFFSET over a table function otherwise).
  */
 function inWindows(db: SqlRunner, unjoined: SQL, windows: readonly TimeWindow[]): Promise<FactsRow[]> {
-  const table = rowsTable(
-    db,
-    [
-      ['window_server', 'text'],
-      ['window_from', 'bigint'],
-      ['window_to', 'bigint'],
-    ],
-    windows.map(({ server, from, to }) => [server, from, to]),
-  );
-  const inWindow = sql`events.server = w.window_server AND events.ts >= w.window_from AND events.ts <= w.window_to
-    AND ${unjoined}`;
   if (db.dialect === 'sqlite') {
-    return db.all<FactsRow>(sql`SELECT ${FACTS} FROM ${table} AS w JOIN events ON ${inWindow}`);
+    const table = rowsTable(
+      db,
+      [
+        ['window_server', 'text'],
+        ['window_from', 'bigint'],
+        ['window_to', 'bigint'],
+      ],
+      windows.map(({ server, from, to }) => [server, from, to]),
+    );
+    return db.all<FactsRow>(sql`SELECT ${FACTS} FROM ${table} AS w JOIN events ON events.server = w.window_server
+      AND events.ts >= w.window_from AND events.ts <= w.window_to AND ${unjoined}`);
   }
-  return db.all<FactsRow>(sql`SELECT found.* FROM ${table} AS w
-    CROSS JOIN LATERAL (SELECT ${FACTS} FROM events WHERE ${inWindow} OFFSET 0) AS found`);
+  return allPerServer<TimeWindow, FactsRow>(db, windows, (server, ofServer) => {
+    const table = rowsTable(
+      db,
+      [
+        ['window_from', 'bigint'],
+        ['window_to', 'bigint'],
+      ],
+      ofServer.map(({ from, to }) => [from, to]),
+    );
+    return sql`SELECT found.* FROM ${table} AS w CROSS JOIN LATERAL (SELECT ${FACTS} FROM events
+      WHERE events.server = ${server} AND events.ts >= w.window_from AND events.ts <= w.window_to AND ${unjoined}
+      OFFSET 0) AS found`;
+  });
 }
 
 /**
