@@ -114,7 +114,8 @@ export async function benchColdBlocks(config: StoreConfig): Promise<void> {
     blocks.close();
     report({ events, ndjson: filled.ndjsonBytes / events, rowBytes, lineBytes, restBytes, tallies, onDisk });
     const largest = restParts.slice(0, 8).map((part) => `${part.name} ${(part.bytes / events).toFixed(1)}`);
-    console.log(`  the rest of the store's largest parts, B/event: ${largest.join(', ')}`);
+    const free = ((today.free ?? 0) / events).toFixed(1);
+    console.log(`  the rest of the store's largest parts, B/event: ${largest.join(', ')}; free pages ${free}`);
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
