@@ -12,8 +12,6 @@ import { sql } from 'drizzle-orm';
 import { createApp } from '../api/app.ts';
 import { DEFAULT_CONFIG } from '../api/env.ts';
 import { loadAnalysis } from '../api/services/analysis/load.ts';
-import { foldAll } from '../api/services/fold.ts';
-import { ingestBatch } from '../api/services/ingest.ts';
 import { rawCodeCounts } from '../db/counters/codes.ts';
 import { topIdentityRows } from '../db/queries/analysis.ts';
 import { rawBucketCounts } from '../db/queries/summary.ts';
@@ -23,7 +21,7 @@ import { STORM_DEFAULTS } from '../shared/analysis/storm-tracker.ts';
 import { detectStorms } from '../shared/analysis/storms.ts';
 import { benchAlerts } from './alerts.ts';
 import { benchExport } from './export.ts';
-import { syntheticLines } from './generate.ts';
+import { fillStore } from './fill.ts';
 import { reportPostgresBytes, reportStoreBytes } from './store-bytes.ts';
 
 const EVENTS = Number(process.env.BENCH_READS_EVENTS ?? 1_000_000);
@@ -33,8 +31,6 @@ const EVENTS = Number(process.env.BENCH_READS_EVENTS ?? 1_000_000);
  */
 const SPAN_MS = Number(process.env.BENCH_READS_SPAN_HOURS ?? 24) * 3_600_000;
 const SAMPLES = 15;
-/** Events stored between folds while the store fills: 20 batches, two folds' worth. */
-const FOLD_EVERY = 100_000;
 
 /** Where a kept store (BENCH_READS_DIR) notes the moment its traffic was laid up to, so that its windows find it. */
 const NOW_FILE = 'bench-now';
@@ -56,27 +52,7 @@ export async function benchReads(config: StoreConfig): Promise<void> {
   const start = now - SPAN_MS;
   const spacing = SPAN_MS / EVENTS;
   const store = await openStore(config);
-  let ndjsonBytes = 0;
-  let peakRss = 0;
-  let batch: { line: number; text: string }[] = [];
-  const began = performance.now();
-  let i = 0;
-  for (const text of syntheticLines(EVENTS, 7, start, spacing)) {
-    ndjsonBytes += Buffer.byteLength(text) + 1;
-    batch.push({ line: ++i, text });
-    if (batch.length === 5000) {
-      await ingestBatch(store, batch);
-      batch = [];
-      peakRss = Math.max(peakRss, process.memoryUsage().rss);
-      // The reads are of counted events: fold what ingest queued, every few batches, as the server does behind the
-      // commit. Folded only at the end, a backlog of millions was folded at a crawl: the first fold replays every
-      // partition's events, and each audit of a refused identity reads its sends still queued (ADR 10).
-      if (i % FOLD_EVERY === 0) await foldAll(store);
-    }
-  }
-  if (batch.length > 0) await ingestBatch(store, batch);
-  await foldAll(store);
-  const ingestSeconds = (performance.now() - began) / 1000;
+  const { ndjsonBytes, peakRss, seconds: ingestSeconds } = await fillStore(store, EVENTS, start, spacing);
   console.log(
     `reads (${label}): ${EVENTS.toLocaleString('en-US')} events ingested and folded in ${ingestSeconds.toFixed(0)} s ` +
       `(${Math.round(EVENTS / ingestSeconds).toLocaleString('en-US')} ev/s counted), ` +

@@ -3,8 +3,9 @@
  * end-to-end ingest through real HTTP (parse, validate, classify, identity, commit). Reports medians and the ratio.
  * BENCH_EVENTS sets the size (default 200k); BENCH_PG=1 (or DATABASE_URL) adds PostgreSQL, BENCH_SQLITE=0 leaves SQLite out.
  * Then parse throughput per input format (formats.ts) and the ingest of a client + proxy day (proxy-day.ts), reads,
- * the UI and the soak. Each part can be left out with BENCH_<PART>=0 (INGEST, FORMATS, PROXY_DAY,
- * READS, UI, SOAK), or the parts named run alone: `npm run bench -- soak` (ingest, formats, proxy-day, reads, ui, soak).
+ * what cold events weigh in column blocks (cold-blocks.ts), the UI and the soak. Each part can be left out with
+ * BENCH_<PART>=0 (INGEST, FORMATS, PROXY_DAY, READS, COLD, UI, SOAK), or the parts named run alone:
+ * `npm run bench -- soak` (ingest, formats, proxy-day, reads, cold, ui, soak).
  * Run apart, tree against tree: bench/fold-cpu.ts, the fold's CPU alone per counted event (of the server CPU above).
  */
 import { buildEvent } from '../api/services/ingest-classify.ts';
@@ -14,6 +15,7 @@ import { ensureEventDays } from '../db/queries/day-partitions.ts';
 import { openStore, type StoreConfig } from '../db/store.ts';
 import { NO_POLICY } from '../shared/classify/types.ts';
 import { parseEventLine } from '../shared/event.ts';
+import { benchColdBlocks } from './cold-blocks.ts';
 import { duckDbLoad } from './duckdb-load.ts';
 import { benchFormats } from './formats.ts';
 import { syntheticLines } from './generate.ts';
@@ -211,6 +213,7 @@ if (runs('reads')) {
   else await withSqlite(benchReads);
   if (withPg) await withPostgres(benchReads);
 }
+if (runs('cold')) await withSqlite(benchColdBlocks);
 if (runs('ui')) await benchUi();
 if (runs('soak')) {
   if (process.env.BENCH_SQLITE !== '0') await withSqlite((config) => benchSoak('sqlite', config));

@@ -13,6 +13,11 @@ import { printTable } from './support.ts';
 const NAMED_PARTS = 14;
 
 export function reportStoreBytes(dataDir: string, events: number, ndjsonBytes: number): void {
+  printBytes(storeParts(dataDir), events, ndjsonBytes);
+}
+
+/** The embedded store's bytes on disk, each part (table or index) with the table it belongs to. */
+export function storeParts(dataDir: string): StoreBytes {
   const db = new Database(join(dataDir, 'lens.sqlite'));
   try {
     db.pragma('wal_checkpoint(TRUNCATE)');
@@ -20,9 +25,10 @@ export function reportStoreBytes(dataDir: string, events: number, ndjsonBytes: n
     const pages = db.pragma('page_count', { simple: true }) as number;
     const freePages = db.pragma('freelist_count', { simple: true }) as number;
     const parts = db
-      .prepare('SELECT name, sum(pgsize) AS bytes FROM dbstat GROUP BY name ORDER BY bytes DESC')
-      .all() as { name: string; bytes: number }[];
-    printBytes({ total: pages * pageSize, free: freePages * pageSize, parts }, events, ndjsonBytes);
+      .prepare(`SELECT d.name, coalesce(m.tbl_name, d.name) AS "table", sum(d.pgsize) AS bytes
+        FROM dbstat d LEFT JOIN sqlite_schema m ON m.name = d.name GROUP BY d.name ORDER BY bytes DESC`)
+      .all() as StorePart[];
+    return { total: pages * pageSize, free: freePages * pageSize, parts };
   } finally {
     db.close();
   }
@@ -41,7 +47,7 @@ export async function reportPostgresBytes(store: SqlRunner, events: number, ndjs
     FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
     WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'i', 'm')
     GROUP BY 1 ORDER BY bytes DESC`);
-  const sized = parts.map((part) => ({ name: part.name, bytes: Number(part.bytes) }));
+  const sized = parts.map((part) => ({ name: part.name, table: part.name, bytes: Number(part.bytes) }));
   printBytes({ total: sized.reduce((n, part) => n + part.bytes, 0), free: null, parts: sized }, events, ndjsonBytes);
 }
 
@@ -50,7 +56,14 @@ interface StoreBytes {
   /** Bytes of pages the store holds free (SQLite's free list); null where the engine does not say. */
   free: number | null;
   /** Tables and indexes, largest first. */
-  parts: { name: string; bytes: number }[];
+  parts: StorePart[];
+}
+
+/** A table or an index, and the table it belongs to (on PostgreSQL, its own name). */
+interface StorePart {
+  name: string;
+  table: string;
+  bytes: number;
 }
 
 function printBytes({ total, free, parts }: StoreBytes, events: number, ndjsonBytes: number): void {

@@ -1,0 +1,324 @@
+import { brotliCompressSync, brotliDecompressSync, constants, deflateRawSync, inflateRawSync } from 'node:zlib';
+
+/**
+ * Rows laid out column by column and compressed as one block: the form of cold events (issue 41 item 1,
+ * docs/adr/0021-cold-events-in-blocks.md). A column's values sit side by side, each column in the encoding its
+ * values suit, so that the compressor sees runs of like values:
+ * - `delta`: integers (times, sequence numbers), each the difference from the column's last non-null value;
+ * - `dict`: few distinct values (names, statuses, codes, flags, digests), a dictionary of them and an index a row;
+ * - `text`: values mostly distinct (event ids, keys, the lines), each after the bytes it shares with the one before.
+ * The block names its columns, so that a reader of an older block finds a column added since missing, not shifted.
+ */
+export type ColumnKind = 'delta' | 'dict' | 'text';
+
+export interface ColumnSpec {
+  name: string;
+  kind: ColumnKind;
+}
+
+/** What a cell holds: `delta` columns integers, `text` columns strings, `dict` columns any of them or bytes. */
+export type Cell = string | number | Uint8Array | null;
+
+/** A decoded block: its columns and their values, `values[c][r]` being row r of column c. */
+export interface ColumnValues {
+  columns: ColumnSpec[];
+  rowCount: number;
+  values: Cell[][];
+}
+
+export type Compression = 'deflate' | 'brotli';
+
+/**
+ * A delta column's values stay within ±2^51, so that a difference and its zigzag form stay exact in a double: epoch
+ * milliseconds are ~2^41.
+ */
+const DELTA_LIMIT = 2 ** 51;
+const KINDS: readonly ColumnKind[] = ['delta', 'dict', 'text'];
+const FORMAT: Record<Compression, number> = { deflate: 1, brotli: 2 };
+
+/**
+ * The block: a byte naming its compression, the rows' count, then each column's name, kind and values, the values
+ * compressed alone, so that a read inflates only the columns it asks for. Alone or in one stream, a block weighs
+ * within a few percent either way (measured: docs/adr/0021-cold-events-in-blocks.md).
+ */
+export function packColumns(
+  columns: readonly ColumnSpec[],
+  rows: readonly Record<string, Cell>[],
+  compression: Compression,
+): Buffer {
+  const out = new Writer();
+  out.byte(FORMAT[compression]);
+  out.varint(rows.length);
+  out.varint(columns.length);
+  columnSections(columns, rows).forEach((section, c) => {
+    const { name, kind } = columns[c] as ColumnSpec;
+    out.byte(KINDS.indexOf(kind));
+    out.bytes(Buffer.from(name, 'utf8'));
+    out.bytes(compress(section, compression));
+  });
+  return out.done();
+}
+
+/** A block's columns, or only those named in `only` (in the block's order); a column it does not hold is left out. */
+export function unpackColumns(block: Uint8Array, only?: readonly string[]): ColumnValues {
+  const input = new Reader(block);
+  const format = input.byte();
+  const inflate =
+    format === FORMAT.deflate ? inflateRawSync : format === FORMAT.brotli ? brotliDecompressSync : undefined;
+  if (inflate === undefined) throw new Error(`not a column block (format ${format})`);
+  const rowCount = input.varint();
+  const count = input.varint();
+  const columns: ColumnSpec[] = [];
+  const values: Cell[][] = [];
+  for (let c = 0; c < count; c++) {
+    const kind = KINDS[input.byte()];
+    if (kind === undefined) throw new Error('unknown column kind');
+    const name = input.bytes().toString('utf8');
+    const packed = input.bytes();
+    if (only !== undefined && !only.includes(name)) continue;
+    const section = new Reader(inflate(packed));
+    const read = kind === 'delta' ? readDeltas : kind === 'dict' ? readDictionary : readTexts;
+    values.push(read(section, rowCount));
+    if (!section.atEnd()) throw new Error('a column section holds more than its rows');
+    columns.push({ name, kind });
+  }
+  if (!input.atEnd()) throw new Error('a column block holds more than its columns');
+  return { columns, rowCount, values };
+}
+
+export function compress(raw: Uint8Array, compression: Compression): Buffer {
+  if (compression === 'deflate') return deflateRawSync(raw, { level: 9 });
+  return brotliCompressSync(raw, {
+    params: {
+      [constants.BROTLI_PARAM_QUALITY]: 9,
+      [constants.BROTLI_PARAM_LGWIN]: 22,
+      [constants.BROTLI_PARAM_SIZE_HINT]: raw.byteLength,
+    },
+  });
+}
+
+/** Each column's encoded values, uncompressed, in the order of `columns`: what a block holds, each compressed. */
+export function columnSections(columns: readonly ColumnSpec[], rows: readonly Record<string, Cell>[]): Buffer[] {
+  return columns.map(({ name, kind }) => {
+    const out = new Writer();
+    const values = rows.map((row) => row[name] ?? null);
+    if (kind === 'delta') writeDeltas(out, name, values);
+    else if (kind === 'dict') writeDictionary(out, values);
+    else writeTexts(out, name, values);
+    return out.done();
+  });
+}
+
+function writeDeltas(out: Writer, name: string, values: readonly Cell[]): void {
+  let last = 0;
+  for (const value of values) {
+    if (value === null) {
+      out.varint(0);
+      continue;
+    }
+    if (typeof value !== 'number' || !Number.isInteger(value) || Math.abs(value) > DELTA_LIMIT) {
+      throw new Error(`column ${name}: ${String(value)} is no integer within ±2^51`);
+    }
+    const delta = value - last;
+    out.varint((delta >= 0 ? delta * 2 : -delta * 2 - 1) + 1);
+    last = value;
+  }
+}
+
+const TAG = { null: 0, text: 1, number: 2, bytes: 3 } as const;
+
+function writeDictionary(out: Writer, values: readonly Cell[]): void {
+  const indexOf = new Map<string, number>();
+  const entries: Cell[] = [];
+  const indexes = values.map((value) => {
+    const key = dictionaryKey(value);
+    let index = indexOf.get(key);
+    if (index === undefined) {
+      index = entries.length;
+      indexOf.set(key, index);
+      entries.push(value);
+    }
+    return index;
+  });
+  out.varint(entries.length);
+  for (const entry of entries) {
+    if (entry === null) out.byte(TAG.null);
+    else if (typeof entry === 'string') {
+      out.byte(TAG.text);
+      out.bytes(wellFormedUtf8(entry));
+    } else if (typeof entry === 'number') {
+      out.byte(TAG.number);
+      out.float64(entry);
+    } else {
+      out.byte(TAG.bytes);
+      out.bytes(entry);
+    }
+  }
+  for (const index of indexes) out.varint(index);
+}
+
+function dictionaryKey(value: Cell): string {
+  if (value === null) return 'z';
+  if (typeof value === 'string') return `s${value}`;
+  if (typeof value === 'number') return `n${Object.is(value, -0) ? '-0' : String(value)}`;
+  return `b${Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('hex')}`;
+}
+
+function writeTexts(out: Writer, name: string, values: readonly Cell[]): void {
+  let last: Buffer = Buffer.alloc(0);
+  for (const value of values) {
+    if (value === null) {
+      out.varint(0);
+      continue;
+    }
+    if (typeof value !== 'string') throw new Error(`column ${name}: ${String(value)} is no text`);
+    const text = wellFormedUtf8(value);
+    let shared = 0;
+    const most = Math.min(text.byteLength, last.byteLength);
+    while (shared < most && text[shared] === last[shared]) shared++;
+    out.varint(shared + 1);
+    out.bytes(text.subarray(shared));
+    last = text;
+  }
+}
+
+/** UTF-8 of a text; a lone surrogate has none (it would come back as U+FFFD), so it is refused, not changed. */
+function wellFormedUtf8(text: string): Buffer {
+  if (!text.isWellFormed()) throw new Error('a column block holds well-formed text only');
+  return Buffer.from(text, 'utf8');
+}
+
+function readDeltas(input: Reader, rowCount: number): Cell[] {
+  let last = 0;
+  return Array.from({ length: rowCount }, () => {
+    const coded = input.varint();
+    if (coded === 0) return null;
+    const zigzag = coded - 1;
+    last += zigzag % 2 === 0 ? zigzag / 2 : -(zigzag + 1) / 2;
+    return last;
+  });
+}
+
+function readDictionary(input: Reader, rowCount: number): Cell[] {
+  const entries: Cell[] = Array.from({ length: input.varint() }, () => {
+    const tag = input.byte();
+    if (tag === TAG.null) return null;
+    if (tag === TAG.text) return input.bytes().toString('utf8');
+    if (tag === TAG.number) return input.float64();
+    if (tag === TAG.bytes) return new Uint8Array(input.bytes());
+    throw new Error(`unknown dictionary entry ${tag}`);
+  });
+  return Array.from({ length: rowCount }, () => {
+    const index = input.varint();
+    if (index >= entries.length) throw new Error('a dictionary index past its entries');
+    return entries[index] as Cell;
+  });
+}
+
+function readTexts(input: Reader, rowCount: number): Cell[] {
+  let last: Buffer = Buffer.alloc(0);
+  return Array.from({ length: rowCount }, () => {
+    const coded = input.varint();
+    if (coded === 0) return null;
+    const shared = coded - 1;
+    if (shared > last.byteLength) throw new Error('a text shares more than the one before holds');
+    last = Buffer.concat([last.subarray(0, shared), input.bytes()]);
+    return last.toString('utf8');
+  });
+}
+
+class Writer {
+  private chunks: Buffer[] = [];
+  private buffer = Buffer.allocUnsafe(4096);
+  private at = 0;
+
+  private room(n: number): void {
+    if (this.at + n <= this.buffer.byteLength) return;
+    this.chunks.push(this.buffer.subarray(0, this.at));
+    this.buffer = Buffer.allocUnsafe(Math.max(4096, n));
+    this.at = 0;
+  }
+
+  byte(value: number): void {
+    this.room(1);
+    this.buffer[this.at++] = value;
+  }
+
+  /** An unsigned integer up to 2^53, seven bits a byte, low bits first. */
+  varint(value: number): void {
+    this.room(8);
+    let rest = value;
+    while (rest >= 0x80) {
+      this.buffer[this.at++] = (rest % 0x80) | 0x80;
+      rest = Math.floor(rest / 0x80);
+    }
+    this.buffer[this.at++] = rest;
+  }
+
+  float64(value: number): void {
+    this.room(8);
+    this.buffer.writeDoubleLE(value, this.at);
+    this.at += 8;
+  }
+
+  /** Bytes after their length. */
+  bytes(value: Uint8Array): void {
+    this.varint(value.byteLength);
+    this.room(value.byteLength);
+    this.buffer.set(value, this.at);
+    this.at += value.byteLength;
+  }
+
+  done(): Buffer {
+    return Buffer.concat([...this.chunks, this.buffer.subarray(0, this.at)]);
+  }
+}
+
+class Reader {
+  private at = 0;
+  private readonly data: Buffer;
+
+  constructor(data: Uint8Array) {
+    this.data = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  }
+
+  private need(n: number): void {
+    if (this.at + n > this.data.byteLength) throw new Error('a column block ends early');
+  }
+
+  atEnd(): boolean {
+    return this.at === this.data.byteLength;
+  }
+
+  byte(): number {
+    this.need(1);
+    return this.data[this.at++] as number;
+  }
+
+  varint(): number {
+    let value = 0;
+    let scale = 1;
+    for (;;) {
+      const byte = this.byte();
+      value += (byte & 0x7f) * scale;
+      if (byte < 0x80) return value;
+      scale *= 0x80;
+      if (scale > 2 ** 56) throw new Error('a varint too long');
+    }
+  }
+
+  float64(): number {
+    this.need(8);
+    const value = this.data.readDoubleLE(this.at);
+    this.at += 8;
+    return value;
+  }
+
+  bytes(): Buffer {
+    const length = this.varint();
+    this.need(length);
+    const value = this.data.subarray(this.at, this.at + length);
+    this.at += length;
+    return value;
+  }
+}
