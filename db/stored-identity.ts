@@ -106,29 +106,49 @@ function placed(identities: readonly string[]): [string, number][] {
  */
 export function identityRows(
   db: SqlRunner,
-  rows: readonly (readonly [identity: string, ...rest: unknown[]])[],
+  rows: readonly IdentityRowValues[],
   more: readonly RowsColumn[],
   server?: string,
 ): SQL | null {
-  const stored = rows.flatMap(([identity, ...rest]) => {
+  const stored = storedRows(rows, server);
+  if (stored.length === 0) return null;
+  return rowsTable(db, [...IDENTITY_COLUMNS, ...more], stored);
+}
+
+type IdentityRowValues = readonly [identity: string, ...rest: unknown[]];
+
+const IDENTITY_COLUMNS: readonly RowsColumn[] = [
+  ['server', 'text'],
+  ['identity', 'bytea'],
+];
+
+/** The rows as stored: (server, digest, then the rest), of `server` only if given; identities not ours left out. */
+function storedRows(rows: readonly IdentityRowValues[], server?: string): unknown[][] {
+  return rows.flatMap(([identity, ...rest]) => {
     const key = storedIdentity(identity);
     return key === null || (server !== undefined && key.server !== server) ? [] : [[key.server, key.digest, ...rest]];
   });
-  if (stored.length === 0) return null;
-  return rowsTable(db, [['server', 'text'], ['identity', 'bytea'], ...more], stored);
 }
 
-/** `identityRows` cut per server (of `server` only, if given): a table of each server's rows, none empty. */
+/**
+ * `identityRows` cut per server (of `server` only, if given): a table of each server's rows, none empty. Each
+ * identity is parsed once, then the rows are grouped by their server.
+ */
 export function identityRowsPerServer(
   db: SqlRunner,
-  rows: readonly (readonly [identity: string, ...rest: unknown[]])[],
+  rows: readonly IdentityRowValues[],
   more: readonly RowsColumn[],
   server?: string,
 ): { server: string; table: SQL }[] {
-  const servers = new Set<string>();
-  for (const [identity] of rows) {
-    const key = storedIdentity(identity);
-    if (key !== null && (server === undefined || key.server === server)) servers.add(key.server);
+  const byServer = new Map<string, unknown[][]>();
+  for (const row of storedRows(rows, server)) {
+    const one = row[0] as string;
+    const same = byServer.get(one);
+    if (same === undefined) byServer.set(one, [row]);
+    else same.push(row);
   }
-  return [...servers].map((one) => ({ server: one, table: identityRows(db, rows, more, one) as SQL }));
+  return [...byServer].map(([one, same]) => ({
+    server: one,
+    table: rowsTable(db, [...IDENTITY_COLUMNS, ...more], same),
+  }));
 }
