@@ -32,20 +32,23 @@ const EVENTS = Number(process.env.BENCH_READS_EVENTS ?? 1_000_000);
 const SPAN_MS = Number(process.env.BENCH_READS_SPAN_HOURS ?? 24) * 3_600_000;
 const SAMPLES = 15;
 
-/** Where a kept store (BENCH_READS_DIR) notes the moment its traffic was laid up to, so that its windows find it. */
+/** Where a kept store notes the moment its traffic was laid up to, so that its windows find it: a file of its
+ * directory (BENCH_READS_DIR), a table of its database (BENCH_READS_PG_URL). */
 const NOW_FILE = 'bench-now';
+const NOW_TABLE = 'bench_now';
 
 /**
- * Fills a store and times the reads over it. An embedded store kept from an earlier run (its directory has NOW_FILE)
- * is read as it is: a 10M store takes ~30 min to build. A PostgreSQL store is filled afresh.
+ * Fills a store and times the reads over it. A store kept from an earlier run is read as it is: an embedded one whose
+ * directory has NOW_FILE (BENCH_READS_DIR), a PostgreSQL one whose database has NOW_TABLE (BENCH_READS_PG_URL). A
+ * 10M store takes ~30 min to build on SQLite, longer on PostgreSQL. A PostgreSQL store made by `withPostgres` is
+ * filled afresh and dropped.
  */
-export async function benchReads(config: StoreConfig): Promise<void> {
+export async function benchReads(config: StoreConfig, keep = false): Promise<void> {
   const label = config.databaseUrl ? 'postgres' : 'sqlite';
-  const kept = config.databaseUrl ? null : join(config.dataDir, NOW_FILE);
-  if (kept !== null && existsSync(kept)) {
-    const now = Number(readFileSync(kept, 'utf8'));
-    console.log(`reads (${label}): the store kept in ${config.dataDir}`);
-    await timeReads(await openStore(config), now);
+  const keptNow = await readKeptNow(config);
+  if (keptNow !== null) {
+    console.log(`reads (${label}): the store kept in ${config.databaseUrl ? 'its database' : config.dataDir}`);
+    await timeReads(await openStore(config), keptNow);
     return;
   }
   const now = Date.now();
@@ -58,15 +61,33 @@ export async function benchReads(config: StoreConfig): Promise<void> {
       `(${Math.round(EVENTS / ingestSeconds).toLocaleString('en-US')} ev/s counted), ` +
       `bench process peak RSS ${(peakRss / 2 ** 20).toFixed(0)} MB`,
   );
-  if (kept === null) {
+  if (config.databaseUrl) {
     await reportPostgresBytes(store, EVENTS, ndjsonBytes);
+    if (keep) await store.run(sql`CREATE TABLE ${sql.raw(NOW_TABLE)} AS SELECT ${now}::bigint AS now`);
     await timeReads(store, now);
     return;
   }
   await store.close();
   reportStoreBytes(config.dataDir, EVENTS, ndjsonBytes);
-  writeFileSync(kept, String(now));
+  writeFileSync(join(config.dataDir, NOW_FILE), String(now));
   await timeReads(await openStore(config), now);
+}
+
+/** The moment a kept store's traffic was laid up to, or null when the store is not one kept by this bench. */
+async function readKeptNow(config: StoreConfig): Promise<number | null> {
+  if (!config.databaseUrl) {
+    const file = join(config.dataDir, NOW_FILE);
+    return existsSync(file) ? Number(readFileSync(file, 'utf8')) : null;
+  }
+  const store = await openStore(config);
+  try {
+    const [table] = await store.all<{ name: string | null }>(sql`SELECT to_regclass(${NOW_TABLE})::text AS name`);
+    if (!table?.name) return null;
+    const [row] = await store.all<{ now: string }>(sql`SELECT now FROM ${sql.raw(NOW_TABLE)}`);
+    return row ? Number(row.now) : null;
+  } finally {
+    await store.close();
+  }
 }
 
 async function timeReads(store: Store, now: number): Promise<void> {

@@ -5,7 +5,8 @@
  * Then parse throughput per input format (formats.ts) and the ingest of a client + proxy day (proxy-day.ts), reads,
  * what cold events weigh in column blocks (cold-blocks.ts), the UI and the soak. Each part can be left out with
  * BENCH_<PART>=0 (INGEST, FORMATS, PROXY_DAY, READS, COLD, UI, SOAK), or the parts named run alone:
- * `npm run bench -- soak` (ingest, formats, proxy-day, reads, cold, ui, soak).
+ * `npm run bench -- soak` (ingest, formats, proxy-day, reads, cold, ui, soak). The reads keep their store for another
+ * run in BENCH_READS_DIR (SQLite) or BENCH_READS_PG_URL (a PostgreSQL database made beforehand).
  * Run apart, tree against tree: bench/fold-cpu.ts, the fold's CPU alone per counted event (of the server CPU above).
  */
 import { buildEvent } from '../api/services/ingest-classify.ts';
@@ -210,8 +211,10 @@ if (runs('proxy-day')) await benchProxyDay(withSqlite);
 if (runs('reads')) {
   const keptDir = process.env.BENCH_READS_DIR;
   if (keptDir) await benchReads({ dataDir: keptDir });
-  else await withSqlite(benchReads);
-  if (withPg) await withPostgres(benchReads);
+  else if (process.env.BENCH_SQLITE !== '0') await withSqlite(benchReads);
+  const keptPg = process.env.BENCH_READS_PG_URL;
+  if (keptPg) await benchReads({ databaseUrl: keptPg, dataDir: '' }, true);
+  else if (withPg) await withPostgres(benchReads);
 }
 if (runs('cold')) await withSqlite(benchColdBlocks);
 if (runs('ui')) await benchUi();
