@@ -26,6 +26,14 @@ const NOTES: Readonly<Record<string, string>> = {
     'LibreChat logs only the frames it sends: no answer, so a request is of unknown outcome unless LibreChat cancelled it',
 };
 
+/**
+ * The records a server page's "where its records came from" reads at most: the newest of the range. Each is a row read
+ * by the (server, ts) index, a page of its own on PostgreSQL where a server's rows lie among the others': 50,000 took
+ * 420-520 ms at 2M events there (87-209 ms on SQLite), the rest of the page 50. The shares of 2,000 are within 2.2
+ * points of the whole's at 95 %, and the panel says it read a sample.
+ */
+export const SOURCE_SAMPLE = 2_000;
+
 export const SOURCE_LABELS: Readonly<Record<string, string>> = {
   'nginx-json': 'nginx JSON access log',
   'nginx-combined': 'nginx combined access log',

@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import { SOURCE_SAMPLE } from '../../shared/source-formats.ts';
 import type { SqlRunner } from '../runner.ts';
 
 /** One log format's records of a server in a window, and how many of them carry a frame. */
@@ -11,9 +12,6 @@ export interface SourceCountRow {
   /** Records stored before the store kept whether they carry frames (migration record_frames). */
   framesUnknown: number;
 }
-
-/** Rows read at most: a busy server's week is millions of records, and the shares hold on the newest of them. */
-export const SOURCE_SAMPLE = 50_000;
 
 /**
  * A server's records in the window by the format they were read from, the newest SOURCE_SAMPLE of them (through

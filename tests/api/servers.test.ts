@@ -3,8 +3,10 @@ import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ensureServers } from '../../db/queries/servers.ts';
 import { openStore } from '../../db/store.ts';
+import { DAY_MS } from '../../shared/analysis/time-buckets.ts';
+import { SOURCE_SAMPLE } from '../../shared/source-formats.ts';
 import { createTestApp, get, postNdjson, putJson, type TestApp } from '../support/app.ts';
-import { clientEvent, proxyEvent, rpcError } from '../support/events.ts';
+import { BASE_TS, clientEvent, proxyEvent, rpcError } from '../support/events.ts';
 import { openTempPostgres, STORE_KINDS, type TestStore } from '../support/stores.ts';
 
 const PLAIN = { endpoints: [{ method: 'POST', path: '/mcp' }], methods: ['tools/call'] };
@@ -150,6 +152,27 @@ describe.each(STORE_KINDS)('server configuration on $name', (kind) => {
         overrides: [{ httpStatus: 429, bucket: 'ok', kind: 'x' }],
       });
       expect((await badBucket.json()).error.field).toBe('overrides.0.bucket');
+    });
+
+    it("reads where a server's records came from in the newest SOURCE_SAMPLE records, and says when it cut there", async () => {
+      const at = (i: number) => new Date(BASE_TS + i * 1_000).toISOString();
+      // The oldest 40 carry no frame; the newest SOURCE_SAMPLE do.
+      const old = Array.from({ length: 40 }, (_, i) => proxyEvent({ server: 'sampled', ts: at(i) }));
+      const recent = Array.from({ length: SOURCE_SAMPLE }, (_, i) =>
+        clientEvent({ server: 'sampled', ts: at(40 + i) }),
+      );
+      await postNdjson(app, [...old, ...recent]);
+      const sources = async (from: number) =>
+        (await (await get(app, `/api/v1/servers/sampled?from=${BASE_TS + from * 1_000}&to=${BASE_TS + DAY_MS}`)).json())
+          .sources;
+      expect(await sources(0)).toMatchObject({
+        formats: [{ format: null, records: SOURCE_SAMPLE, withFrames: SOURCE_SAMPLE }],
+        sampled: true,
+      });
+      expect(await sources(30 + SOURCE_SAMPLE)).toMatchObject({
+        formats: [{ format: null, records: 10, withFrames: 10 }],
+        sampled: false,
+      });
     });
   });
 });

@@ -1,9 +1,9 @@
 import { codeCounts, methodFailures } from '../../../db/counters/codes.ts';
 import { countRows } from '../../../db/counters/rollups.ts';
 import { askedBy } from '../../../db/queries/input-requests.ts';
-import { SOURCE_SAMPLE, sourceCounts } from '../../../db/queries/sources.ts';
+import { sourceCounts } from '../../../db/queries/sources.ts';
 import type { SqlRunner } from '../../../db/runner.ts';
-import { sourceLabel, sourceNote } from '../../../shared/source-formats.ts';
+import { SOURCE_SAMPLE, sourceLabel, sourceNote } from '../../../shared/source-formats.ts';
 import { readServerConfig } from '../server-config.ts';
 import { summarise } from '../summary.ts';
 import { serverEras } from './eras.ts';

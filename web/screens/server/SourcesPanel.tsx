@@ -1,3 +1,4 @@
+import { SOURCE_SAMPLE } from '../../../shared/source-formats.ts';
 import { Panel, type PanelQuery } from '../../components/Panel.tsx';
 import { ShareBar } from '../../components/ShareBar.tsx';
 import { formatCount, formatShare, shareOf } from '../../format.ts';
@@ -59,7 +60,7 @@ export function SourcesPanel({ query }: { query: PanelQuery<ServerDetail> }) {
           <p className="muted small">
             Every stored record counts here, server events (stderr lines, exits) too; a record with frames shows what
             was asked and answered.
-            {data.sources.sampled ? ' Read from the newest 50,000 records of the range.' : ''}
+            {data.sources.sampled ? ` Read from the newest ${formatCount(SOURCE_SAMPLE)} records of the range.` : ''}
           </p>
         </>
       )}
