@@ -19,6 +19,7 @@ import type { Store } from '../db/runner.ts';
 import { openStore, type StoreConfig } from '../db/store.ts';
 import { STORM_DEFAULTS } from '../shared/analysis/storm-tracker.ts';
 import { detectStorms } from '../shared/analysis/storms.ts';
+import { type Preset, resolveRange } from '../web/time-range.ts';
 import { benchAlerts } from './alerts.ts';
 import { benchExport } from './export.ts';
 import { fillStore } from './fill.ts';
@@ -99,8 +100,16 @@ async function timeReads(store: Store, now: number): Promise<void> {
 
 async function timeEndpoints(store: Store, now: number): Promise<void> {
   const app = createApp({ store, clock: () => now, config: DEFAULT_CONFIG });
-  const day = `from=${now - 24 * 3_600_000}&to=${now}`;
-  const hour = `from=${now - 3_600_000}&to=${now}`;
+  // The windows the dashboard asks for: its presets end at the end of the current minute (web/time-range.ts).
+  const preset = (name: Preset) => {
+    const { from, to } = resolveRange({ preset: name }, now);
+    return `from=${from}&to=${to}`;
+  };
+  const day = preset('24h');
+  const hour = preset('1h');
+  // An API client's window may end anywhere: the part of its last and first minutes is read from the events.
+  const dayAnywhere = `from=${now - 24 * 3_600_000}&to=${now}`;
+  const hourAnywhere = `from=${now - 3_600_000}&to=${now}`;
   const endpoints = [
     `/api/v1/summary?${day}`,
     `/api/v1/timeseries?${day}`,
@@ -128,6 +137,9 @@ async function timeEndpoints(store: Store, now: number): Promise<void> {
     `/api/v1/denials?${day}&server=server-3`,
     // A Prometheus scrape: all-time totals and the gauges of now, whatever the store's size.
     '/metrics',
+    `/api/v1/summary?${dayAnywhere}`,
+    `/api/v1/servers?${dayAnywhere}`,
+    `/api/v1/clients?${hourAnywhere}`,
   ];
   for (const path of endpoints) {
     const times = await sample(async () => {
@@ -135,7 +147,12 @@ async function timeEndpoints(store: Store, now: number): Promise<void> {
       if (res.status !== 200) throw new Error(`${path}: ${res.status}`);
       await res.arrayBuffer();
     });
-    console.log(`  ${path.padEnd(60)} p50 ${ms(times, 0.5)}  p95 ${ms(times, 0.95)}`);
+    const label = path
+      .replace(dayAnywhere, 'a day ending anywhere')
+      .replace(hourAnywhere, 'an hour ending anywhere')
+      .replace(day, '24h')
+      .replace(hour, '1h');
+    console.log(`  ${label.padEnd(60)} p50 ${ms(times, 0.5)}  p95 ${ms(times, 0.95)}`);
   }
   const raw = await sample(async () => {
     await rawBucketCounts(store, { from: now - 24 * 3_600_000, to: now });

@@ -29,8 +29,10 @@ describe('time range', () => {
     expect(parseRange(new URLSearchParams({ from: params.from ?? '', to: params.to ?? '' }))).toEqual(window);
   });
 
-  it('resolves a preset against the clock, ending on the next whole second', () => {
-    expect(resolveRange({ preset: '1h' }, 10_000_500)).toEqual({ from: 10_001_000 - 3_600_000, to: 10_001_000 });
+  it('resolves a preset against the clock, ending at the end of the current minute', () => {
+    expect(resolveRange({ preset: '1h' }, 10_000_500)).toEqual({ from: 10_020_000 - 3_600_000, to: 10_020_000 });
+    // On the minute itself, the minute it begins: the instant `now` is inside the window.
+    expect(resolveRange({ preset: '24h' }, 10_020_000)).toEqual({ from: 10_080_000 - 86_400_000, to: 10_080_000 });
     expect(rangeQuery({ from: 1, to: 2 }, 99)).toEqual({ from: '1', to: '2' });
   });
 });
