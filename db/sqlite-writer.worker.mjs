@@ -144,7 +144,8 @@ function handle(message) {
       return readRows(statement(message.sql), message.params);
     case 'each': {
       const prepared = statement(message.sql);
-      for (const row of JSON.parse(message.rows)) prepared.run(row);
+      const rows = typeof message.rows === 'string' ? JSON.parse(message.rows) : message.rows;
+      for (const row of rows) prepared.run(row);
       return null;
     }
     case 'insert':
