@@ -5,7 +5,8 @@ import { openTempSqlite, type TestStore } from '../support/stores.ts';
 
 /**
  * The writer thread takes a batched statement's rows as JSON, or, when they hold long strings (a partition's storm
- * state), cloned as they are (db/sqlite.ts): either way the store must hold exactly the values sent.
+ * state), cloned as they are (db/sqlite.ts), and answers a read's rows the same two ways: either way the store must
+ * hold, and a read answer, exactly the values sent.
  */
 describe("the embedded store's batched rows", () => {
   let db: TestStore;
