@@ -101,11 +101,23 @@ function insertFlat(values, blocks) {
 function readRows(prepared, params) {
   const rows = prepared.raw(true).all(params);
   const columns = prepared.columns().map((column) => column.name);
-  return rows.some(holdsBytes) ? { columns, rows } : { columns, json: JSON.stringify(rows) };
+  return rows.some(holdsBytes) || holdsLongText(rows) ? { columns, rows } : { columns, json: JSON.stringify(rows) };
 }
 
 function holdsBytes(row) {
   return row.some((value) => value instanceof Uint8Array);
+}
+
+/**
+ * Whether rows hold long strings (a partition's storm state), judged by their first few: cloned, they cost a copy;
+ * in JSON every quote in them is escaped here and unescaped by the reader (db/sqlite.ts holdsLongText, the same
+ * rule for what is sent here).
+ */
+function holdsLongText(rows) {
+  for (let r = 0; r < rows.length && r < 8; r++) {
+    for (const value of rows[r]) if (typeof value === 'string' && value.length > 512) return true;
+  }
+  return false;
 }
 
 /**
@@ -144,7 +156,8 @@ function handle(message) {
       return readRows(statement(message.sql), message.params);
     case 'each': {
       const prepared = statement(message.sql);
-      for (const row of JSON.parse(message.rows)) prepared.run(row);
+      const rows = typeof message.rows === 'string' ? JSON.parse(message.rows) : message.rows;
+      for (const row of rows) prepared.run(row);
       return null;
     }
     case 'insert':

@@ -80,12 +80,12 @@ export class CountChanges {
     const families = this.moved('verdict');
     for (const { record: event, before, after } of moves) {
       const record: Counted = event;
-      const was = { ...record, avoidable: before.avoidable, gateReason: before.reason } as CountedRecord;
-      const is = { ...record, avoidable: after.avoidable, gateReason: after.reason } as CountedRecord;
-      for (const changes of families) {
-        changes.add(was, -1, 'verdict');
-        changes.add(is, 1, 'verdict');
-      }
+      // One copy, its verdict set before and then after: `add` reads a record and keeps none of it.
+      const filed = { ...record, avoidable: before.avoidable, gateReason: before.reason } as CountedRecord;
+      for (const changes of families) changes.add(filed, -1, 'verdict');
+      filed.avoidable = after.avoidable;
+      filed.gateReason = after.reason;
+      for (const changes of families) changes.add(filed, 1, 'verdict');
     }
   }
 

@@ -64,14 +64,16 @@ export type Part = 'all' | 'facts' | 'verdict';
 export class FamilyChanges<R extends { ts: number }> {
   /** Per minute and key: the minute, the key's values, then one sum per count. */
   private readonly minutes = new Map<string, (string | number)[]>();
-  /** The values of a record's counts, reused from one record to the next. */
+  /** The values of a record's counts and of its keys, reused from one record to the next. */
   private readonly values: number[];
+  private readonly keyValues: (string | number)[];
 
   constructor(
     readonly family: CounterFamily<R>,
     private readonly kept: readonly CounterFamily<R>[],
   ) {
     this.values = family.counts.map(() => 0);
+    this.keyValues = family.keys.map(() => '');
   }
 
   /** Counts a record in (`sign` 1) or out (-1); `part` says which of its counts move. */
@@ -89,15 +91,26 @@ export class FamilyChanges<R extends { ts: number }> {
     }
     if (!moved) return;
     const minute = bucketOf(record.ts, MINUTE_MS);
+    const { keys } = family;
+    const keyValues = this.keyValues;
     // Names never hold NUL (the event schema rejects it), so NUL joins a key unambiguously.
     let id = String(minute);
-    for (const key of family.keys) id += `\u0000${key.of(record)}`;
+    for (let k = 0; k < keys.length; k++) {
+      const value = (keys[k] as Key<R>).of(record);
+      keyValues[k] = value;
+      id += `\u0000${value}`;
+    }
+    const width = 1 + keys.length;
     const sum = this.minutes.get(id);
     if (sum === undefined) {
-      this.minutes.set(id, [minute, ...family.keys.map((key) => key.of(record)), ...values]);
+      // One array of its final length per new row: each record of a fold passes here in every family it moves.
+      const row = new Array<string | number>(width + values.length);
+      row[0] = minute;
+      for (let k = 0; k < keys.length; k++) row[1 + k] = keyValues[k] as string | number;
+      for (let i = 0; i < values.length; i++) row[width + i] = values[i] as number;
+      this.minutes.set(id, row);
       return;
     }
-    const width = 1 + family.keys.length;
     for (let i = 0; i < values.length; i++) sum[width + i] = (sum[width + i] as number) + (values[i] as number);
   }
 
@@ -153,17 +166,22 @@ function sumPer(
   counts: readonly number[],
 ): (string | number)[][] {
   const sums = new Map<string, (string | number)[]>();
+  const width = 1 + keys.length;
   for (const row of rows) {
     const start = bucketOf(row[0] as number, size);
     let id = String(start);
-    for (const i of keys) id += `\u0000${row[i]}`;
+    for (let k = 0; k < keys.length; k++) id += `\u0000${row[keys[k] as number]}`;
     const sum = sums.get(id);
     if (sum === undefined) {
-      sums.set(id, [start, ...keys.map((i) => row[i] as string | number), ...counts.map((i) => row[i] as number)]);
+      const next = new Array<string | number>(width + counts.length);
+      next[0] = start;
+      for (let k = 0; k < keys.length; k++) next[1 + k] = row[keys[k] as number] as string | number;
+      for (let c = 0; c < counts.length; c++) next[width + c] = row[counts[c] as number] as number;
+      sums.set(id, next);
       continue;
     }
     for (let c = 0; c < counts.length; c++) {
-      const at = 1 + keys.length + c;
+      const at = width + c;
       sum[at] = (sum[at] as number) + (row[counts[c] as number] as number);
     }
   }
@@ -172,7 +190,8 @@ function sumPer(
 
 /** Rows by their ids, in the ids' order. */
 function sortedRows(byId: ReadonlyMap<string, (string | number)[]>): (string | number)[][] {
-  return [...byId.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
+  // The default sort orders strings by UTF-16 code units, as `<` does, without a call back into JavaScript per step.
+  return [...byId.keys()].sort().map((id) => byId.get(id) as (string | number)[]);
 }
 
 function indexOf<T>(list: readonly T[], item: T): number {

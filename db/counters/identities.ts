@@ -2,7 +2,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import { SLOTS_PER_HOUR, type SlotHour, slotOf } from '../../shared/analysis/alarm-candidates.ts';
 import type { HourCap, HourSends, IdentitySends, ListDepth } from '../../shared/analysis/identity-ranking.ts';
 import { HOUR_MS } from '../../shared/analysis/time-buckets.ts';
-import { addCounts, allOfUnion, listTable, rowsTable } from '../queries/lists.ts';
+import { addingUpsert, allOfUnion, listTable, type RowsColumn, rowsTable, upsertRows } from '../queries/lists.ts';
 import type { SqlRunner } from '../runner.ts';
 import { identityPairs, identityPairsPerServer, identityRows, identityText, storedDigest } from '../stored-identity.ts';
 
@@ -33,23 +33,41 @@ export interface IdentityDelta {
 /** The columns of an hour's sends per slot, in clock order. */
 const SLOT_COLUMNS = Array.from({ length: SLOTS_PER_HOUR }, (_, slot) => `sends_${slot}0`);
 
-/** Adds the deltas to the sends of their identity and hour, and of its slot. */
+const IDENTITY_HOUR_KEYS: readonly RowsColumn[] = [
+  ['start', 'bigint'],
+  ['server', 'text'],
+  ['identity', 'bytea'],
+];
+/** A row's counts before any delta: its sends, then its sends per slot. */
+const NO_SENDS: readonly number[] = [0, ...SLOT_COLUMNS.map(() => 0)];
+const IDENTITY_HOUR_UPSERT = addingUpsert('identity_hour', IDENTITY_HOUR_KEYS, ['sends', ...SLOT_COLUMNS]);
+
+/**
+ * Adds the deltas to the sends of their identity and hour, and of its slot: summed per row first, each row built
+ * once (a fold hands one delta per send), then written as addCounts writes, in key order, rows summing to 0 left out.
+ */
 export async function applyIdentityDeltas(db: SqlRunner, deltas: readonly IdentityDelta[]): Promise<void> {
-  await addCounts(
-    db,
-    'identity_hour',
-    [
-      ['start', 'bigint'],
-      ['server', 'text'],
-      ['identity', 'bytea'],
-    ],
-    ['sends', ...SLOT_COLUMNS],
-    deltas.map(({ ts, server, identity, sends }) => {
-      const slots = SLOT_COLUMNS.map(() => 0);
-      slots[slotOf(ts)] = sends;
-      return [ts - (ts % HOUR_MS), server, storedDigest(identity, server), sends, ...slots];
-    }),
-  );
+  const rows = new Map<string, (string | number)[]>();
+  for (const { ts, server, identity, sends } of deltas) {
+    const start = ts - (ts % HOUR_MS);
+    const digest = storedDigest(identity, server);
+    // addCounts' key: the key's values joined by NUL, which names never hold.
+    const id = `${start}\u0000${server}\u0000${digest}`;
+    let row = rows.get(id);
+    if (row === undefined) {
+      row = [start, server, digest, ...NO_SENDS];
+      rows.set(id, row);
+    }
+    row[3] = (row[3] as number) + sends;
+    const slot = 4 + slotOf(ts);
+    row[slot] = (row[slot] as number) + sends;
+  }
+  const changed: (string | number)[][] = [];
+  for (const id of [...rows.keys()].sort()) {
+    const row = rows.get(id) as (string | number)[];
+    if (row.some((value, i) => i >= IDENTITY_HOUR_KEYS.length && value !== 0)) changed.push(row);
+  }
+  await upsertRows(db, IDENTITY_HOUR_UPSERT, changed);
 }
 
 /**

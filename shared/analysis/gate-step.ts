@@ -19,7 +19,7 @@ import {
   type KeyGateState,
   type PartitionGateState,
 } from './gate.ts';
-import { gateKeysOf } from './request-key.ts';
+import { type AttemptKeys, attemptKeys } from './request-key.ts';
 import { stormFact } from './storm-facts.ts';
 import type { StormSummary } from './storm-model.ts';
 import type { StormStateCache } from './storm-state-cache.ts';
@@ -111,6 +111,8 @@ export interface Continuation {
   events: AnalysisEvent[];
   /** The request keys those events use: the only stored key states the step reads. */
   keys: Set<string>;
+  /** Each event's gate keys, in the order of `events`: built once, for the plan and the step. */
+  eventKeys: AttemptKeys[];
 }
 
 /** What a step does with each partition it is handed. */
@@ -147,8 +149,13 @@ export function planPartitions(
       plan.replay.push(pk);
     } else {
       const keys = new Set<string>();
-      for (const event of events) for (const key of gateKeysOf(event)) keys.add(key);
-      plan.continuing.push({ saved: row, storms, events, keys });
+      const eventKeys = events.map(attemptKeys);
+      for (const { request, endpoint, method } of eventKeys) {
+        keys.add(request);
+        keys.add(endpoint);
+        if (method !== null) keys.add(method);
+      }
+      plan.continuing.push({ saved: row, storms, events, keys, eventKeys });
     }
   }
   return plan;
@@ -173,7 +180,7 @@ export function continuePartitions(
 }
 
 function continuePartition(
-  { saved, storms: savedStorms, events, keys }: Continuation,
+  { saved, storms: savedStorms, events, keys, eventKeys }: Continuation,
   stored: StoredKeys,
   changes: GateChanges,
 ): void {
@@ -193,8 +200,9 @@ function continuePartition(
   };
   gate.partitions[pk] = partition;
   const storms = new PartitionStorms(savedStorms);
-  for (const event of events) {
-    const verdict = gateStep(gate, event);
+  for (let i = 0; i < events.length; i++) {
+    const event = events[i] as AnalysisEvent;
+    const verdict = gateStep(gate, event, eventKeys[i]);
     storms.step(stormFact(event, verdict));
     if (!verdict.avoidable) continue;
     const { reason, blockedBy } = verdict;

@@ -54,7 +54,7 @@
  */
 import { SESSION_SCOPED_KINDS } from '../classify/kinds.ts';
 import type { GateBlock, GateReason, GateVerdict } from './gate-types.ts';
-import { endpointKey, methodKey, requestKey } from './request-key.ts';
+import { type AttemptKeys, attemptKeys, endpointKey, methodKey, requestKey } from './request-key.ts';
 import type { AnalysisEvent } from './types.ts';
 
 /** Seed 000's `MAX_RETRIES`: retries allowed after the first transient failure. */
@@ -169,8 +169,11 @@ export function isRepairScoped(kind: string): boolean {
   return kind === 'protocol_header_mismatch' || kind === 'protocol_version_unsupported';
 }
 
-/** Judges one event and updates `state` (unless the event is avoidable or not judged). */
-export function gateStep(state: GateState, e: AnalysisEvent): GateVerdict {
+/**
+ * Judges one event and updates `state` (unless the event is avoidable or not judged). `keys` are its gate keys when
+ * the caller built them already (attemptKeys).
+ */
+export function gateStep(state: GateState, e: AnalysisEvent, keys?: AttemptKeys): GateVerdict {
   const pk = partitionKey(e);
   if (pk === null) return notJudged(e);
   let p = state.partitions[pk];
@@ -182,7 +185,7 @@ export function gateStep(state: GateState, e: AnalysisEvent): GateVerdict {
   } else if (!inOrder(p, e)) {
     throw new GateOrderError(`event ${e.id} (ts ${e.ts}, seq ${e.seq}) is earlier than its partition's last`);
   }
-  return stepPartition(p, e);
+  return stepPartition(p, e, keys ?? attemptKeys(e));
 }
 
 /**
@@ -212,7 +215,7 @@ export function replayGate(events: readonly AnalysisEvent[]): Map<string, GateVe
       group.sort(byTimeOrder);
       // A partition's state is garbage as soon as its replay ends; sorted input needs no order check.
       const p = emptyPartition(group[0] ?? { ts: 0, seq: 0 });
-      for (const e of group) verdicts.set(e.id, stepPartition(p, e));
+      for (const e of group) verdicts.set(e.id, stepPartition(p, e, attemptKeys(e)));
     }
   }
   return verdicts;
@@ -231,7 +234,7 @@ function emptyPartition(first: Pick<AnalysisEvent, 'ts' | 'seq'>): PartitionGate
 }
 
 /** The gate proper, for one event of the partition `p`, in order. */
-function stepPartition(p: PartitionGateState, e: AnalysisEvent): GateVerdict {
+function stepPartition(p: PartitionGateState, e: AnalysisEvent, keys: AttemptKeys): GateVerdict {
   p.lastTs = e.ts;
   p.lastSeq = e.seq;
   // Events arrive in order, so an elapsed throttle or a lapsed block can block nothing again.
@@ -239,9 +242,8 @@ function stepPartition(p: PartitionGateState, e: AnalysisEvent): GateVerdict {
     p.waitUntil = null;
     delete p.waitFromText;
   }
-  const endpoint = liveBlock(p, endpointKey(e), e.ts);
-  const method = methodKey(e);
-  const key = requestKey(e);
+  const endpoint = liveBlock(p, keys.endpoint, e.ts);
+  const { method, request: key } = keys;
   const k = p.keys[key];
   const held: Held = { endpoint, method: method === null ? false : liveBlock(p, method, e.ts), k };
   const awaited = e.continuation ? k?.awaiting : undefined;

@@ -54,10 +54,23 @@ export function methodKey(e: AnalysisEvent): string | null {
   return JSON.stringify(['method', e.client, e.server, pathOnly(e.httpPath), e.rpcMethod]);
 }
 
+/** An attempt's gate keys by role, each built once: the fold plans with them and the gate steps with them. */
+export interface AttemptKeys {
+  request: string;
+  endpoint: string;
+  method: string | null;
+}
+
+export function attemptKeys(e: AnalysisEvent): AttemptKeys {
+  return { request: requestKey(e), endpoint: endpointKey(e), method: methodKey(e) };
+}
+
 /** Every gate key an attempt can be blocked under: its request key, its endpoint and its JSON-RPC method. */
 export function gateKeysOf(e: AnalysisEvent): string[] {
-  const method = methodKey(e);
-  const keys = [requestKey(e), endpointKey(e)];
-  if (method !== null) keys.push(method);
-  return keys;
+  return keyList(attemptKeys(e));
+}
+
+/** The keys of `attemptKeys` as one list, the method's left out when there is none. */
+export function keyList({ request, endpoint, method }: AttemptKeys): string[] {
+  return method === null ? [request, endpoint] : [request, endpoint, method];
 }
