@@ -32,6 +32,21 @@ export interface IdentityDelta {
 
 /** The columns of an hour's sends per slot, in clock order. */
 const SLOT_COLUMNS = Array.from({ length: SLOTS_PER_HOUR }, (_, slot) => `sends_${slot}0`);
+const SLOTS_OF_IH = sql.raw(SLOT_COLUMNS.map((column) => `ih.${column}`).join(', '));
+
+/**
+ * The slot columns of the contenders' list rows, and the FROM that gives them. PostgreSQL fetches each list row's tuple
+ * anyway (its server and digest are not in the partial index), so its lists carry the slots (hourLists). SQLite's
+ * lists read the partial index (start, sends) alone, which holds the key and so every other column they need: the
+ * slots there would cost a lookup of each of a day's ~40k list rows (its ranking 45 -> 94 ms). It looks them up by the
+ * key for the contenders' rows of part-hours alone; in a whole hour every send is in the window.
+ */
+function slotsOfLists(db: SqlRunner): SQL {
+  if (db.dialect === 'postgres')
+    return sql.raw(`${SLOT_COLUMNS.map((column) => `lists.${column}`).join(', ')} FROM lists`);
+  return sql`${SLOTS_OF_IH} FROM lists LEFT JOIN identity_hour ih ON lists.whole = 0
+    AND ih.start = lists.start AND ih.server = lists.server AND ih.identity = lists.identity`;
+}
 
 const IDENTITY_HOUR_KEYS: readonly RowsColumn[] = [
   ['start', 'bigint'],
@@ -103,15 +118,23 @@ export async function listContenders(
 ): Promise<HourSends[]> {
   if (n <= 0 || hours.length === 0) return [];
   const ofServer = server === undefined ? sql`` : sql` AND ih.server = ${server}`;
-  return db.all(sql`WITH lists AS (${hourLists(db, hours, ofServer)}),
+  const rows = await db.all<
+    Omit<HourSends, 'slots'> & Record<(typeof SLOT_COLUMNS)[number], number>
+  >(sql`WITH lists AS (${hourLists(db, hours, ofServer)}),
     grouped AS (
       SELECT server, identity, sum(CASE WHEN whole = 1 THEN sends ELSE 0 END) AS listed, sum(sends - cap) AS excess
       FROM lists GROUP BY server, identity),
     contenders AS (
       SELECT server, identity FROM grouped WHERE ${unlisted} + excess >= 2 AND ${unlisted} + excess >= coalesce(
         (SELECT listed FROM grouped ORDER BY listed DESC LIMIT 1 OFFSET ${n - 1}), 0))
-    SELECT ${identityText(db, 'lists')} AS identity, start, sends FROM lists
-    WHERE (server, identity) IN (SELECT server, identity FROM contenders)`);
+    SELECT ${identityText(db, 'lists')} AS identity, lists.start, lists.sends, lists.whole, ${slotsOfLists(db)}
+    WHERE (lists.server, lists.identity) IN (SELECT server, identity FROM contenders)`);
+  return rows.map((row) => ({
+    identity: row.identity,
+    start: Number(row.start),
+    sends: Number(row.sends),
+    slots: Number(row.whole) === 1 ? null : SLOT_COLUMNS.map((column) => Number(row[column])),
+  }));
 }
 
 /**
@@ -125,7 +148,11 @@ function hourLists(db: SqlRunner, hours: readonly HourCap[], ofServer: SQL): SQL
   if (db.dialect === 'postgres') {
     return sql.join(
       hours.map(
-        ({ start, cap, whole }) => sql`SELECT ih.server, ih.identity, ${start}::bigint AS start, ih.sends,
+        ({
+          start,
+          cap,
+          whole,
+        }) => sql`SELECT ih.server, ih.identity, ${start}::bigint AS start, ih.sends, ${SLOTS_OF_IH},
           ${cap}::integer AS cap, ${whole ? 1 : 0}::integer AS whole FROM identity_hour ih
           WHERE ih.start = ${start} AND ih.sends > ${cap} AND ih.sends > 1${ofServer}`,
       ),

@@ -95,28 +95,46 @@ describe('contenderBounds', () => {
     { start: T + H, cap: 2, whole: true },
     { start: T + 2 * H, cap: 1, whole: false },
   ];
+  /** Sends all in an hour's first slot. */
+  const early = (sends: number) => [sends, 0, 0, 0, 0, 0];
+  const all = { from: T, to: T + 3 * H };
 
   it("bounds each contender by its list sends where it is listed and each other hour's cap, most first", () => {
     const rows = [
-      { start: T, identity: 'a', sends: 9 },
-      { start: T + H, identity: 'a', sends: 4 },
-      { start: T + H, identity: 'b', sends: 7 },
-      { start: T + 2 * H, identity: 'c', sends: 12 },
+      { start: T, identity: 'a', sends: 9, slots: early(9) },
+      { start: T + H, identity: 'a', sends: 4, slots: early(4) },
+      { start: T + H, identity: 'b', sends: 7, slots: early(7) },
+      { start: T + 2 * H, identity: 'c', sends: 12, slots: early(12) },
     ];
-    expect(contenderBounds(rows, hours)).toEqual([
+    expect(contenderBounds(rows, hours, all)).toEqual([
       { identity: 'c', sends: 3 + 2 + 12 },
       { identity: 'a', sends: 9 + 4 + 1 },
       { identity: 'b', sends: 3 + 7 + 1 },
     ]);
   });
 
+  it('counts in a part-hour only the sends of the slots the window overlaps', () => {
+    // The window starts 25 minutes into the first hour (its slots from 20 on) and ends 15 into the third (0 and 10).
+    const window = { from: T + 25 * 60_000, to: T + 2 * H + 15 * 60_000 };
+    const rows = [
+      { start: T, identity: 'a', sends: 9, slots: [4, 3, 1, 1, 0, 0] },
+      { start: T + 2 * H, identity: 'a', sends: 12, slots: [2, 2, 8, 0, 0, 0] },
+      // An hour the window holds whole comes without its slots: every send of it is in the window.
+      { start: T + H, identity: 'b', sends: 7, slots: null },
+    ];
+    expect(contenderBounds(rows, hours, window)).toEqual([
+      { identity: 'b', sends: 3 + 7 + 1 },
+      { identity: 'a', sends: 1 + 1 + 2 + 2 + 2 },
+    ]);
+  });
+
   it('orders equal bounds by identity, and has none without list rows', () => {
     const rows = [
-      { start: T + H, identity: 'y', sends: 5 },
-      { start: T + H, identity: 'x', sends: 5 },
+      { start: T + H, identity: 'y', sends: 5, slots: early(5) },
+      { start: T + H, identity: 'x', sends: 5, slots: early(5) },
     ];
-    expect(contenderBounds(rows, hours).map((bound) => bound.identity)).toEqual(['x', 'y']);
-    expect(contenderBounds([], hours)).toEqual([]);
+    expect(contenderBounds(rows, hours, all).map((bound) => bound.identity)).toEqual(['x', 'y']);
+    expect(contenderBounds([], hours, all)).toEqual([]);
   });
 });
 

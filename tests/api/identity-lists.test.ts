@@ -101,7 +101,13 @@ describe.each(STORE_KINDS)('the hour lists on $name', (kind) => {
       // first place surely sent is then c's 9, not a's 18, and every candidate's most reaches it.
       const late = await contenders({ from: T + H / 2, to: T + 3 * H }, 3, 1);
       expect(late.names).toEqual(['a', 'b', 'c', 'f']);
-      expect(late.rows).toContainEqual({ start: T, identity: identityOf('s1', 'a'), sends: 10 });
+      // With its sends per slot (all at the hour's start here), which bound it in a part-hour.
+      expect(late.rows).toContainEqual({
+        start: T,
+        identity: identityOf('s1', 'a'),
+        sends: 10,
+        slots: [10, 0, 0, 0, 0, 0],
+      });
     });
 
     it('find no contender in hours without lists, or for no place', async () => {

@@ -132,14 +132,19 @@ async function rankFromLists(
   const depthOf = listDepths(split, limit, limits);
   const { hours, unlisted } = hourCaps(await hourListCuts(db, { ...split, server: listed }, depthOf), split);
   const rows = await listContenders(db, hours, { server: scope.server, n: limit, unlisted });
-  const counted = await countLikeliest(contenderBounds(rows, hours), limit, limits.countPerRound, async (round) => {
-    const { fromEvents, fromHours } = countingPlan(round, wholeHours(split).length, eventsKept(scope));
-    const [inEvents, inHours] = await Promise.all([
-      identityEventSends(db, fromEvents, scope),
-      exactSends(db, fromHours, split),
-    ]);
-    return [...inEvents, ...inHours];
-  });
+  const counted = await countLikeliest(
+    contenderBounds(rows, hours, scope),
+    limit,
+    limits.countPerRound,
+    async (round) => {
+      const { fromEvents, fromHours } = countingPlan(round, wholeHours(split).length, eventsKept(scope));
+      const [inEvents, inHours] = await Promise.all([
+        identityEventSends(db, fromEvents, scope),
+        exactSends(db, fromHours, split),
+      ]);
+      return [...inEvents, ...inHours];
+    },
+  );
   const { ranked, exact } = topSent(counted, limit, unlisted);
   return { identities: ranked.map((row) => row.identity), exact };
 }
