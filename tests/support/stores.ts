@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import type { TestContext } from 'vitest';
 import { loadDemo } from '../../api/demo/load.ts';
 import { citusDatabase, placeOnCitus } from '../../db/citus.ts';
 import type { Store } from '../../db/runner.ts';
@@ -82,13 +83,12 @@ const CITUS_WORKERS = (process.env.TEST_CITUS_WORKERS ?? '').split(',').filter((
 export const ON_CITUS = CITUS_WORKERS.length > 0;
 
 /**
- * Why a test of `kind` whose own statements Citus refuses is skipped there, or null where it runs (SQLite, plain
- * PostgreSQL): for `skip(…)` of the test's context, which the reporter shows beside the test. A Citus store is placed
- * after its migrations (`lens citus-setup`), so a test that replays a migration on a placed store tests what no
- * Citus store goes through.
+ * Skips a test of `kind` on a Citus store, saying why (the reporter shows the note beside the test); runs it on SQLite
+ * and plain PostgreSQL. Only for a test whose own statements Citus refuses: a Citus store is placed after its
+ * migrations (`lens citus-setup`), so a test that replays a migration on it tests what no Citus store goes through.
  */
-export function refusedOnCitus(kind: Pick<StoreKind, 'name'>, why: string): string | null {
-  return kind.name === 'postgres' && ON_CITUS ? `skipped on Citus: ${why}` : null;
+export function skipOnCitus(skip: TestContext['skip'], kind: Pick<StoreKind, 'name'>, why: string): void {
+  skip(kind.name === 'postgres' && ON_CITUS, `skipped on Citus: ${why}`);
 }
 
 async function openTempCitus(): Promise<TestStore> {
