@@ -2,7 +2,12 @@ import { eventDay } from '../../db/event-days.ts';
 import { type EventRow, type PackedRows, packRows, storedKey } from '../../db/event-row.ts';
 import { withEventDays } from '../../db/queries/day-partitions.ts';
 import { queueForFold } from '../../db/queries/fold-queue.ts';
-import { ensureServers, loadServerConfigs, type ServerConfigRow } from '../../db/queries/servers.ts';
+import {
+  ensureServers,
+  loadServerConfigs,
+  type ServerConfigRow,
+  shareServerConfigs,
+} from '../../db/queries/servers.ts';
 import type { Store, TxRunner } from '../../db/runner.ts';
 import type { BatchLine } from '../../shared/batch.ts';
 import {
@@ -82,9 +87,9 @@ export async function ingestBatch(store: Store, items: readonly BatchItem[], fre
 
   const names = [...new Set(valid.map((v) => v.event.server))];
   const seen = await loadServerConfigs(store, names);
-  // Servers never seen are registered before the transaction, which then only share-locks their rows. On Citus
-  // (docs/adr/0014-distribution-by-server.md) `servers` is a reference table, whose write and share-lock each lock
-  // its one shard: two batches that both wrote it in their transactions, then share-locked it, deadlocked.
+  // Servers never seen are registered before the transaction, which then only holds their configuration shared. On
+  // Citus (docs/adr/0014-distribution-by-server.md) `servers` is a reference table, whose every write locks its one
+  // shard: two batches that both wrote it in their transactions deadlocked.
   const known = new Set(seen.map((row) => row.name));
   const unseen = names.filter((name) => !known.has(name));
   await ensureServers(store, unseen);
@@ -93,6 +98,7 @@ export async function ingestBatch(store: Store, items: readonly BatchItem[], fre
   const days = valid.map((v) => eventDay(v.event.ts));
   const stored = await withEventDays(store, days, () =>
     store.transaction(async (tx) => {
+      await shareServerConfigs(tx, names);
       const current = await loadServerConfigs(tx, names);
       if (configChanged(seen, current)) chunks = await buildChunks(valid, current);
       return insertAll(tx, chunks);

@@ -13,6 +13,8 @@ export const LOCK_CLASS = {
   fold: 7_263,
   /** Making and dropping the time partitions of events and counts (db/queries/day-partitions.ts): one at a time. */
   partitions: 7_265,
+  /** A server's configuration: shared by the ingests that classify by it, exclusive for a change (servers.ts). */
+  serverConfig: 7_267,
 } as const;
 
 const LOCK_SLOTS = 256;

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { SqlRunner } from '../runner.ts';
 import { listTable } from './lists.ts';
+import { LOCK_CLASS, lockKeys } from './locks.ts';
 
 export interface ServerConfigRow {
   name: string;
@@ -25,14 +26,23 @@ export async function ensureServers(db: SqlRunner, names: readonly string[]): Pr
     ON CONFLICT (name) DO NOTHING`);
 }
 
-/**
- * The configuration of the named servers. Inside an ingest transaction on PostgreSQL the rows are share-locked, so
- * a concurrent change of discovery or overrides waits for the batch (and then reclassifies it) instead of missing it.
- */
+/** The configuration of the named servers, as last committed. */
 export async function loadServerConfigs(db: SqlRunner, names: readonly string[]): Promise<ServerConfigRow[]> {
   if (names.length === 0) return [];
-  const lock = db.dialect === 'postgres' ? sql` FOR SHARE` : sql``;
-  return db.all<ServerConfigRow>(sql`${SELECT_CONFIG} WHERE name IN ${listTable(db, names)}${lock}`);
+  return db.all<ServerConfigRow>(sql`${SELECT_CONFIG} WHERE name IN ${listTable(db, names)}`);
+}
+
+/**
+ * Holds the named servers' configuration until the transaction ends (PostgreSQL): an ingest takes it shared before it
+ * reads the configuration again, so that a change of discovery or overrides (lockServerConfig, exclusive) waits for
+ * the batch and then reclassifies it instead of missing it, and a batch that starts after the change waits for it
+ * and reads the new one. Advisory locks (lockKeys), not `FOR SHARE` of the rows: on Citus
+ * (docs/adr/0014-distribution-by-server.md) `servers` is a reference table, and a `FOR SHARE` of its rows takes a
+ * share lock and then a row-exclusive lock on its one shard, which conflict: two batches that each held the first
+ * waited for each other's second, and one failed as a deadlock.
+ */
+export function shareServerConfigs(db: SqlRunner, names: readonly string[]): Promise<void> {
+  return lockKeys(db, LOCK_CLASS.serverConfig, names, 'shared');
 }
 
 export async function getServerConfig(db: SqlRunner, name: string): Promise<ServerConfigRow | null> {
@@ -40,11 +50,14 @@ export async function getServerConfig(db: SqlRunner, name: string): Promise<Serv
   return rows[0] ?? null;
 }
 
-/** Locks a server's row for a configuration change (PostgreSQL); SQLite's writer lock already serialises it. */
+/**
+ * Holds a server's configuration for a change until the transaction ends (PostgreSQL; shareServerConfigs says how),
+ * and reads it; SQLite's writer lock already serialises it.
+ */
 export async function lockServerConfig(db: SqlRunner, name: string): Promise<ServerConfigRow | null> {
+  await lockKeys(db, LOCK_CLASS.serverConfig, [name]);
   await ensureServers(db, [name]);
-  const lock = db.dialect === 'postgres' ? sql` FOR UPDATE` : sql``;
-  const rows = await db.all<ServerConfigRow>(sql`${SELECT_CONFIG} WHERE name = ${name}${lock}`);
+  const rows = await db.all<ServerConfigRow>(sql`${SELECT_CONFIG} WHERE name = ${name}`);
   return rows[0] ?? null;
 }
 

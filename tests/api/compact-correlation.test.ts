@@ -9,7 +9,7 @@ import { correlationOf } from '../../shared/frames.ts';
 import { createTestApp, postNdjson } from '../support/app.ts';
 import { clientEvent, proxyEvent } from '../support/events.ts';
 import { replayMigration } from '../support/migrations.ts';
-import { STORE_KINDS, type TestStore } from '../support/stores.ts';
+import { STORE_KINDS, skipOnCitus, type TestStore } from '../support/stores.ts';
 
 const TRACEPARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
 
@@ -48,7 +48,12 @@ describe('join keys stored compact', () => {
 describe.each(STORE_KINDS)('a store from before compact join keys, on $name', (kind) => {
   it.skipIf(kind.unavailable !== null)(
     'rewrites the keys it holds to the compact form, so a record arriving after the upgrade still joins',
-    async () => {
+    async ({ skip }) => {
+      skipOnCitus(
+        skip,
+        kind,
+        'replays migration compact_correlation on a placed store, which no Citus store goes through (lens citus-setup places a store after its migrations): its UPDATE of events calls a STABLE function with column references, which Citus refuses in a distributed UPDATE',
+      );
       const db = await kind.open();
       try {
         const longKey = correlationOf(tracedClient() as never);

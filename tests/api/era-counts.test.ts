@@ -12,7 +12,7 @@ import { corpusText } from '../support/corpus.ts';
 import { BASE_TS } from '../support/events.ts';
 import { ingestFolded } from '../support/ingest.ts';
 import { replayMigration } from '../support/migrations.ts';
-import { STORE_KINDS, type TestStore } from '../support/stores.ts';
+import { STORE_KINDS, skipOnCitus, type TestStore } from '../support/stores.ts';
 import { mixedTraffic } from '../support/traffic.ts';
 
 const MINUTE = 60_000;
@@ -46,6 +46,9 @@ const BY: EraCountsBy[] = ['server', 'client'];
 
 const total = (rows: EraCountRow[], column: keyof EraCountRow = 'requests') =>
   rows.reduce((n, row) => n + Number(row[column]), 0);
+
+const ERA_REPLAY =
+  "replays migration era_counts's INSERT ... SELECT on a placed store, which no Citus store goes through (lens citus-setup places a store after its migrations): it reads events beside the coordinator-local fold_queue (a correlated NOT EXISTS), a join Citus refuses";
 
 describe.each(STORE_KINDS)('era counts on $name', (kind) => {
   describe.skipIf(kind.unavailable !== null)('', () => {
@@ -118,7 +121,8 @@ describe.each(STORE_KINDS)('era counts on $name', (kind) => {
       for (const by of BY) expect(await all(by)).toEqual(await rawEraCounts(db.store, WHOLE, by));
     });
 
-    it('are what migration era_counts fills from the stored events', async () => {
+    it('are what migration era_counts fills from the stored events', async ({ skip }) => {
+      skipOnCitus(skip, kind, ERA_REPLAY);
       const before = { server: await all('server'), client: await all('client') };
       for (const table of ['era_server_minute', 'era_server_hour', 'era_client_minute', 'era_client_hour']) {
         await db.store.run(sql.raw(`DELETE FROM ${table}`));
@@ -128,7 +132,8 @@ describe.each(STORE_KINDS)('era counts on $name', (kind) => {
       expect({ server: await all('server'), client: await all('client') }).toEqual(before);
     });
 
-    it('move from no era to the era read from the line for events stored before the era was kept', async () => {
+    it('move from no era to the era read from the line for events stored before the era was kept', async ({ skip }) => {
+      skipOnCitus(skip, kind, ERA_REPLAY);
       const before = { server: await all('server'), client: await all('client') };
       const sends = async () =>
         Number((await db.store.all<{ n: number }>(sql`SELECT sum(sends) AS n FROM identity_hour`))[0]?.n ?? 0);

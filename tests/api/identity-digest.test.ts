@@ -8,7 +8,7 @@ import { createTestApp, get, postNdjson, TEST_NOW, type TestApp } from '../suppo
 import { readCatalog } from '../support/catalog.ts';
 import { clientEvent } from '../support/events.ts';
 import { asBeforeDenialAudit, catalogBefore } from '../support/migrations.ts';
-import { STORE_KINDS, type TestStore } from '../support/stores.ts';
+import { STORE_KINDS, skipOnCitus, type TestStore } from '../support/stores.ts';
 
 // The store keeps an identity as the row's server and 16 bytes of digest (ADR 11); the API shows and takes
 // `server:` + 32 hex, whatever the server's name holds.
@@ -113,7 +113,14 @@ describe.each(STORE_KINDS)('a store from before identities were kept as digests,
     let db: TestStore;
     afterEach(async () => db.dispose());
 
-    it('reads the same identities and counts after the upgrade, and counts new sends with the old', async () => {
+    it('reads the same identities and counts after the upgrade, and counts new sends with the old', async ({
+      skip,
+    }) => {
+      skipOnCitus(
+        skip,
+        kind,
+        'rebuilds the schema of the release before events_by_day, storms keyed by id alone, a unique key without the distribution column, which Citus refuses (a Citus store starts at the current schema)',
+      );
       db = await kind.open();
       const app = createTestApp(db.store);
       await postNdjson(app, traffic());

@@ -15,7 +15,7 @@ import { storedDigest } from '../../db/stored-identity.ts';
 import { analysed, createTestApp, get, postNdjson, type TestApp } from '../support/app.ts';
 import { corpusText, expectedOf } from '../support/corpus.ts';
 import { asBeforeInputRequests, replayMigration } from '../support/migrations.ts';
-import { STORE_KINDS, type TestStore } from '../support/stores.ts';
+import { STORE_KINDS, skipOnCitus, type TestStore } from '../support/stores.ts';
 
 type Line = Record<string, unknown> & { id: string; ts: string; http: Record<string, unknown> };
 
@@ -83,7 +83,14 @@ describe.each(STORE_KINDS)('input requests as sends of their identity on $name',
       expect(none.sentByServer.inRounds).toEqual({ requests: 0, again: 0, byMethod: {} });
     });
 
-    it('reads, after migration input_requests, the requests of the rounds a store held before, once', async () => {
+    it('reads, after migration input_requests, the requests of the rounds a store held before, once', async ({
+      skip,
+    }) => {
+      skipOnCitus(
+        skip,
+        kind,
+        'undoes migration input_requests and replays it on a placed store, which no Citus store goes through (lens citus-setup places a store after its migrations): the replay makes input_requests a plain local table, which Citus will not join to the distributed events',
+      );
       await postNdjson(app, ROUNDS.map(round));
       await analysed(app);
       const range = `from=${first - (first % 3_600_000)}&to=${first - (first % 3_600_000) + 3_600_000}`;

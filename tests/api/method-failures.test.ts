@@ -12,7 +12,7 @@ import type { SqlRunner } from '../../db/runner.ts';
 import { BASE_TS } from '../support/events.ts';
 import { ingestFolded } from '../support/ingest.ts';
 import { replayMigration } from '../support/migrations.ts';
-import { STORE_KINDS, type TestStore } from '../support/stores.ts';
+import { STORE_KINDS, skipOnCitus, type TestStore } from '../support/stores.ts';
 import { mixedTraffic } from '../support/traffic.ts';
 
 /** The reference: one server's counted failures per method over [from, to), grouped from the events. */
@@ -72,7 +72,12 @@ describe.each(STORE_KINDS)('failures per method on $name', (kind) => {
       expect(detail?.failuresByMethod.length).toBeGreaterThan(0);
     });
 
-    it('are filled by their migration from the stored events, as the fold counted them', async () => {
+    it('are filled by their migration from the stored events, as the fold counted them', async ({ skip }) => {
+      skipOnCitus(
+        skip,
+        kind,
+        "replays migration method_failures's INSERT ... SELECT on a placed store, which no Citus store goes through (lens citus-setup places a store after its migrations): it reads events beside the coordinator-local fold_queue (a correlated NOT EXISTS), a join Citus refuses",
+      );
       const scope = { server: 's2', from: 0, to: BASE_TS + 4 * 3_600_000, eventsFrom: null };
       const before = await methodFailures(db.store, scope);
       await db.store.run(sql`DELETE FROM method_failure_minute`);

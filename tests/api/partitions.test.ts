@@ -15,7 +15,7 @@ import { createTestApp, get, postNdjson, type TestApp } from '../support/app.ts'
 import { readCatalog } from '../support/catalog.ts';
 import { clientEvent, rpcError } from '../support/events.ts';
 import { asBeforeCountsByTime, asBeforeEventsByDay, catalogBefore } from '../support/migrations.ts';
-import { STORE_KINDS, type TestStore } from '../support/stores.ts';
+import { STORE_KINDS, skipOnCitus, type TestStore } from '../support/stores.ts';
 
 /**
  * Events by day (issue 19, item 4; docs/adr/0009-retention.md): on PostgreSQL `events` and `event_bodies` are kept in
@@ -157,7 +157,12 @@ describe.each(STORE_KINDS)('events by day, on $name', (kind) => {
       }
     });
 
-    it('upgrades a store of one table: the same events, lines and counts, then days of their own', async () => {
+    it('upgrades a store of one table: the same events, lines and counts, then days of their own', async ({ skip }) => {
+      skipOnCitus(
+        skip,
+        kind,
+        'rebuilds the schema of the release before events_by_day, storms keyed by id alone, a unique key without the distribution column, which Citus refuses (a Citus store starts at the current schema)',
+      );
       db = await kind.open();
       let app = createTestApp(db.store);
       // Batches that cross midnight: the blocks written before the upgrade held lines of two days.

@@ -91,9 +91,12 @@ describe.each(STORE_KINDS)('retention on $name', (kind) => {
       const kept = await json(app, `/api/v1/events?${range(eventsFrom, now)}&limit=1000`);
       expect(kept.events).toHaveLength(3 * 24 * 6);
       expect(await count(db, 'event_bodies')).toBeLessThan(blocksBefore);
-      const orphans = await db.store.all<{ n: number }>(sql`SELECT COUNT(*) AS n FROM event_bodies b
-        WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.body_block = b.id)`);
-      expect(Number(orphans[0]?.n)).toBe(0);
+      // Compared here, not joined: on Citus (ADR 14) event_bodies is distributed by id, events by server, and
+      // Citus refuses a join of the two on anything but their distribution columns.
+      const read = await db.store.all<{ id: number | string }>(sql`SELECT DISTINCT body_block AS id FROM events`);
+      const blocks = await db.store.all<{ id: number | string }>(sql`SELECT id FROM event_bodies`);
+      const readIds = new Set(read.map((row) => Number(row.id)));
+      expect(blocks.map((row) => Number(row.id)).filter((id) => !readIds.has(id))).toEqual([]);
       // The oldest kept event shares line blocks with deleted ones' neighbours: its line still reads.
       const oldest = kept.events.at(-1);
       const one = await json(app, `/api/v1/events/${encodeURIComponent(oldest.id)}`);

@@ -61,7 +61,10 @@ const POSTGRES_COLUMNS = sql`
     AND k.column_name = c.column_name
   WHERE c.table_schema = 'public' AND NOT EXISTS (SELECT 1 FROM pg_class AS part
     JOIN pg_namespace AS pn ON pn.oid = part.relnamespace
-    WHERE pn.nspname = c.table_schema AND part.relname = c.table_name AND part.relispartition)`;
+    WHERE pn.nspname = c.table_schema AND part.relname = c.table_name AND part.relispartition)
+    -- Tables only, as SQLite's side reads them: Citus adds views to public (citus_tables, citus_schemas).
+    AND EXISTS (SELECT 1 FROM pg_class AS rel JOIN pg_namespace AS rn ON rn.oid = rel.relnamespace
+      WHERE rn.nspname = c.table_schema AND rel.relname = c.table_name AND rel.relkind IN ('r', 'p'))`;
 
 const POSTGRES_INDEX_COLUMNS = sql`
   SELECT t.relname AS "table", i.relname AS "index", a.attname AS "column", x.indisunique AS "unique",
