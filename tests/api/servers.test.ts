@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ensureServers } from '../../db/queries/servers.ts';
+import { ensureServers, lockServerConfig, shareServerConfigs } from '../../db/queries/servers.ts';
 import { openStore } from '../../db/store.ts';
 import { DAY_MS } from '../../shared/analysis/time-buckets.ts';
 import { SOURCE_SAMPLE } from '../../shared/source-formats.ts';
@@ -205,6 +205,50 @@ describe.skipIf(postgres?.unavailable !== null)('servers first seen by concurren
       await Promise.all([first, second]);
       const names = await db.store.all<{ name: string }>(sql`SELECT name FROM servers ORDER BY name`);
       expect(names.map((row) => row.name)).toEqual(['a', 'b']);
+    } finally {
+      await watcher.end();
+      await other.close();
+      await db.dispose();
+    }
+  });
+});
+
+describe.skipIf(postgres?.unavailable !== null)("a server's configuration held by its batches on postgres", () => {
+  it('makes a change wait for the batches that classify by the configuration, and the batches not for each other', async () => {
+    const db = await openTempPostgres();
+    const other = await openStore(db.config);
+    const watcher = new pg.Client({ connectionString: db.config.databaseUrl });
+    await watcher.connect();
+    try {
+      await ensureServers(db.store, ['notes']);
+      let batchEnds: () => void = () => {};
+      const batchHolds = new Promise<void>((resolve) => {
+        batchEnds = resolve;
+      });
+      const order: string[] = [];
+      let secondBatchDone: () => void = () => {};
+      const secondBatch = new Promise<void>((resolve) => {
+        secondBatchDone = resolve;
+      });
+      // A batch holds the configuration as an ingest does; a second batch takes it too without waiting.
+      const batch = db.store.transaction(async (tx) => {
+        await shareServerConfigs(tx, ['notes']);
+        await other.transaction((tx2) => shareServerConfigs(tx2, ['notes']));
+        order.push('second batch');
+        secondBatchDone();
+        await batchHolds;
+        order.push('batch ends');
+      });
+      // The change asks once the second batch is through: asked before, it would queue that batch behind it.
+      const change = secondBatch.then(() =>
+        other.transaction(async (tx) => {
+          await lockServerConfig(tx, 'notes');
+          order.push('change');
+        }),
+      );
+      await untilOneWaitsForALock(watcher).finally(batchEnds);
+      await Promise.all([batch, change]);
+      expect(order).toEqual(['second batch', 'batch ends', 'change']);
     } finally {
       await watcher.end();
       await other.close();
