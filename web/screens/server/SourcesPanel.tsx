@@ -27,7 +27,7 @@ export function SourcesPanel({ query }: { query: PanelQuery<ServerDetail> }) {
               <tr>
                 <th scope="col">Log</th>
                 <th scope="col" className="num">
-                  Records
+                  {data.sources.sampled ? 'Share of records' : 'Records'}
                 </th>
                 <th scope="col">With frames</th>
               </tr>
@@ -42,7 +42,11 @@ export function SourcesPanel({ query }: { query: PanelQuery<ServerDetail> }) {
                       {row.label}
                       {row.note === null ? null : <p className="muted small source-note">{row.note}</p>}
                     </th>
-                    <td className="num">{formatCount(row.records)}</td>
+                    <td className="num">
+                      {data.sources.sampled
+                        ? formatShare(shareOf(row.records, sampled(data)))
+                        : formatCount(row.records)}
+                    </td>
                     <td className="nowrap">
                       {known === 0 ? (
                         <span className="muted">not known (stored before this was kept)</span>
@@ -60,10 +64,15 @@ export function SourcesPanel({ query }: { query: PanelQuery<ServerDetail> }) {
           <p className="muted small">
             Every stored record counts here, server events (stderr lines, exits) too; a record with frames shows what
             was asked and answered.
-            {data.sources.sampled ? ` Read from the newest ${formatCount(SOURCE_SAMPLE)} records of the range.` : ''}
+            {data.sources.sampled ? ` Shares of the newest ${formatCount(SOURCE_SAMPLE)} records of the range.` : ''}
           </p>
         </>
       )}
     </Panel>
   );
+}
+
+/** The records the sampled shares are of: the newest SOURCE_SAMPLE, all formats together. */
+function sampled(data: ServerDetail): number {
+  return data.sources.formats.reduce((sum, row) => sum + row.records, 0);
 }
