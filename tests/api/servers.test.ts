@@ -167,10 +167,12 @@ describe.each(STORE_KINDS)('server configuration on $name', (kind) => {
           .sources;
       expect(await sources(0)).toMatchObject({
         formats: [{ format: null, records: SOURCE_SAMPLE, withFrames: SOURCE_SAMPLE }],
+        records: SOURCE_SAMPLE,
         sampled: true,
       });
       expect(await sources(30 + SOURCE_SAMPLE)).toMatchObject({
         formats: [{ format: null, records: 10, withFrames: 10 }],
+        records: 10,
         sampled: false,
       });
     });

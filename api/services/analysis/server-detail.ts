@@ -33,6 +33,7 @@ export async function serverDetail(db: SqlRunner, scope: Window & { server: stri
       serverEras(db, scope, scope.server),
       sourceCounts(db, scope),
     ]);
+  const sourcesRead = sources.reduce((sum, row) => sum + row.records, 0);
   return {
     server: scope.server,
     range: { from: scope.from, to: scope.to },
@@ -47,11 +48,13 @@ export async function serverDetail(db: SqlRunner, scope: Window & { server: stri
     eras,
     /**
      * Where its records came from (issue 37): per log format, its records (server events included), how many carry
-     * a frame, and what the format cannot show of an outcome. `sampled`: the newest SOURCE_SAMPLE records only.
+     * a frame, and what the format cannot show of an outcome. `records`: all the records read, every format's;
+     * `sampled`: they are the newest SOURCE_SAMPLE only, and the panel shows each format's share of them.
      */
     sources: {
       formats: sources.map((row) => ({ ...row, label: sourceLabel(row.format), note: sourceNote(row.format) })),
-      sampled: sources.reduce((sum, row) => sum + row.records, 0) >= SOURCE_SAMPLE,
+      records: sourcesRead,
+      sampled: sourcesRead >= SOURCE_SAMPLE,
     },
     series,
     storms: storms.storms,

@@ -44,7 +44,7 @@ export function SourcesPanel({ query }: { query: PanelQuery<ServerDetail> }) {
                     </th>
                     <td className="num">
                       {data.sources.sampled
-                        ? formatShare(shareOf(row.records, sampled(data)))
+                        ? formatShare(shareOf(row.records, data.sources.records))
                         : formatCount(row.records)}
                     </td>
                     <td className="nowrap">
@@ -70,9 +70,4 @@ export function SourcesPanel({ query }: { query: PanelQuery<ServerDetail> }) {
       )}
     </Panel>
   );
-}
-
-/** The records the sampled shares are of: the newest SOURCE_SAMPLE, all formats together. */
-function sampled(data: ServerDetail): number {
-  return data.sources.formats.reduce((sum, row) => sum + row.records, 0);
 }
