@@ -16,6 +16,7 @@ import { DELIVERY_DEFAULTS } from './services/alerts/deliver.ts';
 import { startAlertEngine } from './services/alerts/engine.ts';
 import { seedDefaultRules } from './services/alerts/rules.ts';
 import { startBackgroundLoop } from './services/background-loop.ts';
+import { compactColdEvents } from './services/compaction.ts';
 import { Folder } from './services/fold.ts';
 import { FoldThread } from './services/fold-thread.ts';
 import { buildMissingStorms, replayDuePartitions } from './services/gate-maintenance.ts';
@@ -43,6 +44,11 @@ export interface ServerOptions extends StoreConfig {
   proxyRoutes?: readonly ProxyRoute[];
   /** How long raw events and hour counts are kept (`--retain-events`, `--retain-counts`). */
   horizons?: Horizons;
+  /**
+   * How long events stay rows before compaction packs them into cold blocks (`--hot-window`,
+   * api/services/compaction.ts); null or absent: never.
+   */
+  hotWindowMs?: number | null;
   /** AppConfig.maxAnalysisLagMs. */
   maxAnalysisLagMs?: number;
   /** AppConfig.metricsLabelSets. */
@@ -73,6 +79,9 @@ const REPLAY_IDLE_MS = 1_000;
 
 /** How often retention deletes what passed its horizons; the first pass runs this long after start-up. */
 const RETENTION_EVERY_MS = 10 * 60_000;
+
+/** How often compaction looks for events that left the hot window: an hour's events become due at once. */
+const COMPACTION_EVERY_MS = 60_000;
 
 /** How often the alert engine looks for due rules; rules themselves run every 10 s at the most. */
 const ALERT_TICK_MS = 2_000;
@@ -196,6 +205,17 @@ export async function startServer(options: ServerOptions): Promise<StartedServer
     },
     { idleMs: RETENTION_EVERY_MS, what: 'deleting events and counts past retention', log: console.error },
   );
+  const hotWindowMs = options.hotWindowMs ?? null;
+  const compaction =
+    hotWindowMs === null
+      ? null
+      : startBackgroundLoop(
+          async () => {
+            await compactColdEvents(store, hotWindowMs, Date.now(), () => !closing);
+            return false;
+          },
+          { idleMs: COMPACTION_EVERY_MS, what: 'packing events past the hot window', log: console.error },
+        );
   const backfill = buildMissingStorms(store, () => closing).catch((error: unknown) => {
     console.error('building the storms of earlier events failed; they are built on the next start', error);
   });
@@ -212,6 +232,7 @@ export async function startServer(options: ServerOptions): Promise<StartedServer
       await folder.stop();
       await replays.stop();
       await retention.stop();
+      await compaction?.stop();
       await alerts.stop();
       await store.close();
     },

@@ -5,6 +5,7 @@ import { storedEventSpan } from '../../db/queries/event-span.ts';
 import { storedEventCount } from '../../db/queries/store-size.ts';
 import { parseAllowList } from '../../shared/alerts/address-policy.ts';
 import { type StartedServer, startServer } from '../server.ts';
+import { MIN_HOT_WINDOW_MS } from '../services/compaction.ts';
 import { CliError } from './cli-error.ts';
 import { DATA_DIR, dataDirOf } from './data-dir.ts';
 import { parseHorizon } from './duration.ts';
@@ -37,6 +38,7 @@ export async function serveCommand(args: string[]): Promise<number> {
       'metrics-label-sets': { type: 'string' },
       'retain-events': { type: 'string', default: '30d' },
       'retain-counts': { type: 'string', default: '400d' },
+      'hot-window': { type: 'string' },
       demo: { type: 'boolean', default: false },
     },
   });
@@ -57,6 +59,13 @@ export async function serveCommand(args: string[]): Promise<number> {
   };
   if (horizons.countsMs < horizons.eventsMs) {
     throw new CliError('--retain-counts must be at least --retain-events: counts are what is left of events', 2);
+  }
+  const hotWindowMs = values['hot-window'] === undefined ? null : parseHorizon('--hot-window', values['hot-window']);
+  if (hotWindowMs !== null && hotWindowMs < MIN_HOT_WINDOW_MS) {
+    throw new CliError('--hot-window must be at least 2h: the last whole hour stays out of blocks on every clock', 2);
+  }
+  if (hotWindowMs !== null && hotWindowMs >= horizons.eventsMs) {
+    throw new CliError('--hot-window must be shorter than --retain-events: no event would be left to pack', 2);
   }
   const token = process.env.LENS_TOKEN || null;
   const ingestToken = process.env.LENS_INGEST_TOKEN || null;
@@ -99,6 +108,7 @@ export async function serveCommand(args: string[]): Promise<number> {
       maxBodyBytes: maxBody,
       proxyRoutes,
       horizons,
+      hotWindowMs,
       maxAnalysisLagMs: maxLag === undefined ? undefined : maxLag * 1000,
       metricsLabelSets: labelSets,
       demo: values.demo,

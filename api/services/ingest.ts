@@ -1,7 +1,9 @@
 import { eventDay } from '../../db/event-days.ts';
 import { type EventRow, type PackedRows, packRows, storedKey } from '../../db/event-row.ts';
+import { coldHourKey, packedKeys } from '../../db/queries/cold-events.ts';
 import { withEventDays } from '../../db/queries/day-partitions.ts';
 import { queueForFold } from '../../db/queries/fold-queue.ts';
+import { LOCK_CLASS, lockKeys } from '../../db/queries/locks.ts';
 import {
   ensureServers,
   loadServerConfigs,
@@ -9,6 +11,7 @@ import {
   shareServerConfigs,
 } from '../../db/queries/servers.ts';
 import type { Store, TxRunner } from '../../db/runner.ts';
+import { bucketStart, HOUR_MS } from '../../shared/analysis/time-buckets.ts';
 import type { BatchLine } from '../../shared/batch.ts';
 import {
   type FieldWarning,
@@ -101,7 +104,7 @@ export async function ingestBatch(store: Store, items: readonly BatchItem[], fre
       await shareServerConfigs(tx, names);
       const current = await loadServerConfigs(tx, names);
       if (configChanged(seen, current)) chunks = await buildChunks(valid, current);
-      return insertAll(tx, chunks);
+      return insertAll(tx, await withoutPacked(tx, chunks));
     }),
   );
   fresh?.remember(stored);
@@ -166,6 +169,30 @@ async function buildChunks(valid: readonly ValidEvent[], configs: readonly Serve
     chunks.push(packRows(built));
   }
   return chunks;
+}
+
+/**
+ * The chunks without the events a cold block already holds (db/queries/cold-events.ts): `events`' unique key no
+ * longer sees an event packed past the hot window, so a batch sent again later would store and count it twice. Only
+ * the hours a compaction may have packed are looked in: those before the last whole hour, which no hot window (at
+ * least MIN_HOT_WINDOW_MS) reaches, by this clock; live batches ask nothing. The hours are held shared until the commit,
+ * so that no compaction packs one of them meanwhile.
+ */
+async function withoutPacked(tx: TxRunner, chunks: readonly PackedRows[]): Promise<readonly PackedRows[]> {
+  const recent = bucketStart(Date.now(), HOUR_MS) - HOUR_MS;
+  const hours = new Map<string, { server: string; hour: number }>();
+  for (const { rows } of chunks) {
+    for (const row of rows) {
+      if (row.ts >= recent) continue;
+      const hour = bucketStart(row.ts, HOUR_MS);
+      hours.set(coldHourKey(row.server, hour), { server: row.server, hour });
+    }
+  }
+  if (hours.size === 0) return chunks;
+  await lockKeys(tx, LOCK_CLASS.coldHour, [...hours.keys()], 'shared');
+  const packed = await packedKeys(tx, [...hours.values()]);
+  if (packed.size === 0) return chunks;
+  return chunks.map((chunk) => packRows(chunk.rows.filter((row) => !packed.has(storedKey(row)))));
 }
 
 /**

@@ -1,4 +1,5 @@
 import { eventDay } from '../../db/event-days.ts';
+import { deleteColdBlocksBefore } from '../../db/queries/cold-events.ts';
 import { dropCountMonthsBefore, dropEventDaysBefore } from '../../db/queries/day-partitions.ts';
 import { auditPendingDenials, rebaseDenialAudit } from '../../db/queries/denial-audit.ts';
 import { waitForFoldLock } from '../../db/queries/locks.ts';
@@ -73,6 +74,8 @@ export async function applyRetention(
     // Between transactions, so that ingest batches get the writer in turn.
     await new Promise((resolve) => setImmediate(resolve));
   }
+  // Cold blocks of the hours past the horizon (SQLite; PostgreSQL dropped them with their days above).
+  events += await store.transaction((tx) => deleteColdBlocksBefore(tx, eventsFrom));
   // A month of hour counts goes whole once both horizons are past it: not before the events', whose kept days'
   // counts can still move (a late verdict), and never its partition missing under them.
   const months = await dropCountMonthsBefore(store, eventDay(Math.min(eventsFrom, countsFrom)));
@@ -87,7 +90,7 @@ export async function applyRetention(
  * then starts from the decisions standing at the horizon, not from nothing. Identities still pending their first
  * audit get it first. False when stopped half way: the events are not deleted then.
  */
-async function rebaseDenials(store: Store, horizon: number, keepGoing: () => boolean): Promise<boolean> {
+export async function rebaseDenials(store: Store, horizon: number, keepGoing: () => boolean): Promise<boolean> {
   for (;;) {
     if (!keepGoing()) return false;
     const moved = await store.transaction(async (tx) => {

@@ -31,6 +31,7 @@ const timeAt = (day: number) => day * DAY_MS;
 const PARTITIONED: readonly Partitioned[] = [
   { table: 'events', span: 'day', keyAt: timeAt },
   { table: 'event_bodies', span: 'day', keyAt: (day) => day * BLOCKS_PER_DAY },
+  { table: 'cold_blocks', span: 'day', keyAt: timeAt },
   ...FINE_COUNTER_TABLES.map((table): Partitioned => ({ table, span: 'day', keyAt: timeAt })),
   ...HOUR_COUNTER_TABLES.map((table): Partitioned => ({ table, span: 'month', keyAt: timeAt })),
 ];
@@ -156,9 +157,9 @@ async function dropBefore(store: Store, span: Span, day: number): Promise<{ even
         // drop takes them all, in its own order; the two would deadlock.
         await waitForFoldLock(tx);
         await tx.all(sql`SELECT pg_advisory_xact_lock(${LOCK_CLASS.partitions}, 0)`);
-        // Line blocks go with their events and are counted as neither.
+        // Line blocks go with their events and are counted as neither; a cold block counts the events it holds.
         const counted = partitions.filter((held) => held.table !== 'event_bodies');
-        const rows = await Promise.all(counted.map((held) => rowsOf(tx, held.name)));
+        const rows = await Promise.all(counted.map((held) => rowsOf(tx, held)));
         await tx.run(sql.raw(`SET LOCAL lock_timeout = '${LOCK_WAIT}'`));
         await tx.run(sql.raw(`DROP TABLE ${partitions.map((held) => held.name).join(', ')}`));
         return counted.map((held, i) => ({ table: held.table, rows: rows[i] as number }));
@@ -171,15 +172,16 @@ async function dropBefore(store: Store, span: Span, day: number): Promise<{ even
     const [from, end] = periodOf(span, first);
     for (let held = from; held < end; held++) knownDays.get(store)?.delete(held);
     for (const { table, rows } of gone) {
-      if (table === 'events') dropped.events += rows;
+      if (table === 'events' || table === 'cold_blocks') dropped.events += rows;
       else dropped.counts += rows;
     }
   }
   return dropped;
 }
 
-async function rowsOf(db: SqlRunner, name: string): Promise<number> {
-  const [row] = await db.all<{ n: number }>(sql.raw(`SELECT count(*) AS n FROM ${name}`));
+async function rowsOf(db: SqlRunner, held: Held): Promise<number> {
+  const count = held.table === 'cold_blocks' ? 'coalesce(sum(rows), 0)' : 'count(*)';
+  const [row] = await db.all<{ n: number }>(sql.raw(`SELECT ${count} AS n FROM ${held.name}`));
   return Number(row?.n ?? 0);
 }
 

@@ -15,6 +15,11 @@ export const LOCK_CLASS = {
   partitions: 7_265,
   /** A server's configuration: shared by the ingests that classify by it, exclusive for a change (servers.ts). */
   serverConfig: 7_267,
+  /**
+   * A server's clock hour in cold blocks (db/queries/cold-events.ts): shared by the ingests that look in its blocks
+   * for a re-sent event, exclusive for a compaction that packs more of its events, so neither misses the other.
+   */
+  coldHour: 7_269,
 } as const;
 
 const LOCK_SLOTS = 256;

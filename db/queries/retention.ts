@@ -18,13 +18,25 @@ export const EVENTS_PER_DELETE = 5_000;
 
 /**
  * Deletes up to `limit` of the oldest events before `before`, with the line blocks no other event still reads;
- * answers how many events went. A block holds up to 32 consecutive lines of one insert (ADR 5), so its other events
- * lie within 32 seqs of any of its own: that window, on the primary key, says whether it is still read.
+ * answers how many events went.
  */
 export async function deleteEventsBefore(db: SqlRunner, before: number, limit: number): Promise<number> {
   const doomed = await db.all<{ seq: number; block: number }>(sql`SELECT seq, body_block AS block FROM events
     WHERE ts < ${before} ORDER BY ts LIMIT ${limit}`);
-  if (doomed.length === 0) return 0;
+  await deleteEventRows(db, doomed);
+  return doomed.length;
+}
+
+/**
+ * Deletes these events' rows and the line blocks no other event still reads (retention, compaction). A block holds up
+ * to 32 consecutive lines of one insert (ADR 5), so its other events lie within 32 seqs of any of its own: that
+ * window, on the primary key, says whether it is still read.
+ */
+export async function deleteEventRows(
+  db: SqlRunner,
+  doomed: readonly { seq: number | string; block: number | string }[],
+): Promise<void> {
+  if (doomed.length === 0) return;
   const seqs = doomed.map((row) => Number(row.seq));
   await db.run(sql`DELETE FROM events WHERE seq IN ${listTable(db, seqs)}`);
   const blocks = new Map<number, { lo: number; hi: number }>();
@@ -42,7 +54,6 @@ export async function deleteEventsBefore(db: SqlRunner, before: number, limit: n
   }
   const gone = [...blocks.keys()].filter((block) => !stillRead.has(block));
   if (gone.length > 0) await db.run(sql`DELETE FROM event_bodies WHERE id IN ${listTable(db, gone)}`);
-  return doomed.length;
 }
 
 /** Whether any event lies before `before`: what a retention pass would delete, answered from the time index. */

@@ -2,6 +2,7 @@
 export * from './actionability.ts';
 export * from './alerts.ts';
 export * from './code-rollups.ts';
+export * from './cold-blocks.ts';
 export * from './context-rollup.ts';
 export * from './denials.ts';
 export * from './era-counts.ts';

@@ -67,6 +67,7 @@ export const {
   settings,
   codeHour,
   codeMinute,
+  coldBlocks,
   contextMinute,
   contextServer5Min,
   contextServerHour,

@@ -65,6 +65,7 @@ export const {
   settings,
   codeHour,
   codeMinute,
+  coldBlocks,
   contextMinute,
   contextServer5Min,
   contextServerHour,

@@ -61,6 +61,7 @@ describe.skipIf(postgresUnavailable !== null)('the schema of a fresh SQLite stor
     const counters = COUNTER_TABLES.map(({ table }) => ({ name: table, strategy: 'r', key: 'start' }));
     expect(rows).toEqual(
       [
+        { name: 'cold_blocks', strategy: 'r', key: 'hour' },
         { name: 'event_bodies', strategy: 'r', key: 'id' },
         { name: 'events', strategy: 'r', key: 'ts' },
         ...counters,

@@ -120,6 +120,7 @@ async function forgetLastMigration(store: Store): Promise<void> {
  * tables as plain tables with their rows, keys and indexes. SQLite had no such migration.
  */
 export async function asBeforeCountsByTime(store: Store): Promise<void> {
+  await asBeforeColdBlocks(store);
   if (store.dialect === 'sqlite') return;
   for (const table of [...FINE_COUNTER_TABLES, ...HOUR_COUNTER_TABLES]) {
     const [key] = await store.all<{ name: string; definition: string }>(sql`SELECT conname AS name,
@@ -134,6 +135,12 @@ export async function asBeforeCountsByTime(store: Store): Promise<void> {
     // A partitioned table's index is defined ON ONLY the parent.
     for (const { definition } of indexes) await store.run(sql.raw(definition.replace(' ON ONLY ', ' ON ')));
   }
+  await forgetLastMigration(store);
+}
+
+/** Turns the store back into what the release before the migration cold_blocks left: no cold blocks. */
+export async function asBeforeColdBlocks(store: Store): Promise<void> {
+  await store.run(sql`DROP TABLE cold_blocks`);
   await forgetLastMigration(store);
 }
 

@@ -1,0 +1,116 @@
+import { eventDay } from '../../db/event-days.ts';
+import {
+  type ColdCandidate,
+  coldBefore,
+  coldHourKey,
+  insertColdBlock,
+  oldestColdRows,
+  packColdEvents,
+  recordColdBefore,
+  withLines,
+} from '../../db/queries/cold-events.ts';
+import { ensureEventDays } from '../../db/queries/day-partitions.ts';
+import { stillQueued } from '../../db/queries/fold-queue.ts';
+import { LOCK_CLASS, lockKeys, waitForFoldLock } from '../../db/queries/locks.ts';
+import { deleteEventRows } from '../../db/queries/retention.ts';
+import type { Store } from '../../db/runner.ts';
+import { bucketStart, HOUR_MS } from '../../shared/analysis/time-buckets.ts';
+import { rebaseDenials } from './retention.ts';
+
+/**
+ * Compaction (docs/adr/0021-cold-events-in-blocks.md): the events older than the hot window leave their rows, indexes
+ * and line blocks for column blocks of a server's hour. Each block is packed outside any transaction (brotli is the
+ * costly part, ~0.5 s for a full block), then swapped in by one short one: the same rows read again and found
+ * unchanged, the block inserted and the rows deleted together. So a crash (kill -9) at any point leaves each event
+ * either a row or in a block, never both nor neither, and the counts, which are of the events and not of their form,
+ * are never touched.
+ */
+
+/** What a compaction pass did: events packed into how many blocks, and whether it stopped with more to do. */
+export interface Compacted {
+  events: number;
+  blocks: number;
+  /** It stopped on a row the fold has not counted yet, or on `keepGoing`: the next pass goes on from there. */
+  stopped: boolean;
+}
+
+/**
+ * The shortest hot window: ingest looks for re-sent events in the blocks of the hours before the last whole one by
+ * its own clock (api/services/ingest.ts), so a window of two hours leaves an hour for the clocks of several servers
+ * on one store to differ.
+ */
+export const MIN_HOT_WINDOW_MS = 2 * HOUR_MS;
+
+/** Attempts at a block whose rows changed under it (a late verdict) before the pass leaves it to the next. */
+const RETRIES = 3;
+
+/**
+ * Packs every event before the hot window's start (the hour `hotMs` before `now` begins), oldest first, a block per
+ * transaction. The horizon is recorded first, and the denial audit's bases moved up to it (ADR 15), so that no read of
+ * the rows past it starts from an event about to go.
+ */
+export async function compactColdEvents(
+  store: Store,
+  hotMs: number,
+  now: number,
+  keepGoing: () => boolean = () => true,
+): Promise<Compacted> {
+  if (hotMs < MIN_HOT_WINDOW_MS) throw new RangeError(`a hot window of ${hotMs} ms is shorter than two hours`);
+  const before = Math.max(bucketStart(now - hotMs, HOUR_MS), (await coldBefore(store)) ?? 0);
+  await store.transaction((tx) => recordColdBefore(tx, before));
+  const done: Compacted = { events: 0, blocks: 0, stopped: false };
+  if (!(await rebaseDenials(store, before, keepGoing))) return { ...done, stopped: true };
+  let retries = 0;
+  for (;;) {
+    if (!keepGoing()) return { ...done, stopped: true };
+    const candidate = await oldestColdRows(store, before);
+    if (candidate === null) return done;
+    const swapped = await swapIn(store, candidate, before);
+    if (swapped === 'queued') return { ...done, stopped: true };
+    if (swapped === 'changed') {
+      if (++retries > RETRIES) return { ...done, stopped: true };
+      continue;
+    }
+    retries = 0;
+    done.events += candidate.rows.length;
+    done.blocks++;
+    // Between transactions, so that ingest batches get the writer in turn.
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+/**
+ * Packs the candidate, then in one transaction, beside no fold and no replay of the gate partitions its rows are of,
+ * reads the same rows again: if they changed meanwhile (a verdict moved, a late event came) nothing is written; if the
+ * fold has not counted one of them yet, nothing is written either (what is packed is final); else the block goes in
+ * and the rows out.
+ */
+async function swapIn(
+  store: Store,
+  candidate: ColdCandidate,
+  before: number,
+): Promise<'swapped' | 'changed' | 'queued'> {
+  const events = await withLines(store, candidate.rows);
+  const data = packColdEvents(events);
+  const partitions = [...new Set(events.map((event) => JSON.stringify([event.client, event.server])))];
+  await ensureEventDays(store, [eventDay(candidate.hour)]);
+  return store.transaction(async (tx) => {
+    await waitForFoldLock(tx);
+    await lockKeys(tx, LOCK_CLASS.gatePartition, partitions);
+    await lockKeys(tx, LOCK_CLASS.coldHour, [coldHourKey(candidate.server, candidate.hour)]);
+    const now = await oldestColdRows(tx, before);
+    if (now === null || !sameRows(now, candidate)) return 'changed';
+    const seqs = candidate.rows.map((row) => row.seq);
+    if ((await stillQueued(tx, seqs)).size > 0) return 'queued';
+    await insertColdBlock(tx, candidate.server, candidate.hour, events, data);
+    await deleteEventRows(
+      tx,
+      candidate.rows.map((row) => ({ seq: row.seq, block: row.bodyBlock })),
+    );
+    return 'swapped';
+  });
+}
+
+function sameRows(a: ColdCandidate, b: ColdCandidate): boolean {
+  return a.server === b.server && a.hour === b.hour && JSON.stringify(a.rows) === JSON.stringify(b.rows);
+}

@@ -1,0 +1,218 @@
+import { type SQL, sql } from 'drizzle-orm';
+import { bucketStart, HOUR_MS } from '../../shared/analysis/time-buckets.ts';
+import { type Cell, packColumns, unpackColumns } from '../../shared/column-block.ts';
+import { EVENT_BLOCK_COLUMNS, LINE_COLUMN } from '../cold-block.ts';
+import { EVENT_COLUMNS, type EventColumns, storedKey } from '../event-row.ts';
+import type { SqlRunner } from '../runner.ts';
+import { identityText } from '../stored-identity.ts';
+import { LINE_PLACE, type WithBlock, withBodies } from './bodies.ts';
+import { whereClause } from './events.ts';
+import { rowsTable } from './lists.ts';
+import { getSetting, putSetting } from './settings.ts';
+
+/**
+ * Cold events (docs/adr/0021-cold-events-in-blocks.md): a server's events of a clock hour past the hot window, packed
+ * column by column with their lines into `cold_blocks`, in place of their rows, indexes and line blocks. Here: which
+ * rows go into the next block, the block packed and unpacked, and the blocks a read of a range finds.
+ */
+
+/**
+ * Rows a block holds at most: reading one cold event inflates its whole block, ~30 ms at 4,096 rows on the machine
+ * ADR 21 measured, against ~240 ms for a server's hour of ~16,700; the smaller block costs ~5 B an event more.
+ */
+export const COLD_BLOCK_ROWS = 4_096;
+
+/** An event as a cold block keeps it: every column of its row (the identity as the API names it) and its line. */
+export interface ColdEvent extends EventColumns {
+  body: string;
+}
+
+/** The next rows to pack: one server's oldest hour before the hot window, up to COLD_BLOCK_ROWS of it. */
+export interface ColdCandidate {
+  server: string;
+  hour: number;
+  rows: WithBlock<ColdEvent>[];
+}
+
+/** Every column of an event row as EventColumns names it, and where its line is. */
+function rowColumns(db: SqlRunner): SQL {
+  const plain = EVENT_COLUMNS.map(([field, column]) => `${column} AS "${field}"`).join(', ');
+  return sql`seq, partner, blocked_by AS "blockedBy", ${identityText(db, 'events')} AS identity,
+    ${sql.raw(plain)}, ${LINE_PLACE}`;
+}
+
+/** Columns PostgreSQL answers as text (bigint) that a block keeps as integers. */
+const INTEGER_FIELDS = ['seq', 'ts', 'waitUntil'] as const;
+
+/**
+ * The rows of the server and hour of the oldest event before `before`, oldest first (time, then arrival), at most
+ * COLD_BLOCK_ROWS and none from `before` on; null when no event is that old. Read twice by a compaction, once to pack
+ * them and once in its transaction, to find them unchanged.
+ */
+export async function oldestColdRows(db: SqlRunner, before: number): Promise<ColdCandidate | null> {
+  const [oldest] = await db.all<{ server: string; ts: number | string }>(
+    sql`SELECT server, ts FROM events WHERE ts < ${before} ORDER BY ts LIMIT 1`,
+  );
+  if (oldest === undefined) return null;
+  const hour = bucketStart(Number(oldest.ts), HOUR_MS);
+  const end = Math.min(hour + HOUR_MS, before);
+  const rows = await db.all<WithBlock<ColdEvent>>(sql`SELECT ${rowColumns(db)} FROM events
+    WHERE server = ${oldest.server} AND ts >= ${hour} AND ts < ${end} ORDER BY ts, seq LIMIT ${COLD_BLOCK_ROWS}`);
+  for (const row of rows) for (const field of INTEGER_FIELDS) if (row[field] !== null) row[field] = Number(row[field]);
+  return { server: oldest.server, hour, rows };
+}
+
+/** The columns a block holds, in its order: every column of the row, then the line. */
+const BLOCK_COLUMNS = [...EVENT_BLOCK_COLUMNS, LINE_COLUMN];
+
+/** Events packed into one block, in the order given (shared/column-block.ts, brotli: ADR 21 measured it lightest). */
+export function packColdEvents(events: readonly ColdEvent[]): Buffer {
+  const rows = events.map((event): Record<string, Cell> => ({ ...event, line: event.body }));
+  return packColumns(BLOCK_COLUMNS, rows, 'brotli');
+}
+
+/** A block's events, in the order they were packed. A column the block lacks (added to the row since) reads null. */
+export function unpackColdEvents(data: Uint8Array): ColdEvent[] {
+  const { columns, rowCount, values } = unpackColumns(data);
+  const events: Record<string, Cell>[] = Array.from({ length: rowCount }, () => ({}));
+  for (const spec of EVENT_BLOCK_COLUMNS) {
+    const c = columns.findIndex((column) => column.name === spec.name);
+    const column = c < 0 ? undefined : values[c];
+    for (let r = 0; r < rowCount; r++) (events[r] as Record<string, Cell>)[spec.name] = column?.[r] ?? null;
+  }
+  const lines = values[columns.findIndex((column) => column.name === LINE_COLUMN.name)];
+  for (let r = 0; r < rowCount; r++) (events[r] as Record<string, Cell>).body = lines?.[r] ?? '';
+  return events as unknown as ColdEvent[];
+}
+
+/** The lines of the candidate's rows: what a block holds beside the columns. */
+export async function withLines(db: SqlRunner, rows: readonly WithBlock<ColdEvent>[]): Promise<ColdEvent[]> {
+  const read = await withBodies<ColdEvent>(db, rows);
+  if (read.length !== rows.length) throw new Error('an event of a cold block has no line');
+  return read;
+}
+
+/** Stores a packed block of a server's hour; its events' rows go in the same transaction (api/services/compaction.ts). */
+export async function insertColdBlock(
+  db: SqlRunner,
+  server: string,
+  hour: number,
+  events: readonly ColdEvent[],
+  data: Buffer,
+): Promise<void> {
+  const first = events[0];
+  const last = events.at(-1);
+  if (first === undefined || last === undefined) return;
+  await db.run(sql`INSERT INTO cold_blocks (server, hour, first_seq, first_ts, last_ts, rows, data)
+    VALUES (${server}, ${hour}, ${first.seq}, ${first.ts}, ${last.ts}, ${events.length}, ${data})`);
+}
+
+/** A stored block: where its events are, and its data. */
+export interface ColdBlock {
+  server: string;
+  hour: number;
+  firstSeq: number;
+  firstTs: number;
+  lastTs: number;
+  rows: number;
+  data: Uint8Array;
+}
+
+/** Which blocks a read looks in: a server's or the fleet's, from and to (epoch ms, inclusive and exclusive). */
+export interface ColdRange {
+  server?: string;
+  from?: number;
+  to?: number;
+}
+
+/**
+ * The blocks holding events of the range, newest hour first (the events list's order) or oldest first, up to `limit`
+ * blocks. A block is of one hour, so the hour bounds it; its first and last times bound it closer.
+ */
+export async function coldBlocksIn(
+  db: SqlRunner,
+  range: ColdRange,
+  order: 'newest' | 'oldest',
+  limit: number,
+): Promise<ColdBlock[]> {
+  const conditions: SQL[] = [];
+  if (range.server !== undefined) conditions.push(sql`server = ${range.server}`);
+  if (range.from !== undefined) {
+    conditions.push(sql`hour >= ${bucketStart(range.from, HOUR_MS)}`, sql`last_ts >= ${range.from}`);
+  }
+  if (range.to !== undefined) conditions.push(sql`hour < ${range.to}`, sql`first_ts < ${range.to}`);
+  const direction = order === 'newest' ? sql`DESC` : sql`ASC`;
+  const rows = await db.all<Record<keyof ColdBlock, number | string | Uint8Array>>(sql`SELECT server, hour,
+    first_seq AS "firstSeq", first_ts AS "firstTs", last_ts AS "lastTs", rows, data FROM cold_blocks
+    ${whereClause(conditions)} ORDER BY hour ${direction}, first_seq ${direction} LIMIT ${limit}`);
+  return rows.map((row) => ({
+    server: String(row.server),
+    hour: Number(row.hour),
+    firstSeq: Number(row.firstSeq),
+    firstTs: Number(row.firstTs),
+    lastTs: Number(row.lastTs),
+    rows: Number(row.rows),
+    data: row.data as Uint8Array,
+  }));
+}
+
+const COLD_BEFORE_KEY = 'cold_before';
+
+/**
+ * Where the hot events begin: every event before it has been, or is about to be, packed into a block (null: no
+ * compaction ever ran). Recorded before a pass packs anything and never moved back, like retention's horizons.
+ */
+export async function coldBefore(db: SqlRunner): Promise<number | null> {
+  const value = await getSetting(db, COLD_BEFORE_KEY);
+  return value === null ? null : Number(value);
+}
+
+export async function recordColdBefore(db: SqlRunner, before: number): Promise<void> {
+  await putSetting(db, COLD_BEFORE_KEY, String(before));
+}
+
+/** Deletes the blocks of the hours before `before` (retention, on SQLite: PostgreSQL drops their day partitions). */
+export async function deleteColdBlocksBefore(db: SqlRunner, before: number): Promise<number> {
+  const [gone] = await db.all<{ n: number | string | null }>(
+    sql`SELECT sum(rows) AS n FROM cold_blocks WHERE hour < ${before}`,
+  );
+  await db.run(sql`DELETE FROM cold_blocks WHERE hour < ${before}`);
+  return Number(gone?.n ?? 0);
+}
+
+/** A server's clock hour as the cold-hour lock names it (LOCK_CLASS.coldHour). */
+export function coldHourKey(server: string, hour: number): string {
+  return JSON.stringify([server, hour]);
+}
+
+/**
+ * The stored keys (db/event-row.ts storedKey) of the events already packed in the blocks of these servers' hours: a
+ * re-sent event older than the hot window finds its first copy there, not in `events`' unique key. Only the blocks'
+ * ids and times are inflated; a batch of live events finds no block and costs one look-up.
+ */
+export async function packedKeys(
+  db: SqlRunner,
+  serverHours: readonly { server: string; hour: number }[],
+): Promise<Set<string>> {
+  const keys = new Set<string>();
+  if (serverHours.length === 0) return keys;
+  const wanted = rowsTable(
+    db,
+    [
+      ['server', 'text'],
+      ['hour', 'bigint'],
+    ],
+    serverHours.map(({ server, hour }) => [server, hour]),
+  );
+  const blocks = await db.all<{ server: string; data: Uint8Array }>(sql`SELECT cold_blocks.server AS server, data
+    FROM cold_blocks JOIN ${wanted} AS wanted ON cold_blocks.server = wanted.server AND cold_blocks.hour = wanted.hour`);
+  for (const block of blocks) {
+    const { columns, rowCount, values } = unpackColumns(block.data, ['eventId', 'ts']);
+    const ids = values[columns.findIndex((column) => column.name === 'eventId')];
+    const times = values[columns.findIndex((column) => column.name === 'ts')];
+    for (let r = 0; r < rowCount; r++) {
+      keys.add(storedKey({ eventId: String(ids?.[r]), ts: Number(times?.[r]), server: block.server }));
+    }
+  }
+  return keys;
+}

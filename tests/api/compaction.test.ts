@@ -1,0 +1,230 @@
+import { sql } from 'drizzle-orm';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { compactColdEvents } from '../../api/services/compaction.ts';
+import { Folder } from '../../api/services/fold.ts';
+import { ingestBatch } from '../../api/services/ingest.ts';
+import { applyRetention } from '../../api/services/retention.ts';
+import { COLD_BLOCK_ROWS, type ColdEvent, unpackColdEvents } from '../../db/queries/cold-events.ts';
+import { HOUR_MS } from '../../shared/analysis/time-buckets.ts';
+import { createTestApp, get, postNdjson, type TestApp } from '../support/app.ts';
+import { clientEvent, proxyEvent, rpcError } from '../support/events.ts';
+import { STORE_KINDS, type TestStore } from '../support/stores.ts';
+
+/**
+ * Compaction (issue 41 item 1, docs/adr/0021-cold-events-in-blocks.md): the events past the hot window leave their
+ * rows for column blocks of a server's hour. Every event is then in exactly one place, whole (its columns, its
+ * verdicts, its line); the counts read the same; an event sent again after it was packed is a duplicate, not a
+ * second event; retention takes the blocks with their day.
+ */
+
+const DAY_MS = 24 * HOUR_MS;
+const DAY0 = Date.parse('2026-10-01T00:00:00Z');
+const SERVERS = ['docs', 'files', 'search'];
+
+/** `perHour` requests an hour for `hours` hours from `start`: every fifth refused, each third seen by the proxy too. */
+function traffic(start: number, hours: number, perHour: number, tag: string) {
+  const events: Record<string, unknown>[] = [];
+  for (let hour = 0; hour < hours; hour++) {
+    for (let k = 0; k < perHour; k++) {
+      const n = hour * perHour + k;
+      const ts = new Date(start + hour * HOUR_MS + k * Math.floor(HOUR_MS / perHour) + 7_000).toISOString();
+      const server = SERVERS[n % SERVERS.length];
+      const refused = n % 5 === 0;
+      events.push(
+        clientEvent({
+          id: `${tag}-${n}`,
+          ts,
+          client: `agent-${n % 4}`,
+          server,
+          // Unicode in a name and a line: what is packed is what comes back.
+          request: {
+            jsonrpc: '2.0',
+            id: n,
+            method: 'tools/call',
+            params: { name: `outil-${n % 9}-é🙂`, arguments: {} },
+          },
+          ...(refused && { response: rpcError(-32601, 'Method not found') }),
+        }),
+      );
+      if (n % 3 === 0) {
+        events.push(proxyEvent({ id: `${tag}-p${n}`, ts, server, http: { status: refused ? 404 : 200 } }));
+      }
+    }
+  }
+  return events;
+}
+
+async function ingest(app: TestApp, events: readonly Record<string, unknown>[]) {
+  let duplicates = 0;
+  for (let i = 0; i < events.length; i += 2000) {
+    const response = await postNdjson(app, events.slice(i, i + 2000));
+    expect(response.status).toBe(200);
+    duplicates += ((await response.json()) as { duplicates: number }).duplicates;
+  }
+  return duplicates;
+}
+
+async function json(app: TestApp, path: string) {
+  const res = await get(app, path);
+  expect(res.status, path).toBe(200);
+  return res.json();
+}
+
+const range = (from: number, to: number) => `from=${new Date(from).toISOString()}&to=${new Date(to).toISOString()}`;
+
+/** Every number the counts answer for the range, none read from single events. */
+async function counts(app: TestApp, from: number, to: number) {
+  const r = range(from, to);
+  return {
+    summary: await json(app, `/api/v1/summary?${r}`),
+    hours: await json(app, `/api/v1/timeseries?${r}&step=1h`),
+    servers: await json(app, `/api/v1/servers?${r}`),
+    clients: await json(app, `/api/v1/clients?${r}`),
+    storms: await json(app, `/api/v1/storms?${r}&limit=1000`),
+  };
+}
+
+/** Each stored row as a cold block keeps it, by event id: every column and the line. */
+async function storedRows(db: TestStore): Promise<Map<string, Record<string, unknown>>> {
+  const rows = await db.store.all<{ eventId: string; ts: number | string; bucket: string; avoidable: number }>(
+    sql`SELECT event_id AS "eventId", ts, bucket, kind, rule, counted, partner, avoidable, gate_reason AS "gateReason",
+      blocked_by AS "blockedBy", act_profile AS "actProfile", client, server FROM events`,
+  );
+  return new Map(rows.map((row) => [row.eventId, { ...row, ts: Number(row.ts) }]));
+}
+
+function pick(event: ColdEvent, keys: readonly string[]): Record<string, unknown> {
+  return Object.fromEntries(keys.map((key) => [key, event[key as keyof ColdEvent]]));
+}
+
+async function blocks(db: TestStore) {
+  const rows = await db.store.all<{ server: string; hour: number | string; rows: number; data: Uint8Array }>(
+    sql`SELECT server, hour, rows, data FROM cold_blocks`,
+  );
+  return rows.map((row) => ({ ...row, hour: Number(row.hour), events: unpackColdEvents(row.data) }));
+}
+
+async function rowCount(db: TestStore, table: string): Promise<number> {
+  const [row] = await db.store.all<{ n: number | string }>(sql`SELECT count(*) AS n FROM ${sql.raw(table)}`);
+  return Number(row?.n ?? 0);
+}
+
+describe.each(STORE_KINDS)('compaction on $name', (kind) => {
+  describe.skipIf(kind.unavailable !== null)('', () => {
+    let db: TestStore;
+    let app: TestApp;
+    beforeEach(async () => {
+      db = await kind.open();
+      app = createTestApp(db.store);
+    });
+    afterEach(async () => db.dispose());
+
+    it('packs every event past the hot window into blocks of a server and hour, whole, and the counts stay', async () => {
+      const events = traffic(DAY0, 30, 12, 'c');
+      expect(await ingest(app, events)).toBe(0);
+      const now = DAY0 + 30 * HOUR_MS + 20 * 60_000;
+      const before = await counts(app, DAY0, now);
+      const rows = await storedRows(db);
+      expect(rows.size).toBe(events.length);
+
+      // A hot window of 6 h from 06:20 after the last hour: everything before hour 24 is packed.
+      const done = await compactColdEvents(db.store, 6 * HOUR_MS, now);
+      const cold = DAY0 + 24 * HOUR_MS;
+      const packed = [...rows.values()].filter((row) => (row.ts as number) < cold).length;
+      expect(done).toMatchObject({ events: packed, stopped: false });
+      expect(await rowCount(db, 'events')).toBe(events.length - packed);
+      // The line blocks that only packed events read are gone with them.
+      const stillRead = await db.store.all(sql`SELECT DISTINCT body_block FROM events`);
+      expect(await rowCount(db, 'event_bodies')).toBe(stillRead.length);
+
+      const found = await blocks(db);
+      expect(found).toHaveLength(done.blocks);
+      const seen = new Map<string, ColdEvent>();
+      for (const block of found) {
+        expect(block.rows).toBe(block.events.length);
+        expect(block.rows).toBeLessThanOrEqual(COLD_BLOCK_ROWS);
+        for (const event of block.events) {
+          expect(event.server).toBe(block.server);
+          expect(Math.floor(event.ts / HOUR_MS) * HOUR_MS).toBe(block.hour);
+          expect(seen.has(event.eventId), event.eventId).toBe(false);
+          seen.set(event.eventId, event);
+        }
+      }
+      expect(seen.size).toBe(packed);
+      for (const [id, event] of seen) {
+        const { eventId: _, server: __, ...stored } = rows.get(id) ?? {};
+        expect(pick(event, Object.keys(stored)), id).toEqual(stored);
+        // The line as it arrived, Unicode included.
+        const sent = events.find((e) => e.id === id);
+        expect(JSON.parse(event.body)).toEqual(sent);
+      }
+
+      // Every count reads as before: they are of the events, not of their form.
+      expect(await counts(app, DAY0, now)).toEqual(before);
+
+      // A second pass finds nothing more to pack.
+      expect(await compactColdEvents(db.store, 6 * HOUR_MS, now)).toEqual({ events: 0, blocks: 0, stopped: false });
+    });
+
+    it('takes an event sent again after it was packed as a duplicate, and a new late event as an event', async () => {
+      const events = traffic(DAY0, 4, 10, 'd');
+      await ingest(app, events);
+      const now = DAY0 + 10 * HOUR_MS;
+      const before = await counts(app, DAY0, now);
+      await compactColdEvents(db.store, 2 * HOUR_MS, now);
+      expect(await rowCount(db, 'events')).toBe(0);
+
+      // The shipper sends everything again: all duplicates, nothing stored or counted twice.
+      expect(await ingest(app, events)).toBe(events.length);
+      expect(await rowCount(db, 'events')).toBe(0);
+      expect(await counts(app, DAY0, now)).toEqual(before);
+
+      // An event of a packed hour that was never sent before is stored, counted, and packed by the next pass.
+      const late = clientEvent({ id: 'late-1', ts: new Date(DAY0 + HOUR_MS + 1_234).toISOString(), server: 'docs' });
+      expect(await ingest(app, [late])).toBe(0);
+      const after = await json(app, `/api/v1/summary?${range(DAY0, now)}`);
+      expect(after.overall.total).toBe(before.summary.overall.total + 1);
+      expect(await compactColdEvents(db.store, 2 * HOUR_MS, now)).toMatchObject({ events: 1, blocks: 1 });
+      expect(await ingest(app, [late])).toBe(1);
+    });
+
+    it('leaves rows the fold has not counted yet, and packs them once it has', async () => {
+      const events = traffic(DAY0, 2, 10, 'q');
+      await ingest(app, events);
+      // A batch stored but not yet folded (the fold runs behind the commit): compaction stops at it.
+      const queued = traffic(DAY0, 1, 3, 'u');
+      await ingestBatch(
+        db.store,
+        queued.map((event, i) => ({ line: i + 1, text: JSON.stringify(event) })),
+      );
+      const now = DAY0 + 10 * HOUR_MS;
+      const first = await compactColdEvents(db.store, 2 * HOUR_MS, now);
+      expect(first.stopped).toBe(true);
+      expect(await rowCount(db, 'events')).toBe(events.length + queued.length - first.events);
+      // Once folded, the next pass packs the rest.
+      const folder = new Folder(db.store, {});
+      folder.kick();
+      await folder.settled();
+      await folder.stop();
+      const second = await compactColdEvents(db.store, 2 * HOUR_MS, now);
+      expect(second.stopped).toBe(false);
+      expect(await rowCount(db, 'events')).toBe(0);
+      expect(first.events + second.events).toBe(events.length + queued.length);
+    });
+
+    it('takes the blocks of the days past the events horizon with them', async () => {
+      await ingest(app, traffic(DAY0, 72, 2, 'r'));
+      const now = DAY0 + 3 * DAY_MS;
+      await compactColdEvents(db.store, 12 * HOUR_MS, now);
+      const packed = (await blocks(db)).reduce((n, block) => n + block.rows, 0);
+      expect(packed).toBeGreaterThan(0);
+      // Events kept 2 days from now, from day 1 00:00: day 0's blocks go, and are counted as events.
+      const done = await applyRetention(db.store, { eventsMs: 2 * DAY_MS, countsMs: 10 * DAY_MS }, now);
+      const left = await blocks(db);
+      expect(left.every((block) => block.hour >= DAY0 + DAY_MS)).toBe(true);
+      expect(done.events).toBe(packed - left.reduce((n, block) => n + block.rows, 0));
+      // Day 0: 48 requests, and the proxy's records of every third.
+      expect(done.events).toBe(48 + 16);
+    });
+  });
+});
