@@ -36,7 +36,7 @@ export const health = z.looseObject({
     analysedThrough: iso,
     maxLagMs: z.number(),
   }),
-  kept: z.looseObject({ eventsFrom: epochMs.nullable(), countsFrom: epochMs.nullable() }),
+  kept: z.looseObject({ eventsFrom: epochMs.nullable(), countsFrom: epochMs.nullable(), rowsFrom: epochMs.nullable() }),
 });
 
 /** When some events happened: the first and last `ts`. */

@@ -1,5 +1,5 @@
 import { eventDay } from '../../db/event-days.ts';
-import { deleteColdBlocksBefore } from '../../db/queries/cold-events.ts';
+import { coldBefore, deleteColdBlocksBefore } from '../../db/queries/cold-events.ts';
 import { dropCountMonthsBefore, dropEventDaysBefore } from '../../db/queries/day-partitions.ts';
 import { auditPendingDenials, rebaseDenialAudit } from '../../db/queries/denial-audit.ts';
 import { waitForFoldLock } from '../../db/queries/locks.ts';
@@ -22,19 +22,31 @@ export interface Horizons {
 
 export const DEFAULT_HORIZONS: Horizons = { eventsMs: 30 * DAY_MS, countsMs: 400 * DAY_MS };
 
-/** Where the store's kept data begins: raw events (and counts finer than an hour) from, hour counts from. */
+/**
+ * Where the store's kept data begins: raw events (and counts finer than an hour) from, hour counts from; and where
+ * the events still rows begin, those before packed in cold blocks (api/services/compaction.ts; null: none packed).
+ */
 export interface Kept {
   eventsFrom: number | null;
   countsFrom: number | null;
+  rowsFrom: number | null;
 }
 
 const EVENTS_KEY = 'retention_events_from';
 const COUNTS_KEY = 'retention_counts_from';
 
-/** What the store keeps, as the last retention pass declared it (null: nothing was ever deleted). */
+/** What the store keeps, as the last retention and compaction passes declared it (null: nothing was ever moved). */
 export async function keptData(db: SqlRunner): Promise<Kept> {
-  const [events, counts] = await Promise.all([getSetting(db, EVENTS_KEY), getSetting(db, COUNTS_KEY)]);
-  return { eventsFrom: events === null ? null : Number(events), countsFrom: counts === null ? null : Number(counts) };
+  const [events, counts, rowsFrom] = await Promise.all([
+    getSetting(db, EVENTS_KEY),
+    getSetting(db, COUNTS_KEY),
+    coldBefore(db),
+  ]);
+  return {
+    eventsFrom: events === null ? null : Number(events),
+    countsFrom: counts === null ? null : Number(counts),
+    rowsFrom,
+  };
 }
 
 /**

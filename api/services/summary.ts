@@ -23,8 +23,8 @@ export interface Summary {
 
 /** The summary of a range as asked (all time when open), its part before retention's horizon read from the hours. */
 export async function rangeSummary(db: SqlRunner, range: Omit<RangeFilter, 'eventsFrom'>): Promise<Summary> {
-  const { eventsFrom } = await keptData(db);
-  return summarise(db, { ...range, eventsFrom });
+  const { eventsFrom, rowsFrom } = await keptData(db);
+  return summarise(db, { ...range, eventsFrom, rowsFrom });
 }
 
 export async function summarise(db: SqlRunner, filter: RangeFilter): Promise<Summary> {

@@ -212,6 +212,12 @@ export interface Window {
    * it only the hour counts are kept, and a range's older part is read from them in whole hours.
    */
   eventsFrom: number | null;
+  /**
+   * Where the events still kept as rows begin (api/services/compaction.ts), an hour's start; null or absent: every
+   * kept event is a row. Before it a range's edges finer than a minute cannot be read from `events`, so they are read
+   * in whole minutes: a range that starts at 10:00:30 there counts from 10:00.
+   */
+  rowsFrom?: number | null;
 }
 
 export interface RangeRead {
@@ -342,19 +348,22 @@ export function segments(
   levels: readonly Level[],
 ): { rollups: [string, number, number][]; raw: [number, number][] } {
   // Event times are validated to lie in [0, 8.64e15]: an open end is that bound.
-  const from = window.from ?? 0;
-  const to = window.to ?? MAX_TS;
+  const asked = { from: window.from ?? 0, to: window.to ?? MAX_TS };
   const kept = window.eventsFrom;
+  const finest = levels[levels.length - 1]?.size ?? MINUTE_MS;
+  const packed = window.rowsFrom ?? null;
+  // Edges among packed events widen to the finest level's buckets (rowsFrom is an hour's start, so never cut one).
+  const from = packed !== null && asked.from < packed ? bucketOf(asked.from, finest) : asked.from;
+  const to = packed !== null && asked.to <= packed ? ceilTo(asked.to, finest) : asked.to;
   if (kept !== null && from < kept) {
     // Past retention: whole hours from the hour level (none when the step is finer than an hour).
     const hours = levels.find((level) => level.size === HOUR_MS);
     const older: [string, number, number][] =
       hours === undefined ? [] : [[hours.table, from - (from % HOUR_MS), ceilTo(Math.min(to, kept), HOUR_MS)]];
     if (to <= kept) return { rollups: older, raw: [] };
-    const newer = segments({ from: kept, to: window.to, eventsFrom: null }, levels);
+    const newer = segments({ from: kept, to, eventsFrom: null, rowsFrom: packed }, levels);
     return { rollups: [...older, ...newer.rollups], raw: newer.raw };
   }
-  const finest = levels[levels.length - 1]?.size ?? MINUTE_MS;
   const m1 = ceilTo(from, finest);
   const m2 = to - (to % finest);
   if (m1 >= m2 || levels.length === 0) return { rollups: [], raw: [[from, to]] };

@@ -126,6 +126,12 @@ describe.each(STORE_KINDS)('compaction on $name', (kind) => {
       const before = await counts(app, DAY0, now);
       const rows = await storedRows(db);
       expect(rows.size).toBe(events.length);
+      // A range whose ends fall inside minutes (10:00:30 to 12:05:03), and the whole minutes around it.
+      const cut = [DAY0 + 10 * HOUR_MS + 30_000, DAY0 + 12 * HOUR_MS + 5 * 60_000 + 3_000] as const;
+      const wide = [DAY0 + 10 * HOUR_MS, DAY0 + 12 * HOUR_MS + 6 * 60_000] as const;
+      const exactCut = await json(app, `/api/v1/summary?${range(...cut)}`);
+      const exactWide = await json(app, `/api/v1/summary?${range(...wide)}`);
+      expect(exactWide.overall.total).toBeGreaterThan(exactCut.overall.total);
 
       // A hot window of 6 h from 06:20 after the last hour: everything before hour 24 is packed.
       const done = await compactColdEvents(db.store, 6 * HOUR_MS, now);
@@ -161,6 +167,12 @@ describe.each(STORE_KINDS)('compaction on $name', (kind) => {
 
       // Every count reads as before: they are of the events, not of their form.
       expect(await counts(app, DAY0, now)).toEqual(before);
+      // Where the rows begin is declared; before it, a range's ends are read in whole minutes, as the health says.
+      expect((await json(app, '/api/v1/health')).kept.rowsFrom).toBe(cold);
+      expect(await json(app, `/api/v1/summary?${range(...cut)}`)).toEqual({
+        ...exactWide,
+        range: exactCut.range,
+      });
 
       // A second pass finds nothing more to pack.
       expect(await compactColdEvents(db.store, 6 * HOUR_MS, now)).toEqual({ events: 0, blocks: 0, stopped: false });

@@ -43,8 +43,8 @@ export async function analysisWindow(db: SqlRunner, query: WindowQuery, now: num
     }
   }
   // Reads take a range's part before retention's horizon from the hour counts (db/counters/family.ts segments).
-  const { eventsFrom } = await keptData(db);
-  return { from, to, server: query.server, client: query.client, eventsFrom };
+  const { eventsFrom, rowsFrom } = await keptData(db);
+  return { from, to, server: query.server, client: query.client, eventsFrom, rowsFrom };
 }
 
 function iso(ms: number): string {
