@@ -2,6 +2,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import { SLOTS_PER_HOUR, type SlotHour, slotOf } from '../../shared/analysis/alarm-candidates.ts';
 import type { HourCap, HourSends, IdentitySends, ListDepth } from '../../shared/analysis/identity-ranking.ts';
 import { HOUR_MS } from '../../shared/analysis/time-buckets.ts';
+import { coldSends, coldSendsAt } from '../queries/cold-sends.ts';
 import { addingUpsert, allOfUnion, listTable, type RowsColumn, rowsTable, upsertRows } from '../queries/lists.ts';
 import type { SqlRunner } from '../runner.ts';
 import { identityPairs, identityPairsPerServer, identityRows, identityText, storedDigest } from '../stored-identity.ts';
@@ -209,15 +210,20 @@ export async function identityEventSends(
       + (SELECT count(*) FROM input_requests AS i WHERE i.identity = p.identity AND i.server = ${server}
         AND i.ts >= ${from} AND i.ts < ${to}) AS sends
     FROM ${table} AS p`;
-  const rows =
+  const [rows, cold] = await Promise.all([
     db.dialect === 'sqlite'
-      ? await db.all<{ place: number; sends: number }>(counted(pairs, sql`p.server`))
-      : await allOfUnion<{ place: number; sends: number }>(
+      ? db.all<{ place: number; sends: number }>(counted(pairs, sql`p.server`))
+      : allOfUnion<{ place: number; sends: number }>(
           db,
           identityPairsPerServer(db, identities).map(({ server, table }) => counted(table, sql`${server}`)),
           (union) => union,
-        );
-  return rows.map(({ place, sends }) => ({ identity: identities[place] as string, sends: Number(sends) }));
+        ),
+    coldSends(db, identities, { from, to }),
+  ]);
+  const sends = new Map<string, number>();
+  for (const { place, sends: n } of rows) sends.set(identities[place] as string, Number(n));
+  for (const { identity } of cold) if (identity !== null) sends.set(identity, (sends.get(identity) ?? 0) + 1);
+  return [...sends].map(([identity, n]) => ({ identity, sends: n }));
 }
 
 /**
@@ -261,18 +267,22 @@ export async function sendTimes(
   const ofAsked = client === undefined ? sql`` : sql` AND i.client = ${client}`;
   const asked = sql`SELECT p.place AS place, i.ts AS ts FROM ${pairs} AS p JOIN input_requests AS i
     ON i.identity = p.identity AND i.server = p.server WHERE i.ts >= ${from} AND i.ts < ${to}${ofAsked}`;
-  const rows = (await Promise.all([query, db.all<Time>(asked)])).flat();
+  const [hot, inputs, cold] = await Promise.all([
+    query,
+    db.all<Time>(asked),
+    coldSends(db, identities, { from, to, server, client }),
+  ]);
   const disordered = new Set<number[]>();
-  for (const { place, ts } of rows) {
-    const identity = identities[place] as string;
+  const add = (identity: string, time: number) => {
     const list = times.get(identity);
-    const time = Number(ts);
     if (list === undefined) times.set(identity, [time]);
     else {
       if (time < (list.at(-1) as number)) disordered.add(list);
       list.push(time);
     }
-  }
+  };
+  for (const { place, ts } of [...hot, ...inputs]) add(identities[place] as string, Number(ts));
+  for (const { identity, ts } of cold) if (identity !== null) add(identity, ts);
   for (const list of disordered) list.sort((a, b) => a - b);
   return times;
 }
@@ -302,7 +312,20 @@ export async function sendsAt(
   const ofClient = client === undefined ? sql`` : sql` AND e.client = ${client}`;
   const ofAsked = client === undefined ? sql`` : sql` AND i.client = ${client}`;
   // An input request's send is the round that asked: its event, with the method the server asked by.
-  return db.all(sql`SELECT ${identityText(db, 'e')} AS identity, e.server, e.ts, e.event_id AS "eventId", e.bucket,
+  const cold = (await coldSendsAt(db, pairs, client)).map(
+    ({ identity, server, ts, eventId, bucket, kind, rule, rpcMethod }): LatestSendRow => ({
+      identity: identity as string,
+      server,
+      ts,
+      eventId,
+      bucket,
+      kind,
+      rule,
+      method: rpcMethod,
+    }),
+  );
+  const hot =
+    await db.all<LatestSendRow>(sql`SELECT ${identityText(db, 'e')} AS identity, e.server, e.ts, e.event_id AS "eventId", e.bucket,
       e.kind, e.rule, e.rpc_method AS method
     FROM ${table} AS t JOIN events e ON e.identity = t.identity AND e.server = t.server AND e.ts = t.ts
     WHERE ${SENDS}${ofClient}
@@ -312,6 +335,7 @@ export async function sendsAt(
     FROM ${table} AS t JOIN input_requests i ON i.identity = t.identity AND i.server = t.server AND i.ts = t.ts
     JOIN events e ON e.event_id = i.event_id AND e.ts = i.ts AND e.server = i.server
     WHERE 1 = 1${ofAsked}`);
+  return [...hot, ...cold];
 }
 
 /**

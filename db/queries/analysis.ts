@@ -3,8 +3,10 @@ import type { AnalysisEvent, ContextScope } from '../../shared/analysis/types.ts
 import type { Bucket } from '../../shared/classify/types.ts';
 import type { EventColumns } from '../event-row.ts';
 import type { SqlRunner } from '../runner.ts';
-import { identityRows, identityText } from '../stored-identity.ts';
+import { identityRows, identityText, storedIdentity } from '../stored-identity.ts';
+import { coldEventsIn, keptByFilter } from './cold-events.ts';
 import { type EventFilter, filterConditions, whereClause } from './events.ts';
+import { rowsTable } from './lists.ts';
 
 /** The columns every traffic analysis reads (shared/analysis/types.ts AnalysisEvent, plus the stored verdict). */
 export type AnalysisRow = Pick<
@@ -98,12 +100,31 @@ export interface AnalysisFilter extends EventFilter {
   samplingOnly?: boolean;
 }
 
-/** Counted events in time order, optionally only sampling calls (the context gap). */
+/**
+ * Counted events in time order, optionally only sampling calls (the context gap): the rows, and the events of the
+ * range packed in cold blocks (db/queries/cold-events.ts), each block looked into only where it holds the client.
+ */
 export async function analysisRows(db: SqlRunner, filter: AnalysisFilter): Promise<AnalysisRow[]> {
   const conditions = [sql`counted = 1`, ...filterConditions(filter)];
   if (filter.samplingOnly) conditions.push(sql`ctx_requested IS NOT NULL`);
-  return db.all<AnalysisRow>(
-    sql`SELECT ${analysisColumns(db)} FROM events ${whereClause(conditions)} ORDER BY ts, event_id`,
+  const [rows, cold] = await Promise.all([
+    db.all<AnalysisRow>(
+      sql`SELECT ${analysisColumns(db)} FROM events ${whereClause(conditions)} ORDER BY ts, event_id`,
+    ),
+    coldAnalysisRows(db, filter),
+  ]);
+  if (cold.length === 0) return rows;
+  return [...rows, ...cold].sort((a, b) => a.ts - b.ts || (a.eventId < b.eventId ? -1 : a.eventId > b.eventId ? 1 : 0));
+}
+
+async function coldAnalysisRows(db: SqlRunner, filter: AnalysisFilter): Promise<AnalysisRow[]> {
+  const kept = keptByFilter(filter);
+  const client = filter.client;
+  return coldEventsIn(
+    db,
+    filter,
+    (event) => event.counted === 1 && kept(event) && (!filter.samplingOnly || event.ctxRequested !== null),
+    client === undefined ? undefined : { columns: ['client'], test: (row) => row.client === client },
   );
 }
 
@@ -152,30 +173,77 @@ export async function mostSendsPerServer(
   filter: EventFilter,
 ): Promise<{ server: string; sends: number }[]> {
   return db.all(sql`SELECT server, max(n) AS sends FROM (SELECT sends.server AS server, count(*) AS n
-      FROM ${sendsInWindow(filter)} GROUP BY sends.server, sends.identity HAVING count(*) > 1) AS per_identity
+      FROM ${await sendsInWindow(db, filter)} GROUP BY sends.server, sends.identity HAVING count(*) > 1) AS per_identity
     GROUP BY server ORDER BY server`);
 }
 
-function identitySends(db: SqlRunner, filter: EventFilter, having: SQL, top: SQL): Promise<IdentityRow[]> {
+async function identitySends(db: SqlRunner, filter: EventFilter, having: SQL, top: SQL): Promise<IdentityRow[]> {
   // Ties go by the public identity, as the hour lists rank them: `server:` and then the digest's bytes sort as the
   // string does (both stores compare text by its bytes). The table's columns are named so, not the string's alias.
   return db.all<IdentityRow>(sql`SELECT ${identityText(db, 'sends')} AS identity, sends.server AS server,
       min(rpc_method) AS method, count(*) AS sends, min(ts) AS "firstTs", max(ts) AS "lastTs"
-    FROM ${sendsInWindow(filter)}
+    FROM ${await sendsInWindow(db, filter)}
     GROUP BY sends.server, sends.identity HAVING ${having}
     ORDER BY count(*) DESC, sends.server || ':', sends.identity${top}`);
 }
 
-/** Every send of an identity the filter keeps, as a table `sends` (server, identity, rpc_method, ts). */
-function sendsInWindow(filter: EventFilter): SQL {
+/**
+ * Every send of an identity the filter keeps, as a table `sends` (server, identity, rpc_method, ts): the rows', and
+ * those packed in cold blocks (db/queries/cold-events.ts) carried in as values, so that one grouping counts both.
+ */
+async function sendsInWindow(db: SqlRunner, filter: EventFilter): Promise<SQL> {
   // Sends: an MRTR continuation is part of its call, no re-presentation (DOMAIN.md section 10).
   const conditions = [sql`counted = 1`, sql`identity IS NOT NULL`, sql`continuation = 0`, ...filterConditions(filter)];
   // MCP 2026-07-28's input requests are sends too (db/counters/identities.ts), of the rounds the filter keeps.
   // Only a round that answered input_required (pending) asked.
   const rounds = [sql`counted = 1`, sql`bucket = 'pending'`, ...filterConditions(filter)];
-  const asked = sql`SELECT server, identity, method AS rpc_method, ts FROM input_requests
-    WHERE (event_id, ts, server) IN (SELECT event_id, ts, server FROM events ${whereClause(rounds)})`;
-  return sql`(SELECT server, identity, rpc_method, ts FROM events ${whereClause(conditions)} UNION ALL ${asked}) AS sends`;
+  const askedBy = (rounds: SQL) => sql`SELECT server, identity, method AS rpc_method, ts FROM input_requests
+    WHERE (event_id, ts, server) IN (${rounds})`;
+  const hot = sql`SELECT server, identity, rpc_method, ts FROM events ${whereClause(conditions)}
+    UNION ALL ${askedBy(sql`SELECT event_id, ts, server FROM events ${whereClause(rounds)}`)}`;
+  const cold = await coldSendsOfFilter(db, filter);
+  if (cold.sends.length === 0 && cold.rounds.length === 0) return sql`(${hot}) AS sends`;
+  const sends = rowsTable(
+    db,
+    [
+      ['server', 'text'],
+      ['identity', 'bytea'],
+      ['rpc_method', 'text'],
+      ['ts', 'bigint'],
+    ],
+    cold.sends,
+  );
+  const keys = rowsTable(
+    db,
+    [
+      ['event_id', 'text'],
+      ['ts', 'bigint'],
+      ['server', 'text'],
+    ],
+    cold.rounds,
+  );
+  return sql`(${hot} UNION ALL SELECT server, identity, rpc_method, ts FROM ${sends} AS cold
+    UNION ALL ${askedBy(sql`SELECT event_id, ts, server FROM ${keys} AS cold_rounds`)}) AS sends`;
+}
+
+/** The filter's sends among the cold events, as rows of `sends`, and its cold rounds that may have asked for input. */
+async function coldSendsOfFilter(db: SqlRunner, filter: EventFilter) {
+  const kept = keptByFilter(filter);
+  const client = filter.client;
+  const events = await coldEventsIn(
+    db,
+    filter,
+    (event) => event.counted === 1 && kept(event),
+    client === undefined ? undefined : { columns: ['client'], test: (row) => row.client === client },
+  );
+  const sends: [string, string, string | null, number][] = [];
+  const rounds: [string, number, string][] = [];
+  for (const event of events) {
+    const digest = event.identity === null ? undefined : storedIdentity(event.identity)?.digest;
+    if (digest !== undefined && event.continuation === 0) sends.push([event.server, digest, event.rpcMethod, event.ts]);
+    if (event.bucket === 'pending') rounds.push([event.eventId, event.ts, event.server]);
+  }
+  return { sends, rounds };
 }
 
 export interface ServerInfoRow {

@@ -1,4 +1,5 @@
 import { type SQL, sql } from 'drizzle-orm';
+import { HIDDEN_FAILURE_AT_LEAST, HIDDEN_THROTTLE_AT_LEAST } from '../../shared/actionability/profile.ts';
 import { bucketStart, HOUR_MS } from '../../shared/analysis/time-buckets.ts';
 import { type Cell, packColumns, unpackColumns } from '../../shared/column-block.ts';
 import { EVENT_BLOCK_COLUMNS, LINE_COLUMN } from '../cold-block.ts';
@@ -6,7 +7,7 @@ import { EVENT_COLUMNS, type EventColumns, storedKey } from '../event-row.ts';
 import type { SqlRunner } from '../runner.ts';
 import { identityText } from '../stored-identity.ts';
 import { LINE_PLACE, type WithBlock, withBodies } from './bodies.ts';
-import { whereClause } from './events.ts';
+import { type EventFilter, whereClause } from './events.ts';
 import { rowsTable } from './lists.ts';
 import { getSetting, putSetting } from './settings.ts';
 
@@ -41,9 +42,6 @@ function rowColumns(db: SqlRunner): SQL {
     ${sql.raw(plain)}, ${LINE_PLACE}`;
 }
 
-/** Columns PostgreSQL answers as text (bigint) that a block keeps as integers. */
-const INTEGER_FIELDS = ['seq', 'ts', 'waitUntil'] as const;
-
 /**
  * The rows of the server and hour of the oldest event before `before`, oldest first (time, then arrival), at most
  * COLD_BLOCK_ROWS and none from `before` on; null when no event is that old. Read twice by a compaction, once to pack
@@ -56,9 +54,9 @@ export async function oldestColdRows(db: SqlRunner, before: number): Promise<Col
   if (oldest === undefined) return null;
   const hour = bucketStart(Number(oldest.ts), HOUR_MS);
   const end = Math.min(hour + HOUR_MS, before);
+  // Both stores answer integers as numbers (db/postgres.ts parses bigint), as a block's delta columns need.
   const rows = await db.all<WithBlock<ColdEvent>>(sql`SELECT ${rowColumns(db)} FROM events
     WHERE server = ${oldest.server} AND ts >= ${hour} AND ts < ${end} ORDER BY ts, seq LIMIT ${COLD_BLOCK_ROWS}`);
-  for (const row of rows) for (const field of INTEGER_FIELDS) if (row[field] !== null) row[field] = Number(row[field]);
   return { server: oldest.server, hour, rows };
 }
 
@@ -135,16 +133,24 @@ export async function coldBlocksIn(
   order: 'newest' | 'oldest',
   limit: number,
 ): Promise<ColdBlock[]> {
+  const direction = order === 'newest' ? sql`DESC` : sql`ASC`;
+  return readBlocks(db, rangeConditions(range), sql`hour ${direction}, first_seq ${direction}`, limit);
+}
+
+function rangeConditions(range: ColdRange): SQL[] {
   const conditions: SQL[] = [];
   if (range.server !== undefined) conditions.push(sql`server = ${range.server}`);
   if (range.from !== undefined) {
     conditions.push(sql`hour >= ${bucketStart(range.from, HOUR_MS)}`, sql`last_ts >= ${range.from}`);
   }
   if (range.to !== undefined) conditions.push(sql`hour < ${range.to}`, sql`first_ts < ${range.to}`);
-  const direction = order === 'newest' ? sql`DESC` : sql`ASC`;
+  return conditions;
+}
+
+async function readBlocks(db: SqlRunner, conditions: SQL[], order: SQL, limit: number): Promise<ColdBlock[]> {
   const rows = await db.all<Record<keyof ColdBlock, number | string | Uint8Array>>(sql`SELECT server, hour,
     first_seq AS "firstSeq", first_ts AS "firstTs", last_ts AS "lastTs", rows, data FROM cold_blocks
-    ${whereClause(conditions)} ORDER BY hour ${direction}, first_seq ${direction} LIMIT ${limit}`);
+    ${whereClause(conditions)} ORDER BY ${order} LIMIT ${limit}`);
   return rows.map((row) => ({
     server: String(row.server),
     hour: Number(row.hour),
@@ -215,4 +221,90 @@ export async function packedKeys(
     }
   }
   return keys;
+}
+
+/**
+ * The cold events of a range that `keep` keeps, oldest block first (each block's events in time order). Where
+ * `probe` names columns, each block is first inflated in those alone and read whole only if `probe.test` keeps one
+ * of its rows: a storm's attempts or an identity's sends are a few rows of a server's hour.
+ */
+export async function coldEventsIn(
+  db: SqlRunner,
+  range: ColdRange,
+  keep: (event: ColdEvent) => boolean,
+  probe?: { columns: readonly (keyof ColdEvent)[]; test: (row: Partial<ColdEvent>) => boolean },
+): Promise<ColdEvent[]> {
+  const found: ColdEvent[] = [];
+  const inRange = (ts: number) =>
+    (range.from === undefined || ts >= range.from) && (range.to === undefined || ts < range.to);
+  let after: ColdBlockPlace | null = null;
+  for (;;) {
+    // A few blocks at a time: a day of the fleet's blocks is hundreds of megabytes.
+    const blocks = await coldBlocksAfter(db, range, after, BLOCKS_PER_READ);
+    for (const block of blocks) {
+      if (probe !== undefined && !probeKeepsOne(block.data, probe)) continue;
+      for (const event of unpackColdEvents(block.data)) if (inRange(event.ts) && keep(event)) found.push(event);
+    }
+    const last = blocks.at(-1);
+    if (last === undefined || blocks.length < BLOCKS_PER_READ) return found;
+    after = last;
+  }
+}
+
+const BLOCKS_PER_READ = 8;
+
+/** Where a block is in the order of a range's read: its hour, server and first seq. */
+type ColdBlockPlace = Pick<ColdBlock, 'hour' | 'server' | 'firstSeq'>;
+
+/** The range's next `limit` blocks after `after` (from the start when null), oldest hour first. */
+async function coldBlocksAfter(
+  db: SqlRunner,
+  range: ColdRange,
+  after: ColdBlockPlace | null,
+  limit: number,
+): Promise<ColdBlock[]> {
+  const past =
+    after === null
+      ? []
+      : [
+          sql`(hour > ${after.hour} OR (hour = ${after.hour} AND (server > ${after.server}
+            OR (server = ${after.server} AND first_seq > ${after.firstSeq}))))`,
+        ];
+  return readBlocks(db, [...rangeConditions(range), ...past], sql`hour, server, first_seq`, limit);
+}
+
+function probeKeepsOne(
+  data: Uint8Array,
+  probe: { columns: readonly (keyof ColdEvent)[]; test: (row: Partial<ColdEvent>) => boolean },
+): boolean {
+  const { columns, rowCount, values } = unpackColumns(data, probe.columns);
+  for (let r = 0; r < rowCount; r++) {
+    const row: Record<string, Cell> = {};
+    columns.forEach((column, c) => {
+      row[column.name] = values[c]?.[r] ?? null;
+    });
+    if (probe.test(row as Partial<ColdEvent>)) return true;
+  }
+  return false;
+}
+
+/** What `filterConditions` (db/queries/events.ts) keeps of the rows, as a test of a cold event. */
+export function keptByFilter(filter: EventFilter): (event: ColdEvent) => boolean {
+  const least =
+    filter.hidden === undefined
+      ? null
+      : filter.hidden === 'failure'
+        ? HIDDEN_FAILURE_AT_LEAST
+        : HIDDEN_THROTTLE_AT_LEAST;
+  return (event) =>
+    (filter.server === undefined || event.server === filter.server) &&
+    (filter.client === undefined || event.client === filter.client) &&
+    (filter.bucket === undefined || event.bucket === filter.bucket) &&
+    (filter.kind === undefined || event.kind === filter.kind) &&
+    (filter.failed !== true || (event.bucket !== 'ok' && event.bucket !== 'pending' && event.bucket !== 'unknown')) &&
+    (filter.controlProfile === undefined ||
+      (event.actProfile !== null && event.actProfile % 64 === filter.controlProfile)) &&
+    (least === null || (event.actProfile !== null && event.actProfile >= least)) &&
+    (filter.from === undefined || event.ts >= filter.from) &&
+    (filter.to === undefined || event.ts < filter.to);
 }

@@ -7,8 +7,9 @@ import { applyRetention } from '../../api/services/retention.ts';
 import { COLD_BLOCK_ROWS, type ColdEvent, unpackColdEvents } from '../../db/queries/cold-events.ts';
 import { HOUR_MS } from '../../shared/analysis/time-buckets.ts';
 import { createTestApp, get, postNdjson, type TestApp } from '../support/app.ts';
-import { clientEvent, proxyEvent, rpcError } from '../support/events.ts';
+import { BASE_TS, clientEvent, proxyEvent, rpcError } from '../support/events.ts';
 import { STORE_KINDS, type TestStore } from '../support/stores.ts';
+import { mixedTraffic } from '../support/traffic.ts';
 
 /**
  * Compaction (issue 41 item 1, docs/adr/0021-cold-events-in-blocks.md): the events past the hot window leave their
@@ -176,6 +177,33 @@ describe.each(STORE_KINDS)('compaction on $name', (kind) => {
 
       // A second pass finds nothing more to pack.
       expect(await compactColdEvents(db.store, 6 * HOUR_MS, now)).toEqual({ events: 0, blocks: 0, stopped: false });
+    });
+
+    it("reads a storm's attempts and the identities' sends from the blocks as from the rows", async () => {
+      await ingest(app, mixedTraffic(2500, 7));
+      // The traffic spans 10:00 to 13:00 on BASE_TS's day; a 2 h window at 16:00 leaves it all packed.
+      const now = BASE_TS + 6 * HOUR_MS;
+      const r = range(BASE_TS - HOUR_MS, now);
+      const storms = (await json(app, `/api/v1/storms?${r}&limit=1000`)).storms as { id: string }[];
+      expect(storms.length).toBeGreaterThan(3);
+      const details = async () =>
+        Promise.all(storms.map(async ({ id }) => json(app, `/api/v1/storms/${encodeURIComponent(id)}`)));
+      const stormsBefore = await details();
+      expect(stormsBefore.some((storm) => storm.timeline.length > 0)).toBe(true);
+      const identities = async () => ({
+        top: await json(app, `/api/v1/identities?${r}&limit=20`),
+        alarmed: await json(app, `/api/v1/identities?${r}&limit=20&only=alarmed`),
+        // A client's identities are grouped from its sends, not ranked from the hour lists.
+        client: await json(app, `/api/v1/identities?${r}&limit=20&client=c1`),
+        cut: await json(app, `/api/v1/identities?${range(BASE_TS + 10 * 60_000 + 7, BASE_TS + 2 * HOUR_MS + 1)}&limit=20`),
+      });
+      const identitiesBefore = await identities();
+      expect(identitiesBefore.top.identities.length).toBeGreaterThan(0);
+
+      await compactColdEvents(db.store, 2 * HOUR_MS, now);
+      expect(await rowCount(db, 'events')).toBe(0);
+      expect(await details()).toEqual(stormsBefore);
+      expect(await identities()).toEqual(identitiesBefore);
     });
 
     it('takes an event sent again after it was packed as a duplicate, and a new late event as an event', async () => {
