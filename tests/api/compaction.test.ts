@@ -195,7 +195,10 @@ describe.each(STORE_KINDS)('compaction on $name', (kind) => {
         alarmed: await json(app, `/api/v1/identities?${r}&limit=20&only=alarmed`),
         // A client's identities are grouped from its sends, not ranked from the hour lists.
         client: await json(app, `/api/v1/identities?${r}&limit=20&client=c1`),
-        cut: await json(app, `/api/v1/identities?${range(BASE_TS + 10 * 60_000 + 7, BASE_TS + 2 * HOUR_MS + 1)}&limit=20`),
+        cut: await json(
+          app,
+          `/api/v1/identities?${range(BASE_TS + 10 * 60_000 + 7, BASE_TS + 2 * HOUR_MS + 1)}&limit=20`,
+        ),
       });
       const identitiesBefore = await identities();
       expect(identitiesBefore.top.identities.length).toBeGreaterThan(0);
