@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { SqlRunner } from '../runner.ts';
 import { storedDigest } from '../stored-identity.ts';
+import { coldEventsIn } from './cold-events.ts';
 import { bytesFromHex } from './lists.ts';
 
 /** A counted record of a request identity, as an MRTR call's rounds are found among them. */
@@ -45,5 +46,31 @@ export async function roundsAround(
   ]);
   // PostgreSQL answers bigint columns as text.
   const typed = (row: RoundRow) => ({ ...row, seq: Number(row.seq), ts: Number(row.ts) });
-  return { before: before.map(typed), after: after.map(typed) };
+  const cold = await coldRoundsAround(db, anchor, withinMs);
+  if (cold.length === 0) return { before: before.map(typed), after: after.map(typed) };
+  const isBefore = (row: RoundRow) => row.ts < ts || (row.ts === ts && row.seq < seq);
+  const all = [...before.map(typed), ...after.map(typed), ...cold].sort((a, b) => a.ts - b.ts || a.seq - b.seq);
+  return {
+    before: all.filter(isBefore).reverse().slice(0, limit),
+    after: all.filter((row) => !isBefore(row) && !(row.ts === ts && row.seq === seq)).slice(0, limit),
+  };
+}
+
+/** The anchor's rounds among the events packed in cold blocks (db/queries/cold-events.ts), both sides. */
+async function coldRoundsAround(db: SqlRunner, anchor: RoundAnchor, withinMs: number): Promise<RoundRow[]> {
+  const { identity, server, client, ts } = anchor;
+  const events = await coldEventsIn(
+    db,
+    { server, from: ts - withinMs, to: ts + withinMs + 1 },
+    (event) => event.identity === identity && event.counted === 1 && event.client === client,
+    { columns: ['identity'], test: (row) => row.identity === identity },
+  );
+  return events.map(({ eventId, seq, ts, bucket, kind, continuation }) => ({
+    eventId,
+    seq,
+    ts,
+    bucket,
+    kind,
+    continuation,
+  }));
 }

@@ -179,7 +179,7 @@ describe.each(STORE_KINDS)('compaction on $name', (kind) => {
       expect(await compactColdEvents(db.store, 6 * HOUR_MS, now)).toEqual({ events: 0, blocks: 0, stopped: false });
     });
 
-    it("reads a storm's attempts and the identities' sends from the blocks as from the rows", async () => {
+    it("reads a storm's attempts, the identities' sends and a server's page from the blocks as from the rows", async () => {
       await ingest(app, mixedTraffic(2500, 7));
       // The traffic spans 10:00 to 13:00 on BASE_TS's day; a 2 h window at 16:00 leaves it all packed.
       const now = BASE_TS + 6 * HOUR_MS;
@@ -201,12 +201,18 @@ describe.each(STORE_KINDS)('compaction on $name', (kind) => {
         ),
       });
       const identitiesBefore = await identities();
+      // A server's page: its sources sample among them.
+      const pages = async () =>
+        Promise.all(['s0', 's1', 's2'].map((server) => json(app, `/api/v1/servers/${server}?${r}`)));
+      const pagesBefore = await pages();
+      expect(pagesBefore[0].sources.records).toBeGreaterThan(0);
       expect(identitiesBefore.top.identities.length).toBeGreaterThan(0);
 
       await compactColdEvents(db.store, 2 * HOUR_MS, now);
       expect(await rowCount(db, 'events')).toBe(0);
       expect(await details()).toEqual(stormsBefore);
       expect(await identities()).toEqual(identitiesBefore);
+      expect(await pages()).toEqual(pagesBefore);
     });
 
     it('takes an event sent again after it was packed as a duplicate, and a new late event as an event', async () => {
