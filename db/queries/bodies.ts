@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { decodeBlock } from '../body-codec.ts';
 import { storedKey } from '../event-row.ts';
 import type { SqlRunner } from '../runner.ts';
+import { packedEvents } from './cold-events.ts';
 import { listTable, rowsTable } from './lists.ts';
 
 /**
@@ -66,5 +67,10 @@ export async function linesOf(
       events.event_id AS "eventId", events.ts AS ts, events.server AS server, ${LINE_PLACE} FROM events
       JOIN ${table} AS k ON events.event_id = k.id AND events.ts = k.ts AND events.server = k.server`);
   // PostgreSQL answers bigint columns as text.
-  return new Map((await withBodies(db, rows)).map((row) => [storedKey({ ...row, ts: Number(row.ts) }), row.body]));
+  const lines = new Map(
+    (await withBodies(db, rows)).map((row) => [storedKey({ ...row, ts: Number(row.ts) }), row.body]),
+  );
+  const packed = keys.filter((key) => !lines.has(storedKey(key)));
+  for (const event of await packedEvents(db, packed)) lines.set(storedKey(event), event.body);
+  return lines;
 }

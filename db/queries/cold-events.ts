@@ -137,6 +137,16 @@ export async function coldBlocksIn(
   return readBlocks(db, rangeConditions(range), sql`hour ${direction}, first_seq ${direction}`, limit);
 }
 
+/** Where the range's first `limit` blocks are, their data left unread: whether a range holds packed events at all. */
+export async function coldBlockHeads(
+  db: SqlRunner,
+  range: ColdRange,
+  limit: number,
+): Promise<Omit<ColdBlock, 'data'>[]> {
+  return db.all<Omit<ColdBlock, 'data'>>(sql`SELECT server, hour, first_seq AS "firstSeq", first_ts AS "firstTs",
+    last_ts AS "lastTs", rows FROM cold_blocks ${whereClause(rangeConditions(range))} LIMIT ${limit}`);
+}
+
 function rangeConditions(range: ColdRange): SQL[] {
   const conditions: SQL[] = [];
   if (range.server !== undefined) conditions.push(sql`server = ${range.server}`);
@@ -307,4 +317,33 @@ export function keptByFilter(filter: EventFilter): (event: ColdEvent) => boolean
     (least === null || (event.actProfile !== null && event.actProfile >= least)) &&
     (filter.from === undefined || event.ts >= filter.from) &&
     (filter.to === undefined || event.ts < filter.to);
+}
+
+/**
+ * The events with these keys (event id, time, server) among those packed in cold blocks: a read of each key's
+ * server and hour, its blocks inflated whole only where their id column holds one of the keys.
+ */
+export async function packedEvents(
+  db: SqlRunner,
+  keys: readonly { eventId: string; ts: number; server: string }[],
+): Promise<ColdEvent[]> {
+  const hours = new Map<string, { server: string; hour: number; ids: Set<string>; wanted: Set<string> }>();
+  for (const key of keys) {
+    const hour = bucketStart(key.ts, HOUR_MS);
+    const place = coldHourKey(key.server, hour);
+    const held = hours.get(place) ?? { server: key.server, hour, ids: new Set<string>(), wanted: new Set<string>() };
+    held.ids.add(key.eventId);
+    held.wanted.add(storedKey(key));
+    hours.set(place, held);
+  }
+  const found: ColdEvent[] = [];
+  for (const { server, hour, ids, wanted } of hours.values()) {
+    found.push(
+      ...(await coldEventsIn(db, { server, from: hour, to: hour + HOUR_MS }, (event) => wanted.has(storedKey(event)), {
+        columns: ['eventId'],
+        test: (row) => row.eventId !== undefined && ids.has(row.eventId),
+      })),
+    );
+  }
+  return found;
 }

@@ -2,6 +2,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import { type DenialEventRef, isSessionless, PROBE_METHOD } from '../../shared/analysis/denials.ts';
 import type { SqlRunner } from '../runner.ts';
 import { identityText } from '../stored-identity.ts';
+import { type ColdEvent, coldBlockHeads, coldEventsIn } from './cold-events.ts';
 import { allPerServer, rowsTable } from './lists.ts';
 
 /** A window of the decision store's audit (db/queries/denial-audit.ts keeps it). */
@@ -96,5 +97,31 @@ export async function probedIn(db: SqlRunner, spans: readonly PairSpan[]): Promi
       : await allPerServer<(typeof placed)[number], { place: number }>(db, placed, (server, ofServer) =>
           probed(ofServer, sql`${server}`),
         );
-  return new Set(rows.map((row) => Number(row.place)));
+  const probedSpans = new Set(rows.map((row) => Number(row.place)));
+  const unprobed = placed.filter(({ place }) => !probedSpans.has(place));
+  // Most stores have no block in the spans' time: one look per server says so.
+  const packedServers = new Set<string>();
+  for (const server of new Set(unprobed.map((span) => span.server))) {
+    const ofServer = unprobed.filter((span) => span.server === server);
+    const from = Math.min(...ofServer.map((span) => span.after));
+    const to = Math.max(...ofServer.map((span) => span.before));
+    if ((await coldBlockHeads(db, { server, from, to }, 1)).length > 0) packedServers.add(server);
+  }
+  for (const { place, ...span } of unprobed) {
+    if (packedServers.has(span.server) && (await probedWhilePacked(db, span))) probedSpans.add(place);
+  }
+  return probedSpans;
+}
+
+/** Whether the span's events packed in cold blocks (db/queries/cold-events.ts) hold the probe. */
+async function probedWhilePacked(db: SqlRunner, span: PairSpan): Promise<boolean> {
+  const probe = (event: Partial<ColdEvent>) =>
+    event.client === span.client && event.rpcMethod === PROBE_METHOD && event.ts !== undefined && event.ts > span.after;
+  const found = await coldEventsIn(
+    db,
+    { server: span.server, from: span.after + 1, to: span.before },
+    (event) => probe(event) && event.counted === 1,
+    { columns: ['client', 'rpcMethod', 'ts'], test: probe },
+  );
+  return found.length > 0;
 }

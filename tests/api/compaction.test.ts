@@ -7,7 +7,9 @@ import { applyRetention } from '../../api/services/retention.ts';
 import { COLD_BLOCK_ROWS, type ColdEvent, unpackColdEvents } from '../../db/queries/cold-events.ts';
 import { HOUR_MS } from '../../shared/analysis/time-buckets.ts';
 import { createTestApp, get, postNdjson, type TestApp } from '../support/app.ts';
+import { CORPORA, corpusText } from '../support/corpus.ts';
 import { BASE_TS, clientEvent, proxyEvent, rpcError } from '../support/events.ts';
+import { inBetweenScenario } from '../support/in-between.ts';
 import { STORE_KINDS, type TestStore } from '../support/stores.ts';
 import { mixedTraffic } from '../support/traffic.ts';
 
@@ -213,6 +215,30 @@ describe.each(STORE_KINDS)('compaction on $name', (kind) => {
       expect(await details()).toEqual(stormsBefore);
       expect(await identities()).toEqual(identitiesBefore);
       expect(await pages()).toEqual(pagesBefore);
+    });
+
+    it('reads the denials that did not hold, their lines and probes, from the blocks as from the rows', async () => {
+      for (const corpus of CORPORA) {
+        expect((await postNdjson(app, corpusText(corpus, 'client.ndjson').trim().split('\n'))).status).toBe(200);
+      }
+      // MCP 2026-07-28's denials, whose "in between" reads the two lines and looks for a probe.
+      await postNdjson(app, inBetweenScenario().events);
+      // Without the analysis' clock: when it was read is not what it read.
+      const read = async (r: string) => {
+        const { analysedThrough: _, lagMs: __, ...answer } = await json(app, `/api/v1/denials?${r}`);
+        return answer;
+      };
+      const denials = async () => ({
+        corpus: await read('from=2026-12-01&to=2026-12-03'),
+        inBetween: await read(range(BASE_TS - HOUR_MS, BASE_TS + HOUR_MS)),
+      });
+      const before = await denials();
+      expect(before.corpus.total).toBeGreaterThan(0);
+      expect(before.inBetween.items.some((item: { reprobed: boolean | null }) => item.reprobed === true)).toBe(true);
+      expect(before.inBetween.items.some((item: { restarted: boolean | null }) => item.restarted === true)).toBe(true);
+      await compactColdEvents(db.store, 2 * HOUR_MS, Date.parse('2026-12-04T00:00:00Z'));
+      expect(await rowCount(db, 'events')).toBe(0);
+      expect(await denials()).toEqual(before);
     });
 
     it('takes an event sent again after it was packed as a duplicate, and a new late event as an event', async () => {
