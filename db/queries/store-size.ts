@@ -14,8 +14,9 @@ export async function storeBytes(db: SqlRunner): Promise<number> {
   return Number(row?.bytes ?? 0);
 }
 
-/** How many events the store holds (records of requests, both sides of a joined one). */
+/** How many events the store holds (records of requests, both sides of a joined one), rows and packed in blocks. */
 export async function storedEventCount(db: SqlRunner): Promise<number> {
-  const [row] = await db.all<{ events: number | string }>(sql`SELECT count(*) AS events FROM events`);
+  const [row] = await db.all<{ events: number | string | null }>(sql`SELECT (SELECT count(*) FROM events)
+    + (SELECT coalesce(sum(rows), 0) FROM cold_blocks) AS events`);
   return Number(row?.events ?? 0);
 }

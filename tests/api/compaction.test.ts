@@ -5,6 +5,7 @@ import { Folder } from '../../api/services/fold.ts';
 import { ingestBatch } from '../../api/services/ingest.ts';
 import { applyRetention } from '../../api/services/retention.ts';
 import { COLD_BLOCK_ROWS, type ColdEvent, unpackColdEvents } from '../../db/queries/cold-events.ts';
+import { storedEventCount } from '../../db/queries/store-size.ts';
 import { HOUR_MS } from '../../shared/analysis/time-buckets.ts';
 import { createTestApp, get, postNdjson, type TestApp } from '../support/app.ts';
 import { CORPORA, corpusText } from '../support/corpus.ts';
@@ -142,6 +143,8 @@ describe.each(STORE_KINDS)('compaction on $name', (kind) => {
       const packed = [...rows.values()].filter((row) => (row.ts as number) < cold).length;
       expect(done).toMatchObject({ events: packed, stopped: false });
       expect(await rowCount(db, 'events')).toBe(events.length - packed);
+      // What `lens serve` says the store holds counts both forms.
+      expect(await storedEventCount(db.store)).toBe(events.length);
       // The line blocks that only packed events read are gone with them.
       const stillRead = await db.store.all(sql`SELECT DISTINCT body_block FROM events`);
       expect(await rowCount(db, 'event_bodies')).toBe(stillRead.length);
