@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { compactColdEvents } from '../../api/services/compaction.ts';
@@ -6,6 +9,7 @@ import { ingestBatch } from '../../api/services/ingest.ts';
 import { applyRetention } from '../../api/services/retention.ts';
 import { COLD_BLOCK_ROWS, type ColdEvent, unpackColdEvents } from '../../db/queries/cold-events.ts';
 import { storedEventCount } from '../../db/queries/store-size.ts';
+import { openStore } from '../../db/store.ts';
 import { HOUR_MS } from '../../shared/analysis/time-buckets.ts';
 import { createTestApp, get, postNdjson, type TestApp } from '../support/app.ts';
 import { CORPORA, corpusText } from '../support/corpus.ts';
@@ -304,5 +308,49 @@ describe.each(STORE_KINDS)('compaction on $name', (kind) => {
       // Day 0: 48 requests, and the proxy's records of every third.
       expect(done.events).toBe(48 + 16);
     });
+  });
+});
+
+describe('compaction on a rolling window (sqlite file)', () => {
+  let dirs: string[];
+  beforeEach(() => {
+    dirs = [mkdtempSync(join(tmpdir(), 'lens-compact-')), mkdtempSync(join(tmpdir(), 'lens-rows-'))];
+  });
+  afterEach(() => {
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Ten days of traffic a day at a time, retention each day, and compaction too when `hotMs` is given. */
+  async function roll(dir: string, hotMs: number | null): Promise<number[]> {
+    const store = await openStore({ dataDir: dir });
+    try {
+      const app = createTestApp(store);
+      const sizes: number[] = [];
+      for (let day = 0; day < 10; day++) {
+        await ingest(app, traffic(DAY0 + day * DAY_MS, 24, 120, `roll-${day}`));
+        const now = DAY0 + (day + 1) * DAY_MS;
+        if (hotMs !== null) await compactColdEvents(store, hotMs, now);
+        await applyRetention(store, { eventsMs: 3 * DAY_MS, countsMs: 4 * DAY_MS }, now);
+        await store.run(sql`PRAGMA wal_checkpoint(TRUNCATE)`);
+        sizes.push(statSync(join(dir, 'lens.sqlite')).size);
+      }
+      return sizes;
+    } finally {
+      await store.close();
+    }
+  }
+
+  it('holds the file at a steady size, smaller than the rows alone hold', async () => {
+    const packed = await roll(dirs[0] as string, 12 * HOUR_MS);
+    const rows = await roll(dirs[1] as string, null);
+    // Three days of events and four of counts are held from day 3 on: the file stops growing there.
+    const steady = packed[3] as number;
+    for (const size of packed.slice(4)) expect(size).toBeLessThanOrEqual(steady * 1.1);
+    expect(packed[2]).toBeGreaterThan((packed[0] as number) * 1.5);
+    // From the first day packed on, the file is lighter than the same store's with rows only: the pages the rows
+    // left are taken again by the next day's rows, and the blocks take a fraction of them.
+    for (const [day, size] of packed.entries())
+      if (day > 0) expect(size, `day ${day}`).toBeLessThan(rows[day] as number);
+    expect(packed[9] as number).toBeLessThan((rows[9] as number) * 0.8);
   });
 });
