@@ -10,12 +10,12 @@ import {
   withLines,
 } from '../../db/queries/cold-events.ts';
 import { ensureEventDays } from '../../db/queries/day-partitions.ts';
+import { auditsPending, rebaseDenialAudit } from '../../db/queries/denial-audit.ts';
 import { stillQueued } from '../../db/queries/fold-queue.ts';
 import { LOCK_CLASS, lockKeys, waitForFoldLock } from '../../db/queries/locks.ts';
 import { deleteEventRows } from '../../db/queries/retention.ts';
 import type { Store } from '../../db/runner.ts';
 import { bucketStart, HOUR_MS } from '../../shared/analysis/time-buckets.ts';
-import { rebaseDenials } from './retention.ts';
 
 /**
  * Compaction (docs/adr/0021-cold-events-in-blocks.md): the events older than the hot window leave their rows, indexes
@@ -46,8 +46,7 @@ const RETRIES = 3;
 
 /**
  * Packs every event before the hot window's start (the hour `hotMs` before `now` begins), oldest first, a block per
- * transaction. The horizon is recorded first, and the denial audit's bases moved up to it (ADR 15), so that no read of
- * the rows past it starts from an event about to go.
+ * transaction. The horizon is recorded first: reads widen their ends to whole minutes before it (kept.rowsFrom).
  */
 export async function compactColdEvents(
   store: Store,
@@ -59,7 +58,6 @@ export async function compactColdEvents(
   const before = Math.max(bucketStart(now - hotMs, HOUR_MS), (await coldBefore(store)) ?? 0);
   await store.transaction((tx) => recordColdBefore(tx, before));
   const done: Compacted = { events: 0, blocks: 0, stopped: false };
-  if (!(await rebaseDenials(store, before, keepGoing))) return { ...done, stopped: true };
   let retries = 0;
   for (;;) {
     if (!keepGoing()) return { ...done, stopped: true };
@@ -102,6 +100,13 @@ async function swapIn(
     if (now === null || !sameRows(now, candidate)) return 'changed';
     const seqs = candidate.rows.map((row) => row.seq);
     if ((await stillQueued(tx, seqs)).size > 0) return 'queued';
+    // The denial audit of the block's identities moves its base up to the horizon first (ADR 15), as retention moves
+    // it before deleting: a later full audit of one starts there, never from events in a block. Only these: an
+    // identity with no event in the block keeps its base, already past every block of its own events. One the fold
+    // has yet to audit waits for it (the fold audits them when idle).
+    const identities = [...new Set(events.flatMap((event) => (event.identity === null ? [] : [event.identity])))];
+    if (await auditsPending(tx, identities)) return 'queued';
+    await rebaseDenialAudit(tx, before, identities.length, identities);
     await insertColdBlock(tx, candidate.server, candidate.hour, events, data);
     await deleteEventRows(
       tx,

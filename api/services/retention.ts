@@ -102,7 +102,7 @@ export async function applyRetention(
  * then starts from the decisions standing at the horizon, not from nothing. Identities still pending their first
  * audit get it first. False when stopped half way: the events are not deleted then.
  */
-export async function rebaseDenials(store: Store, horizon: number, keepGoing: () => boolean): Promise<boolean> {
+async function rebaseDenials(store: Store, horizon: number, keepGoing: () => boolean): Promise<boolean> {
   for (;;) {
     if (!keepGoing()) return false;
     const moved = await store.transaction(async (tx) => {

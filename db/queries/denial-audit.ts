@@ -111,13 +111,28 @@ const PENDING_BATCH = 500;
  * left them so). Reads each identity's events from its checkpoint or base, whichever is later and not past the
  * horizon, up to it: a day of events a day. Answers how many identities moved (0: none is left).
  */
-export async function rebaseDenialAudit(db: SqlRunner, horizon: number, limit = PENDING_BATCH): Promise<number> {
+export async function rebaseDenialAudit(
+  db: SqlRunner,
+  horizon: number,
+  limit = PENDING_BATCH,
+  only?: readonly string[],
+): Promise<number> {
+  const named =
+    only === undefined
+      ? null
+      : identityRows(
+          db,
+          only.map((identity) => [identity]),
+          [],
+        );
+  if (only !== undefined && named === null) return 0;
+  const ofNamed = named === null ? sql`` : sql` AND (server, identity) IN (SELECT server, identity FROM ${named} AS n)`;
   const due = await db.all<StoredRow & { identity: string }>(sql`SELECT ${identityText(db)} AS identity, ${STORED}
-    FROM denial_identity WHERE pending = 0 AND (base_at IS NULL OR base_at < ${horizon}) LIMIT ${limit}`);
+    FROM denial_identity WHERE pending = 0 AND (base_at IS NULL OR base_at < ${horizon})${ofNamed} LIMIT ${limit}`);
   const starts = due.map((row) => {
     const checkpoint = row.checkpointAt === null ? null : Number(row.checkpointAt);
     if (checkpoint !== null && checkpoint <= horizon) {
-      return { identity: row.identity, from: checkpoint, decisions: parseDecisions(row.checkpoint ?? '[]') };
+      return { identity: row.identity, from: checkpoint, decisions: checkpointDecisions(row) };
     }
     return { identity: row.identity, ...baseOf(row) };
   });
@@ -129,6 +144,19 @@ export async function rebaseDenialAudit(db: SqlRunner, horizon: number, limit = 
   // A checkpoint before the horizon moves up with the base; a later one stays.
   await upsertRows(db, BASE_UPSERT, rows);
   return due.length;
+}
+
+/** Whether any of these identities waits for its first audit (`pending`): its base cannot move before it. */
+export async function auditsPending(db: SqlRunner, identities: readonly string[]): Promise<boolean> {
+  const named = identityRows(
+    db,
+    identities.map((identity) => [identity]),
+    [],
+  );
+  if (named === null) return false;
+  const rows = await db.all(sql`SELECT 1 AS n FROM denial_identity
+    WHERE pending = 1 AND (server, identity) IN (SELECT server, identity FROM ${named} AS n) LIMIT 1`);
+  return rows.length > 0;
 }
 
 /** What `denial_identity` holds of an identity's audit. */
@@ -175,11 +203,22 @@ function planOf(identity: string, stored: StoredRow | undefined, touch: Touch | 
   const kept = { baseAt: stored?.baseAt == null ? null : Number(stored.baseAt), base: stored?.base ?? null };
   if (stored !== undefined && stored.pending === 0 && checkpoint !== null && touch !== null) {
     if (touch.earliest >= checkpoint) {
-      const decisions = parseDecisions(stored.checkpoint ?? '[]');
+      const decisions = checkpointDecisions(stored);
       return { identity, from: checkpoint, decisions, resumed: true, latest, ...kept };
     }
   }
   return { identity, ...baseOf(stored), resumed: false, latest, ...kept };
+}
+
+/**
+ * The decisions standing at the identity's checkpoint. A checkpoint a rebase moved up to the base is stored as no
+ * text at the base's time: the same decisions twice cost what the whole audit costs again (compaction rebases every
+ * identity each day).
+ */
+function checkpointDecisions(stored: StoredRow): DenialDecisions {
+  const atBase =
+    stored.checkpointAt != null && stored.baseAt != null && Number(stored.checkpointAt) === Number(stored.baseAt);
+  return parseDecisions(stored.checkpoint ?? (atBase ? (stored.base ?? '[]') : '[]'));
 }
 
 /** Where a full audit of the identity starts: its base, else its first event. */
@@ -360,7 +399,7 @@ const IDENTITY_UPSERT = {
   set: 'pending = 0, checkpoint_at = excluded.checkpoint_at, checkpoint = excluded.checkpoint',
 } as const;
 
-/** A new base; the checkpoint moves up to it when it was earlier (or none). */
+/** A new base; the checkpoint moves up to it when it was earlier (or none), as no text of its own (checkpointDecisions). */
 const BASE_UPSERT = {
   table: 'denial_identity',
   columns: [
@@ -372,7 +411,7 @@ const BASE_UPSERT = {
   key: ['server', 'identity'],
   set: `base_at = excluded.base_at, base = excluded.base,
     checkpoint = CASE WHEN denial_identity.checkpoint_at IS NULL OR denial_identity.checkpoint_at < excluded.base_at
-      THEN excluded.base ELSE denial_identity.checkpoint END,
+      THEN NULL ELSE denial_identity.checkpoint END,
     checkpoint_at = CASE WHEN denial_identity.checkpoint_at IS NULL OR denial_identity.checkpoint_at < excluded.base_at
       THEN excluded.base_at ELSE denial_identity.checkpoint_at END`,
 } as const;

@@ -246,6 +246,13 @@ describe.each(STORE_KINDS)('compaction on $name', (kind) => {
       await compactColdEvents(db.store, 2 * HOUR_MS, Date.parse('2026-12-04T00:00:00Z'));
       expect(await rowCount(db, 'events')).toBe(0);
       expect(await denials()).toEqual(before);
+      // Compaction moved each audit's base up to its horizon (ADR 15); a checkpoint moved with it is stored once.
+      const stored = await db.store.all<{ once: number | string; twice: number | string }>(sql`SELECT
+        sum(CASE WHEN checkpoint IS NULL THEN 1 ELSE 0 END) AS once,
+        sum(CASE WHEN checkpoint IS NOT NULL THEN 1 ELSE 0 END) AS twice
+        FROM denial_identity WHERE checkpoint_at = base_at`);
+      expect(Number(stored[0]?.once)).toBeGreaterThan(0);
+      expect(Number(stored[0]?.twice)).toBe(0);
     });
 
     it('takes an event sent again after it was packed as a duplicate, and a new late event as an event', async () => {
