@@ -1,6 +1,13 @@
 import { deflateRawSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { type Cell, type ColumnSpec, type Compression, packColumns, unpackColumns } from './column-block.ts';
+import {
+  type Cell,
+  type ColumnSpec,
+  type Compression,
+  packColumns,
+  packColumnsOffThread,
+  unpackColumns,
+} from './column-block.ts';
 
 const COLUMNS: ColumnSpec[] = [
   { name: 'seq', kind: 'delta' },
@@ -70,6 +77,10 @@ describe('column blocks', () => {
   for (const compression of ['deflate', 'brotli'] as Compression[]) {
     it(`gives back every row as it was, with ${compression}`, () => {
       expect(rowsOf(packColumns(COLUMNS, ROWS, compression))).toEqual(ROWS);
+    });
+
+    it(`packs the same block off the thread, with ${compression}`, async () => {
+      expect(await packColumnsOffThread(COLUMNS, ROWS, compression)).toEqual(packColumns(COLUMNS, ROWS, compression));
     });
   }
 

@@ -89,7 +89,7 @@ async function swapIn(
   before: number,
 ): Promise<'swapped' | 'changed' | 'queued'> {
   const events = await withLines(store, candidate.rows);
-  const data = packColdEvents(events);
+  const data = await packColdEvents(events);
   const partitions = [...new Set(events.map((event) => JSON.stringify([event.client, event.server])))];
   await ensureEventDays(store, [eventDay(candidate.hour)]);
   return store.transaction(async (tx) => {

@@ -1,7 +1,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { HIDDEN_FAILURE_AT_LEAST, HIDDEN_THROTTLE_AT_LEAST } from '../../shared/actionability/profile.ts';
 import { bucketStart, HOUR_MS } from '../../shared/analysis/time-buckets.ts';
-import { type Cell, packColumns, unpackColumns } from '../../shared/column-block.ts';
+import { type Cell, packColumnsOffThread, unpackColumns } from '../../shared/column-block.ts';
 import { EVENT_BLOCK_COLUMNS, LINE_COLUMN } from '../cold-block.ts';
 import { EVENT_COLUMNS, type EventColumns, storedKey } from '../event-row.ts';
 import type { SqlRunner } from '../runner.ts';
@@ -63,10 +63,13 @@ export async function oldestColdRows(db: SqlRunner, before: number): Promise<Col
 /** The columns a block holds, in its order: every column of the row, then the line. */
 const BLOCK_COLUMNS = [...EVENT_BLOCK_COLUMNS, LINE_COLUMN];
 
-/** Events packed into one block, in the order given (shared/column-block.ts, brotli: ADR 21 measured it lightest). */
-export function packColdEvents(events: readonly ColdEvent[]): Buffer {
+/**
+ * Events packed into one block, in the order given (shared/column-block.ts, brotli: ADR 21 measured it lightest),
+ * compressed off the thread that serves requests.
+ */
+export function packColdEvents(events: readonly ColdEvent[]): Promise<Buffer> {
   const rows = events.map((event): Record<string, Cell> => ({ ...event, line: event.body }));
-  return packColumns(BLOCK_COLUMNS, rows, 'brotli');
+  return packColumnsOffThread(BLOCK_COLUMNS, rows, 'brotli');
 }
 
 /** A block's events, in the order they were packed. A column the block lacks (added to the row since) reads null. */
