@@ -7,6 +7,7 @@
  * (48 h hot of 30 days kept) from the parts measured on that store. ADR 21's comparison of block variants (deflate,
  * lines left in event_bodies, rows a block) packed every event eight times over: it is in that ADR and its commit.
  */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { type Compacted, compactColdEvents, MIN_HOT_WINDOW_MS } from '../api/services/compaction.ts';
 import { openStore, type StoreConfig } from '../db/store.ts';
 import { fillStore } from './fill.ts';
@@ -47,7 +48,7 @@ export async function benchColdBlocks(config: StoreConfig): Promise<void> {
     throw new Error(`compaction packed ${done.events} of ${events} events (stopped: ${done.stopped})`);
   }
   console.log(
-    `compaction (api/services/compaction.ts, in this process, its SQLite writer thread included): ${fmt(done.events)} events into ${fmt(done.blocks)} blocks in ${compaction.seconds.toFixed(1)} s: ${fmt(done.events / compaction.seconds)} events/s, CPU ${((compaction.cpuSeconds * 1e6) / done.events).toFixed(1)} µs/event; RSS ${mb(compaction.rssBefore)} MB before, peak ${mb(compaction.peakRss)} MB while it ran (sampled every ${RSS_SAMPLE_MS} ms)`,
+    `compaction (api/services/compaction.ts, in this process, its SQLite writer thread included): ${fmt(done.events)} events into ${fmt(done.blocks)} blocks in ${compaction.seconds.toFixed(1)} s: ${fmt(done.events / compaction.seconds)} events/s, CPU ${((compaction.cpuSeconds * 1e6) / done.events).toFixed(1)} µs/event; RSS ${mb(compaction.rssBefore)} MB before, peak ${mb(compaction.peakRss)} MB while it ran (sampled every ${RSS_SAMPLE_MS} ms); the event loop waited up to ${compaction.loopDelayMaxMs.toFixed(0)} ms (p99 ${compaction.loopDelayP99Ms.toFixed(0)} ms)`,
   );
   reportParts(before, after, events);
 }
@@ -59,6 +60,12 @@ interface MeasuredCompaction {
   cpuSeconds: number;
   rssBefore: number;
   peakRss: number;
+  /**
+   * The longest the event loop waited, and its 99th percentile (ms): packing a block is synchronous on the thread
+   * that serves the API (brotli), so this is how long a request could wait behind a compaction.
+   */
+  loopDelayMaxMs: number;
+  loopDelayP99Ms: number;
 }
 
 async function measuredCompaction(compact: () => Promise<Compacted>): Promise<MeasuredCompaction> {
@@ -67,6 +74,8 @@ async function measuredCompaction(compact: () => Promise<Compacted>): Promise<Me
   const sampler = setInterval(() => {
     peakRss = Math.max(peakRss, process.memoryUsage().rss);
   }, RSS_SAMPLE_MS);
+  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+  loopDelay.enable();
   const cpu = process.cpuUsage();
   const began = performance.now();
   try {
@@ -74,9 +83,18 @@ async function measuredCompaction(compact: () => Promise<Compacted>): Promise<Me
     const seconds = (performance.now() - began) / 1000;
     const used = process.cpuUsage(cpu);
     peakRss = Math.max(peakRss, process.memoryUsage().rss);
-    return { done, seconds, cpuSeconds: (used.user + used.system) / 1e6, rssBefore, peakRss };
+    return {
+      done,
+      seconds,
+      cpuSeconds: (used.user + used.system) / 1e6,
+      rssBefore,
+      peakRss,
+      loopDelayMaxMs: loopDelay.max / 1e6,
+      loopDelayP99Ms: loopDelay.percentile(99) / 1e6,
+    };
   } finally {
     clearInterval(sampler);
+    loopDelay.disable();
   }
 }
 
