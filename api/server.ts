@@ -83,6 +83,13 @@ const RETENTION_EVERY_MS = 10 * 60_000;
 /** How often compaction looks for events that left the hot window: an hour's events become due at once. */
 const COMPACTION_EVERY_MS = 60_000;
 
+/**
+ * The first compaction pass runs this soon after start-up, not a minute idle: a server restarted after a crash in the
+ * middle of a compaction, or started with `--hot-window` on a store of older events, goes on packing at once (and the
+ * kill -9 test, tests/api/crash.test.ts, can kill it mid-pass within seconds of each start).
+ */
+const COMPACTION_FIRST_MS = 5_000;
+
 /** How often the alert engine looks for due rules; rules themselves run every 10 s at the most. */
 const ALERT_TICK_MS = 2_000;
 
@@ -214,7 +221,12 @@ export async function startServer(options: ServerOptions): Promise<StartedServer
             await compactColdEvents(store, hotWindowMs, Date.now(), () => !closing);
             return false;
           },
-          { idleMs: COMPACTION_EVERY_MS, what: 'packing events past the hot window', log: console.error },
+          {
+            idleMs: COMPACTION_EVERY_MS,
+            firstDelayMs: COMPACTION_FIRST_MS,
+            what: 'packing events past the hot window',
+            log: console.error,
+          },
         );
   const backfill = buildMissingStorms(store, () => closing).catch((error: unknown) => {
     console.error('building the storms of earlier events failed; they are built on the next start', error);

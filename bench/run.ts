@@ -3,7 +3,7 @@
  * end-to-end ingest through real HTTP (parse, validate, classify, identity, commit). Reports medians and the ratio.
  * BENCH_EVENTS sets the size (default 200k); BENCH_PG=1 (or DATABASE_URL) adds PostgreSQL, BENCH_SQLITE=0 leaves SQLite out.
  * Then parse throughput per input format (formats.ts) and the ingest of a client + proxy day (proxy-day.ts), reads,
- * what cold events weigh in column blocks (cold-blocks.ts), the UI and the soak. Each part can be left out with
+ * what cold events weigh once compacted (cold-blocks.ts), the UI and the soak. Each part can be left out with
  * BENCH_<PART>=0 (INGEST, FORMATS, PROXY_DAY, READS, COLD, UI, SOAK), or the parts named run alone:
  * `npm run bench -- soak` (ingest, formats, proxy-day, reads, cold, ui, soak). The reads keep their store for another
  * run in BENCH_READS_DIR (SQLite) or BENCH_READS_PG_URL (a PostgreSQL database made beforehand).

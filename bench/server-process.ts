@@ -45,8 +45,11 @@ export interface ServerProcess {
   crash(): Promise<void>;
 }
 
-/** `npm run lens -- serve` in its own process, so that the client's work is not billed to it. */
-export async function spawnServer(config: StoreConfig): Promise<ServerProcess> {
+/**
+ * `npm run lens -- serve` in its own process, so that the client's work is not billed to it; `serveArgs` are more of
+ * serve's options (`--hot-window 2h`).
+ */
+export async function spawnServer(config: StoreConfig, serveArgs: readonly string[] = []): Promise<ServerProcess> {
   const child = spawn(
     process.execPath,
     [
@@ -54,6 +57,7 @@ export async function spawnServer(config: StoreConfig): Promise<ServerProcess> {
       ...['--import', 'tsx', 'api/cli/main.ts', 'serve', '--port', '0', '--data-dir', config.dataDir],
       // The generated traffic lies on fixed past days (bench/generate.ts): retention must not delete it mid-run.
       ...['--retain-events', '3650d', '--retain-counts', '3650d'],
+      ...serveArgs,
     ],
     { env: { ...process.env, DATABASE_URL: config.databaseUrl ?? '' }, stdio: ['ignore', 'pipe', 'inherit'] },
   );

@@ -5,11 +5,12 @@ export interface BackgroundLoop {
 /**
  * Runs `round` behind the requests, one round after another while it answers that there is more to do, else every
  * `idleMs`. A round that fails (the store away) is logged and tried again later: its work stays in the store. The
- * gate replays due behind the commit and retention run this way.
+ * gate replays due behind the commit and retention run this way. The first round runs `firstDelayMs` after the
+ * start (default `idleMs`).
  */
 export function startBackgroundLoop(
   round: () => Promise<boolean>,
-  options: { idleMs: number; what: string; log: (message: string) => void },
+  options: { idleMs: number; firstDelayMs?: number; what: string; log: (message: string) => void },
 ): BackgroundLoop {
   let stopped = false;
   let running: Promise<boolean> = Promise.resolve(false);
@@ -27,7 +28,7 @@ export function startBackgroundLoop(
     }, delayMs);
     timer.unref();
   };
-  schedule(options.idleMs);
+  schedule(options.firstDelayMs ?? options.idleMs);
   return {
     async stop() {
       stopped = true;
