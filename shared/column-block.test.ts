@@ -1,13 +1,6 @@
 import { deflateRawSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import {
-  type Cell,
-  type ColumnSpec,
-  type Compression,
-  packColumns,
-  packColumnsOffThread,
-  unpackColumns,
-} from './column-block.ts';
+import { type Cell, type ColumnSpec, type Compression, packColumns, unpackColumns } from './column-block.ts';
 
 const COLUMNS: ColumnSpec[] = [
   { name: 'seq', kind: 'delta' },
@@ -75,43 +68,39 @@ const ROWS: Record<string, Cell>[] = [
 
 describe('column blocks', () => {
   for (const compression of ['deflate', 'brotli'] as Compression[]) {
-    it(`gives back every row as it was, with ${compression}`, () => {
-      expect(rowsOf(packColumns(COLUMNS, ROWS, compression))).toEqual(ROWS);
-    });
-
-    it(`packs the same block off the thread, with ${compression}`, async () => {
-      expect(await packColumnsOffThread(COLUMNS, ROWS, compression)).toEqual(packColumns(COLUMNS, ROWS, compression));
+    it(`gives back every row as it was, with ${compression}`, async () => {
+      expect(rowsOf(await packColumns(COLUMNS, ROWS, compression))).toEqual(ROWS);
     });
   }
 
-  it('keeps a number apart from its text, -0 apart from 0, and bytes as bytes', () => {
-    const rows = rowsOf(packColumns(COLUMNS, ROWS, 'deflate'));
+  it('keeps a number apart from its text, -0 apart from 0, and bytes as bytes', async () => {
+    const rows = rowsOf(await packColumns(COLUMNS, ROWS, 'deflate'));
     expect(rows[0]?.status).toBe(200);
     expect(rows[3]?.status).toBe('200');
     expect(Object.is(rows[1]?.latency, -0)).toBe(true);
     expect(rows[0]?.identity).toBeInstanceOf(Uint8Array);
   });
 
-  it('reads only the columns asked for', () => {
-    const block = packColumns(COLUMNS, ROWS, 'brotli');
+  it('reads only the columns asked for', async () => {
+    const block = await packColumns(COLUMNS, ROWS, 'brotli');
     expect(rowsOf(block, ['line', 'ts', 'absent'])).toEqual(ROWS.map(({ ts, line }) => ({ ts, line })));
   });
 
-  it('reads a column the block does not hold as missing, and a missing cell as null', () => {
-    const block = packColumns(COLUMNS.slice(0, 2), [{ seq: 1 }], 'brotli');
+  it('reads a column the block does not hold as missing, and a missing cell as null', async () => {
+    const block = await packColumns(COLUMNS.slice(0, 2), [{ seq: 1 }], 'brotli');
     expect(rowsOf(block)).toEqual([{ seq: 1, ts: null }]);
   });
 
-  it('holds no rows', () => {
+  it('holds no rows', async () => {
     for (const compression of ['deflate', 'brotli'] as Compression[]) {
-      const { columns, rowCount, values } = unpackColumns(packColumns(COLUMNS, [], compression));
+      const { columns, rowCount, values } = unpackColumns(await packColumns(COLUMNS, [], compression));
       expect(columns).toEqual(COLUMNS);
       expect(rowCount).toBe(0);
       expect(values.every((column) => column.length === 0)).toBe(true);
     }
   });
 
-  it('holds a huge block: 100k rows and a line of 1 MB', () => {
+  it('holds a huge block: 100k rows and a line of 1 MB', async () => {
     const rows = Array.from({ length: 100_000 }, (_, i) => ({
       seq: i,
       ts: 1_793_577_600_000 + i * 9,
@@ -122,21 +111,21 @@ describe('column blocks', () => {
       event_id: `bench-1-${i}`,
       line: i === 500 ? 'x'.repeat(2 ** 20) : `{"id":"bench-1-${i}"}`,
     }));
-    const block = packColumns(COLUMNS, rows, 'brotli');
+    const block = await packColumns(COLUMNS, rows, 'brotli');
     expect(block.byteLength).toBeLessThan(2 ** 20);
     expect(rowsOf(block)).toEqual(rows);
   });
 
-  it('refuses what it could not give back', () => {
-    expect(() => packColumns(COLUMNS, [{ line: 'a\uD800' }], 'deflate')).toThrow(/well-formed/);
-    expect(() => packColumns(COLUMNS, [{ server: '\uDC00' }], 'deflate')).toThrow(/well-formed/);
-    expect(() => packColumns(COLUMNS, [{ ts: 2 ** 52 }], 'deflate')).toThrow(/2\^51/);
-    expect(() => packColumns(COLUMNS, [{ ts: 1.5 }], 'deflate')).toThrow(/integer/);
-    expect(() => packColumns(COLUMNS, [{ line: 5 }], 'deflate')).toThrow(/no text/);
+  it('refuses what it could not give back', async () => {
+    await expect(packColumns(COLUMNS, [{ line: 'a\uD800' }], 'deflate')).rejects.toThrow(/well-formed/);
+    await expect(packColumns(COLUMNS, [{ server: '\uDC00' }], 'deflate')).rejects.toThrow(/well-formed/);
+    await expect(packColumns(COLUMNS, [{ ts: 2 ** 52 }], 'deflate')).rejects.toThrow(/2\^51/);
+    await expect(packColumns(COLUMNS, [{ ts: 1.5 }], 'deflate')).rejects.toThrow(/integer/);
+    await expect(packColumns(COLUMNS, [{ line: 5 }], 'deflate')).rejects.toThrow(/no text/);
   });
 
-  it('refuses a damaged block rather than read it wrong', () => {
-    const block = packColumns(COLUMNS, ROWS, 'deflate');
+  it('refuses a damaged block rather than read it wrong', async () => {
+    const block = await packColumns(COLUMNS, ROWS, 'deflate');
     expect(() => unpackColumns(Buffer.concat([Buffer.of(9), block.subarray(1)]))).toThrow(/format/);
     expect(() => unpackColumns(block.subarray(0, block.byteLength - 4))).toThrow(/ends early/);
     // Two rows, one delta column `a` whose values hold one.

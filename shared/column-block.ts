@@ -1,12 +1,4 @@
-import {
-  brotliCompress,
-  brotliCompressSync,
-  brotliDecompressSync,
-  constants,
-  deflateRaw,
-  deflateRawSync,
-  inflateRawSync,
-} from 'node:zlib';
+import { brotliCompress, brotliDecompressSync, constants, deflateRaw, inflateRawSync } from 'node:zlib';
 
 /**
  * Rows laid out column by column and compressed as one block: the form of cold events (issue 41 item 1,
@@ -47,22 +39,11 @@ const FORMAT: Record<Compression, number> = { deflate: 1, brotli: 2 };
 /**
  * The block: a byte naming its compression, the rows' count, then each column's name, kind and values, the values
  * compressed alone, so that a read inflates only the columns it asks for. Alone or in one stream, a block weighs
- * within a few percent either way (measured: docs/adr/0021-cold-events-in-blocks.md).
+ * within a few percent either way (measured: docs/adr/0021-cold-events-in-blocks.md). The compression runs on
+ * libuv's thread pool: the thread that serves requests only lays the values out, where brotli at quality 9 held it
+ * ~0.5 s a block of 4,096 events (compaction, api/services/compaction.ts).
  */
-export function packColumns(
-  columns: readonly ColumnSpec[],
-  rows: readonly Record<string, Cell>[],
-  compression: Compression,
-): Buffer {
-  const sections = columnSections(columns, rows).map((section) => compress(section, compression));
-  return assemble(columns, rows.length, compression, sections);
-}
-
-/**
- * packColumns with the compression on libuv's thread pool: the thread that serves requests only lays the values out,
- * where brotli at quality 9 held it ~0.5 s a block of 4,096 events (compaction, api/services/compaction.ts).
- */
-export async function packColumnsOffThread(
+export async function packColumns(
   columns: readonly ColumnSpec[],
   rows: readonly Record<string, Cell>[],
   compression: Compression,
@@ -126,11 +107,6 @@ export function unpackColumns(block: Uint8Array, only?: readonly string[]): Colu
   return { columns, rowCount, values };
 }
 
-export function compress(raw: Uint8Array, compression: Compression): Buffer {
-  if (compression === 'deflate') return deflateRawSync(raw, DEFLATE_OPTIONS);
-  return brotliCompressSync(raw, brotliOptions(raw));
-}
-
 const DEFLATE_OPTIONS = { level: 9 };
 
 function brotliOptions(raw: Uint8Array) {
@@ -144,7 +120,7 @@ function brotliOptions(raw: Uint8Array) {
 }
 
 /** Each column's encoded values, uncompressed, in the order of `columns`: what a block holds, each compressed. */
-export function columnSections(columns: readonly ColumnSpec[], rows: readonly Record<string, Cell>[]): Buffer[] {
+function columnSections(columns: readonly ColumnSpec[], rows: readonly Record<string, Cell>[]): Buffer[] {
   return columns.map(({ name, kind }) => {
     const out = new Writer();
     const values = rows.map((row) => row[name] ?? null);

@@ -1,7 +1,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { HIDDEN_FAILURE_AT_LEAST, HIDDEN_THROTTLE_AT_LEAST } from '../../shared/actionability/profile.ts';
 import { bucketStart, HOUR_MS } from '../../shared/analysis/time-buckets.ts';
-import { type Cell, packColumnsOffThread, unpackColumns } from '../../shared/column-block.ts';
+import { type Cell, packColumns, unpackColumns } from '../../shared/column-block.ts';
 import { EVENT_BLOCK_COLUMNS, LINE_COLUMN } from '../cold-block.ts';
 import { EVENT_COLUMNS, type EventColumns, storedKey } from '../event-row.ts';
 import type { SqlRunner } from '../runner.ts';
@@ -69,7 +69,7 @@ const BLOCK_COLUMNS = [...EVENT_BLOCK_COLUMNS, LINE_COLUMN];
  */
 export function packColdEvents(events: readonly ColdEvent[]): Promise<Buffer> {
   const rows = events.map((event): Record<string, Cell> => ({ ...event, line: event.body }));
-  return packColumnsOffThread(BLOCK_COLUMNS, rows, 'brotli');
+  return packColumns(BLOCK_COLUMNS, rows, 'brotli');
 }
 
 /** A block's events, in the order they were packed. A column the block lacks (added to the row since) reads null. */
