@@ -14,7 +14,8 @@ interface JoinedRecordsProps {
 
 /** Both records of one request, client's first: which one counts, the two side by side, and what the proxy saw. */
 export function JoinedRecords({ open, hrefOf, onFollow }: JoinedRecordsProps) {
-  const query = useQuery(eventQuery(open.partner));
+  // The partner is rarely far from the record naming it: its time finds a packed partner's hour.
+  const query = useQuery(eventQuery(open.partner, Date.parse(open.ts)));
   const partner = query.data;
   return (
     <section className="joined" aria-label="Both records of this request" data-testid="joined-records">
