@@ -3,7 +3,7 @@ import { bucketStart, HOUR_MS } from '../../shared/analysis/time-buckets.ts';
 import { type Cell, unpackColumns } from '../../shared/column-block.ts';
 import { JOIN_MAX_SPAN_MS, JOIN_SKEW_MS } from '../../shared/request-join.ts';
 import type { SqlRunner } from '../runner.ts';
-import { type ColdEvent, type ColdRange, unpackColdEvents } from './cold-events.ts';
+import { type ColdEvent, type ColdRange, rangeConditions, unpackColdEvents } from './cold-events.ts';
 import { type ListedFields, newestFirst, pairKey, whereClause } from './events.ts';
 import { rowsTable } from './lists.ts';
 
@@ -35,13 +35,9 @@ const TESTED_COLUMNS = ['seq', 'ts', 'server', 'client', 'bucket', 'kind', 'actP
  */
 export const ID_SCAN_BLOCKS = 64;
 
+/** The blocks of the range (cold-events.ts rangeConditions), those before an hour or of one hour. */
 function blockConditions(range: ColdRange, hour?: { below?: number; at?: number }): SQL[] {
-  const conditions: SQL[] = [];
-  if (range.server !== undefined) conditions.push(sql`server = ${range.server}`);
-  if (range.from !== undefined) {
-    conditions.push(sql`hour >= ${bucketStart(range.from, HOUR_MS)}`, sql`last_ts >= ${range.from}`);
-  }
-  if (range.to !== undefined) conditions.push(sql`hour < ${range.to}`, sql`first_ts < ${range.to}`);
+  const conditions = rangeConditions(range);
   if (hour?.below !== undefined) conditions.push(sql`hour < ${hour.below}`);
   if (hour?.at !== undefined) conditions.push(sql`hour = ${hour.at}`);
   return conditions;

@@ -81,18 +81,15 @@ export function filterConditions(filter: EventFilter): SQL[] {
   return conditions;
 }
 
-/** The fields of an event that a list's filter and cursor test. */
-export type ListedFields = Pick<
-  EventColumns,
-  'seq' | 'ts' | 'server' | 'client' | 'bucket' | 'kind' | 'actProfile' | 'counted'
->;
+/** The fields of an event that filterConditions tests. */
+export type FilteredFields = Pick<EventColumns, 'ts' | 'server' | 'client' | 'bucket' | 'kind' | 'actProfile'>;
 
 /**
- * listConditions as a test of one event already read (a cold block's: db/queries/cold-reads.ts), kept beside the SQL
- * so that the two cannot drift: tests/api/cold-reads.test.ts runs both over the same rows. A SQL comparison with
- * NULL is not true, so a missing client or profile fails a test of it here too.
+ * filterConditions as a test of one event already read (a cold block's: db/queries/cold-reads.ts, analysis.ts),
+ * kept beside the SQL so that the two cannot drift: tests/api/cold-reads.test.ts runs both over the same rows. A SQL
+ * comparison with NULL is not true, so a missing client or profile fails a test of it here too.
  */
-export function listedBy(filter: ListFilter): (event: ListedFields) => boolean {
+export function keptByFilter(filter: EventFilter): (event: FilteredFields) => boolean {
   const least = filter.hidden === 'failure' ? HIDDEN_FAILURE_AT_LEAST : HIDDEN_THROTTLE_AT_LEAST;
   return (event) =>
     (filter.server === undefined || event.server === filter.server) &&
@@ -104,8 +101,16 @@ export function listedBy(filter: ListFilter): (event: ListedFields) => boolean {
       (event.actProfile !== null && event.actProfile % 64 === filter.controlProfile)) &&
     (filter.hidden === undefined || (event.actProfile !== null && event.actProfile >= least)) &&
     (filter.from === undefined || event.ts >= filter.from) &&
-    (filter.to === undefined || event.ts < filter.to) &&
-    (filter.records !== 'counted' || event.counted === 1);
+    (filter.to === undefined || event.ts < filter.to);
+}
+
+/** The fields of an event that a list's filter and cursor test. */
+export type ListedFields = FilteredFields & Pick<EventColumns, 'seq' | 'counted'>;
+
+/** listConditions as a test of one event already read, as keptByFilter is of filterConditions. */
+export function listedBy(filter: ListFilter): (event: ListedFields) => boolean {
+  const kept = keptByFilter(filter);
+  return (event) => kept(event) && (filter.records !== 'counted' || event.counted === 1);
 }
 
 /** The buckets `failed` leaves out, as filterConditions does. */
