@@ -105,6 +105,18 @@ function placeKey(server: string, hour: number, firstSeq: number): string {
   return JSON.stringify([server, hour, firstSeq]);
 }
 
+/** For a look-up that widens its search step by step: of the places of a step, those no step before has read. */
+function unreadOnce(): (places: readonly BlockPlace[]) => BlockPlace[] {
+  const read = new Set<string>();
+  return (places) =>
+    places.filter((place) => {
+      const key = placeKey(place.server, place.hour, place.firstSeq);
+      if (read.has(key)) return false;
+      read.add(key);
+      return true;
+    });
+}
+
 /** Some columns of a block, row by row, under their EventColumns names. */
 function columnsOf<Field extends string>(data: Uint8Array, fields: readonly Field[]): Record<Field, Cell>[] {
   const { columns, rowCount, values } = unpackColumns(data, fields);
@@ -211,11 +223,9 @@ export interface ColdLookup {
  * fleet's newest ID_SCAN_BLOCKS. Only each block's ids are inflated until one holds the event.
  */
 export async function coldEventById(db: SqlRunner, eventId: string, hints: EventHints): Promise<ColdLookup> {
-  const searched = new Set<string>();
+  const unread = unreadOnce();
   const findIn = async (places: readonly BlockPlace[]): Promise<ColdEvent | null> => {
-    const unread = places.filter((place) => !searched.has(placeKey(place.server, place.hour, place.firstSeq)));
-    for (const place of unread) searched.add(placeKey(place.server, place.hour, place.firstSeq));
-    for (const data of await blockData(db, unread)) {
+    for (const data of await blockData(db, unread(places))) {
       const row = columnsOf(data, ['eventId'] as const).findIndex((cells) => cells.eventId === eventId);
       if (row >= 0) return unpackColdEvents(data)[row] ?? null;
     }
@@ -245,32 +255,45 @@ export async function coldEventById(db: SqlRunner, eventId: string, hints: Event
  */
 const PARTNER_REACH_MS = JOIN_MAX_SPAN_MS + 2 * JOIN_SKEW_MS;
 
-/** A partner to find: its id, the record naming it (which it names back) and that record's time. */
+/** A partner to find: its id, the record naming it (which it names back), that record's time and server. */
 export interface NamedPartner {
   id: string;
   namedBy: string;
   ts: number;
+  server: string;
 }
 
-/** The cold records of `named`, looked for in every server's blocks of the hours within PARTNER_REACH_MS of them. */
+/**
+ * The cold records of `named`, looked for in the blocks of the hours within PARTNER_REACH_MS of the naming record:
+ * its own server's first, where a client's record and its proxy's almost always are, then every server's for the
+ * partners still missing (a request id pairs records whatever server each names).
+ */
 export async function coldPartners(db: SqlRunner, named: readonly NamedPartner[]): Promise<ColdEvent[]> {
   const wanted = new Set(named.map((pair) => pairKey(pair.id, pair.namedBy)));
-  const hours = new Set(
-    named.flatMap((pair) => [
-      bucketStart(pair.ts - PARTNER_REACH_MS, HOUR_MS),
-      bucketStart(pair.ts + PARTNER_REACH_MS, HOUR_MS),
-    ]),
-  );
   const hits: Hit[] = [];
-  for (const hour of hours) {
-    for (const data of await blockData(db, await placesWhere(db, blockConditions({}, { at: hour })))) {
+  const unread = unreadOnce();
+  const search = async (places: readonly BlockPlace[]) => {
+    for (const data of await blockData(db, unread(places))) {
       columnsOf(data, ['eventId', 'partner', 'ts', 'seq'] as const).forEach((row, r) => {
         if (row.partner !== null && wanted.delete(pairKey(String(row.eventId), String(row.partner)))) {
           hits.push({ data, row: r, ts: Number(row.ts), seq: Number(row.seq) });
         }
       });
     }
+  };
+  const reach = (pair: NamedPartner) => [
+    bucketStart(pair.ts - PARTNER_REACH_MS, HOUR_MS),
+    bucketStart(pair.ts + PARTNER_REACH_MS, HOUR_MS),
+  ];
+  const ownHours = new Set(named.flatMap((pair) => reach(pair).map((hour) => JSON.stringify([pair.server, hour]))));
+  for (const key of ownHours) {
+    const [server, hour] = JSON.parse(key) as [string, number];
+    await search(await placesWhere(db, blockConditions({ server }, { at: hour })));
+  }
+  const stillMissing = named.filter((pair) => wanted.has(pairKey(pair.id, pair.namedBy)));
+  for (const hour of new Set(stillMissing.flatMap(reach))) {
     if (wanted.size === 0) break;
+    await search(await placesWhere(db, blockConditions({}, { at: hour })));
   }
   return eventsOf(hits);
 }

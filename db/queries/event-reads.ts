@@ -83,14 +83,14 @@ export async function getEvent(db: SqlRunner, eventId: string, hints: EventHints
  */
 export async function partnerRecords(
   db: SqlRunner,
-  records: readonly Pick<StoredEventRow, 'eventId' | 'partner' | 'ts'>[],
+  records: readonly Pick<StoredEventRow, 'eventId' | 'partner' | 'ts' | 'server'>[],
 ): Promise<StoredEventRow[]> {
   const hot = await hotPartnerRecords(db, records);
   const found = new Set(hot.map((row) => pairKey(row.eventId, row.partner ?? '')));
   const missing = records.flatMap((record) =>
     record.partner === null || found.has(pairKey(record.partner, record.eventId))
       ? []
-      : [{ id: record.partner, namedBy: record.eventId, ts: record.ts }],
+      : [{ id: record.partner, namedBy: record.eventId, ts: record.ts, server: record.server }],
   );
   return missing.length === 0 ? hot : [...hot, ...(await coldPartners(db, missing))];
 }

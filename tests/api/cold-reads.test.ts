@@ -139,9 +139,20 @@ describe.each(STORE_KINDS)('reads of cold events on $name', (kind) => {
 
     it('shows a cold event and its partner by id, with or without where it is, as before', async () => {
       await ingest(app, traffic(DAY0, HOURS, 10, 'b'));
-      const ids = ['b-0', 'b-3', 'b-p3', 'b-17', 'b-34', 'b-p33', 'b-59'];
+      // A proxy that names the server otherwise, joined by the request id: its record is in another server's block.
+      const http = { method: 'POST', path: '/mcp', status: 200, requestId: 'rid-1' };
+      const at = (ms: number) => new Date(DAY0 + 2 * HOUR_MS + ms).toISOString();
+      await ingest(app, [
+        clientEvent({ id: 'b-joined', ts: at(30_000), server: 'docs', client: 'agent-9', http }),
+        proxyEvent({ id: 'b-edge', ts: at(0), server: 'docs-edge', http }),
+      ]);
+      const ids = ['b-0', 'b-3', 'b-p3', 'b-17', 'b-34', 'b-p33', 'b-59', 'b-joined', 'b-edge'];
       const before = await Promise.all(ids.map((id) => json(app, `/api/v1/events/${id}`)));
+      const lists = [`${RANGE}&server=docs`, `${RANGE}&client=agent-9`];
+      const listed = await Promise.all(lists.map((query) => allPages(app, query)));
+      expect(listed[1]?.[0]?.events[0]).toMatchObject({ id: 'b-joined', partnerRecord: { id: 'b-edge' } });
       await compact();
+      for (const [i, query] of lists.entries()) expect(await allPages(app, query), query).toEqual(listed[i]);
       for (const [i, id] of ids.entries()) {
         const event = before[i] as { ts: string; server: string; partner: string | null };
         expect(Date.parse(event.ts)).toBeLessThan(COLD_UNTIL);

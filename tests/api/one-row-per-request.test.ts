@@ -199,12 +199,14 @@ describe('the list reads on SQLite, from their indexes', () => {
     expect(await plan((runner) => countListed(runner, { ...day, client: 'a' }, 10_000))).toMatch(
       /USING INDEX events_client_ts_server_idx/,
     );
-    const page = [{ eventId: 'c1', partner: 'p1', ts: 0 }];
+    const page = [{ eventId: 'c1', partner: 'p1', ts: 0, server: 'docs' }];
     expect(await plan((runner) => partnerRecords(runner, page))).toMatch(
       /USING INDEX events_event_id_uq \(event_id=\?\)/,
     );
     // Nothing to look up: no query at all.
-    expect(await plan((runner) => partnerRecords(runner, [{ eventId: 'c1', partner: null, ts: 0 }]))).toBe('');
+    expect(
+      await plan((runner) => partnerRecords(runner, [{ eventId: 'c1', partner: null, ts: 0, server: 'docs' }])),
+    ).toBe('');
   });
 });
 
