@@ -1,5 +1,5 @@
 import type { EventHints } from '../../db/queries/cold-reads.ts';
-import { countListed, getEvent, listEvents, partnerRecords } from '../../db/queries/event-reads.ts';
+import { countListed, getEvent, listedPage, partnerRecords } from '../../db/queries/event-reads.ts';
 import type { EventCursor, ListFilter, StoredEventRow } from '../../db/queries/events.ts';
 
 import type { SqlRunner } from '../../db/runner.ts';
@@ -141,10 +141,10 @@ async function readPage(
   cursor: string | null,
   limit: number,
 ): Promise<Omit<EventPage, 'total'>> {
-  const rows = await listEvents(db, filter, cursor === null ? null : decodeCursor(cursor), limit + 1);
+  const { rows, near } = await listedPage(db, filter, cursor === null ? null : decodeCursor(cursor), limit + 1);
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
-  const partners = filter.records === 'counted' ? pairedWith(await partnerRecords(db, page)) : NO_PARTNERS;
+  const partners = filter.records === 'counted' ? pairedWith(await partnerRecords(db, page, near)) : NO_PARTNERS;
   return {
     events: page.map((row) => {
       const partner = row.partner === null ? undefined : partners.get(pairKey(row.partner, row.eventId));

@@ -136,17 +136,18 @@ interface Hit {
   seq: number;
 }
 
-/** The hits' events, each block inflated whole once however many of its events are kept. */
-function eventsOf(hits: readonly Hit[]): ColdEvent[] {
+/** The hits' events, and every event of the blocks inflated whole for them, each block inflated once. */
+function eventsOf(hits: readonly Hit[]): { events: ColdEvent[]; inflated: ColdEvent[] } {
   const blocks = new Map<Uint8Array, ColdEvent[]>();
-  return hits.map((hit) => {
-    let events = blocks.get(hit.data);
-    if (events === undefined) {
-      events = unpackColdEvents(hit.data);
-      blocks.set(hit.data, events);
+  const events = hits.map((hit) => {
+    let block = blocks.get(hit.data);
+    if (block === undefined) {
+      block = unpackColdEvents(hit.data);
+      blocks.set(hit.data, block);
     }
-    return events[hit.row] as ColdEvent;
+    return block[hit.row] as ColdEvent;
   });
+  return { events, inflated: [...blocks.values()].flat() };
 }
 
 /** The events of a block that pass `matches`, by their tested columns alone. */
@@ -156,17 +157,18 @@ function hitsIn(data: Uint8Array, matches: (event: ListedFields) => boolean): Hi
 }
 
 /**
- * The newest `limit` cold events of the range that pass `matches`, newest first (ts, then seq, descending). The
- * hours are read newest first and the walk stops after the hour that made `limit`: a page that the hot rows or a
- * few hours fill reads no older block, and only the blocks holding a returned event are inflated whole.
+ * The newest `limit` cold events of the range that pass `matches`, newest first (ts, then seq, descending), and every
+ * event of the blocks read whole for them. The hours are read newest first and the walk stops after the hour that
+ * made `limit`: a page that the hot rows or a few hours fill reads no older block, and only the blocks holding a
+ * returned event are inflated whole.
  */
 export async function newestColdEvents(
   db: SqlRunner,
   range: ColdRange,
   matches: (event: ListedFields) => boolean,
   limit: number,
-): Promise<ColdEvent[]> {
-  if (limit <= 0) return [];
+): Promise<{ events: ColdEvent[]; inflated: ColdEvent[] }> {
+  if (limit <= 0) return { events: [], inflated: [] };
   const hits: Hit[] = [];
   for await (const hour of hoursOfBlocks(db, range)) {
     for (const data of await blockData(db, hour)) hits.push(...hitsIn(data, matches));
@@ -295,7 +297,7 @@ export async function coldPartners(db: SqlRunner, named: readonly NamedPartner[]
     if (wanted.size === 0) break;
     await search(await placesWhere(db, blockConditions({}, { at: hour })));
   }
-  return eventsOf(hits);
+  return eventsOf(hits).events;
 }
 
 /**

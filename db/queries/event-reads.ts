@@ -28,17 +28,24 @@ function listRange(filter: ListFilter, cursor: EventCursor | null): ColdRange {
   return { server: filter.server, from: filter.from, to };
 }
 
+/** A page of the list, and the events of the cold blocks read whole for it, where its records' partners mostly are. */
+export interface ListedPage {
+  rows: StoredEventRow[];
+  /** Every event of the blocks the page's cold events are in (partnerRecords looks there before reading blocks). */
+  near: StoredEventRow[];
+}
+
 /**
  * A page of the list, newest first after `cursor`: its rows and its cold events merged in the list's order. A full
  * page of rows bounds the cold read by its oldest row, so a page in hot time reads no block, and no line is read for
  * a row or an event the merge leaves out.
  */
-export async function listEvents(
+export async function listedPage(
   db: SqlRunner,
   filter: ListFilter,
   cursor: EventCursor | null,
   limit: number,
-): Promise<StoredEventRow[]> {
+): Promise<ListedPage> {
   const hot = await hotListedRows(db, filter, cursor, limit);
   const oldest = hot.length === limit ? hot.at(-1) : undefined;
   const range = listRange(filter, cursor);
@@ -46,11 +53,22 @@ export async function listEvents(
   const listed = listedBy(filter);
   const cold = await newestColdEvents(db, range, (event) => listed(event) && afterCursor(event, cursor), limit);
   const rows = new Set<object>(hot);
-  const hotKept = [...hot, ...cold]
+  const hotKept = [...hot, ...cold.events]
     .sort(newestFirst)
     .slice(0, limit)
     .filter((event) => rows.has(event)).length;
-  return [...(await withBodies(db, hot.slice(0, hotKept))), ...cold.slice(0, limit - hotKept)].sort(newestFirst);
+  const kept = [...(await withBodies(db, hot.slice(0, hotKept))), ...cold.events.slice(0, limit - hotKept)];
+  return { rows: kept.sort(newestFirst), near: cold.inflated };
+}
+
+/** The rows of a page of the list (listedPage). */
+export async function listEvents(
+  db: SqlRunner,
+  filter: ListFilter,
+  cursor: EventCursor | null,
+  limit: number,
+): Promise<StoredEventRow[]> {
+  return (await listedPage(db, filter, cursor, limit)).rows;
 }
 
 /**
@@ -78,19 +96,34 @@ export async function getEvent(db: SqlRunner, eventId: string, hints: EventHints
 }
 
 /**
- * The other records of the given records' requests (hotPartnerRecords), the partners that are no row looked for in
- * the cold blocks near the naming record's time (coldPartners).
+ * The other records of the given records' requests (hotPartnerRecords); the partners that are no row looked for
+ * among `near` (events already read: listedPage's), then in the cold blocks near the naming record's time
+ * (coldPartners).
  */
 export async function partnerRecords(
   db: SqlRunner,
   records: readonly Pick<StoredEventRow, 'eventId' | 'partner' | 'ts' | 'server'>[],
+  near: readonly StoredEventRow[] = [],
 ): Promise<StoredEventRow[]> {
   const hot = await hotPartnerRecords(db, records);
-  const found = new Set(hot.map((row) => pairKey(row.eventId, row.partner ?? '')));
-  const missing = records.flatMap((record) =>
-    record.partner === null || found.has(pairKey(record.partner, record.eventId))
-      ? []
-      : [{ id: record.partner, namedBy: record.eventId, ts: record.ts, server: record.server }],
-  );
-  return missing.length === 0 ? hot : [...hot, ...(await coldPartners(db, missing))];
+  const fromHot = new Set(hot.map(partnerOf));
+  const unfound = records.filter((record) => record.partner !== null && !fromHot.has(namedBy(record)));
+  if (unfound.length === 0) return hot;
+  const wanted = new Set(unfound.map(namedBy));
+  const nearby = near.filter((event) => wanted.has(partnerOf(event)));
+  const fromNear = new Set(nearby.map(partnerOf));
+  const missing = unfound
+    .filter((record) => !fromNear.has(namedBy(record)))
+    .map((record) => ({ id: record.partner ?? '', namedBy: record.eventId, ts: record.ts, server: record.server }));
+  return [...hot, ...nearby, ...(missing.length === 0 ? [] : await coldPartners(db, missing))];
+}
+
+/** The pair a record names: its partner's id and its own (pairKey). */
+function namedBy(record: Pick<StoredEventRow, 'eventId' | 'partner'>): string {
+  return pairKey(record.partner ?? '', record.eventId);
+}
+
+/** The pair a partner record answers: its own id and the id it names back. */
+function partnerOf(record: Pick<StoredEventRow, 'eventId' | 'partner'>): string {
+  return pairKey(record.eventId, record.partner ?? '');
 }

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { compactColdEvents } from '../../api/services/compaction.ts';
 import { COUNT_BLOCKS, ID_SCAN_BLOCKS } from '../../db/queries/cold-reads.ts';
+import { listEvents, partnerRecords } from '../../db/queries/event-reads.ts';
 import { hotListedRows, type ListedFields, type ListFilter, listedBy } from '../../db/queries/events.ts';
 import { HOUR_MS } from '../../shared/analysis/time-buckets.ts';
 import { createTestApp, get, postNdjson, type TestApp } from '../support/app.ts';
@@ -80,6 +81,8 @@ async function allPages(app: TestApp, query: string) {
   return pages;
 }
 
+const byId = (a: { eventId: string }, b: { eventId: string }) => (a.eventId < b.eventId ? -1 : 1);
+
 async function rowCount(db: TestStore, table: string): Promise<number> {
   const [row] = await db.store.all<{ n: number | string }>(sql`SELECT count(*) AS n FROM ${sql.raw(table)}`);
   return Number(row?.n ?? 0);
@@ -151,8 +154,17 @@ describe.each(STORE_KINDS)('reads of cold events on $name', (kind) => {
       const lists = [`${RANGE}&server=docs`, `${RANGE}&client=agent-9`];
       const listed = await Promise.all(lists.map((query) => allPages(app, query)));
       expect(listed[1]?.[0]?.events[0]).toMatchObject({ id: 'b-joined', partnerRecord: { id: 'b-edge' } });
+      // The partners of a whole list at once, none of their blocks read before (the list's pages pass theirs).
+      const docs = { records: 'counted' as const, server: 'docs', from: DAY0, to: NOW };
+      const partners = async () => {
+        const found = await partnerRecords(db.store, await listEvents(db.store, docs, null, 1000));
+        return found.map(({ eventId, partner, body }) => ({ eventId, partner, body })).sort(byId);
+      };
+      const partnersBefore = await partners();
+      expect(partnersBefore.length).toBeGreaterThan(10);
       await compact();
       for (const [i, query] of lists.entries()) expect(await allPages(app, query), query).toEqual(listed[i]);
+      expect(await partners()).toEqual(partnersBefore);
       for (const [i, id] of ids.entries()) {
         const event = before[i] as { ts: string; server: string; partner: string | null };
         expect(Date.parse(event.ts)).toBeLessThan(COLD_UNTIL);
