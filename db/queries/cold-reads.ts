@@ -81,6 +81,19 @@ function byHour(places: readonly BlockPlace[]): BlockPlace[][] {
   return hours;
 }
 
+/**
+ * Blocks read per statement: a block is up to ~400 KB (4,096 events at ADR 21's ~100 B), and an hour of a fleet has a
+ * block per server, which a read need not hold all at once.
+ */
+const BLOCKS_PER_STATEMENT = 8;
+
+/** The data of these blocks, in their order, BLOCKS_PER_STATEMENT at a time. */
+async function* blocksOf(db: SqlRunner, places: readonly BlockPlace[]): AsyncGenerator<Uint8Array> {
+  for (let i = 0; i < places.length; i += BLOCKS_PER_STATEMENT) {
+    yield* await blockData(db, places.slice(i, i + BLOCKS_PER_STATEMENT));
+  }
+}
+
 /** The data of these blocks, in their order, in one statement. */
 async function blockData(db: SqlRunner, places: readonly BlockPlace[]): Promise<Uint8Array[]> {
   if (places.length === 0) return [];
@@ -169,9 +182,13 @@ export async function newestColdEvents(
   limit: number,
 ): Promise<{ events: ColdEvent[]; inflated: ColdEvent[] }> {
   if (limit <= 0) return { events: [], inflated: [] };
-  const hits: Hit[] = [];
+  let hits: Hit[] = [];
   for await (const hour of hoursOfBlocks(db, range)) {
-    for (const data of await blockData(db, hour)) hits.push(...hitsIn(data, matches));
+    for await (const data of blocksOf(db, hour)) {
+      hits.push(...hitsIn(data, matches));
+      // Only the newest `limit` can be returned: the blocks of the others need not stay in memory.
+      if (hits.length > 2 * limit) hits = hits.sort(newestFirst).slice(0, limit);
+    }
     if (hits.length >= limit) break;
   }
   return eventsOf(hits.sort(newestFirst).slice(0, limit));
@@ -200,7 +217,7 @@ export async function countColdEvents(
     if (count >= cap) break;
     read += hour.length;
     if (read > COUNT_BLOCKS) return null;
-    for (const data of await blockData(db, hour)) {
+    for await (const data of blocksOf(db, hour)) {
       for (const event of columnsOf(data, TESTED_COLUMNS) as unknown as ListedFields[]) if (matches(event)) count++;
     }
   }
@@ -227,7 +244,7 @@ export interface ColdLookup {
 export async function coldEventById(db: SqlRunner, eventId: string, hints: EventHints): Promise<ColdLookup> {
   const unread = unreadOnce();
   const findIn = async (places: readonly BlockPlace[]): Promise<ColdEvent | null> => {
-    for (const data of await blockData(db, unread(places))) {
+    for await (const data of blocksOf(db, unread(places))) {
       const row = columnsOf(data, ['eventId'] as const).findIndex((cells) => cells.eventId === eventId);
       if (row >= 0) return unpackColdEvents(data)[row] ?? null;
     }
@@ -275,7 +292,7 @@ export async function coldPartners(db: SqlRunner, named: readonly NamedPartner[]
   const hits: Hit[] = [];
   const unread = unreadOnce();
   const search = async (places: readonly BlockPlace[]) => {
-    for (const data of await blockData(db, unread(places))) {
+    for await (const data of blocksOf(db, unread(places))) {
       columnsOf(data, ['eventId', 'partner', 'ts', 'seq'] as const).forEach((row, r) => {
         if (row.partner !== null && wanted.delete(pairKey(String(row.eventId), String(row.partner)))) {
           hits.push({ data, row: r, ts: Number(row.ts), seq: Number(row.seq) });
