@@ -4,7 +4,7 @@ import { BUCKETS } from '../../shared/classify/types.ts';
 import type { Env } from '../env.ts';
 import { ApiError } from '../errors.ts';
 import { downloadable, formatParam } from '../export.ts';
-import { rangeParams } from '../params.ts';
+import { instant, rangeParams } from '../params.ts';
 import { eventWithCall } from '../services/analysis/call-rounds.ts';
 import { allEvents, decodeCursor, eventPage, LISTED_RECORDS } from '../services/events.ts';
 import { EVENTS_TABLE } from '../services/export-tables.ts';
@@ -39,6 +39,15 @@ const eventsQuery = rangeParams.extend(formatParam.shape).extend({
 });
 type EventsQuery = z.output<typeof eventsQuery>;
 
+/**
+ * Where an event is, as the list gives it: an event older than the hot window is packed in a block of its server's
+ * hour, which its id alone does not find without reading many blocks.
+ */
+const eventHints = z.object({
+  ts: instant.optional().meta({ description: "the event's time (ISO 8601 or epoch ms): finds an older event at once" }),
+  server: z.string().min(1).max(200).optional().meta({ description: "the event's server" }),
+});
+
 /** The cursor as this server issued it; a cursor it never issued is refused rather than read from the newest. */
 function issuedCursor(cursor: string | undefined): string | null {
   if (cursor === undefined) return null;
@@ -68,15 +77,12 @@ export const eventsRoutes = new Hono<Env>()
       );
     },
   )
-  .get('/events/:id', validate('param', z.object({ id: z.string().min(1).max(256) })), async (c) => {
-    const event = await eventWithCall(c.var.deps.store, c.req.valid('param').id);
-    if (event === null) {
-      throw new ApiError('not_found', 'no stored event has that id', {
-        fix: 'Take an id from GET /api/v1/events; an event sent without an id is named h:<digest of its content>.',
-      });
-    }
-    return c.json(event);
-  })
+  .get(
+    '/events/:id',
+    validate('param', z.object({ id: z.string().min(1).max(256) })),
+    validate('query', eventHints),
+    async (c) => c.json(await eventWithCall(c.var.deps.store, c.req.valid('param').id, c.req.valid('query'))),
+  )
   .get('/summary', validate('query', rangeParams), async (c) => {
     return c.json(await rangeSummary(c.var.deps.store, c.req.valid('query')));
   });

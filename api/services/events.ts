@@ -1,12 +1,6 @@
-import {
-  countListed,
-  type EventCursor,
-  getEvent,
-  type ListFilter,
-  listEvents,
-  partnerRecords,
-  type StoredEventRow,
-} from '../../db/queries/events.ts';
+import type { EventHints } from '../../db/queries/cold-reads.ts';
+import { countListed, getEvent, listedPage, partnerRecords } from '../../db/queries/event-reads.ts';
+import type { EventCursor, ListFilter, StoredEventRow } from '../../db/queries/events.ts';
 
 import type { SqlRunner } from '../../db/runner.ts';
 import {
@@ -23,6 +17,7 @@ import { type Bucket, isFailure } from '../../shared/classify/types.ts';
 import { validateEvent } from '../../shared/event.ts';
 import { type InputRequest, inputRequestsOf } from '../../shared/mrtr.ts';
 import { sourceLabel, sourceNote } from '../../shared/source-formats.ts';
+import { ServiceError } from './service-error.ts';
 
 /** The `records` a list takes: a row per request (`counted`), or every stored record (`all`). */
 export { LISTED_RECORDS } from '../../db/queries/events.ts';
@@ -146,10 +141,10 @@ async function readPage(
   cursor: string | null,
   limit: number,
 ): Promise<Omit<EventPage, 'total'>> {
-  const rows = await listEvents(db, filter, cursor === null ? null : decodeCursor(cursor), limit + 1);
+  const { rows, near } = await listedPage(db, filter, cursor === null ? null : decodeCursor(cursor), limit + 1);
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
-  const partners = filter.records === 'counted' ? pairedWith(await partnerRecords(db, page)) : NO_PARTNERS;
+  const partners = filter.records === 'counted' ? pairedWith(await partnerRecords(db, page, near)) : NO_PARTNERS;
   return {
     events: page.map((row) => {
       const partner = row.partner === null ? undefined : partners.get(pairKey(row.partner, row.eventId));
@@ -187,9 +182,22 @@ export async function* allEvents(
   } while (next !== null);
 }
 
-export async function eventById(db: SqlRunner, id: string): Promise<EventView | null> {
-  const row = await getEvent(db, id);
-  return row === null ? null : toView(row);
+/**
+ * One event by id. An event older than the hot window is in a cold block, which no id index finds: `hints` (its time,
+ * its server) take the look-up to its hour's blocks; without them only the newest blocks are searched, and the
+ * refusal says what to add.
+ */
+export async function eventById(db: SqlRunner, id: string, hints: EventHints = {}): Promise<EventView> {
+  const { event, searchedAll } = await getEvent(db, id, hints);
+  if (event !== null) return toView(event);
+  if (searchedAll) {
+    throw new ServiceError('not_found', 'no stored event has that id', {
+      fix: 'Take an id from GET /api/v1/events; an event sent without an id is named h:<digest of its content>.',
+    });
+  }
+  throw new ServiceError('not_found', 'no event with that id among the recent events and the newest packed ones', {
+    fix: 'Add ts=<the event time, ISO 8601 or epoch ms> and server=<its server> (as GET /api/v1/events lists them): an event older than the hot window is found by the hour it is packed in.',
+  });
 }
 
 export function encodeCursor(cursor: EventCursor): string {

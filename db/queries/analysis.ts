@@ -4,8 +4,8 @@ import type { Bucket } from '../../shared/classify/types.ts';
 import type { EventColumns } from '../event-row.ts';
 import type { SqlRunner } from '../runner.ts';
 import { identityRows, identityText, storedIdentity } from '../stored-identity.ts';
-import { coldEventsIn, keptByFilter } from './cold-events.ts';
-import { type EventFilter, filterConditions, whereClause } from './events.ts';
+import { coldEventsIn } from './cold-events.ts';
+import { type EventFilter, filterConditions, keptByFilter, whereClause } from './events.ts';
 import { rowsTable } from './lists.ts';
 
 /** The columns every traffic analysis reads (shared/analysis/types.ts AnalysisEvent, plus the stored verdict). */

@@ -1,5 +1,4 @@
 import { type SQL, sql } from 'drizzle-orm';
-import { HIDDEN_FAILURE_AT_LEAST, HIDDEN_THROTTLE_AT_LEAST } from '../../shared/actionability/profile.ts';
 import { bucketStart, HOUR_MS } from '../../shared/analysis/time-buckets.ts';
 import { type Cell, packColumns, unpackColumns } from '../../shared/column-block.ts';
 import { EVENT_BLOCK_COLUMNS, LINE_COLUMN } from '../cold-block.ts';
@@ -7,7 +6,7 @@ import { EVENT_COLUMNS, type EventColumns, storedKey } from '../event-row.ts';
 import type { SqlRunner } from '../runner.ts';
 import { identityText } from '../stored-identity.ts';
 import { LINE_PLACE, type WithBlock, withBodies } from './bodies.ts';
-import { type EventFilter, whereClause } from './events.ts';
+import { whereClause } from './events.ts';
 import { rowsTable } from './lists.ts';
 import { getSetting, putSetting } from './settings.ts';
 
@@ -150,7 +149,8 @@ export async function coldBlockHeads(
     last_ts AS "lastTs", rows FROM cold_blocks ${whereClause(rangeConditions(range))} LIMIT ${limit}`);
 }
 
-function rangeConditions(range: ColdRange): SQL[] {
+/** The conditions that keep the blocks that can hold events of the range. */
+export function rangeConditions(range: ColdRange): SQL[] {
   const conditions: SQL[] = [];
   if (range.server !== undefined) conditions.push(sql`server = ${range.server}`);
   if (range.from !== undefined) {
@@ -299,27 +299,6 @@ function probeKeepsOne(
     if (probe.test(row as Partial<ColdEvent>)) return true;
   }
   return false;
-}
-
-/** What `filterConditions` (db/queries/events.ts) keeps of the rows, as a test of a cold event. */
-export function keptByFilter(filter: EventFilter): (event: ColdEvent) => boolean {
-  const least =
-    filter.hidden === undefined
-      ? null
-      : filter.hidden === 'failure'
-        ? HIDDEN_FAILURE_AT_LEAST
-        : HIDDEN_THROTTLE_AT_LEAST;
-  return (event) =>
-    (filter.server === undefined || event.server === filter.server) &&
-    (filter.client === undefined || event.client === filter.client) &&
-    (filter.bucket === undefined || event.bucket === filter.bucket) &&
-    (filter.kind === undefined || event.kind === filter.kind) &&
-    (filter.failed !== true || (event.bucket !== 'ok' && event.bucket !== 'pending' && event.bucket !== 'unknown')) &&
-    (filter.controlProfile === undefined ||
-      (event.actProfile !== null && event.actProfile % 64 === filter.controlProfile)) &&
-    (least === null || (event.actProfile !== null && event.actProfile >= least)) &&
-    (filter.from === undefined || event.ts >= filter.from) &&
-    (filter.to === undefined || event.ts < filter.to);
 }
 
 /**

@@ -81,6 +81,51 @@ export function filterConditions(filter: EventFilter): SQL[] {
   return conditions;
 }
 
+/** The fields of an event that filterConditions tests. */
+export type FilteredFields = Pick<EventColumns, 'ts' | 'server' | 'client' | 'bucket' | 'kind' | 'actProfile'>;
+
+/**
+ * filterConditions as a test of one event already read (a cold block's: db/queries/cold-reads.ts, analysis.ts),
+ * kept beside the SQL so that the two cannot drift: tests/api/cold-reads.test.ts runs both over the same rows. A SQL
+ * comparison with NULL is not true, so a missing client or profile fails a test of it here too.
+ */
+export function keptByFilter(filter: EventFilter): (event: FilteredFields) => boolean {
+  const least = filter.hidden === 'failure' ? HIDDEN_FAILURE_AT_LEAST : HIDDEN_THROTTLE_AT_LEAST;
+  return (event) =>
+    (filter.server === undefined || event.server === filter.server) &&
+    (filter.client === undefined || event.client === filter.client) &&
+    (filter.bucket === undefined || event.bucket === filter.bucket) &&
+    (filter.kind === undefined || event.kind === filter.kind) &&
+    (filter.failed !== true || !NOT_FAILED.has(event.bucket)) &&
+    (filter.controlProfile === undefined ||
+      (event.actProfile !== null && event.actProfile % 64 === filter.controlProfile)) &&
+    (filter.hidden === undefined || (event.actProfile !== null && event.actProfile >= least)) &&
+    (filter.from === undefined || event.ts >= filter.from) &&
+    (filter.to === undefined || event.ts < filter.to);
+}
+
+/** The fields of an event that a list's filter and cursor test. */
+export type ListedFields = FilteredFields & Pick<EventColumns, 'seq' | 'counted'>;
+
+/** listConditions as a test of one event already read, as keptByFilter is of filterConditions. */
+export function listedBy(filter: ListFilter): (event: ListedFields) => boolean {
+  const kept = keptByFilter(filter);
+  return (event) => kept(event) && (filter.records !== 'counted' || event.counted === 1);
+}
+
+/** The buckets `failed` leaves out, as filterConditions does. */
+const NOT_FAILED: ReadonlySet<string> = new Set(['ok', 'pending', 'unknown']);
+
+/** Whether an event comes after the cursor in the list's order (newest first, then latest arrival first). */
+export function afterCursor(event: Pick<EventColumns, 'ts' | 'seq'>, cursor: EventCursor | null): boolean {
+  return cursor === null || event.ts < cursor.ts || (event.ts === cursor.ts && event.seq < cursor.seq);
+}
+
+/** The list's order: newest first, ties by arrival, latest first. */
+export function newestFirst(a: Pick<EventColumns, 'ts' | 'seq'>, b: Pick<EventColumns, 'ts' | 'seq'>): number {
+  return b.ts - a.ts || b.seq - a.seq;
+}
+
 /**
  * The server of a read that also names the client, compared as an expression that no index serves. SQLite keeps no
  * statistics here, and between (server, ts) and (client, ts, server) it took the first, which fetches every row of
@@ -105,7 +150,8 @@ function eventColumns(db: SqlRunner): SQL {
   source_format AS "sourceFormat", frames, ${LINE_PLACE}`;
 }
 
-export async function getEvent(db: SqlRunner, eventId: string): Promise<StoredEventRow | null> {
+/** An event row by id, if one is a row (db/queries/event-reads.ts getEvent also looks in cold blocks). */
+export async function getHotEvent(db: SqlRunner, eventId: string): Promise<StoredEventRow | null> {
   const rows = await db.all<WithBlock<StoredEventRow>>(
     sql`SELECT ${eventColumns(db)} FROM events WHERE event_id = ${eventId}`,
   );
@@ -121,25 +167,29 @@ function listConditions(filter: ListFilter): SQL[] {
   return conditions;
 }
 
-export async function listEvents(
+/**
+ * The rows of a list's page, newest first after `cursor`, their lines not read yet: db/queries/event-reads.ts
+ * listEvents merges them with the cold events and reads the lines of those it keeps.
+ */
+export function hotListedRows(
   db: SqlRunner,
   filter: ListFilter,
   cursor: EventCursor | null,
   limit: number,
-): Promise<StoredEventRow[]> {
+): Promise<WithBlock<StoredEventRow>[]> {
   const conditions = listConditions(filter);
   if (cursor) conditions.push(sql`(ts < ${cursor.ts} OR (ts = ${cursor.ts} AND seq < ${cursor.seq}))`);
-  const rows = await db.all<WithBlock<StoredEventRow>>(sql`SELECT ${eventColumns(db)}
+  return db.all<WithBlock<StoredEventRow>>(sql`SELECT ${eventColumns(db)}
     FROM events ${whereClause(conditions)} ORDER BY ts DESC, seq DESC LIMIT ${limit}`);
-  return withBodies(db, rows);
 }
 
 /**
- * How many rows a list of `filter` holds, counted up to `cap` (a count past it answers `cap + 1`), or null where that
- * count is not one an index serves (`countable`): the same walk of the same index as the list's pages, stopped after
- * `cap + 1` rows, so that a day of millions costs what a few pages cost rather than a read of the whole day.
+ * How many rows of `events` a list of `filter` holds, counted up to `cap` (a count past it answers `cap + 1`), or null
+ * where that count is not one an index serves (`countable`): the same walk of the same index as the list's pages,
+ * stopped after `cap + 1` rows, so that a day of millions costs what a few pages cost rather than a read of the whole
+ * day. db/queries/event-reads.ts countListed adds the cold events.
  */
-export async function countListed(db: SqlRunner, filter: ListFilter, cap: number): Promise<number | null> {
+export async function countHotListed(db: SqlRunner, filter: ListFilter, cap: number): Promise<number | null> {
   if (!countable(filter)) return null;
   const rows = await db.all<{ listed: number | string }>(sql`SELECT count(*) AS listed
     FROM (SELECT 1 FROM events ${whereClause(listConditions(filter))} LIMIT ${cap + 1}) AS capped`);
@@ -168,7 +218,7 @@ function countable(filter: ListFilter): boolean {
  * jit_above_cost a statement was compiled first, 0.5 s for 3 ms of work. SQLite loops over the ids as the outer
  * table by itself.
  */
-export async function partnerRecords(
+export async function hotPartnerRecords(
   db: SqlRunner,
   records: readonly Pick<StoredEventRow, 'eventId' | 'partner'>[],
 ): Promise<StoredEventRow[]> {
@@ -219,15 +269,7 @@ async function partnersOf(db: SqlRunner, named: readonly (readonly [string, stri
   return withBodies(db, kept);
 }
 
-function pairKey(id: string, namer: string): string {
+/** A partner record as looked for: its id and the id of the record it names back. */
+export function pairKey(id: string, namer: string): string {
   return `${id}\u0000${namer}`;
-}
-
-/** The first and last event times in the store, null when it holds none: two seeks in events_ts_idx. */
-export async function storedExtent(db: SqlRunner): Promise<{ first: number; last: number } | null> {
-  const rows = await db.all<{ first: number | string | null; last: number | string | null }>(
-    sql`SELECT (SELECT min(ts) FROM events) AS first, (SELECT max(ts) FROM events) AS last`,
-  );
-  const { first, last } = rows[0] ?? { first: null, last: null };
-  return first === null || last === null ? null : { first: Number(first), last: Number(last) };
 }

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENTS_TABLE } from '../../api/services/export-tables.ts';
-import { countListed, listEvents, partnerRecords } from '../../db/queries/events.ts';
+import { countListed, listEvents, partnerRecords } from '../../db/queries/event-reads.ts';
 import type { SqlRunner } from '../../db/runner.ts';
 import { analysed, createTestApp, get, postNdjson, putJson, type TestApp } from '../support/app.ts';
 import { clientEvent, proxyEvent, rpcError, uniqueId } from '../support/events.ts';
@@ -199,12 +199,14 @@ describe('the list reads on SQLite, from their indexes', () => {
     expect(await plan((runner) => countListed(runner, { ...day, client: 'a' }, 10_000))).toMatch(
       /USING INDEX events_client_ts_server_idx/,
     );
-    const page = [{ eventId: 'c1', partner: 'p1' }];
+    const page = [{ eventId: 'c1', partner: 'p1', ts: 0, server: 'docs' }];
     expect(await plan((runner) => partnerRecords(runner, page))).toMatch(
       /USING INDEX events_event_id_uq \(event_id=\?\)/,
     );
     // Nothing to look up: no query at all.
-    expect(await plan((runner) => partnerRecords(runner, [{ eventId: 'c1', partner: null }]))).toBe('');
+    expect(
+      await plan((runner) => partnerRecords(runner, [{ eventId: 'c1', partner: null, ts: 0, server: 'docs' }])),
+    ).toBe('');
   });
 });
 

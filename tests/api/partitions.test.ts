@@ -7,7 +7,7 @@ import { packLines } from '../../db/body-codec.ts';
 import { FINE_COUNTER_TABLES, HOUR_COUNTER_TABLES } from '../../db/counters/levels.ts';
 import { BLOCKS_PER_DAY, eventDay } from '../../db/event-days.ts';
 import { partitionName, partitionNames } from '../../db/queries/day-partitions.ts';
-import { getEvent } from '../../db/queries/events.ts';
+import { getHotEvent } from '../../db/queries/events.ts';
 import type { SqlRunner } from '../../db/runner.ts';
 import { openStore } from '../../db/store.ts';
 import { DAY_MS } from '../../shared/analysis/time-buckets.ts';
@@ -191,7 +191,7 @@ describe.each(STORE_KINDS)('events by day, on $name', (kind) => {
       expect(before.storms.length).toBeGreaterThan(0);
 
       // Read in today's shape: the release before's rows lack later columns.
-      const [first, second] = [await getEvent(db.store, 'u-11'), await getEvent(db.store, 'u-12')];
+      const [first, second] = [await getHotEvent(db.store, 'u-11'), await getHotEvent(db.store, 'u-12')];
       await asBeforeEventsByDay(db.store);
       expect(await readCatalog(db.store)).toEqual(await catalogBefore(kind.name, 'events_by_day'));
       if (kind.name === 'postgres') {

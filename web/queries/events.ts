@@ -71,12 +71,20 @@ export function eventsQuery(filters: EventFilters, pageSize = 50) {
 
 /**
  * One event by its id (GET /events/:id): the open one, and the other record of its request. One key for both, so
- * jumping from a record to its partner shows what is already loaded.
+ * jumping from a record to its partner shows what is already loaded. `at` is its time, or near it, and `server`
+ * its server where known: an event older than the hot window is packed with its server's hour, and these take the
+ * look-up there (the id alone searches only the newest packed events; a wrong hint costs a wider search).
  */
-export function eventQuery(id: string) {
+export function eventQuery(id: string, at: number, server?: string) {
   return queryOptions({
     queryKey: eventKeys.detail(id),
     // Ids come from logs: a `/`, `?` or `#` in one must stay inside the path segment.
-    queryFn: async () => unwrap(await api.events[':id'].$get({ param: { id: encodeURIComponent(id) } })),
+    queryFn: async () =>
+      unwrap(
+        await api.events[':id'].$get({
+          param: { id: encodeURIComponent(id) },
+          query: { ts: String(at), ...(server !== undefined && { server }) },
+        }),
+      ),
   });
 }

@@ -1,4 +1,5 @@
 import { type RoundRow, roundsAround } from '../../../db/queries/call-rounds.ts';
+import type { EventHints } from '../../../db/queries/cold-reads.ts';
 import type { SqlRunner } from '../../../db/runner.ts';
 import { type EventView, eventById } from '../events.ts';
 
@@ -33,10 +34,9 @@ export interface CallRounds {
 /** An event with the MRTR call it is a round of (null for one that is no round of a call that asked for input). */
 export type EventWithCall = EventView & { call: CallRounds | null };
 
-/** One stored event as the event view shows it, with its call's rounds found at read time. */
-export async function eventWithCall(db: SqlRunner, id: string): Promise<EventWithCall | null> {
-  const event = await eventById(db, id);
-  if (event === null) return null;
+/** One stored event as the event view shows it, with its call's rounds found at read time (not_found: eventById). */
+export async function eventWithCall(db: SqlRunner, id: string, hints: EventHints = {}): Promise<EventWithCall> {
+  const event = await eventById(db, id, hints);
   return { ...event, call: await callOf(db, event) };
 }
 

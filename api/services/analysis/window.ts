@@ -1,4 +1,4 @@
-import { storedExtent } from '../../../db/queries/events.ts';
+import { storedEventSpan } from '../../../db/queries/event-span.ts';
 import type { SqlRunner } from '../../../db/runner.ts';
 import { DAY_MS } from '../../../shared/analysis/time-buckets.ts';
 import { keptData } from '../retention.ts';
@@ -30,7 +30,7 @@ export async function analysisWindow(db: SqlRunner, query: WindowQuery, now: num
     });
   }
   if (to - from > MAX_WINDOW_MS) {
-    const extent = await storedExtent(db);
+    const extent = await storedEventSpan(db);
     const first = extent === null ? to - DAY_MS : extent.first - (extent.first % DAY_MS);
     const last = extent === null ? to : extent.last - (extent.last % DAY_MS) + DAY_MS;
     from = Math.max(from, first);

@@ -38,7 +38,7 @@ interface EventDetailProps {
  */
 export function EventDetail({ selection, onClose, onFollow }: EventDetailProps) {
   const { link, pathname, params } = useUrl();
-  const query = useQuery(eventQuery(selection.id));
+  const query = useQuery(eventQuery(selection.id, selection.at, selection.server));
   const event = query.data;
   const close = (
     <button type="button" className="quiet close" onClick={onClose} aria-label="Close the event">

@@ -1,12 +1,12 @@
 import { useQuery } from '@tanstack/react-query';
 import { ErrorNote } from '../../components/ErrorNote.tsx';
 import type { JoinedRecord } from '../../prepare/joined-records.ts';
-import { eventQuery } from '../../queries/events.ts';
+import { type EventView, eventQuery } from '../../queries/events.ts';
 import { RecordPair } from './RecordPair.tsx';
 
 interface JoinedRecordsProps {
   /** The open record; its `partner` is the other record of the same request. */
-  open: JoinedRecord & { partner: string };
+  open: JoinedRecord & Pick<EventView, 'server'> & { partner: string };
   /** The address that opens a record on this screen, filters kept. */
   hrefOf: (record: JoinedRecord) => string;
   onFollow: () => void;
@@ -14,7 +14,8 @@ interface JoinedRecordsProps {
 
 /** Both records of one request, client's first: which one counts, the two side by side, and what the proxy saw. */
 export function JoinedRecords({ open, hrefOf, onFollow }: JoinedRecordsProps) {
-  const query = useQuery(eventQuery(open.partner));
+  // The partner is rarely far from the record naming it, nor of another server: these find a packed partner's hour.
+  const query = useQuery(eventQuery(open.partner, Date.parse(open.ts), open.server));
   const partner = query.data;
   return (
     <section className="joined" aria-label="Both records of this request" data-testid="joined-records">

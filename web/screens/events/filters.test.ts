@@ -23,5 +23,11 @@ describe('event filters in the URL', () => {
   it('opens an event only with both its id and its time', () => {
     expect(readSelection(new URLSearchParams('event=e1&at=1796025780000'))).toEqual({ id: 'e1', at: 1796025780000 });
     expect(readSelection(new URLSearchParams('event=e1'))).toBeNull();
+    // A list narrowed to a server lists only its events: the open one's server, a hint of where it is stored.
+    expect(readSelection(new URLSearchParams('server=docs&event=e1&at=1796025780000'))).toEqual({
+      id: 'e1',
+      at: 1796025780000,
+      server: 'docs',
+    });
   });
 });

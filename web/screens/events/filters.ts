@@ -5,6 +5,11 @@ import { parseInstant, type TimeRange } from '../../time-range.ts';
 export interface EventSelection {
   id: string;
   at: number;
+  /**
+   * The server the list is narrowed to, which every event it lists is of: with `at`, where an event older than the
+   * hot window is packed (GET /events/:id's hints).
+   */
+  server?: string;
 }
 
 /** The events screen's URL members: the filters the API takes, and the open event (its id and time). */
@@ -27,5 +32,7 @@ export function readEventFilters(params: URLSearchParams, range: TimeRange): Eve
 export function readSelection(params: URLSearchParams): EventSelection | null {
   const id = params.get('event');
   const at = parseInstant(params.get('at'));
-  return id === null || id === '' || at === null ? null : { id, at };
+  const server = params.get('server')?.trim();
+  if (id === null || id === '' || at === null) return null;
+  return server === undefined || server === '' ? { id, at } : { id, at, server };
 }
