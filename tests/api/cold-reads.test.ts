@@ -8,6 +8,7 @@ import { HOUR_MS } from '../../shared/analysis/time-buckets.ts';
 import { createTestApp, get, postNdjson, type TestApp } from '../support/app.ts';
 import { clientEvent, proxyEvent, rpcError } from '../support/events.ts';
 import { STORE_KINDS, type TestStore } from '../support/stores.ts';
+import { tableRows } from '../support/tables.ts';
 
 /**
  * The single events an operator drills into read cold blocks too (issue 41 item 1, docs/adr/0021-cold-events-in-
@@ -82,11 +83,6 @@ async function allPages(app: TestApp, query: string) {
 }
 
 const byId = (a: { eventId: string }, b: { eventId: string }) => (a.eventId < b.eventId ? -1 : 1);
-
-async function rowCount(db: TestStore, table: string): Promise<number> {
-  const [row] = await db.store.all<{ n: number | string }>(sql`SELECT count(*) AS n FROM ${sql.raw(table)}`);
-  return Number(row?.n ?? 0);
-}
 
 describe.each(STORE_KINDS)('reads of cold events on $name', (kind) => {
   describe.skipIf(kind.unavailable !== null)('', () => {
@@ -196,7 +192,7 @@ describe.each(STORE_KINDS)('reads of cold events on $name', (kind) => {
       const all = `from=${new Date(DAY0 - hours * HOUR_MS).toISOString()}&to=${new Date(NOW).toISOString()}`;
       const listed = await allPages(app, all);
       await compactColdEvents(db.store, HOT_WINDOW, NOW);
-      expect(await rowCount(db, 'cold_blocks')).toBeGreaterThan(Math.max(ID_SCAN_BLOCKS, COUNT_BLOCKS));
+      expect(await tableRows(db.store, 'cold_blocks')).toBeGreaterThan(Math.max(ID_SCAN_BLOCKS, COUNT_BLOCKS));
       const alone = await get(app, '/api/v1/events/c-0');
       expect(alone.status).toBe(404);
       const { error } = await alone.json();
@@ -244,7 +240,7 @@ describe.each(STORE_KINDS)('reads of cold events on $name', (kind) => {
         );
         await ingest(app, late);
         await ingest(plain, late);
-        expect(await rowCount(db, 'events')).toBeGreaterThan(0);
+        expect(await tableRows(db.store, 'events')).toBeGreaterThan(0);
         for (const query of [RANGE, `${RANGE}&records=all`, `${RANGE}&server=docs`]) {
           expect(await allPages(app, query), query).toEqual(await allPages(plain, query));
         }

@@ -16,6 +16,7 @@ import { CORPORA, corpusText } from '../support/corpus.ts';
 import { BASE_TS, clientEvent, proxyEvent, rpcError } from '../support/events.ts';
 import { inBetweenScenario } from '../support/in-between.ts';
 import { STORE_KINDS, type TestStore } from '../support/stores.ts';
+import { tableRows } from '../support/tables.ts';
 import { mixedTraffic } from '../support/traffic.ts';
 
 /**
@@ -112,11 +113,6 @@ async function blocks(db: TestStore) {
   return rows.map((row) => ({ ...row, hour: Number(row.hour), events: unpackColdEvents(row.data) }));
 }
 
-async function rowCount(db: TestStore, table: string): Promise<number> {
-  const [row] = await db.store.all<{ n: number | string }>(sql`SELECT count(*) AS n FROM ${sql.raw(table)}`);
-  return Number(row?.n ?? 0);
-}
-
 describe.each(STORE_KINDS)('compaction on $name', (kind) => {
   describe.skipIf(kind.unavailable !== null)('', () => {
     let db: TestStore;
@@ -146,12 +142,12 @@ describe.each(STORE_KINDS)('compaction on $name', (kind) => {
       const cold = DAY0 + 24 * HOUR_MS;
       const packed = [...rows.values()].filter((row) => (row.ts as number) < cold).length;
       expect(done).toMatchObject({ events: packed, stopped: false });
-      expect(await rowCount(db, 'events')).toBe(events.length - packed);
+      expect(await tableRows(db.store, 'events')).toBe(events.length - packed);
       // What `lens serve` says the store holds counts both forms.
       expect(await storedEventCount(db.store)).toBe(events.length);
       // The line blocks that only packed events read are gone with them.
       const stillRead = await db.store.all(sql`SELECT DISTINCT body_block FROM events`);
-      expect(await rowCount(db, 'event_bodies')).toBe(stillRead.length);
+      expect(await tableRows(db.store, 'event_bodies')).toBe(stillRead.length);
 
       const found = await blocks(db);
       expect(found).toHaveLength(done.blocks);
@@ -218,7 +214,7 @@ describe.each(STORE_KINDS)('compaction on $name', (kind) => {
       expect(identitiesBefore.top.identities.length).toBeGreaterThan(0);
 
       await compactColdEvents(db.store, 2 * HOUR_MS, now);
-      expect(await rowCount(db, 'events')).toBe(0);
+      expect(await tableRows(db.store, 'events')).toBe(0);
       expect(await details()).toEqual(stormsBefore);
       expect(await identities()).toEqual(identitiesBefore);
       expect(await pages()).toEqual(pagesBefore);
@@ -244,7 +240,7 @@ describe.each(STORE_KINDS)('compaction on $name', (kind) => {
       expect(before.inBetween.items.some((item: { reprobed: boolean | null }) => item.reprobed === true)).toBe(true);
       expect(before.inBetween.items.some((item: { restarted: boolean | null }) => item.restarted === true)).toBe(true);
       await compactColdEvents(db.store, 2 * HOUR_MS, Date.parse('2026-12-04T00:00:00Z'));
-      expect(await rowCount(db, 'events')).toBe(0);
+      expect(await tableRows(db.store, 'events')).toBe(0);
       expect(await denials()).toEqual(before);
       // Compaction moved each audit's base up to its horizon (ADR 15); a checkpoint moved with it is stored once.
       const stored = await db.store.all<{ once: number | string; twice: number | string }>(sql`SELECT
@@ -261,11 +257,11 @@ describe.each(STORE_KINDS)('compaction on $name', (kind) => {
       const now = DAY0 + 10 * HOUR_MS;
       const before = await counts(app, DAY0, now);
       await compactColdEvents(db.store, 2 * HOUR_MS, now);
-      expect(await rowCount(db, 'events')).toBe(0);
+      expect(await tableRows(db.store, 'events')).toBe(0);
 
       // The shipper sends everything again: all duplicates, nothing stored or counted twice.
       expect(await ingest(app, events)).toBe(events.length);
-      expect(await rowCount(db, 'events')).toBe(0);
+      expect(await tableRows(db.store, 'events')).toBe(0);
       expect(await counts(app, DAY0, now)).toEqual(before);
 
       // An event of a packed hour that was never sent before is stored, counted, and packed by the next pass.
@@ -289,7 +285,7 @@ describe.each(STORE_KINDS)('compaction on $name', (kind) => {
       const now = DAY0 + 10 * HOUR_MS;
       const first = await compactColdEvents(db.store, 2 * HOUR_MS, now);
       expect(first.stopped).toBe(true);
-      expect(await rowCount(db, 'events')).toBe(events.length + queued.length - first.events);
+      expect(await tableRows(db.store, 'events')).toBe(events.length + queued.length - first.events);
       // Once folded, the next pass packs the rest.
       const folder = new Folder(db.store, {});
       folder.kick();
@@ -297,7 +293,7 @@ describe.each(STORE_KINDS)('compaction on $name', (kind) => {
       await folder.stop();
       const second = await compactColdEvents(db.store, 2 * HOUR_MS, now);
       expect(second.stopped).toBe(false);
-      expect(await rowCount(db, 'events')).toBe(0);
+      expect(await tableRows(db.store, 'events')).toBe(0);
       expect(first.events + second.events).toBe(events.length + queued.length);
     });
 

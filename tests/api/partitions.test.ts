@@ -16,6 +16,7 @@ import { readCatalog } from '../support/catalog.ts';
 import { clientEvent, rpcError } from '../support/events.ts';
 import { asBeforeCountsByTime, asBeforeEventsByDay, catalogBefore } from '../support/migrations.ts';
 import { STORE_KINDS, skipOnCitus, type TestStore } from '../support/stores.ts';
+import { tableRows } from '../support/tables.ts';
 
 /**
  * Events by day (issue 19, item 4; docs/adr/0009-retention.md): on PostgreSQL `events` and `event_bodies` are kept in
@@ -54,11 +55,6 @@ async function ingest(app: TestApp, events: readonly Record<string, unknown>[]) 
 }
 
 const range = (from: number, to: number) => `from=${new Date(from).toISOString()}&to=${new Date(to).toISOString()}`;
-
-async function count(db: SqlRunner, table: string): Promise<number> {
-  const [row] = await db.all<{ n: number }>(sql`SELECT count(*) AS n FROM ${sql.raw(table)}`);
-  return Number(row?.n);
-}
 
 /** The partitions of a partitioned table, by name. */
 async function partitionsOf(db: SqlRunner, table: string): Promise<string[]> {
@@ -117,7 +113,7 @@ describe.each(STORE_KINDS)('events by day, on $name', (kind) => {
       ];
       expect(await ingest(app, batch)).toMatchObject({ accepted: 3, duplicates: 0 });
       expect(await ingest(app, batch)).toMatchObject({ accepted: 0, duplicates: 3 });
-      expect(await count(db.store, 'events')).toBe(3);
+      expect(await tableRows(db.store, 'events')).toBe(3);
       for (const event of batch) {
         const stored = await json(app, `/api/v1/events/${event.id}`);
         expect(stored.ts).toBe(event.ts);
@@ -249,7 +245,7 @@ describe.skipIf(STORE_KINDS.find((k) => k.name === 'postgres')?.unavailable !== 
       const gone = await db.store.all(sql`SELECT relname FROM pg_class
         WHERE relname IN (${partitionNames(days[0] as number).events}, ${partitionNames(days[0] as number).bodies})`);
       expect(gone).toEqual([]);
-      expect(await count(db.store, 'events')).toBe(2 * 24 * 4);
+      expect(await tableRows(db.store, 'events')).toBe(2 * 24 * 4);
       expect((await json(app, `/api/v1/events?${range(DAY0, DAY0 + DAY_MS)}&limit=10`)).events).toEqual([]);
       expect((await json(app, `/api/v1/timeseries?${whole}&step=1h`)).points).toEqual(hoursBefore);
       // A late event of the dropped day is taken: its day is made again, and the next pass drops it.
@@ -316,7 +312,7 @@ describe.skipIf(STORE_KINDS.find((k) => k.name === 'postgres')?.unavailable !== 
       // Minutes from the events horizon on equal the raw events kept.
       const minutes = (await json(app, `/api/v1/timeseries?${range(eventsFrom, now)}&step=1m`)).points;
       const counted = minutes.reduce((n: number, point: { requests: number }) => n + point.requests, 0);
-      expect(counted).toBe(await count(db.store, 'events'));
+      expect(counted).toBe(await tableRows(db.store, 'events'));
       expect(counted).toBe(24 * perHour);
       // A second pass has nothing left.
       expect(await applyRetention(db.store, { eventsMs: DAY_MS, countsMs: 1.5 * DAY_MS }, now)).toEqual({
@@ -376,7 +372,7 @@ describe.skipIf(STORE_KINDS.find((k) => k.name === 'postgres')?.unavailable !== 
           })();
         });
         await Promise.all(sends);
-        expect(await count(db.store, 'events')).toBe(shared.length + 2 * 12 * 24);
+        expect(await tableRows(db.store, 'events')).toBe(shared.length + 2 * 12 * 24);
         const days = Array.from({ length: 12 }, (_, d) => eventDay(DAY0) + d);
         expect(await partitionsOf(db.store, 'events')).toEqual(namesOf(days).events);
         // And counted once: the fold ran in both processes.

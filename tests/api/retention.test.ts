@@ -15,6 +15,7 @@ import { requestIdentity } from '../../shared/identity.ts';
 import { createTestApp, get, postNdjson, type TestApp } from '../support/app.ts';
 import { clientEvent, rpcError } from '../support/events.ts';
 import { STORE_KINDS, type TestStore } from '../support/stores.ts';
+import { tableRows } from '../support/tables.ts';
 
 /**
  * Retention (issue 19, item 4): raw events are kept for one horizon and hour counts for a longer one. Past the
@@ -76,7 +77,7 @@ describe.each(STORE_KINDS)('retention on $name', (kind) => {
       const whole = range(DAY0, now);
       const hoursBefore = (await json(app, `/api/v1/timeseries?${whole}&step=1h`)).points;
       const serversBefore = (await json(app, `/api/v1/servers?${range(DAY0 + DAY_MS / 2, now)}`)).servers;
-      const blocksBefore = await count(db, 'event_bodies');
+      const blocksBefore = await tableRows(db.store, 'event_bodies');
 
       // Events kept 2.5 days, from the start of that day (day 1 00:00), counts 3.5 days (from day 0 12:00).
       const done = await applyRetention(db.store, { eventsMs: 2.5 * DAY_MS, countsMs: 3.5 * DAY_MS }, now);
@@ -90,7 +91,7 @@ describe.each(STORE_KINDS)('retention on $name', (kind) => {
       expect(old.events).toEqual([]);
       const kept = await json(app, `/api/v1/events?${range(eventsFrom, now)}&limit=1000`);
       expect(kept.events).toHaveLength(3 * 24 * 6);
-      expect(await count(db, 'event_bodies')).toBeLessThan(blocksBefore);
+      expect(await tableRows(db.store, 'event_bodies')).toBeLessThan(blocksBefore);
       // Compared here, not joined: on Citus (ADR 14) event_bodies is distributed by id, events by server, and
       // Citus refuses a join of the two on anything but their distribution columns.
       const read = await db.store.all<{ id: number | string }>(sql`SELECT DISTINCT body_block AS id FROM events`);
@@ -258,8 +259,3 @@ describe('retention gives freed pages back (sqlite file)', () => {
     }
   });
 });
-
-async function count(db: TestStore, table: 'event_bodies' | 'events'): Promise<number> {
-  const rows = await db.store.all<{ n: number }>(sql`SELECT COUNT(*) AS n FROM ${sql.raw(table)}`);
-  return Number(rows[0]?.n);
-}
