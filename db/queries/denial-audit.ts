@@ -132,9 +132,9 @@ export async function rebaseDenialAudit(
   const starts = due.map((row) => {
     const checkpoint = row.checkpointAt === null ? null : Number(row.checkpointAt);
     if (checkpoint !== null && checkpoint <= horizon) {
-      return { identity: row.identity, from: checkpoint, decisions: checkpointDecisions(row) };
+      return { identity: row.identity, from: checkpoint, decisions: checkpointDecisions(row, row.identity) };
     }
-    return { identity: row.identity, ...baseOf(row) };
+    return { identity: row.identity, ...baseOf(row, row.identity) };
   });
   const events = await countedEvents(db, starts, horizon);
   const rows = starts.map(({ identity, decisions }) => {
@@ -203,11 +203,11 @@ function planOf(identity: string, stored: StoredRow | undefined, touch: Touch | 
   const kept = { baseAt: stored?.baseAt == null ? null : Number(stored.baseAt), base: stored?.base ?? null };
   if (stored !== undefined && stored.pending === 0 && checkpoint !== null && touch !== null) {
     if (touch.earliest >= checkpoint) {
-      const decisions = checkpointDecisions(stored);
+      const decisions = checkpointDecisions(stored, identity);
       return { identity, from: checkpoint, decisions, resumed: true, latest, ...kept };
     }
   }
-  return { identity, ...baseOf(stored), resumed: false, latest, ...kept };
+  return { identity, ...baseOf(stored, identity), resumed: false, latest, ...kept };
 }
 
 /**
@@ -215,16 +215,16 @@ function planOf(identity: string, stored: StoredRow | undefined, touch: Touch | 
  * text at the base's time: the same decisions twice cost what the whole audit costs again (compaction rebases every
  * identity each day).
  */
-function checkpointDecisions(stored: StoredRow): DenialDecisions {
+function checkpointDecisions(stored: StoredRow, identity: string): DenialDecisions {
   const atBase =
     stored.checkpointAt != null && stored.baseAt != null && Number(stored.checkpointAt) === Number(stored.baseAt);
-  return parseDecisions(stored.checkpoint ?? (atBase ? (stored.base ?? '[]') : '[]'));
+  return parseDecisions(stored.checkpoint ?? (atBase ? (stored.base ?? '[]') : '[]'), identity);
 }
 
 /** Where a full audit of the identity starts: its base, else its first event. */
-function baseOf(stored: Pick<StoredRow, 'baseAt' | 'base'> | undefined) {
+function baseOf(stored: Pick<StoredRow, 'baseAt' | 'base'> | undefined, identity: string) {
   if (stored?.baseAt == null) return { from: null, decisions: new Map() as DenialDecisions };
-  return { from: Number(stored.baseAt), decisions: parseDecisions(stored.base ?? '[]') };
+  return { from: Number(stored.baseAt), decisions: parseDecisions(stored.base ?? '[]', identity) };
 }
 
 /** Counted events of each identity from its start (and before `until`), read by the (identity, server, ts) index. */

@@ -3,6 +3,7 @@ import {
   auditDenials,
   auditDenialsFrom,
   countNotHeld,
+  type DenialDecisions,
   ProbeTimes,
   parseDecisions,
   serialiseDecisions,
@@ -183,7 +184,7 @@ describe('auditDenialsFrom', () => {
       cuts.push(events[Math.floor(next() * events.length)]?.ts as number);
       cuts.sort((a, b) => a - b);
       const found = { notHeld: [] as typeof whole.notHeld, replayed: [] as typeof whole.replayed };
-      let state = new Map<string, AnalysisEvent>();
+      let state: DenialDecisions = new Map();
       let from = Number.NEGATIVE_INFINITY;
       for (const boundary of [...new Set(cuts), null]) {
         const part = events.filter((e) => e.ts >= from && (boundary === null || e.ts < boundary));
@@ -194,7 +195,7 @@ describe('auditDenialsFrom', () => {
         found.notHeld.push(...own.notHeld);
         found.replayed.push(...own.replayed);
         expect(resumed.notHeld.filter((d) => boundary === null || d.answer.ts < boundary)).toEqual(own.notHeld);
-        state = parseDecisions(serialiseDecisions(resumed.decisionsAt));
+        state = parseDecisions(serialiseDecisions(resumed.decisionsAt), IDENTITY);
         from = boundary ?? from;
       }
       expect(found).toEqual(whole);
@@ -208,6 +209,21 @@ describe('auditDenialsFrom', () => {
     expect([...auditDenialsFrom(new Map(), [lapsing, other], at(59)).decisionsAt.values()]).toEqual([lapsing, other]);
     // A boundary before an event: that event is not in the state yet.
     expect([...auditDenialsFrom(new Map(), [lapsing, other], at(1)).decisionsAt.values()]).toEqual([lapsing]);
+  });
+
+  it('stores a decision without what its row names, and reads states stored as whole events', () => {
+    const events = [denied(0, 's1'), { ...denied(1, 's2', at(600)), client: 'agent-8', era: '2026' as const }];
+    const standing = auditDenialsFrom(new Map(), events, null).decisionsAt;
+    const stored = serialiseDecisions(standing);
+    expect(stored).not.toContain(IDENTITY);
+    expect(stored.length * 3).toBeLessThan(JSON.stringify(events).length);
+    const later = [answered(30, 's3'), answered(40, 's3', { client: 'agent-8', era: '2026' })];
+    const whole = auditDenialsFrom(standing, later, null);
+    for (const text of [stored, JSON.stringify([...standing.values()])]) {
+      const resumed = auditDenialsFrom(parseDecisions(text, IDENTITY), later, null);
+      expect(resumed.notHeld).toEqual(whole.notHeld);
+      expect(resumed.notHeld).toHaveLength(2);
+    }
   });
 
   it('leaves the state it resumes from as it was', () => {

@@ -85,8 +85,32 @@ export function auditDenials(events: readonly AnalysisEvent[]): DenialAudit {
   return { notHeld, replayed };
 }
 
+/**
+ * What the audit reads of a deciding refusal: its request key's parts, when it lapses, what a replay must match, and
+ * the ref a breach shows. All a stored state keeps of it (`serialiseDecisions`).
+ */
+export type Decision = Pick<
+  AnalysisEvent,
+  | 'id'
+  | 'ts'
+  | 'client'
+  | 'server'
+  | 'session'
+  | 'httpMethod'
+  | 'httpPath'
+  | 'httpStatus'
+  | 'rpcMethod'
+  | 'rpcCode'
+  | 'identity'
+  | 'bucket'
+  | 'kind'
+  | 'waitUntil'
+  | 'era'
+  | 'clientInstance'
+>;
+
 /** Request key → the decision standing on it: all the audit holds between events. */
-export type DenialDecisions = Map<string, AnalysisEvent>;
+export type DenialDecisions = Map<string, Decision>;
 
 /** An audit resumed from a standing state, with the state it passed through at a boundary. */
 export interface ResumedDenialAudit extends DenialAudit {
@@ -104,7 +128,7 @@ export interface ResumedDenialAudit extends DenialAudit {
  * not changed. Any order of `events`.
  */
 export function auditDenialsFrom(
-  decisions: ReadonlyMap<string, AnalysisEvent>,
+  decisions: ReadonlyMap<string, Decision>,
   events: readonly AnalysisEvent[],
   boundary: number | null,
 ): ResumedDenialAudit {
@@ -125,14 +149,52 @@ function standingAt(decisions: DenialDecisions, t: number): DenialDecisions {
   return standing;
 }
 
-/** Standing decisions as stored (db/queries/denial-audit.ts): the deciding events, each under its own request key. */
-export function serialiseDecisions(decisions: ReadonlyMap<string, AnalysisEvent>): string {
-  return JSON.stringify([...decisions.values()]);
+/**
+ * Standing decisions of one identity as stored (db/queries/denial-audit.ts keeps a row per identity, refused ones
+ * ~10% of the traffic): each decision a JSON array of its fields in `STORED_FIELDS` order, without what the row
+ * names already (server, identity) or what every decision is (a refusal). A quarter of the whole event's JSON.
+ */
+export function serialiseDecisions(decisions: ReadonlyMap<string, Decision>): string {
+  return JSON.stringify([...decisions.values()].map((d) => STORED_FIELDS.map((field) => d[field] ?? null)));
 }
 
-export function parseDecisions(text: string): DenialDecisions {
-  const events = JSON.parse(text) as AnalysisEvent[];
-  return new Map(events.map((e) => [requestKey(e), e]));
+/**
+ * The decisions `serialiseDecisions` stored for `identity` (public form, `server:digest`). Rows written before that
+ * form held whole events (objects), read as they are.
+ */
+export function parseDecisions(text: string, identity: string): DenialDecisions {
+  const server = identity.slice(0, identity.lastIndexOf(':'));
+  const stored = JSON.parse(text) as (unknown[] | Decision)[];
+  const decisions: DenialDecisions = new Map();
+  for (const item of stored) {
+    const decision = Array.isArray(item) ? storedDecision(item, server, identity) : item;
+    decisions.set(requestKey(decision), decision);
+  }
+  return decisions;
+}
+
+const STORED_FIELDS = [
+  'id',
+  'ts',
+  'client',
+  'session',
+  'httpMethod',
+  'httpPath',
+  'httpStatus',
+  'rpcMethod',
+  'rpcCode',
+  'kind',
+  'waitUntil',
+  'era',
+  'clientInstance',
+] as const satisfies readonly Exclude<keyof Decision, 'server' | 'identity' | 'bucket'>[];
+
+function storedDecision(values: readonly unknown[], server: string, identity: string): Decision {
+  const decision = { server, identity, bucket: 'refusal' } as Record<string, unknown>;
+  STORED_FIELDS.forEach((field, i) => {
+    decision[field] = values[i] ?? null;
+  });
+  return decision as Decision;
 }
 
 /**
@@ -229,7 +291,7 @@ export class ProbeTimes {
   }
 }
 
-function refOf(e: AnalysisEvent): DenialEventRef {
+function refOf(e: Decision | AnalysisEvent): DenialEventRef {
   return {
     id: e.id,
     ts: e.ts,

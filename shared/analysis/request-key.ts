@@ -8,7 +8,9 @@ import type { AnalysisEvent } from './types.ts';
  * named `a:b` and one named `a` on server `b:…` stay apart). The identity and the method get a slot each, the
  * method's only filled when there is no identity: an identity string can then never be mistaken for a method.
  */
-export function requestKey(e: AnalysisEvent): string {
+export function requestKey(
+  e: Pick<AnalysisEvent, 'client' | 'server' | 'httpMethod' | 'httpPath' | 'identity' | 'rpcMethod'>,
+): string {
   return JSON.stringify([
     e.client,
     e.server,
