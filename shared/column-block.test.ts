@@ -86,6 +86,24 @@ describe('column blocks', () => {
     expect(rowsOf(block, ['line', 'ts', 'absent'])).toEqual(ROWS.map(({ ts, line }) => ({ ts, line })));
   });
 
+  it('reads only the rows asked for, each as the whole block holds it, and refuses rows it does not hold', async () => {
+    const rows: Record<string, Cell>[] = Array.from({ length: 300 }, (_, i) => ({
+      ...(ROWS[i % ROWS.length] as Record<string, Cell>),
+      seq: i * (i % 2 === 0 ? 1 : -3),
+      line: i % 5 === 0 ? null : `{"id":"row-${i}","ünï":"${'x'.repeat(i % 40)}"}`,
+    }));
+    const block = await packColumns(COLUMNS, rows, 'brotli');
+    const picked = [0, 1, 2, 97, 150, 151, 299];
+    const { rowCount, columns, values } = unpackColumns(block, ['seq', 'identity', 'line'], picked);
+    expect(rowCount).toBe(picked.length);
+    const read = picked.map((_, i) => Object.fromEntries(columns.map(({ name }, c) => [name, values[c]?.[i]])));
+    expect(read).toEqual(picked.map((r) => ({ seq: rows[r]?.seq, identity: rows[r]?.identity, line: rows[r]?.line })));
+    expect(unpackColumns(block, undefined, []).values.every((column) => column.length === 0)).toBe(true);
+    for (const wrong of [[300], [-1], [2, 1], [4, 4], [0.5]]) {
+      expect(() => unpackColumns(block, undefined, wrong), String(wrong)).toThrow(/ascend/);
+    }
+  });
+
   it('reads a column the block does not hold as missing, and a missing cell as null', async () => {
     const block = await packColumns(COLUMNS.slice(0, 2), [{ seq: 1 }], 'brotli');
     expect(rowsOf(block)).toEqual([{ seq: 1, ts: null }]);

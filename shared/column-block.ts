@@ -80,8 +80,13 @@ function assemble(
   return out.done();
 }
 
-/** A block's columns, or only those named in `only` (in the block's order); a column it does not hold is left out. */
-export function unpackColumns(block: Uint8Array, only?: readonly string[]): ColumnValues {
+/**
+ * A block's columns, or only those named in `only` (in the block's order); a column it does not hold is left out.
+ * With `rows` (row numbers, ascending), only those rows: `rowCount` is then their number and `values[c][i]` is row
+ * `rows[i]`. Every value is still walked (deltas and shared prefixes chain), but only the asked ones are made: a read
+ * of a few events of a block costs its inflating, not 4,096 rows of strings.
+ */
+export function unpackColumns(block: Uint8Array, only?: readonly string[], rows?: readonly number[]): ColumnValues {
   const input = new Reader(block);
   const format = input.byte();
   const inflate =
@@ -89,6 +94,7 @@ export function unpackColumns(block: Uint8Array, only?: readonly string[]): Colu
   if (inflate === undefined) throw new Error(`not a column block (format ${format})`);
   const rowCount = input.varint();
   const count = input.varint();
+  const picked = rows === undefined ? null : pickedRows(rows, rowCount);
   const columns: ColumnSpec[] = [];
   const values: Cell[][] = [];
   for (let c = 0; c < count; c++) {
@@ -99,12 +105,43 @@ export function unpackColumns(block: Uint8Array, only?: readonly string[]): Colu
     if (only !== undefined && !only.includes(name)) continue;
     const section = new Reader(inflate(packed));
     const read = kind === 'delta' ? readDeltas : kind === 'dict' ? readDictionary : readTexts;
-    values.push(read(section, rowCount));
+    values.push(read(section, rowCount, picked));
     if (!section.atEnd()) throw new Error('a column section holds more than its rows');
     columns.push({ name, kind });
   }
   if (!input.atEnd()) throw new Error('a column block holds more than its columns');
-  return { columns, rowCount, values };
+  return { columns, rowCount: picked === null ? rowCount : picked.length, values };
+}
+
+/** The rows asked for, checked: ascending, each once, each in the block. */
+function pickedRows(rows: readonly number[], rowCount: number): readonly number[] {
+  rows.forEach((row, i) => {
+    if (!Number.isInteger(row) || row < 0 || row >= rowCount || (i > 0 && row <= (rows[i - 1] as number))) {
+      throw new RangeError(`rows must ascend within the block's ${rowCount}`);
+    }
+  });
+  return rows;
+}
+
+/**
+ * Collects a column's values as its reader walks them: every row's, or only the picked rows'. The reader calls `take`
+ * once a row, in order, with a function that makes the value, so a value not picked is never made.
+ */
+class Collector {
+  readonly values: Cell[] = [];
+  private row = 0;
+  private next = 0;
+
+  constructor(private readonly picked: readonly number[] | null) {}
+
+  take(make: () => Cell): void {
+    if (this.picked === null) this.values.push(make());
+    else if (this.picked[this.next] === this.row) {
+      this.values.push(make());
+      this.next++;
+    }
+    this.row++;
+  }
 }
 
 const DEFLATE_OPTIONS = { level: 9 };
@@ -210,18 +247,22 @@ function wellFormedUtf8(text: string): Buffer {
   return Buffer.from(text, 'utf8');
 }
 
-function readDeltas(input: Reader, rowCount: number): Cell[] {
+function readDeltas(input: Reader, rowCount: number, picked: readonly number[] | null): Cell[] {
+  const out = new Collector(picked);
   let last = 0;
-  return Array.from({ length: rowCount }, () => {
+  for (let r = 0; r < rowCount; r++) {
     const coded = input.varint();
-    if (coded === 0) return null;
-    const zigzag = coded - 1;
-    last += zigzag % 2 === 0 ? zigzag / 2 : -(zigzag + 1) / 2;
-    return last;
-  });
+    if (coded !== 0) {
+      const zigzag = coded - 1;
+      last += zigzag % 2 === 0 ? zigzag / 2 : -(zigzag + 1) / 2;
+    }
+    const value = coded === 0 ? null : last;
+    out.take(() => value);
+  }
+  return out.values;
 }
 
-function readDictionary(input: Reader, rowCount: number): Cell[] {
+function readDictionary(input: Reader, rowCount: number, picked: readonly number[] | null): Cell[] {
   const entries: Cell[] = Array.from({ length: input.varint() }, () => {
     const tag = input.byte();
     if (tag === TAG.null) return null;
@@ -230,23 +271,40 @@ function readDictionary(input: Reader, rowCount: number): Cell[] {
     if (tag === TAG.bytes) return new Uint8Array(input.bytes());
     throw new Error(`unknown dictionary entry ${tag}`);
   });
-  return Array.from({ length: rowCount }, () => {
+  const out = new Collector(picked);
+  for (let r = 0; r < rowCount; r++) {
     const index = input.varint();
     if (index >= entries.length) throw new Error('a dictionary index past its entries');
-    return entries[index] as Cell;
-  });
+    out.take(() => entries[index] as Cell);
+  }
+  return out.values;
 }
 
-function readTexts(input: Reader, rowCount: number): Cell[] {
-  let last: Buffer = Buffer.alloc(0);
-  return Array.from({ length: rowCount }, () => {
+/** Each text is rebuilt in one growing buffer (its shared prefix stays in place); only the picked become strings. */
+function readTexts(input: Reader, rowCount: number, picked: readonly number[] | null): Cell[] {
+  const out = new Collector(picked);
+  let text = Buffer.allocUnsafe(1024);
+  let length = 0;
+  for (let r = 0; r < rowCount; r++) {
     const coded = input.varint();
-    if (coded === 0) return null;
+    if (coded === 0) {
+      out.take(() => null);
+      continue;
+    }
     const shared = coded - 1;
-    if (shared > last.byteLength) throw new Error('a text shares more than the one before holds');
-    last = Buffer.concat([last.subarray(0, shared), input.bytes()]);
-    return last.toString('utf8');
-  });
+    if (shared > length) throw new Error('a text shares more than the one before holds');
+    const rest = input.bytes();
+    if (shared + rest.byteLength > text.byteLength) {
+      const grown = Buffer.allocUnsafe(2 * (shared + rest.byteLength));
+      text.copy(grown, 0, 0, shared);
+      text = grown;
+    }
+    rest.copy(text, shared);
+    length = shared + rest.byteLength;
+    const end = length;
+    out.take(() => text.toString('utf8', 0, end));
+  }
+  return out.values;
 }
 
 class Writer {

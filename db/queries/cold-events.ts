@@ -71,9 +71,12 @@ export function packColdEvents(events: readonly ColdEvent[]): Promise<Buffer> {
   return packColumns(BLOCK_COLUMNS, rows, 'brotli');
 }
 
-/** A block's events, in the order they were packed. A column the block lacks (added to the row since) reads null. */
-export function unpackColdEvents(data: Uint8Array): ColdEvent[] {
-  const { columns, rowCount, values } = unpackColumns(data);
+/**
+ * A block's events, in the order they were packed, or those of `rows` (ascending row numbers) alone. A column the
+ * block lacks (added to the row since) reads null.
+ */
+export function unpackColdEvents(data: Uint8Array, rows?: readonly number[]): ColdEvent[] {
+  const { columns, rowCount, values } = unpackColumns(data, undefined, rows);
   const events: Record<string, Cell>[] = Array.from({ length: rowCount }, () => ({}));
   for (const spec of EVENT_BLOCK_COLUMNS) {
     const c = columns.findIndex((column) => column.name === spec.name);
@@ -238,8 +241,9 @@ export async function packedKeys(
 
 /**
  * The cold events of a range that `keep` keeps, oldest block first (each block's events in time order). Where
- * `probe` names columns, each block is first inflated in those alone and read whole only if `probe.test` keeps one
- * of its rows: a storm's attempts or an identity's sends are a few rows of a server's hour.
+ * `probe` names columns, each block is first inflated in those alone, and only the rows `probe.test` keeps are made
+ * events: a storm's attempts or an identity's sends are a few rows of a server's hour. So `probe.test` must keep
+ * every row `keep` would.
  */
 export async function coldEventsIn(
   db: SqlRunner,
@@ -255,8 +259,9 @@ export async function coldEventsIn(
     // A few blocks at a time: a day of the fleet's blocks is hundreds of megabytes.
     const blocks = await coldBlocksAfter(db, range, after, BLOCKS_PER_READ);
     for (const block of blocks) {
-      if (probe !== undefined && !probeKeepsOne(block.data, probe)) continue;
-      for (const event of unpackColdEvents(block.data)) if (inRange(event.ts) && keep(event)) found.push(event);
+      const rows = probe === undefined ? undefined : probedRows(block.data, probe);
+      if (rows?.length === 0) continue;
+      for (const event of unpackColdEvents(block.data, rows)) if (inRange(event.ts) && keep(event)) found.push(event);
     }
     const last = blocks.at(-1);
     if (last === undefined || blocks.length < BLOCKS_PER_READ) return found;
@@ -286,19 +291,21 @@ async function coldBlocksAfter(
   return readBlocks(db, [...rangeConditions(range), ...past], sql`hour, server, first_seq`, limit);
 }
 
-function probeKeepsOne(
+/** The rows of a block that `probe.test` keeps, by its columns alone. */
+function probedRows(
   data: Uint8Array,
   probe: { columns: readonly (keyof ColdEvent)[]; test: (row: Partial<ColdEvent>) => boolean },
-): boolean {
+): number[] {
   const { columns, rowCount, values } = unpackColumns(data, probe.columns);
+  const kept: number[] = [];
   for (let r = 0; r < rowCount; r++) {
     const row: Record<string, Cell> = {};
     columns.forEach((column, c) => {
       row[column.name] = values[c]?.[r] ?? null;
     });
-    if (probe.test(row as Partial<ColdEvent>)) return true;
+    if (probe.test(row as Partial<ColdEvent>)) kept.push(r);
   }
-  return false;
+  return kept;
 }
 
 /**

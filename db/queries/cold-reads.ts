@@ -15,11 +15,13 @@ import { rowsTable } from './lists.ts';
  * which are most of its bytes.
  */
 
-/** A block before its data is read: where its events are. */
+/** A block before its data is read: where its events are, and the times of its first and last. */
 interface BlockPlace {
   server: string;
   hour: number;
   firstSeq: number;
+  firstTs: number;
+  lastTs: number;
 }
 
 /** Block places per statement while a read walks the hours newest first: a few hours of a fleet of servers. */
@@ -44,10 +46,21 @@ function blockConditions(range: ColdRange, hour?: { below?: number; at?: number 
 }
 
 async function placesWhere(db: SqlRunner, conditions: SQL[], limit?: number): Promise<BlockPlace[]> {
-  const rows = await db.all<{ server: string; hour: number | string; firstSeq: number | string }>(sql`SELECT server,
-    hour, first_seq AS "firstSeq" FROM cold_blocks ${whereClause(conditions)}
-    ORDER BY hour DESC, server, first_seq DESC ${limit === undefined ? sql`` : sql`LIMIT ${limit}`}`);
-  return rows.map((row) => ({ server: row.server, hour: Number(row.hour), firstSeq: Number(row.firstSeq) }));
+  const rows = await db.all<{
+    server: string;
+    hour: number | string;
+    firstSeq: number | string;
+    firstTs: number | string;
+    lastTs: number | string;
+  }>(sql`SELECT server, hour, first_seq AS "firstSeq", first_ts AS "firstTs", last_ts AS "lastTs" FROM cold_blocks
+    ${whereClause(conditions)} ORDER BY hour DESC, server, first_seq DESC ${limit === undefined ? sql`` : sql`LIMIT ${limit}`}`);
+  return rows.map((row) => ({
+    server: row.server,
+    hour: Number(row.hour),
+    firstSeq: Number(row.firstSeq),
+    firstTs: Number(row.firstTs),
+    lastTs: Number(row.lastTs),
+  }));
 }
 
 /**
@@ -87,15 +100,27 @@ function byHour(places: readonly BlockPlace[]): BlockPlace[][] {
  */
 const BLOCKS_PER_STATEMENT = 8;
 
-/** The data of these blocks, in their order, BLOCKS_PER_STATEMENT at a time. */
-async function* blocksOf(db: SqlRunner, places: readonly BlockPlace[]): AsyncGenerator<Uint8Array> {
+/** A block's place and data, as read. */
+interface ReadBlock {
+  place: BlockPlace;
+  data: Uint8Array;
+}
+
+/**
+ * Blocks read by this process: what the tests hold the list's reads to (a page reads the blocks that can hold its
+ * events, not every block of their hours).
+ */
+export const coldBlockReads = { blocks: 0 };
+
+/** These blocks, in their order, BLOCKS_PER_STATEMENT at a time (a block gone since its place was read is left out). */
+async function* blocksOf(db: SqlRunner, places: readonly BlockPlace[]): AsyncGenerator<ReadBlock> {
   for (let i = 0; i < places.length; i += BLOCKS_PER_STATEMENT) {
     yield* await blockData(db, places.slice(i, i + BLOCKS_PER_STATEMENT));
   }
 }
 
-/** The data of these blocks, in their order, in one statement. */
-async function blockData(db: SqlRunner, places: readonly BlockPlace[]): Promise<Uint8Array[]> {
+/** These blocks, in their order, in one statement. */
+async function blockData(db: SqlRunner, places: readonly BlockPlace[]): Promise<ReadBlock[]> {
   if (places.length === 0) return [];
   const wanted = rowsTable(
     db,
@@ -111,7 +136,11 @@ async function blockData(db: SqlRunner, places: readonly BlockPlace[]): Promise<
       JOIN ${wanted} AS wanted ON b.server = wanted.server AND b.hour = wanted.hour AND b.first_seq = wanted.first_seq`,
   );
   const data = new Map(rows.map((row) => [placeKey(row.server, Number(row.hour), Number(row.firstSeq)), row.data]));
-  return places.flatMap((place) => data.get(placeKey(place.server, place.hour, place.firstSeq)) ?? []);
+  coldBlockReads.blocks += rows.length;
+  return places.flatMap((place) => {
+    const found = data.get(placeKey(place.server, place.hour, place.firstSeq));
+    return found === undefined ? [] : [{ place, data: found }];
+  });
 }
 
 function placeKey(server: string, hour: number, firstSeq: number): string {
@@ -130,9 +159,13 @@ function unreadOnce(): (places: readonly BlockPlace[]) => BlockPlace[] {
     });
 }
 
-/** Some columns of a block, row by row, under their EventColumns names. */
-function columnsOf<Field extends string>(data: Uint8Array, fields: readonly Field[]): Record<Field, Cell>[] {
-  const { columns, rowCount, values } = unpackColumns(data, fields);
+/** Some columns of a block (of some of its rows), row by row, under their EventColumns names. */
+function columnsOf<Field extends string>(
+  data: Uint8Array,
+  fields: readonly Field[],
+  only?: readonly number[],
+): Record<Field, Cell>[] {
+  const { columns, rowCount, values } = unpackColumns(data, fields, only);
   const rows = Array.from({ length: rowCount }, () => ({}) as Record<Field, Cell>);
   for (const field of fields) {
     const column = values[columns.findIndex((spec) => spec.name === field)];
@@ -149,18 +182,40 @@ interface Hit {
   seq: number;
 }
 
-/** The hits' events, and every event of the blocks inflated whole for them, each block inflated once. */
-function eventsOf(hits: readonly Hit[]): { events: ColdEvent[]; inflated: ColdEvent[] } {
-  const blocks = new Map<Uint8Array, ColdEvent[]>();
-  const events = hits.map((hit) => {
-    let block = blocks.get(hit.data);
-    if (block === undefined) {
-      block = unpackColdEvents(hit.data);
-      blocks.set(hit.data, block);
-    }
-    return block[hit.row] as ColdEvent;
-  });
-  return { events, inflated: [...blocks.values()].flat() };
+/**
+ * The hits' events, and `withPartners` the records of their partners in the same blocks (a client's record and its
+ * proxy's are moments apart on one server): each block is inflated once, and only those rows of it are made events.
+ */
+function eventsOf(hits: readonly Hit[], withPartners: boolean): { events: ColdEvent[]; inflated: ColdEvent[] } {
+  const byBlock = new Map<Uint8Array, number[]>();
+  for (const hit of hits) byBlock.set(hit.data, [...(byBlock.get(hit.data) ?? []), hit.row]);
+  const events = new Map<Hit, ColdEvent>();
+  const partners: ColdEvent[] = [];
+  for (const [data, hitRows] of byBlock) {
+    const near = withPartners ? partnerRows(data, hitRows) : [];
+    const rows = [...new Set([...hitRows, ...near])].sort((a, b) => a - b);
+    const read = new Map(unpackColdEvents(data, rows).map((event, i) => [rows[i] as number, event]));
+    for (const hit of hits) if (hit.data === data) events.set(hit, read.get(hit.row) as ColdEvent);
+    for (const row of rows) if (!hitRows.includes(row)) partners.push(read.get(row) as ColdEvent);
+  }
+  return { events: hits.map((hit) => events.get(hit) as ColdEvent), inflated: partners };
+}
+
+/** The rows of a block that name one of `rows` back as its partner, where one of those names a partner at all. */
+function partnerRows(data: Uint8Array, rows: readonly number[]): number[] {
+  const sorted = [...new Set(rows)].sort((a, b) => a - b);
+  const named = columnsOf(data, ['partner'] as const, sorted);
+  if (named.every((row) => row.partner === null)) return [];
+  const ids = columnsOf(data, ['eventId', 'partner'] as const);
+  const wanted = new Set(
+    sorted.flatMap((row) => {
+      const named = ids[row];
+      return named?.partner == null ? [] : [pairKey(String(named.partner), String(named.eventId))];
+    }),
+  );
+  return ids.flatMap((row, r) =>
+    row.partner !== null && wanted.has(pairKey(String(row.eventId), String(row.partner))) ? [r] : [],
+  );
 }
 
 /** The events of a block that pass `matches`, by their tested columns alone. */
@@ -183,15 +238,30 @@ export async function newestColdEvents(
 ): Promise<{ events: ColdEvent[]; inflated: ColdEvent[] }> {
   if (limit <= 0) return { events: [], inflated: [] };
   let hits: Hit[] = [];
+  // The `limit`th newest hit so far: a block whose last event is older can add none (null until there are `limit`).
+  let bar: Hit | null = null;
   for await (const hour of hoursOfBlocks(db, range)) {
-    for await (const data of blocksOf(db, hour)) {
-      hits.push(...hitsIn(data, matches));
-      // Only the newest `limit` can be returned: the blocks of the others need not stay in memory.
-      if (hits.length > 2 * limit) hits = hits.sort(newestFirst).slice(0, limit);
+    // Newest last event first, so that the blocks that can still add hits are read before those that cannot.
+    const places = [...hour].sort((a, b) => b.lastTs - a.lastTs);
+    // A statement reads at most as many blocks as the last one tested (one, then doubling): a page a block fills
+    // reads that block alone.
+    let due = 1;
+    for (let i = 0; i < places.length; ) {
+      const next = places.slice(i, i + due).filter((place) => bar === null || place.lastTs >= bar.ts);
+      if (next.length === 0) break;
+      i += due;
+      due = Math.min(2 * due, BLOCKS_PER_STATEMENT);
+      for (const { place, data } of await blockData(db, next)) {
+        if (bar !== null && place.lastTs < bar.ts) continue;
+        hits.push(...hitsIn(data, matches));
+        // Only the newest `limit` can be returned: the blocks of the others need not stay in memory.
+        hits = hits.sort(newestFirst).slice(0, limit);
+        bar = hits.length === limit ? (hits.at(-1) ?? null) : null;
+      }
     }
     if (hits.length >= limit) break;
   }
-  return eventsOf(hits.sort(newestFirst).slice(0, limit));
+  return eventsOf(hits, true);
 }
 
 /**
@@ -217,7 +287,7 @@ export async function countColdEvents(
     if (count >= cap) break;
     read += hour.length;
     if (read > COUNT_BLOCKS) return null;
-    for await (const data of blocksOf(db, hour)) {
+    for await (const { data } of blocksOf(db, hour)) {
       for (const event of columnsOf(data, TESTED_COLUMNS) as unknown as ListedFields[]) if (matches(event)) count++;
     }
   }
@@ -244,9 +314,9 @@ export interface ColdLookup {
 export async function coldEventById(db: SqlRunner, eventId: string, hints: EventHints): Promise<ColdLookup> {
   const unread = unreadOnce();
   const findIn = async (places: readonly BlockPlace[]): Promise<ColdEvent | null> => {
-    for await (const data of blocksOf(db, unread(places))) {
+    for await (const { data } of blocksOf(db, unread(places))) {
       const row = columnsOf(data, ['eventId'] as const).findIndex((cells) => cells.eventId === eventId);
-      if (row >= 0) return unpackColdEvents(data)[row] ?? null;
+      if (row >= 0) return unpackColdEvents(data, [row])[0] ?? null;
     }
     return null;
   };
@@ -292,7 +362,7 @@ export async function coldPartners(db: SqlRunner, named: readonly NamedPartner[]
   const hits: Hit[] = [];
   const unread = unreadOnce();
   const search = async (places: readonly BlockPlace[]) => {
-    for await (const data of blocksOf(db, unread(places))) {
+    for await (const { data } of blocksOf(db, unread(places))) {
       columnsOf(data, ['eventId', 'partner', 'ts', 'seq'] as const).forEach((row, r) => {
         if (row.partner !== null && wanted.delete(pairKey(String(row.eventId), String(row.partner)))) {
           hits.push({ data, row: r, ts: Number(row.ts), seq: Number(row.seq) });
@@ -314,7 +384,7 @@ export async function coldPartners(db: SqlRunner, named: readonly NamedPartner[]
     if (wanted.size === 0) break;
     await search(await placesWhere(db, blockConditions({}, { at: hour })));
   }
-  return eventsOf(hits).events;
+  return eventsOf(hits, false).events;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { compactColdEvents } from '../../api/services/compaction.ts';
-import { COUNT_BLOCKS, ID_SCAN_BLOCKS } from '../../db/queries/cold-reads.ts';
+import { COUNT_BLOCKS, coldBlockReads, ID_SCAN_BLOCKS } from '../../db/queries/cold-reads.ts';
 import { listEvents, partnerRecords } from '../../db/queries/event-reads.ts';
 import { hotListedRows, type ListedFields, type ListFilter, listedBy } from '../../db/queries/events.ts';
 import { HOUR_MS } from '../../shared/analysis/time-buckets.ts';
@@ -247,6 +247,35 @@ describe.each(STORE_KINDS)('reads of cold events on $name', (kind) => {
       } finally {
         await reference.dispose();
       }
+    });
+
+    it('reads for a page only the blocks that can hold its events, and the same page as every block would', async () => {
+      // An hour of three servers, each sending in its own third of the hour: the newest events are all the last one's.
+      const thirds = SERVERS.flatMap((server, third) =>
+        Array.from({ length: 12 }, (_, n) =>
+          clientEvent({
+            id: `g-${server}-${n}`,
+            ts: new Date(DAY0 + HOUR_MS + third * 20 * 60_000 + n * 60_000).toISOString(),
+            client: 'agent-1',
+            server,
+          }),
+        ),
+      );
+      await ingest(app, thirds);
+      const hour = { records: 'counted' as const, from: DAY0 + HOUR_MS, to: DAY0 + 2 * HOUR_MS };
+      const pages = async () =>
+        Promise.all(
+          [5, 12, 20, 36].map(async (limit) => (await listEvents(db.store, hour, null, limit)).map((e) => e.eventId)),
+        );
+      const asRows = await pages();
+      await compact();
+      const reads = coldBlockReads.blocks;
+      const newest = (await listEvents(db.store, hour, null, 5)).map((e) => e.eventId);
+      // The newest five are the last server's: its block alone is read, the two older ones are not even tested.
+      expect(coldBlockReads.blocks - reads).toBe(1);
+      expect(newest).toEqual(asRows[0]);
+      expect(await pages()).toEqual(asRows);
+      expect(asRows.map((page) => page.length)).toEqual([5, 12, 20, 36]);
     });
 
     it('tests a cold event with the same filter the rows are selected by', async () => {
