@@ -110,13 +110,15 @@ export async function serveCommand(args: string[]): Promise<number> {
   } catch (error) {
     throw new CliError(error instanceof Error ? error.message : String(error));
   }
-  process.stdout.write(`Refusal Lens listening on ${server.url}\n`);
-  process.stdout.write(await whatItServes(server, dataDir, values.demo));
-  await new Promise<void>((resolve) => {
+  // Listening for Ctrl-C before saying so: a signal sent as soon as the address is read still closes the store.
+  const stopped = new Promise<void>((resolve) => {
     const stop = () => resolve();
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
+  process.stdout.write(`Refusal Lens listening on ${server.url}\n`);
+  process.stdout.write(await whatItServes(server, dataDir, values.demo));
+  await stopped;
   await server.close();
   return 0;
 }
