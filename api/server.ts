@@ -46,7 +46,8 @@ export interface ServerOptions extends StoreConfig {
   horizons?: Horizons;
   /**
    * How long events stay rows before compaction packs them into cold blocks (`--hot-window`,
-   * api/services/compaction.ts); null or absent: never.
+   * api/services/compaction.ts); null or absent: never. `lens serve` passes 48 h unless told otherwise; this default
+   * stays never, so that a test's server over old fixtures does not pack them under its reads.
    */
   hotWindowMs?: number | null;
   /** AppConfig.maxAnalysisLagMs. */
@@ -85,8 +86,9 @@ const COMPACTION_EVERY_MS = 60_000;
 
 /**
  * The first compaction pass runs this soon after start-up, not a minute idle: a server restarted after a crash in the
- * middle of a compaction, or started with `--hot-window` on a store of older events, goes on packing at once (and the
- * kill -9 test, tests/api/crash.test.ts, can kill it mid-pass within seconds of each start).
+ * middle of a compaction, or started on a store of older events (the first start since compaction is the default),
+ * goes on packing at once (and the kill -9 test, tests/api/crash.test.ts, can kill it mid-pass within seconds of each
+ * start).
  */
 const COMPACTION_FIRST_MS = 5_000;
 

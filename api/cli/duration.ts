@@ -3,11 +3,13 @@ import { CliError } from './cli-error.ts';
 
 const UNITS_MS = { h: HOUR_MS, d: DAY_MS } as const;
 
-/** `30d`, `400d`, `12h`: a retention horizon. Nothing finer than an hour: counts are kept in whole hours. */
-export function parseHorizon(flag: string, text: string): number {
+/**
+ * `30d`, `400d`, `12h`: a retention horizon. Nothing finer than an hour: counts are kept in whole hours. `examples`
+ * finishes the message for text that is none, where a flag takes something else too.
+ */
+export function parseHorizon(flag: string, text: string, examples = 'such as 30d or 12h'): number {
   const match = /^([1-9]\d{0,5})([hd])$/.exec(text);
-  if (match === null)
-    throw new CliError(`${flag} takes a number of hours or days, such as 30d or 12h; got "${text}"`, 2);
+  if (match === null) throw new CliError(`${flag} takes a number of hours or days, ${examples}; got "${text}"`, 2);
   return Number(match[1]) * UNITS_MS[match[2] as keyof typeof UNITS_MS];
 }
 

@@ -5,7 +5,7 @@ import { storedEventSpan } from '../../db/queries/event-span.ts';
 import { storedEventCount } from '../../db/queries/store-size.ts';
 import { parseAllowList } from '../../shared/alerts/address-policy.ts';
 import { type StartedServer, startServer } from '../server.ts';
-import { MIN_HOT_WINDOW_MS } from '../services/compaction.ts';
+import { DEFAULT_HOT_WINDOW_MS, MIN_HOT_WINDOW_MS } from '../services/compaction.ts';
 import { CliError } from './cli-error.ts';
 import { DATA_DIR, dataDirOf } from './data-dir.ts';
 import { parseHorizon } from './duration.ts';
@@ -60,13 +60,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   if (horizons.countsMs < horizons.eventsMs) {
     throw new CliError('--retain-counts must be at least --retain-events: counts are what is left of events', 2);
   }
-  const hotWindowMs = values['hot-window'] === undefined ? null : parseHorizon('--hot-window', values['hot-window']);
-  if (hotWindowMs !== null && hotWindowMs < MIN_HOT_WINDOW_MS) {
-    throw new CliError('--hot-window must be at least 2h: the last whole hour stays out of blocks on every clock', 2);
-  }
-  if (hotWindowMs !== null && hotWindowMs >= horizons.eventsMs) {
-    throw new CliError('--hot-window must be shorter than --retain-events: no event would be left to pack', 2);
-  }
+  const hotWindowMs = hotWindowOf(values['hot-window'], horizons.eventsMs);
   const token = process.env.LENS_TOKEN || null;
   const ingestToken = process.env.LENS_INGEST_TOKEN || null;
   if (ingestToken !== null && token === null) {
@@ -116,15 +110,34 @@ export async function serveCommand(args: string[]): Promise<number> {
   } catch (error) {
     throw new CliError(error instanceof Error ? error.message : String(error));
   }
-  process.stdout.write(`Refusal Lens listening on ${server.url}\n`);
-  process.stdout.write(await whatItServes(server, dataDir, values.demo));
-  await new Promise<void>((resolve) => {
+  // Listening for Ctrl-C before saying so: a signal sent as soon as the address is read still closes the store.
+  const stopped = new Promise<void>((resolve) => {
     const stop = () => resolve();
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
+  process.stdout.write(`Refusal Lens listening on ${server.url}\n`);
+  process.stdout.write(await whatItServes(server, dataDir, values.demo));
+  await stopped;
   await server.close();
   return 0;
+}
+
+/**
+ * How long events stay rows before they are packed (ADR 21), or null for never: `--hot-window 6h`, `off`, or by
+ * default 48 h, unless events are not kept that long (`--retain-events 2d`), where the default quietly means off.
+ */
+function hotWindowOf(text: string | undefined, retainEventsMs: number): number | null {
+  if (text === undefined) return DEFAULT_HOT_WINDOW_MS < retainEventsMs ? DEFAULT_HOT_WINDOW_MS : null;
+  if (text === 'off') return null;
+  const hotWindowMs = parseHorizon('--hot-window', text, 'such as 48h, or off');
+  if (hotWindowMs < MIN_HOT_WINDOW_MS) {
+    throw new CliError('--hot-window must be at least 2h: the last whole hour stays out of blocks on every clock', 2);
+  }
+  if (hotWindowMs >= retainEventsMs) {
+    throw new CliError('--hot-window must be shorter than --retain-events: no event would be left to pack', 2);
+  }
+  return hotWindowMs;
 }
 
 /**

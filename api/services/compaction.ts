@@ -1,7 +1,6 @@
 import { eventDay } from '../../db/event-days.ts';
 import {
   type ColdCandidate,
-  coldBefore,
   coldHourKey,
   insertColdBlock,
   oldestColdRows,
@@ -41,6 +40,12 @@ export interface Compacted {
  */
 export const MIN_HOT_WINDOW_MS = 2 * HOUR_MS;
 
+/**
+ * `lens serve`'s hot window unless `--hot-window` says otherwise (issue 41): the dashboard's default window (the last
+ * 24 h) and the day before it stay rows, read by their indexes; older events are packed.
+ */
+export const DEFAULT_HOT_WINDOW_MS = 48 * HOUR_MS;
+
 /** Attempts at a block whose rows changed under it (a late verdict) before the pass leaves it to the next. */
 const RETRIES = 3;
 
@@ -55,8 +60,9 @@ export async function compactColdEvents(
   keepGoing: () => boolean = () => true,
 ): Promise<Compacted> {
   if (hotMs < MIN_HOT_WINDOW_MS) throw new RangeError(`a hot window of ${hotMs} ms is shorter than two hours`);
-  const before = Math.max(bucketStart(now - hotMs, HOUR_MS), (await coldBefore(store)) ?? 0);
-  await store.transaction((tx) => recordColdBefore(tx, before));
+  // Another process's pass (a later clock, a shorter window) may have recorded a later horizon: packing up to it too
+  // keeps every block before the recorded one, which reads trust (kept.rowsFrom).
+  const before = await store.transaction((tx) => recordColdBefore(tx, bucketStart(now - hotMs, HOUR_MS)));
   const done: Compacted = { events: 0, blocks: 0, stopped: false };
   let retries = 0;
   for (;;) {
