@@ -47,7 +47,7 @@ export interface ServerProcess {
 
 /**
  * `npm run lens -- serve` in its own process, so that the client's work is not billed to it; `serveArgs` are more of
- * serve's options, a later one overriding one given here (`--hot-window 2h`).
+ * serve's options, a later one overriding one given here.
  */
 export async function spawnServer(config: StoreConfig, serveArgs: readonly string[] = []): Promise<ServerProcess> {
   const child = spawn(
@@ -57,9 +57,6 @@ export async function spawnServer(config: StoreConfig, serveArgs: readonly strin
       ...['--import', 'tsx', 'api/cli/main.ts', 'serve', '--port', '0', '--data-dir', config.dataDir],
       // The generated traffic lies on fixed past days (bench/generate.ts): retention must not delete it mid-run.
       ...['--retain-events', '3650d', '--retain-counts', '3650d'],
-      // Nor pack it into cold blocks 5 s after start (`lens serve`'s default): the bench measures ingest and reads of
-      // rows, the crash tests kill ingest; compaction is measured on its own (bench/cold-blocks.ts).
-      ...['--hot-window', 'off'],
       ...serveArgs,
     ],
     { env: { ...process.env, DATABASE_URL: config.databaseUrl ?? '' }, stdio: ['ignore', 'pipe', 'inherit'] },

@@ -40,12 +40,6 @@ export interface Compacted {
  */
 export const MIN_HOT_WINDOW_MS = 2 * HOUR_MS;
 
-/**
- * `lens serve`'s hot window unless `--hot-window` says otherwise (issue 41): the dashboard's default window (the last
- * 24 h) and the day before it stay rows, read by their indexes; older events are packed.
- */
-export const DEFAULT_HOT_WINDOW_MS = 48 * HOUR_MS;
-
 /** Attempts at a block whose rows changed under it (a late verdict) before the pass leaves it to the next. */
 const RETRIES = 3;
 

@@ -42,18 +42,15 @@ process.once('exit', () => {
 
 /**
  * `npm run lens -- serve ARGS` in its own process, once it has said `until` on stdout (its URL and what it loaded):
- * what a user reads in the terminal, and how to stop it (SIGTERM, as Ctrl-C would; answers its exit code). It packs
- * nothing (`--hot-window off`): the fixtures lie days back, and a pass 5 s after start would move them from rows to
- * blocks under a test's reads. `packing: 'default'` leaves serve's own default, for the test of that default.
+ * what a user reads in the terminal, and how to stop it (SIGTERM, as Ctrl-C would; answers its exit code).
  */
 export async function serveLens(
   args: string[],
   until: RegExp,
-  options: LensOptions & { env?: Record<string, string>; packing?: 'off' | 'default' } = {},
+  options: LensOptions & { env?: Record<string, string> } = {},
 ): Promise<{ stdout: string; stderr: () => string; stop(): Promise<number> }> {
-  const packing = options.packing === 'default' ? [] : ['--hot-window', 'off'];
   const child: ChildProcessWithoutNullStreams = spawnLens(
-    ['serve', '--port', '0', ...packing, ...args],
+    ['serve', '--port', '0', ...args],
     options.env ?? {},
     options,
   );
