@@ -10,7 +10,7 @@ import {
   EVENTS_PER_DELETE,
   releaseFreePages,
 } from '../../db/queries/retention.ts';
-import { getSetting, putSetting } from '../../db/queries/settings.ts';
+import { getSetting, raiseSetting } from '../../db/queries/settings.ts';
 import type { SqlRunner, Store } from '../../db/runner.ts';
 import { bucketStart, DAY_MS, HOUR_MS } from '../../shared/analysis/time-buckets.ts';
 
@@ -64,13 +64,11 @@ export async function applyRetention(
   now: number,
   keepGoing: () => boolean = () => true,
 ): Promise<{ events: number; counts: number }> {
-  const kept = await keptData(store);
-  const eventsFrom = Math.max(floorDay(now - horizons.eventsMs), kept.eventsFrom ?? 0);
-  const countsFrom = Math.max(floorHour(now - horizons.countsMs), kept.countsFrom ?? 0);
-  await store.transaction(async (tx) => {
-    await putSetting(tx, EVENTS_KEY, String(eventsFrom));
-    await putSetting(tx, COUNTS_KEY, String(countsFrom));
-  });
+  // Never back: another server on the same database (a later clock, a shorter horizon) may have moved them further.
+  const { eventsFrom, countsFrom } = await store.transaction(async (tx) => ({
+    eventsFrom: await raiseSetting(tx, EVENTS_KEY, floorDay(now - horizons.eventsMs)),
+    countsFrom: await raiseSetting(tx, COUNTS_KEY, floorHour(now - horizons.countsMs)),
+  }));
   // With no event before the horizon there is nothing to delete, so no audit to re-base: a base at the old horizon
   // (or none, the first event) reads the same events as one moved up. Without this check every pass re-based every
   // identity audited since the last, tens of thousands in a 10-minute soak, holding ingest back meanwhile.

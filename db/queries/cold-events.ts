@@ -8,7 +8,7 @@ import { identityText } from '../stored-identity.ts';
 import { LINE_PLACE, type WithBlock, withBodies } from './bodies.ts';
 import { whereClause } from './events.ts';
 import { rowsTable } from './lists.ts';
-import { getSetting } from './settings.ts';
+import { getSetting, raiseSetting } from './settings.ts';
 
 /**
  * Cold events (docs/adr/0021-cold-events-in-blocks.md): a server's events of a clock hour past the hot window, packed
@@ -190,17 +190,11 @@ export async function coldBefore(db: SqlRunner): Promise<number | null> {
 }
 
 /**
- * Moves the horizon up to `before`, never back, and answers where it now is. One statement, not a read and a write:
- * two servers' passes on one database recording 10:00 and 11:00 at once must leave 11:00, or reads would take the
- * events of a packed hour from rows that are gone. PostgreSQL's upsert waits for the other's row and compares with it.
+ * Moves the horizon up to `before`, never back, and answers where it now is: another server's pass on the same
+ * database may have recorded a later one, and reads take a packed hour's events from rows before it.
  */
-export async function recordColdBefore(db: SqlRunner, before: number): Promise<number> {
-  const [row] = await db.all<{ value: string }>(sql`INSERT INTO settings (key, value)
-    VALUES (${COLD_BEFORE_KEY}, ${String(before)})
-    ON CONFLICT (key) DO UPDATE SET value = CASE
-      WHEN CAST(settings.value AS bigint) < CAST(excluded.value AS bigint) THEN excluded.value ELSE settings.value END
-    RETURNING value`);
-  return Number(row?.value ?? before);
+export function recordColdBefore(db: SqlRunner, before: number): Promise<number> {
+  return raiseSetting(db, COLD_BEFORE_KEY, before);
 }
 
 /** Deletes the blocks of the hours before `before` (retention, on SQLite: PostgreSQL drops their day partitions). */

@@ -14,6 +14,19 @@ export async function setSettingOnce(db: SqlRunner, key: string, value: string):
   return changed > 0;
 }
 
+/**
+ * Moves a key holding an epoch-ms horizon up to `value`, never back, and answers where it now is. One statement, not a
+ * read and a write: two servers on one database recording 10:00 and 11:00 at once must leave 11:00, or reads would
+ * take what is gone before it from rows (PostgreSQL's upsert waits for the other's row and compares with it).
+ */
+export async function raiseSetting(db: SqlRunner, key: string, value: number): Promise<number> {
+  const [row] = await db.all<{ value: string }>(sql`INSERT INTO settings (key, value) VALUES (${key}, ${String(value)})
+    ON CONFLICT (key) DO UPDATE SET value = CASE
+      WHEN CAST(settings.value AS bigint) < CAST(excluded.value AS bigint) THEN excluded.value ELSE settings.value END
+    RETURNING value`);
+  return Number(row?.value ?? value);
+}
+
 /** Sets a key, whatever it held. */
 export async function putSetting(db: SqlRunner, key: string, value: string): Promise<void> {
   await db.run(sql`INSERT INTO settings (key, value) VALUES (${key}, ${value})

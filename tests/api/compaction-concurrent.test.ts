@@ -7,6 +7,7 @@ import { openStore } from '../../db/store.ts';
 import { bucketStart, HOUR_MS } from '../../shared/analysis/time-buckets.ts';
 import { createTestApp, postNdjson } from '../support/app.ts';
 import { BASE_TS } from '../support/events.ts';
+import { holdSettings, untilWaiting } from '../support/row-lock.ts';
 import { STORE_KINDS, type TestStore } from '../support/stores.ts';
 import { tableRows } from '../support/tables.ts';
 import { mixedTraffic } from '../support/traffic.ts';
@@ -50,18 +51,6 @@ async function unwrittenTables(db: SqlRunner): Promise<string[]> {
     WHERE relnamespace = current_schema()::regnamespace AND relkind IN ('r', 'p') AND NOT relispartition
     ORDER BY relname`);
   return rows.map((row) => row.name).filter((name) => !WRITTEN.has(name));
-}
-
-/** Waits until `sessions` sessions of the database wait for a lock (bounded: a pass that never waits fails). */
-async function untilWaiting(db: SqlRunner, sessions: number): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const [row] = await db.all<{ n: number | string }>(sql`SELECT count(*) AS n FROM pg_stat_activity
-      WHERE datname = current_database() AND wait_event_type = 'Lock'`);
-    if (Number(row?.n) >= sessions) return;
-    if (Date.now() > deadline) throw new Error(`${sessions} sessions never waited for the horizon's row`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 /** The ids of the packed events, each as often as it is packed. */
@@ -134,36 +123,20 @@ describe.each(POSTGRES)('compaction by two servers at once on $name', (kind) => 
       // An earlier pass's horizon, before every event; a third session holds its row, so that both passes find it,
       // then record theirs in the order they came: the later clock first.
       await db.store.transaction((tx) => recordColdBefore(tx, bucketStart(BASE_TS, HOUR_MS) - HOUR_MS));
-      const holder = await openStore(db.config);
-      let release = () => {};
-      let locked = () => {};
-      const holding = new Promise<void>((resolve) => {
-        locked = resolve;
-      });
-      const held = holder.transaction(async (tx) => {
-        await tx.all(sql`SELECT value FROM settings WHERE key = 'cold_before' FOR UPDATE`);
-        await new Promise<void>((resolve) => {
-          release = resolve;
-          locked();
-        });
-      });
-      await holding;
+      const held = await holdSettings(db.config, ['cold_before']);
       try {
         const later = NOW + HOUR_MS;
         const laterPass = compactColdEvents(other, MIN_HOT_WINDOW_MS, later);
         await untilWaiting(db.store, 1);
         const earlierPass = compactColdEvents(db.store, MIN_HOT_WINDOW_MS, NOW);
         await untilWaiting(db.store, 2);
-        release();
-        await held;
+        await held.release();
         const passes = await Promise.all([laterPass, earlierPass]);
         expect(passes[0].events + passes[1].events).toBe(events.length);
         expect(await packedIds(db.store)).toHaveLength(events.length);
         expect(await coldBefore(db.store)).toBe(bucketStart(later - MIN_HOT_WINDOW_MS, HOUR_MS));
       } finally {
-        release();
-        await held;
-        await holder.close();
+        await held.release();
       }
     }, 60_000);
   });

@@ -6,7 +6,7 @@ import { sql } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readMetric, storeReads } from '../../api/services/alerts/readings.ts';
 import { rankIdentities } from '../../api/services/analysis/identity-ranking.ts';
-import { applyRetention } from '../../api/services/retention.ts';
+import { applyRetention, keptData } from '../../api/services/retention.ts';
 import { releaseFreePages } from '../../db/queries/retention.ts';
 import type { Store } from '../../db/runner.ts';
 import { openStore } from '../../db/store.ts';
@@ -14,6 +14,7 @@ import { HOUR_MS } from '../../shared/analysis/time-buckets.ts';
 import { requestIdentity } from '../../shared/identity.ts';
 import { createTestApp, get, postNdjson, type TestApp } from '../support/app.ts';
 import { clientEvent, rpcError } from '../support/events.ts';
+import { holdSettings, untilWaiting } from '../support/row-lock.ts';
 import { STORE_KINDS, type TestStore } from '../support/stores.ts';
 import { tableRows } from '../support/tables.ts';
 
@@ -187,6 +188,43 @@ describe.each(STORE_KINDS)('retention on $name', (kind) => {
     });
   });
 });
+
+describe.each(STORE_KINDS.filter((kind) => kind.name === 'postgres'))(
+  'retention by two servers on one $name database',
+  (kind) => {
+    describe.skipIf(kind.unavailable !== null)('', () => {
+      let db: TestStore;
+      beforeEach(async () => {
+        db = await kind.open();
+      });
+      afterEach(async () => db.dispose());
+
+      it("keeps the later clock's horizons, whichever pass records last", async () => {
+        // Reads take a range's older part from the hour counts, trusting no event to be left before the horizon: one
+        // moved back by the earlier clock would read the days the later one deleted from no events.
+        const horizons = { eventsMs: 2 * DAY_MS, countsMs: 3 * DAY_MS };
+        const first = DAY0 + 4 * DAY_MS;
+        await applyRetention(db.store, horizons, first);
+        const other = await openStore(db.config);
+        const held = await holdSettings(db.config, ['retention_events_from', 'retention_counts_from']);
+        try {
+          // Both read the horizons the first pass left, then queue behind the held rows: the later clock first.
+          const later = applyRetention(other, horizons, first + 2 * DAY_MS);
+          await untilWaiting(db.store, 1);
+          const earlier = applyRetention(db.store, horizons, first + DAY_MS);
+          await untilWaiting(db.store, 2);
+          await held.release();
+          await Promise.all([later, earlier]);
+          const kept = await keptData(db.store);
+          expect([kept.eventsFrom, kept.countsFrom]).toEqual([DAY0 + 4 * DAY_MS, DAY0 + 3 * DAY_MS]);
+        } finally {
+          await held.release();
+          await other.close();
+        }
+      }, 60_000);
+    });
+  },
+);
 
 describe('retention on a rolling window (sqlite file)', () => {
   let dir: string;
