@@ -48,12 +48,13 @@ export async function packColumns(
   rows: readonly Record<string, Cell>[],
   compression: Compression,
 ): Promise<Buffer> {
-  const raw = columnSections(columns, rows);
   const sections: Buffer[] = [];
   let next = 0;
+  // Each section laid out just before it is compressed: the event loop gets a turn between them (a block's ~41
+  // took ~35 ms together), and only the sections being compressed are held uncompressed.
   const compressNext = async (): Promise<void> => {
-    for (let c = next++; c < raw.length; c = next++) {
-      sections[c] = await compressed(raw[c] as Buffer, compression);
+    for (let c = next++; c < columns.length; c = next++) {
+      sections[c] = await compressed(columnSection(columns[c] as ColumnSpec, rows), compression);
     }
   };
   await Promise.all(Array.from({ length: SECTIONS_AT_ONCE }, compressNext));
@@ -134,16 +135,14 @@ function brotliOptions(raw: Uint8Array) {
   };
 }
 
-/** Each column's encoded values, uncompressed, in the order of `columns`: what a block holds, each compressed. */
-function columnSections(columns: readonly ColumnSpec[], rows: readonly Record<string, Cell>[]): Buffer[] {
-  return columns.map(({ name, kind }) => {
-    const out = new Writer();
-    const values = rows.map((row) => row[name] ?? null);
-    if (kind === 'delta') writeDeltas(out, name, values);
-    else if (kind === 'dict') writeDictionary(out, values);
-    else writeTexts(out, name, values);
-    return out.done();
-  });
+/** A column's encoded values, uncompressed: what a block holds of it, compressed. */
+function columnSection({ name, kind }: ColumnSpec, rows: readonly Record<string, Cell>[]): Buffer {
+  const out = new Writer();
+  const values = rows.map((row) => row[name] ?? null);
+  if (kind === 'delta') writeDeltas(out, name, values);
+  else if (kind === 'dict') writeDictionary(out, values);
+  else writeTexts(out, name, values);
+  return out.done();
 }
 
 function writeDeltas(out: Writer, name: string, values: readonly Cell[]): void {
