@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BLOCK_LINES, decodeBlock, packLines } from './body-codec.ts';
+import { BLOCK_LINES, blockLines, decodeBlock, packLines } from './body-codec.ts';
 
 function line(i: number): string {
   return JSON.stringify({
@@ -52,6 +52,14 @@ describe('body blocks', () => {
   it('reads the lines stored before blocks as blocks of one: SQLite text, PostgreSQL UTF-8 bytes', () => {
     expect(decodeBlock(line(1))).toEqual([line(1)]);
     expect(decodeBlock(Buffer.from(line(1), 'utf8'))).toEqual([line(1)]);
+  });
+
+  it('gives the lines asked for alone, in the order asked, none past the end, from any kind of block', () => {
+    const lines = ['', line(1), 'ü'.repeat(3), line(2)];
+    const [block = Buffer.alloc(0)] = packLines(lines).blocks;
+    expect(blockLines(block, [3, 0, 2, 2, 1, 4])).toEqual([lines[3], '', lines[2], lines[2], lines[1], undefined]);
+    expect(blockLines(line(1), [1, 0])).toEqual([undefined, line(1)]);
+    expect(blockLines(Buffer.from(line(2), 'utf8'), [0])).toEqual([line(2)]);
   });
 
   it('refuses a line holding a newline, which would split it in two', () => {

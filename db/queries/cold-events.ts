@@ -5,7 +5,7 @@ import { EVENT_BLOCK_COLUMNS, LINE_COLUMN } from '../cold-block.ts';
 import { EVENT_COLUMNS, type EventColumns, storedKey } from '../event-row.ts';
 import type { SqlRunner } from '../runner.ts';
 import { identityText } from '../stored-identity.ts';
-import { LINE_PLACE, type WithBlock, withBodies } from './bodies.ts';
+import { LINE_PLACE, linesOfRows, type WithBlock } from './bodies.ts';
 import { whereClause } from './events.ts';
 import { rowsTable } from './lists.ts';
 import { getSetting, raiseSetting } from './settings.ts';
@@ -63,12 +63,13 @@ export async function oldestColdRows(db: SqlRunner, before: number): Promise<Col
 const BLOCK_COLUMNS = [...EVENT_BLOCK_COLUMNS, LINE_COLUMN];
 
 /**
- * Events packed into one block, in the order given (shared/column-block.ts, brotli: ADR 21 measured it lightest),
- * compressed off the thread that serves requests.
+ * Events packed into one block, in the order given, each row with its line (`lines[r]`): shared/column-block.ts,
+ * brotli (ADR 21 measured it lightest), compressed off the thread that serves requests. A row's other fields (where
+ * its line was) are not columns of a block, and are left out.
  */
-export function packColdEvents(events: readonly ColdEvent[]): Promise<Buffer> {
-  const rows = events.map((event): Record<string, Cell> => ({ ...event, line: event.body }));
-  return packColumns(BLOCK_COLUMNS, rows, 'brotli');
+export function packColdEvents(rows: readonly EventColumns[], lines: readonly string[]): Promise<Buffer> {
+  const cells = rows.map((row, r): Record<string, Cell> => ({ ...row, line: lines[r] ?? null }));
+  return packColumns(BLOCK_COLUMNS, cells, 'brotli');
 }
 
 /**
@@ -88,11 +89,13 @@ export function unpackColdEvents(data: Uint8Array, rows?: readonly number[]): Co
   return events as unknown as ColdEvent[];
 }
 
-/** The lines of the candidate's rows: what a block holds beside the columns. */
-export async function withLines(db: SqlRunner, rows: readonly WithBlock<ColdEvent>[]): Promise<ColdEvent[]> {
-  const read = await withBodies<ColdEvent>(db, rows);
-  if (read.length !== rows.length) throw new Error('an event of a cold block has no line');
-  return read;
+/** The lines of the candidate's rows, in their order: what a block holds beside the columns. */
+export async function linesOfCandidate(db: SqlRunner, rows: readonly WithBlock<ColdEvent>[]): Promise<string[]> {
+  const lines = await linesOfRows(db, rows);
+  return lines.map((line) => {
+    if (line === undefined) throw new Error('an event of a cold block has no line');
+    return line;
+  });
 }
 
 /** Stores a packed block of a server's hour; its events' rows go in the same transaction (api/services/compaction.ts). */
@@ -100,7 +103,7 @@ export async function insertColdBlock(
   db: SqlRunner,
   server: string,
   hour: number,
-  events: readonly ColdEvent[],
+  events: readonly Pick<ColdEvent, 'seq' | 'ts'>[],
   data: Buffer,
 ): Promise<void> {
   const first = events[0];
