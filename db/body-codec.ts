@@ -102,18 +102,10 @@ function encodeBlock(lines: readonly string[]): Buffer {
 }
 
 /**
- * A block's lines. A line stored before blocks (SQLite text, PostgreSQL UTF-8 bytes, or one line
- * deflated in this format) is a block of one: a line of JSON never starts with byte 1.
- */
-export function decodeBlock(data: Uint8Array | string): string[] {
-  const block = openBlock(data);
-  return Array.from({ length: block.count }, (_, line) => block.line(line));
-}
-
-/**
- * Lines `wanted` of a block (undefined for one past its end), each decoded alone: a line split from the block's
- * text would be a slice of it and keep all of it alive, ~13 KB for a line of ~400 B (compaction holds the lines of
- * ~4,000 blocks at once, db/queries/bodies.ts linesOfRows), and the lines not wanted are never decoded.
+ * Lines `wanted` of a block (undefined for one past its end). A line stored before blocks (SQLite text, PostgreSQL
+ * UTF-8 bytes) is a block of one: a line of JSON never starts with byte 1. Each is decoded alone: a line split from
+ * the block's text would be a slice of it and keep all of it alive, ~13 KB for a line of ~400 B (compaction holds the
+ * lines of ~4,000 blocks at once, db/queries/bodies.ts linesOfRows), and the lines not wanted are never decoded.
  */
 export function blockLines(data: Uint8Array | string, wanted: readonly number[]): (string | undefined)[] {
   const block = openBlock(data);
