@@ -53,7 +53,8 @@ async function placesWhere(db: SqlRunner, conditions: SQL[], limit?: number): Pr
     firstTs: number | string;
     lastTs: number | string;
   }>(sql`SELECT server, hour, first_seq AS "firstSeq", first_ts AS "firstTs", last_ts AS "lastTs" FROM cold_blocks
-    ${whereClause(conditions)} ORDER BY hour DESC, server, first_seq DESC ${limit === undefined ? sql`` : sql`LIMIT ${limit}`}`);
+    ${whereClause(conditions)} ORDER BY hour DESC, server, first_seq DESC
+    ${limit === undefined ? sql`` : sql`LIMIT ${limit}`}`);
   return rows.map((row) => ({
     server: row.server,
     hour: Number(row.hour),

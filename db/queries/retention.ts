@@ -54,9 +54,9 @@ export async function deleteEventRows(
 /**
  * Which of these line blocks an event within their windows still reads. On SQLite in one statement: a block of
  * compaction's 4,096 rows of one server holds lines of every server's events (an insert's lines are of all of them),
- * so it ends ~4,000 blocks' rows at once, and a statement each was a round trip to the writer thread each:
- * in a profile of compaction at 10M events a day, 7 s of the 52 s of CPU of the thread that serves requests. On PostgreSQL a look-up each, as before:
- * a join from a list of windows into the distributed events is one Citus may refuse.
+ * so it ends ~4,000 blocks' rows at once, and a statement each was a round trip to the writer thread each: in a
+ * profile of compaction at 10M events a day, 7 s of the 52 s of CPU of the thread that serves requests. On PostgreSQL
+ * a look-up each, as before: a join from a list of windows into the distributed events is one Citus may refuse.
  */
 async function blocksStillRead(
   db: SqlRunner,
