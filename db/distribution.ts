@@ -14,6 +14,7 @@ export type Placement =
 
 const CONFIGURATION = 'small, written by people and by the alert engine, read beside every server';
 const FLEET = 'one row per minute, bucket and kind across all servers: a few thousand rows a day, folded each batch';
+const GATE = 'keyed by the gate partition, JSON [client, server]: one partition on one node, beside no events yet';
 const CLIENTS = "a client's counts across the servers it calls: distributed by client, which every key holds";
 
 export const NOT_BY_SERVER: Readonly<Record<string, Placement>> = {
@@ -22,20 +23,30 @@ export const NOT_BY_SERVER: Readonly<Record<string, Placement>> = {
     by: 'id',
     why: 'a block holds the lines of one insert, of many servers (cut per server they would compress worse); read by id after the events are found',
   },
+  gate_checkpoint_keys: {
+    as: 'distributed',
+    by: 'partition',
+    why: GATE,
+  },
+  gate_checkpoints: {
+    as: 'distributed',
+    by: 'partition',
+    why: GATE,
+  },
   gate_keys: {
     as: 'distributed',
     by: 'partition',
-    why: 'keyed by the gate partition, JSON [client, server]: one partition on one node, beside no events yet',
+    why: GATE,
   },
   gate_partitions: {
     as: 'distributed',
     by: 'partition',
-    why: 'keyed by the gate partition, JSON [client, server]: one partition on one node, beside no events yet',
+    why: GATE,
   },
   gate_pending: {
     as: 'distributed',
     by: 'partition',
-    why: 'keyed by the gate partition, JSON [client, server]: one partition on one node, beside no events yet',
+    why: GATE,
   },
   rollup_client_minute: { as: 'distributed', by: 'client', why: CLIENTS },
   rollup_client_5min: { as: 'distributed', by: 'client', why: CLIENTS },

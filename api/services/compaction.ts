@@ -15,6 +15,7 @@ import { LOCK_CLASS, lockKeys, waitForFoldLock } from '../../db/queries/locks.ts
 import { deleteEventRows } from '../../db/queries/retention.ts';
 import type { Store } from '../../db/runner.ts';
 import { bucketStart, HOUR_MS } from '../../shared/analysis/time-buckets.ts';
+import { stepCheckpoints } from './gate-checkpoints.ts';
 
 /**
  * Compaction (docs/adr/0021-cold-events-in-blocks.md): the events older than the hot window leave their rows, indexes
@@ -107,6 +108,8 @@ async function swapIn(
     const identities = [...new Set(events.flatMap((event) => (event.identity === null ? [] : [event.identity])))];
     if (await auditsPending(tx, identities)) return 'queued';
     await rebaseDenialAudit(tx, before, identities.length, identities);
+    // The gate's checkpoints step through the block's events: a replay of their partitions starts there (ADR 21).
+    await stepCheckpoints(tx, events);
     await insertColdBlock(tx, candidate.server, candidate.hour, events, data);
     await deleteEventRows(
       tx,

@@ -1,4 +1,3 @@
-import { hash } from 'node:crypto';
 import { CountChanges } from '../../db/counters/changes.ts';
 import { analysisEventOfRow } from '../../db/queries/analysis.ts';
 import { stillQueued } from '../../db/queries/fold-queue.ts';
@@ -9,7 +8,6 @@ import {
   type GateKeyRow,
   judgedPartitions,
   type KeyRef,
-  loadGateKeys,
   loadGatePartitions,
   type Partition,
   type PartitionRow,
@@ -20,16 +18,17 @@ import {
   saveGatePartitions,
   setVerdicts,
 } from '../../db/queries/gate.ts';
+import { loadCheckpoints, restoreCheckpointKeys } from '../../db/queries/gate-checkpoints.ts';
 import { duePending, markPending, pendingPartitions, takePending } from '../../db/queries/gate-pending.ts';
 import { LOCK_CLASS, lockKeys } from '../../db/queries/locks.ts';
 import { clearStorms, deleteStorms, markStormsBuilt, saveStorms, stormsComplete } from '../../db/queries/storms.ts';
 import type { SqlRunner, Store, TxRunner } from '../../db/runner.ts';
 import { partitionKey } from '../../shared/analysis/gate.ts';
 import {
-  type Continuation,
   continuePartitions,
   finishReplay,
   type GateChanges,
+  keysUsed,
   noChanges,
   planPartitions,
   type Replay,
@@ -40,6 +39,7 @@ import {
 } from '../../shared/analysis/gate-step.ts';
 import type { StormStateCache } from '../../shared/analysis/storm-state-cache.ts';
 import type { AnalysisEvent } from '../../shared/analysis/types.ts';
+import { keyDigest, loadKeys } from './gate-keys.ts';
 
 /**
  * Keeps every stored event's gate verdict (avoidable, and why) current, in the fold's transaction (ADR 10): loads
@@ -119,7 +119,10 @@ async function advancePartitions(
     deferred.map((pk) => ({ partition: pk, reset: mustReplay.has(pk) })),
     Date.now(),
   );
-  const { stored, digests } = await loadKeys(tx, plan.continuing);
+  const { stored, digests } = await loadKeys(
+    tx,
+    plan.continuing.map(({ saved, keys }) => [saved.partition, keys]),
+  );
   continuePartitions(plan.continuing, stored, changes);
   await writeAll(tx, changes, (key) => digests.get(key) ?? keyDigest(key));
   if (stormStates !== undefined) {
@@ -129,30 +132,6 @@ async function advancePartitions(
     }
   }
   return changes.moved;
-}
-
-/** The stored states of the keys the continuations use, by request key, and the digests they are filed under. */
-async function loadKeys(
-  tx: TxRunner,
-  continuing: readonly Continuation[],
-): Promise<{ stored: Map<string, string>; digests: Map<string, string> }> {
-  // Digests are of whole request keys, which name the client and the server: unique across partitions.
-  const digests = new Map<string, string>();
-  const wanted: KeyRef[] = [];
-  for (const { saved, keys } of continuing) {
-    for (const key of keys) {
-      const digest = keyDigest(key);
-      digests.set(key, digest);
-      wanted.push({ partition: saved.partition, key: digest });
-    }
-  }
-  const byDigest = new Map((await loadGateKeys(tx, wanted)).map((row) => [row.key, row.state]));
-  const stored = new Map<string, string>();
-  for (const [key, digest] of digests) {
-    const state = byDigest.get(digest);
-    if (state !== undefined) stored.set(key, state);
-  }
-  return { stored, digests };
 }
 
 /**
@@ -237,14 +216,15 @@ async function rewriteGate(
     tx,
     changes.replayed.map(({ partition }) => partition),
   );
+  await restoreCheckpointKeys(
+    tx,
+    changes.replayed.flatMap(({ partition, kept }) => (kept === null ? [] : [partition])),
+  );
   await Promise.all([dropGateKeys(tx, dropped), saveGateKeys(tx, keys)]);
 }
 
 async function rewriteStorms(tx: TxRunner, changes: GateChanges): Promise<void> {
-  await clearStorms(
-    tx,
-    changes.replayed.map(({ client, server }) => [client, server] as const),
-  );
+  await clearStorms(tx, changes.replayed);
   await deleteStorms(tx, changes.vanished);
   await saveStorms(tx, [...changes.storms.values()]);
 }
@@ -271,8 +251,12 @@ export async function replayDuePartitions(store: Store, limit = DUE_PER_ROUND): 
         tx,
         read.queued.map((row) => row.seq),
       );
-      const since = [...read.queued.filter((row) => !queued.has(row.seq)), ...stored.filter((row) => row.queued === 0)];
-      if (!stepOn(read.replay, storedEvents(since), changes)) {
+      const since = storedEvents([
+        ...read.queued.filter((row) => !queued.has(row.seq)),
+        ...stored.filter((row) => row.queued === 0),
+      ]);
+      const keys = read.checkpoint ? await checkpointKeys(tx, [[due.partition, since]]) : undefined;
+      if (!stepOn(read.replay, since, changes, keys)) {
         await markPending(tx, [{ partition: due.partition, reset: true }], due.since);
         return false;
       }
@@ -323,6 +307,8 @@ export async function buildMissingStorms(store: Store, stopping: () => boolean =
 /** A replay read from the store: besides the step's state, what it read, for stepping on what was folded since. */
 interface ReadReplay {
   replay: Replay;
+  /** It started from the partition's checkpoint at the cold horizon (ADR 21). */
+  checkpoint: boolean;
   /** The highest `seq` read: events stored after it were not in the replay. */
   maxSeq: number;
   /** Events read but still queued for their fold: left out, their fold steps them (ADR 10). */
@@ -335,15 +321,33 @@ interface ReadReplay {
  * folded before them, and every fold after would replay the partition again (a backlog folded quadratically).
  */
 async function readReplays(db: SqlRunner, pks: readonly string[], changes: GateChanges): Promise<ReadReplay[]> {
-  const events = await partitionsEvents(db, pks.map(partitionOf));
+  const [events, saved] = await Promise.all([partitionsEvents(db, pks.map(partitionOf)), loadCheckpoints(db, pks)]);
+  const checkpoints = new Map(saved.map((checkpoint) => [checkpoint.partition, checkpoint]));
+  const folded = pks.map((_, index) => storedEvents((events[index] ?? []).filter((row) => row.queued === 0)));
+  const keys = await checkpointKeys(
+    db,
+    pks.flatMap((pk, index) => (checkpoints.has(pk) ? [[pk, folded[index] ?? []] as const] : [])),
+  );
   return pks.map((pk, index) => {
     const rows = events[index] ?? [];
+    const checkpoint = checkpoints.get(pk);
+    const start = checkpoint === undefined ? undefined : { saved: checkpoint, keys };
     return {
-      replay: replayPartition(pk, storedEvents(rows.filter((row) => row.queued === 0)), changes),
+      replay: replayPartition(pk, folded[index] ?? [], changes, start),
+      checkpoint: checkpoint !== undefined,
       maxSeq: rows.reduce((max, row) => Math.max(max, row.seq), 0),
       queued: rows.filter((row) => row.queued === 1),
     };
   });
+}
+
+/** The checkpoints' states of the keys the partitions' events use, by request key (they name their partition). */
+async function checkpointKeys(
+  db: SqlRunner,
+  events: readonly (readonly [partition: string, events: readonly StoredEvent[]])[],
+): Promise<Map<string, string>> {
+  const wanted = events.map(([partition, stored]) => [partition, keysUsed(stored.map(({ event }) => event))] as const);
+  return (await loadKeys(db, wanted, 'gate_checkpoint_keys')).stored;
 }
 
 function storedEvents(rows: readonly PartitionRow[]): StoredEvent[] {
@@ -353,13 +357,4 @@ function storedEvents(rows: readonly PartitionRow[]): StoredEvent[] {
     reason: row.gateReason,
     blockedBy: row.blockedBy,
   }));
-}
-
-/**
- * Keys are filed under a digest: a request key holds a path of up to 4 KB, past what a PostgreSQL index entry can
- * take. 128 bits of SHA-256 leave no collision to expect among any number of keys a store will ever see.
- */
-function keyDigest(key: string): string {
-  // The one-shot digest: a Hash object per key cost ~3x as much, on every key of every fold.
-  return hash('sha256', key, 'base64url').slice(0, 22);
 }

@@ -50,32 +50,50 @@ const KEY_COLUMNS = [
   ['key', 'text'],
 ] as const satisfies readonly RowsColumn[];
 
+/**
+ * Where key states are kept: the gate's as it stands (`gate_keys`), or at the cold horizon (`gate_checkpoint_keys`,
+ * db/queries/gate-checkpoints.ts). Both have the same columns.
+ */
+export type KeyStates = 'gate_keys' | 'gate_checkpoint_keys';
+
 /** The stored states of the given keys; keys that hold nothing have no row. */
-export async function loadGateKeys(db: SqlRunner, keys: readonly KeyRef[]): Promise<GateKeyRow[]> {
+export async function loadGateKeys(
+  db: SqlRunner,
+  keys: readonly KeyRef[],
+  table: KeyStates = 'gate_keys',
+): Promise<GateKeyRow[]> {
   if (keys.length === 0) return [];
   return db.all<GateKeyRow>(sql`SELECT g.partition, g.key, g.state FROM ${keyTable(db, keys)} AS wanted
-    JOIN gate_keys g ON g.partition = wanted.partition AND g.key = wanted.key`);
+    JOIN ${sql.identifier(table)} g ON g.partition = wanted.partition AND g.key = wanted.key`);
 }
 
-const SAVE_KEYS: Upsert = {
-  table: 'gate_keys',
+const saveKeys = (table: KeyStates): Upsert => ({
+  table,
   columns: [...KEY_COLUMNS, ['state', 'text']],
   key: ['partition', 'key'],
   set: 'state = excluded.state',
-};
+});
 
-export async function saveGateKeys(db: SqlRunner, rows: readonly GateKeyRow[]): Promise<void> {
+export async function saveGateKeys(
+  db: SqlRunner,
+  rows: readonly GateKeyRow[],
+  table: KeyStates = 'gate_keys',
+): Promise<void> {
   await upsertRows(
     db,
-    SAVE_KEYS,
+    saveKeys(table),
     rows.map((row) => [row.partition, row.key, row.state]),
   );
 }
 
 /** Deletes the rows of keys that hold nothing now. */
-export async function dropGateKeys(db: SqlRunner, keys: readonly KeyRef[]): Promise<void> {
+export async function dropGateKeys(
+  db: SqlRunner,
+  keys: readonly KeyRef[],
+  table: KeyStates = 'gate_keys',
+): Promise<void> {
   if (keys.length === 0) return;
-  await db.run(sql`DELETE FROM gate_keys
+  await db.run(sql`DELETE FROM ${sql.identifier(table)}
     WHERE (partition, key) IN (SELECT partition, key FROM ${keyTable(db, keys)} AS dropped)`);
 }
 

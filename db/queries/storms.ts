@@ -1,9 +1,10 @@
 import { type SQL, sql } from 'drizzle-orm';
+import type { StormsKept } from '../../shared/analysis/gate-step.ts';
 import type { StormOrder, StormSummary } from '../../shared/analysis/storm-model.ts';
 import type { Bucket } from '../../shared/classify/types.ts';
 import type { SqlRunner } from '../runner.ts';
 import { whereClause } from './events.ts';
-import { rowsTable, type Upsert, upsertRows } from './lists.ts';
+import { listTable, rowsTable, type Upsert, upsertRows } from './lists.ts';
 import { getSetting, setSettingOnce } from './settings.ts';
 
 const SAVE_STORMS: Upsert = {
@@ -55,18 +56,33 @@ export async function saveStorms(db: SqlRunner, storms: readonly StormSummary[])
   );
 }
 
-/** Before the replay of some (client, server) partitions writes their storms afresh. */
-export async function clearStorms(db: SqlRunner, partitions: readonly (readonly [string, string])[]): Promise<void> {
+/**
+ * Before the replay of some (client, server) partitions writes their storms afresh: each partition's storms, but
+ * from a checkpoint those it keeps (shared/analysis/gate-step.ts StormsKept: begun before `from`, or listed final).
+ */
+export async function clearStorms(
+  db: SqlRunner,
+  partitions: readonly { client: string; server: string; kept: StormsKept | null }[],
+): Promise<void> {
   if (partitions.length === 0) return;
-  const pairs = rowsTable(
+  const cleared = rowsTable(
     db,
     [
       ['client', 'text'],
       ['server', 'text'],
+      ['cleared_from', 'bigint'],
     ],
-    partitions,
+    partitions.map(({ client, server, kept }) => [client, server, kept?.from ?? Number.MIN_SAFE_INTEGER]),
   );
-  await db.run(sql`DELETE FROM storms WHERE (client, server) IN (SELECT client, server FROM ${pairs} AS cleared)`);
+  // Storm ids name their partition, so the kept ones can be listed together.
+  const final = listTable(
+    db,
+    partitions.flatMap(({ kept }) => kept?.final ?? []),
+  );
+  // The pair's own test first: the (client, server) index finds the rows, the rest is read for those alone.
+  await db.run(sql`DELETE FROM storms WHERE (client, server) IN (SELECT client, server FROM ${cleared} AS pairs)
+    AND first_ts >= (SELECT min(c.cleared_from) FROM ${cleared} AS c WHERE c.client = storms.client AND c.server = storms.server)
+    AND id NOT IN ${final}`);
 }
 
 /** Deletes the storms a partition showed that its data no longer make. */

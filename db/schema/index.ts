@@ -9,6 +9,7 @@ export * from './era-counts.ts';
 export * from './event-bodies.ts';
 export * from './events.ts';
 export * from './fold-queue.ts';
+export * from './gate-checkpoints.ts';
 export * from './gate-keys.ts';
 export * from './gate-partitions.ts';
 export * from './gate-pending.ts';

@@ -84,6 +84,8 @@ export const {
   eventBodies,
   events,
   foldQueue,
+  gateCheckpointKeys,
+  gateCheckpoints,
   gateKeys,
   gatePartitions,
   gatePending,

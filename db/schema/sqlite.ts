@@ -82,6 +82,8 @@ export const {
   eventBodies,
   events,
   foldQueue,
+  gateCheckpointKeys,
+  gateCheckpoints,
   gateKeys,
   gatePartitions,
   gatePending,

@@ -1,16 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { analysisEvent, at, randomTrace, seed000, shuffled } from './fixtures.ts';
-import { partitionKey, replayGate } from './gate.ts';
+import { byTimeOrder, partitionKey, replayGate } from './gate.ts';
 import {
+  type CheckpointStart,
   continuePartitions,
   finishReplay,
   type GateChanges,
   type GatePlan,
+  keysUsed,
   noChanges,
   planPartitions,
   replayPartition,
+  type SavedCheckpoint,
   type SavedPartition,
   type StoredEvent,
+  stepCheckpoint,
   stepOn,
 } from './gate-step.ts';
 import { gateKeysOf } from './request-key.ts';
@@ -29,6 +33,10 @@ class MemoryStore {
   readonly positions = new Map<string, SavedPartition>();
   readonly keys = new Map<string, string>();
   readonly storms = new Map<string, StormSummary>();
+  /** Compaction's side (ADR 21): the packed events with their last verdicts, the checkpoints and their keys. */
+  readonly packed = new Map<string, StoredEvent>();
+  readonly checkpoints = new Map<string, SavedCheckpoint>();
+  readonly checkpointKeys = new Map<string, string>();
 
   store(events: readonly AnalysisEvent[]): void {
     for (const event of events) this.events.set(event.id, { event, avoidable: false, reason: null, blockedBy: null });
@@ -47,10 +55,15 @@ class MemoryStore {
       if (row === undefined) throw new Error(`a verdict for ${eventId}, never stored`);
       Object.assign(row, { avoidable, reason, blockedBy });
     }
-    for (const { partition, client, server } of changes.replayed) {
+    for (const { partition, client, server, kept } of changes.replayed) {
       for (const key of this.keys.keys()) if (key.startsWith(`${partition}\n`)) this.keys.delete(key);
-      for (const [id, storm] of this.storms)
-        if (storm.client === client && storm.server === server) this.storms.delete(id);
+      if (kept !== null) {
+        for (const [key, state] of this.checkpointKeys) if (key.startsWith(`${partition}\n`)) this.keys.set(key, state);
+      }
+      for (const [id, storm] of this.storms) {
+        if (storm.client !== client || storm.server !== server) continue;
+        if (kept === null || (storm.firstTs >= kept.from && !kept.final.includes(id))) this.storms.delete(id);
+      }
     }
     for (const { partition, key, state } of changes.keys) {
       if (state === null) this.keys.delete(`${partition}\n${key}`);
@@ -66,7 +79,10 @@ class MemoryStore {
     this.store(batch);
     const plan = planPartitions(group(batch, mustReplay), this.positions, new Set(), mustReplay);
     const changes = noChanges();
-    for (const pk of plan.replay) finishReplay(replayPartition(pk, this.eventsOf(pk), changes), changes);
+    for (const pk of plan.replay) {
+      const events = this.eventsOf(pk);
+      finishReplay(replayPartition(pk, events, changes, this.checkpointOf(pk, events)), changes);
+    }
     continuePartitions(plan.continuing, this.storedKeys(plan.continuing), changes);
     this.apply(changes);
     return changes;
@@ -83,8 +99,59 @@ class MemoryStore {
     return stored;
   }
 
+  checkpointOf(pk: string, events: readonly StoredEvent[]): CheckpointStart | undefined {
+    const saved = this.checkpoints.get(pk);
+    if (saved === undefined) return undefined;
+    return { saved, keys: this.keysOf(pk, keysUsed(events.map(({ event }) => event)), this.checkpointKeys) };
+  }
+
+  keysOf(pk: string, keys: Iterable<string>, from: ReadonlyMap<string, string>): Map<string, string> {
+    const stored = new Map<string, string>();
+    for (const key of keys) {
+      const state = from.get(`${pk}\n${key}`);
+      if (state !== undefined) stored.set(key, state);
+    }
+    return stored;
+  }
+
+  /**
+   * Compaction: every event before `before` leaves the rows for a "block" of up to `rows` events of one server, in
+   * time order, each block's partitions' checkpoints stepped through it as the swap does.
+   */
+  pack(before: number, rows: number): void {
+    const old = [...this.events.values()].filter(({ event }) => event.ts < before);
+    old.sort((a, b) => byTimeOrder(a.event, b.event));
+    const servers = new Set(old.map(({ event }) => event.server));
+    for (const server of servers) {
+      for (const block of batches(
+        old.filter(({ event }) => event.server === server),
+        rows,
+      )) {
+        for (const [pk, events] of group(block.map(({ event }) => event))) {
+          const stepped = stepCheckpoint(
+            pk,
+            this.checkpoints.get(pk),
+            events,
+            this.keysOf(pk, keysUsed(events), this.checkpointKeys),
+          );
+          if (stepped === null) continue;
+          this.checkpoints.set(pk, stepped.checkpoint);
+          for (const { key, state } of stepped.keys) {
+            if (state === null) this.checkpointKeys.delete(`${pk}\n${key}`);
+            else this.checkpointKeys.set(`${pk}\n${key}`, state);
+          }
+        }
+        for (const row of block) {
+          this.events.delete(row.event.id);
+          this.packed.set(row.event.id, row);
+        }
+      }
+    }
+  }
+
   verdicts(): Map<string, string> {
-    return new Map([...this.events.values()].map((row) => [row.event.id, verdictWord(row)]));
+    const rows = [...this.packed.values(), ...this.events.values()];
+    return new Map(rows.map((row) => [row.event.id, verdictWord(row)]));
   }
 
   stormList(): StormSummary[] {
@@ -228,6 +295,115 @@ describe('the gate step, batch by batch', () => {
   });
 });
 
+describe('the gate step over packed events (ADR 21)', () => {
+  /** Each trace folded up to its middle, packed before it, then the rest folded out of order and every pair replayed. */
+  function packedMidway(seed: number, blockRows: number) {
+    const events = asStored(randomTrace(seed, 300));
+    const horizon = (events[150] as AnalysisEvent).ts;
+    const store = new MemoryStore();
+    for (const batch of batches(
+      events.filter((e) => e.ts < horizon),
+      9,
+    ))
+      store.fold(batch);
+    store.pack(horizon, blockRows);
+    let fromCheckpoint = 0;
+    const count = (changes: GateChanges) => {
+      fromCheckpoint += changes.replayed.filter((r) => r.kept !== null).length;
+    };
+    for (const batch of shuffled(
+      batches(
+        events.filter((e) => e.ts >= horizon),
+        20,
+      ),
+      seed,
+    ))
+      count(store.fold(batch));
+    count(store.fold([], new Set([...store.checkpoints.keys()])));
+    return { events, store, fromCheckpoint };
+  }
+
+  it('replays from the checkpoint at the cold horizon: verdicts and storms as one replay over every event', () => {
+    let fromCheckpoint = 0;
+    let storms = 0;
+    for (let seed = 1; seed <= 12; seed++) {
+      for (const blockRows of [1, 7, 300]) {
+        const run = packedMidway(seed, blockRows);
+        const expected = once(run.events);
+        expect(run.store.packed.size, `seed ${seed}`).toBeGreaterThan(100);
+        expect(run.store.verdicts(), `seed ${seed}, blocks of ${blockRows}`).toEqual(expected.verdicts);
+        expect(run.store.stormList(), `seed ${seed}, blocks of ${blockRows}`).toEqual(expected.storms);
+        fromCheckpoint += run.fromCheckpoint;
+        storms += expected.storms.length;
+      }
+    }
+    expect(fromCheckpoint).toBeGreaterThan(72);
+    expect(storms).toBeGreaterThan(90);
+  });
+
+  const transient = (seconds: number, key = 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa') =>
+    analysisEvent({ ts: at(seconds), seq: 0, identity: `release-notes:${key}`, httpStatus: 503, kind: 'unavailable' });
+
+  /** Folded in order up to `horizon`, packed before it, then `rest` folded in `order`, and the pair replayed. */
+  function foldPacked(events: AnalysisEvent[], horizon: number, rest: AnalysisEvent[][]) {
+    const store = new MemoryStore();
+    store.fold(events.filter((e) => e.ts < horizon));
+    store.pack(horizon, 4);
+    for (const batch of rest) store.fold(batch);
+    store.fold([], new Set([PK]));
+    return store;
+  }
+
+  it('keeps a storm final at the checkpoint that began after an attempt its tracker still holds', () => {
+    // A transient loop every 30 s holds its first attempt in the tracker for ten minutes; a refused request retried
+    // three times at 100-130 s makes a storm, final long before the horizon at 400 s.
+    const loop = Array.from({ length: 21 }, (_, i) => transient(i * 30));
+    const refused = [100, 110, 120, 130].map((seconds) =>
+      analysisEvent({
+        ts: at(seconds),
+        seq: 0,
+        identity: 'release-notes:bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb',
+        httpStatus: 400,
+        rpcCode: -32602,
+        kind: 'invalid_params',
+      }),
+    );
+    const events = [...loop, ...refused];
+    const store = foldPacked(events, at(400), [events.filter((e) => e.ts >= at(400))]);
+    const expected = once(events).storms;
+    expect(expected.map((storm) => storm.firstTs)).toContain(at(100));
+    expect(store.stormList()).toEqual(expected);
+  });
+
+  it('drops a storm begun before the frontier that a late event after it unmakes', () => {
+    // Three transient failures (packed), a fourth and a fifth past the budget: a storm from the first. A success
+    // after the third arrives late, still within the budget: it ends the run, and no storm is left.
+    const [late, ...events] = [transient(25), ...[0, 10, 20, 30, 40].map((seconds) => transient(seconds))];
+    const success = { ...(late as AnalysisEvent), httpStatus: 200, kind: 'ok', bucket: 'ok' as const, rule: 'ok' };
+    const live = new MemoryStore();
+    live.fold(events);
+    expect(live.stormList()).toHaveLength(1);
+    const store = foldPacked(events, at(25), [events.filter((e) => e.ts >= at(25)), [success]]);
+    expect(once([...events, success]).storms).toEqual([]);
+    expect(store.stormList()).toEqual([]);
+    expect(store.verdicts()).toEqual(once([...events, success]).verdicts);
+  });
+
+  it('leaves out of a checkpoint the events at or before its frontier, and moves it to the last one stepped', () => {
+    const events = asStored(randomTrace(5, 80)).filter(
+      (e) => partitionKey(e) === JSON.stringify(['agent-a', 'release-notes']),
+    );
+    const pk = partitionKey(events[0] as AnalysisEvent) ?? '';
+    const first = stepCheckpoint(pk, undefined, events.slice(0, 20), new Map());
+    if (first === null) throw new Error('no checkpoint');
+    expect(first.checkpoint).toMatchObject({ frontierTs: events[19]?.ts, frontierId: events[19]?.id });
+    // A late event packed into a block of its own: the checkpoint has moved past it.
+    expect(stepCheckpoint(pk, first.checkpoint, events.slice(5, 6), new Map())).toBeNull();
+    const next = stepCheckpoint(pk, first.checkpoint, events.slice(10, 30), new Map());
+    expect(next?.checkpoint).toMatchObject({ frontierTs: events[29]?.ts, frontierId: events[29]?.id });
+  });
+});
+
 describe('planPartitions', () => {
   const e = (seconds: number, fields: Partial<AnalysisEvent> = {}) =>
     analysisEvent({ ts: at(seconds), seq: 0, ...fields });
@@ -359,7 +535,7 @@ describe('replayPartition', () => {
         after: { avoidable: 1, reason: 'after_refusal' },
       },
     ]);
-    expect(changes.replayed).toEqual([{ partition: PK, client: 'agent-7', server: 'release-notes' }]);
+    expect(changes.replayed).toEqual([{ partition: PK, client: 'agent-7', server: 'release-notes', kept: null }]);
     expect(changes.partitions).toMatchObject([{ partition: PK, frontierTs: at(1), frontierId: again.id }]);
   });
 });

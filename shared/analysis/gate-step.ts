@@ -19,12 +19,13 @@ import {
   type KeyGateState,
   type PartitionGateState,
 } from './gate.ts';
+import type { GateVerdict } from './gate-types.ts';
 import { type AttemptKeys, attemptKeys } from './request-key.ts';
 import { stormFact } from './storm-facts.ts';
 import type { StormSummary } from './storm-model.ts';
 import type { StormStateCache } from './storm-state-cache.ts';
 import { decodeStormState, encodeStormState } from './storm-state-codec.ts';
-import { createStormState, type PartitionStormState, PartitionStorms } from './storm-tracker.ts';
+import { createStormState, heldFrom, type PartitionStormState, PartitionStorms } from './storm-tracker.ts';
 import type { AnalysisEvent } from './types.ts';
 
 /** A partition's saved position, as stored: where its last step ended, its throttle, its storm tracker's state. */
@@ -36,6 +37,35 @@ export interface SavedPartition {
   frontierId: string;
   /** The storm tracker's state as encoded (storm-state-codec.ts); null when the partition's storms were never built. */
   storms: string | null;
+}
+
+/**
+ * A partition's gate and storm tracker at the cold horizon, as stored (gate_checkpoints, ADR 21): stepped through
+ * the events compaction packs (`stepCheckpoint`), where a replay starts once the partition's older events are packed.
+ */
+export interface SavedCheckpoint {
+  partition: string;
+  /** The (ts, event id) of the last packed event stepped. */
+  frontierTs: number;
+  frontierId: string;
+  waitUntil: number | null;
+  /** The storm tracker's state as encoded (storm-state-codec.ts). */
+  storms: string;
+  /** JSON of the `FinalStorm`s a replay from here keeps (`StormsKept`). */
+  finalStorms: string;
+}
+
+/** A storm final at a checkpoint, by its id and first attempt's time. */
+type FinalStorm = [id: string, firstTs: number];
+
+/**
+ * Which of a partition's stored storms a replay from a checkpoint keeps: those beginning before `from` (the earliest
+ * attempt its tracker still holds, or its frontier), and the `final` ones beginning after it. Both were final at the
+ * checkpoint, which no event after it changes; every other storm of the partition is written afresh by the replay.
+ */
+export interface StormsKept {
+  from: number;
+  final: string[];
 }
 
 /** A verdict that differs from the stored one: the event by its dedupe key (id, time, server) and the new verdict. */
@@ -77,8 +107,11 @@ export interface GateChanges {
   /** New saved positions. */
   partitions: SavedPartition[];
   keys: KeyChange[];
-  /** Partitions replayed: their stored keys and storms are replaced by those `keys` and `storms` hold. */
-  replayed: { partition: string; client: string; server: string }[];
+  /**
+   * Partitions replayed: their stored keys and storms are replaced by those `keys` and `storms` hold. From a
+   * checkpoint, the keys start as the checkpoint's and the storms `kept` stay.
+   */
+  replayed: { partition: string; client: string; server: string; kept: StormsKept | null }[];
   /** Storms found or changed, by id. */
   storms: Map<string, StormSummary>;
   /** Storms shown at a partition's last flush that the data no longer make: their rows are closed (deleted). */
@@ -148,17 +181,27 @@ export function planPartitions(
     else if (row === undefined || storms === null || first === undefined || mustReplay.has(pk) || !after(first, row)) {
       plan.replay.push(pk);
     } else {
-      const keys = new Set<string>();
       const eventKeys = events.map(attemptKeys);
-      for (const { request, endpoint, method } of eventKeys) {
-        keys.add(request);
-        keys.add(endpoint);
-        if (method !== null) keys.add(method);
-      }
-      plan.continuing.push({ saved: row, storms, events, keys, eventKeys });
+      plan.continuing.push({ saved: row, storms, events, keys: keysOf(eventKeys), eventKeys });
     }
   }
   return plan;
+}
+
+/** Every gate key the attempts use: the only key states stepping them reads. */
+function keysOf(eventKeys: readonly AttemptKeys[]): Set<string> {
+  const keys = new Set<string>();
+  for (const { request, endpoint, method } of eventKeys) {
+    keys.add(request);
+    keys.add(endpoint);
+    if (method !== null) keys.add(method);
+  }
+  return keys;
+}
+
+/** The gate keys events use: the checkpoint's key states stepping them from it reads (`stepCheckpoint`, replays). */
+export function keysUsed(events: readonly AnalysisEvent[]): Set<string> {
+  return keysOf(events.map(attemptKeys));
 }
 
 /** The stored states of the keys the continuations use (KeyGateState as JSON), by request key; absent: nothing held. */
@@ -185,26 +228,9 @@ function continuePartition(
   changes: GateChanges,
 ): void {
   const pk = saved.partition;
-  const held: Record<string, KeyGateState> = {};
-  for (const key of keys) {
-    const state = stored.get(key);
-    if (state !== undefined) held[key] = JSON.parse(state) as KeyGateState;
-  }
-  const gate = createGateState();
-  // The frontier columns hold the order bookkeeping; seq is 0 on this path (events order by ts, then id).
-  const partition: PartitionGateState = {
-    keys: held,
-    waitUntil: saved.waitUntil,
-    lastTs: saved.frontierTs,
-    lastSeq: 0,
-  };
-  gate.partitions[pk] = partition;
   const storms = new PartitionStorms(savedStorms);
-  for (let i = 0; i < events.length; i++) {
-    const event = events[i] as AnalysisEvent;
-    const verdict = gateStep(gate, event, eventKeys[i]);
-    storms.step(stormFact(event, verdict));
-    if (!verdict.avoidable) continue;
+  const partition = stepKept(pk, saved, storms, events, eventKeys, keys, stored, changes.keys, (event, verdict) => {
+    if (!verdict.avoidable) return;
     const { reason, blockedBy } = verdict;
     changes.verdicts.push({
       eventId: event.id,
@@ -215,13 +241,93 @@ function continuePartition(
       blockedBy,
     });
     changes.moved.push({ record: event, before: NEEDED, after: { avoidable: 1, reason } });
+  });
+  save(pk, partition, flushStorms(storms, changes), events[events.length - 1], changes);
+}
+
+/**
+ * Steps events (in time order, all after `from`'s frontier) on from a kept position: the stored states of the keys
+ * they use, the throttle and the storm tracker. Each verdict goes to `judged`; each key whose state changed joins
+ * `changedKeys`. Answers the partition's gate state after them.
+ */
+function stepKept(
+  pk: string,
+  from: Pick<SavedPartition, 'waitUntil' | 'frontierTs'>,
+  storms: PartitionStorms,
+  events: readonly AnalysisEvent[],
+  eventKeys: readonly AttemptKeys[],
+  keys: ReadonlySet<string>,
+  stored: StoredKeys,
+  changedKeys: KeyChange[],
+  judged: (event: AnalysisEvent, verdict: GateVerdict) => void,
+): PartitionGateState {
+  const held: Record<string, KeyGateState> = {};
+  for (const key of keys) {
+    const state = stored.get(key);
+    if (state !== undefined) held[key] = JSON.parse(state) as KeyGateState;
+  }
+  const gate = createGateState();
+  // The frontier columns hold the order bookkeeping; seq is 0 on this path (events order by ts, then id).
+  const partition: PartitionGateState = { keys: held, waitUntil: from.waitUntil, lastTs: from.frontierTs, lastSeq: 0 };
+  gate.partitions[pk] = partition;
+  for (let i = 0; i < events.length; i++) {
+    const event = events[i] as AnalysisEvent;
+    const verdict = gateStep(gate, event, eventKeys[i]);
+    storms.step(stormFact(event, verdict));
+    judged(event, verdict);
   }
   for (const key of keys) {
     const now = partition.keys[key];
     const state = now === undefined ? null : JSON.stringify(now);
-    if (state !== (stored.get(key) ?? null)) changes.keys.push({ partition: pk, key, state });
+    if (state !== (stored.get(key) ?? null)) changedKeys.push({ partition: pk, key, state });
   }
-  save(pk, partition, flushStorms(storms, changes), events[events.length - 1], changes);
+  return partition;
+}
+
+/**
+ * Steps a partition's checkpoint through the events a block packs (compaction's swap, api/services/compaction.ts):
+ * those after its frontier, in time order, from the stored states of the keys they use (`stored`, the checkpoint's
+ * own). An event at or before the frontier, a late one packed into a block of its own, is left out: the checkpoint
+ * has moved past it (ADR 21). Null when no event is after the frontier.
+ */
+export function stepCheckpoint(
+  pk: string,
+  saved: SavedCheckpoint | undefined,
+  events: AnalysisEvent[],
+  stored: StoredKeys,
+): { checkpoint: SavedCheckpoint; keys: KeyChange[] } | null {
+  events.sort(byTimeOrder);
+  const fresh = saved === undefined ? events : events.filter((event) => after(event, saved));
+  const last = fresh.at(-1);
+  if (last === undefined) return null;
+  const [client, server] = JSON.parse(pk) as [string, string];
+  const state = decodeStormState(saved?.storms ?? null) ?? createStormState(client, server);
+  const storms = new PartitionStorms(state);
+  const eventKeys = fresh.map(attemptKeys);
+  const keys: KeyChange[] = [];
+  const start = saved ?? { waitUntil: null, frontierTs: (fresh[0] as AnalysisEvent).ts };
+  const partition = stepKept(pk, start, storms, fresh, eventKeys, keysOf(eventKeys), stored, keys, () => {});
+  const final: FinalStorm[] = [
+    ...(JSON.parse(saved?.finalStorms ?? '[]') as FinalStorm[]),
+    ...storms.takeFinal().map((storm): FinalStorm => [storm.id, storm.firstTs]),
+  ];
+  const from = keptFrom(storms.state, last.ts);
+  return {
+    checkpoint: {
+      partition: pk,
+      frontierTs: last.ts,
+      frontierId: last.id,
+      waitUntil: partition.waitUntil,
+      storms: encodeStormState(storms.state),
+      finalStorms: JSON.stringify(final.filter(([, firstTs]) => firstTs >= from)),
+    },
+    keys,
+  };
+}
+
+/** Where the storms a replay from a checkpoint may rewrite begin: its tracker's earliest held attempt, or its frontier. */
+function keptFrom(storms: PartitionStormState, frontierTs: number): number {
+  return Math.min(heldFrom(storms) ?? frontierTs, frontierTs);
 }
 
 /** A stored event as a replay reads it: the event and the verdict stored on it. */
@@ -232,48 +338,115 @@ export interface StoredEvent {
   blockedBy: string | null;
 }
 
+/** Where a step stands: the last event stepped, by (ts, id). */
+type Frontier = Pick<AnalysisEvent, 'ts' | 'id'>;
+
 /** A replay under way: the gate and storm state so far, and the last event stepped. */
 export interface Replay {
   partition: string;
   gate: GateState;
   storms: PartitionStorms;
-  last: AnalysisEvent | undefined;
+  last: Frontier | undefined;
+  /**
+   * From a checkpoint: the request keys whose checkpoint states the gate was handed (held, or found to hold nothing);
+   * a key used later is handed its own before it is stepped. Null from the partition's first event: the gate holds
+   * every key.
+   */
+  seeded: Set<string> | null;
+}
+
+/** A checkpoint a replay starts from, with the stored states of the keys of the events it steps (`storedEventKeys`). */
+export interface CheckpointStart {
+  saved: SavedCheckpoint;
+  keys: StoredKeys;
 }
 
 /**
- * Replays a partition from its first event over its stored events (in any order; shadowed records included, whose
- * verdicts are cleared). A verdict is written where it differs from the stored one, and moves the counts when its
- * record is counted (a shadowed record's counts came off when it was shadowed).
+ * Replays a partition over its stored events (in any order; shadowed records included, whose verdicts are cleared):
+ * from its first event, or from the checkpoint at the cold horizon when its older events are packed (ADR 21). From a
+ * checkpoint, an event at or before its frontier (a late one older than the horizon) is not stepped: the checkpoint
+ * has moved past it, and its verdict stays as stored. A verdict is written where it differs from the stored one, and
+ * moves the counts when its record is counted (a shadowed record's counts came off when it was shadowed).
  */
-export function replayPartition(pk: string, events: StoredEvent[], changes: GateChanges): Replay {
+export function replayPartition(
+  pk: string,
+  events: StoredEvent[],
+  changes: GateChanges,
+  checkpoint?: CheckpointStart,
+): Replay {
   const [client, server] = JSON.parse(pk) as [string, string];
+  const storms = checkpoint === undefined ? null : decodeStormState(checkpoint.saved.storms);
+  if (checkpoint === undefined || storms === null) {
+    const replay: Replay = {
+      partition: pk,
+      gate: createGateState(),
+      storms: new PartitionStorms(createStormState(client, server)),
+      last: undefined,
+      seeded: null,
+    };
+    changes.replayed.push({ partition: pk, client, server, kept: null });
+    stepStored(replay, events, changes);
+    return replay;
+  }
+  const { saved } = checkpoint;
+  const gate = createGateState();
+  gate.partitions[pk] = { keys: {}, waitUntil: saved.waitUntil, lastTs: saved.frontierTs, lastSeq: 0 };
   const replay: Replay = {
     partition: pk,
-    gate: createGateState(),
-    storms: new PartitionStorms(createStormState(client, server)),
-    last: undefined,
+    gate,
+    storms: new PartitionStorms(storms),
+    last: { ts: saved.frontierTs, id: saved.frontierId },
+    seeded: new Set(),
   };
-  changes.replayed.push({ partition: pk, client, server });
-  stepStored(replay, events, changes);
+  const final = (JSON.parse(saved.finalStorms) as FinalStorm[]).map(([id]) => id);
+  changes.replayed.push({ partition: pk, client, server, kept: { from: keptFrom(storms, saved.frontierTs), final } });
+  const fresh = events.filter(({ event }) => after(event, saved));
+  seed(replay, fresh, checkpoint.keys);
+  stepStored(replay, fresh, changes);
   return replay;
 }
 
+/** Hands a replay from a checkpoint the checkpoint's states of the keys `events` use that it was not handed yet. */
+function seed(replay: Replay, events: readonly StoredEvent[], stored: StoredKeys): void {
+  const { seeded } = replay;
+  const partition = replay.gate.partitions[replay.partition];
+  if (seeded === null || partition === undefined) return;
+  for (const key of keysUsed(events.map(({ event }) => event))) {
+    if (seeded.has(key)) continue;
+    seeded.add(key);
+    const state = stored.get(key);
+    if (state !== undefined) partition.keys[key] = JSON.parse(state) as KeyGateState;
+  }
+}
+
 /**
- * Steps events folded since a replay read its partition on from where it ended. False, stepping none, when one
- * comes before the replay's last event: the replay is stale and is computed again.
+ * Steps events folded since a replay read its partition on from where it ended; from a checkpoint, `keys` holds the
+ * checkpoint's states of the keys they use. False, stepping none, when one comes before the replay's last event:
+ * the replay is stale and is computed again.
  */
-export function stepOn(replay: Replay, events: StoredEvent[], changes: GateChanges): boolean {
+export function stepOn(
+  replay: Replay,
+  events: StoredEvent[],
+  changes: GateChanges,
+  keys: StoredKeys = new Map(),
+): boolean {
   const { last } = replay;
   if (last !== undefined && events.some(({ event }) => !after(event, frontierOf(last)))) return false;
+  seed(replay, events, keys);
   stepStored(replay, events, changes);
   return true;
 }
 
-/** The state a replay ends in, filed for the partition to continue from; its keys are written afresh. */
-export function finishReplay({ partition: pk, gate, storms, last }: Replay, changes: GateChanges): void {
+/**
+ * The state a replay ends in, filed for the partition to continue from; its keys are written afresh: all of them,
+ * or from a checkpoint the ones it was handed (the store starts the others from the checkpoint's).
+ */
+export function finishReplay({ partition: pk, gate, storms, last, seeded }: Replay, changes: GateChanges): void {
   const partition = gate.partitions[pk];
-  for (const [key, held] of Object.entries(partition?.keys ?? {})) {
-    changes.keys.push({ partition: pk, key, state: JSON.stringify(held) });
+  const held = partition?.keys ?? {};
+  for (const key of seeded ?? Object.keys(held)) {
+    const state = held[key];
+    changes.keys.push({ partition: pk, key, state: state === undefined ? null : JSON.stringify(state) });
   }
   save(pk, partition, flushStorms(storms, changes), last, changes);
 }
@@ -315,7 +488,7 @@ function save(
   pk: string,
   partition: PartitionGateState | undefined,
   storms: PartitionStormState,
-  last: AnalysisEvent | undefined,
+  last: Frontier | undefined,
   changes: GateChanges,
 ): void {
   if (last === undefined) return;
@@ -329,7 +502,7 @@ function save(
   changes.stormStates.set(pk, storms);
 }
 
-function frontierOf(event: AnalysisEvent): Pick<SavedPartition, 'frontierTs' | 'frontierId'> {
+function frontierOf(event: Frontier): Pick<SavedPartition, 'frontierTs' | 'frontierId'> {
   return { frontierTs: event.ts, frontierId: event.id };
 }
 

@@ -79,6 +79,26 @@ export function createStormState(client: string, server: string, collectIds = fa
 }
 
 /**
+ * The time of the earliest attempt the state still holds, in a side's tail or in an open run, or null when it holds
+ * none: a storm not final yet begins at or after it, since a storm's first attempt is one of those (a replay from
+ * this state, gate-step.ts, keeps the storms before it). Call it after `takeFinal`, which closes the runs passed.
+ */
+export function heldFrom(state: PartitionStormState): number | null {
+  let earliest = Number.POSITIVE_INFINITY;
+  for (const side of Object.values(state.sides)) {
+    if (side === undefined) continue;
+    const first = side.tail[0];
+    if (first !== undefined) earliest = Math.min(earliest, first.ts);
+    for (const run of Object.values(side.runs)) {
+      for (const part of [run.lead, run.pendingLast, run.body, run.trailing]) {
+        if (part !== null) earliest = Math.min(earliest, part.first.ts);
+      }
+    }
+  }
+  return earliest === Number.POSITIVE_INFINITY ? null : earliest;
+}
+
+/**
  * The in-memory tracker of one partition: state loaded from JSON (or new), stepped, flushed. Storms that become
  * final on the way wait in `finished` until a flush hands them out.
  */

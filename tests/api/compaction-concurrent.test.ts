@@ -26,8 +26,12 @@ const SPAN_MS = 3 * HOUR_MS;
 /** The servers' clock: past every event by more than the hot window. */
 const NOW = BASE_TS + COPIES * SPAN_MS + MIN_HOT_WINDOW_MS + 10 * 60_000;
 
-/** The tables compaction writes: the events move between the first three, `settings` holds the horizon. */
-const WRITTEN = new Set(['events', 'event_bodies', 'cold_blocks', 'settings', 'denial_identity']);
+/**
+ * The tables compaction writes: the events move between the first three, `settings` holds the horizon; the audit's
+ * bases and the gate's checkpoints move with the blocks.
+ */
+const MOVED = ['denial_identity', 'gate_checkpoints', 'gate_checkpoint_keys'];
+const WRITTEN = new Set(['events', 'event_bodies', 'cold_blocks', 'settings', ...MOVED]);
 
 function traffic(): Record<string, unknown>[] {
   return Array.from({ length: COPIES }, (_, copy) =>
@@ -110,9 +114,12 @@ describe.each(POSTGRES)('compaction by two servers at once on $name', (kind) => 
       expect(passes[0].events + passes[1].events).toBe(events.length);
       expect(await tableRows(db.store, 'cold_blocks')).toBe(passes[0].blocks + passes[1].blocks);
 
-      // The counts, storms, gate and audit results as they were; the audit's bases as one compaction moves them.
+      // The counts, storms, gate and audit results as they were; the audit's bases and the gate's checkpoints as one
+      // compaction moves them.
       expect(await rowsOf(db.store, tables)).toEqual(before);
-      expect(await rowsOf(db.store, ['denial_identity'])).toEqual(await rowsOf(reference.store, ['denial_identity']));
+      const moved = await rowsOf(db.store, MOVED);
+      expect(moved.gate_checkpoints?.length).toBeGreaterThan(0);
+      expect(moved).toEqual(await rowsOf(reference.store, MOVED));
     }, 120_000);
 
     it("keeps the later clock's horizon, whichever pass records last", async () => {

@@ -5,8 +5,10 @@ import { sql } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { compactColdEvents } from '../../api/services/compaction.ts';
 import { Folder } from '../../api/services/fold.ts';
+import { replayServer } from '../../api/services/gate-maintenance.ts';
 import { ingestBatch } from '../../api/services/ingest.ts';
 import { applyRetention } from '../../api/services/retention.ts';
+import { CountChanges } from '../../db/counters/changes.ts';
 import { COLD_BLOCK_ROWS, type ColdEvent, unpackColdEvents } from '../../db/queries/cold-events.ts';
 import { storedEventCount } from '../../db/queries/store-size.ts';
 import { openStore } from '../../db/store.ts';
@@ -249,6 +251,54 @@ describe.each(STORE_KINDS)('compaction on $name', (kind) => {
         FROM denial_identity WHERE checkpoint_at = base_at`);
       expect(Number(stored[0]?.once)).toBeGreaterThan(0);
       expect(Number(stored[0]?.twice)).toBe(0);
+    });
+
+    it('judges late events and replays after the packed hours as a store never compacted does (the checkpoint)', async () => {
+      const reference = await kind.open();
+      const plain = createTestApp(reference.store);
+      try {
+        const traffic = mixedTraffic(2500, 7);
+        await ingest(app, traffic);
+        await ingest(plain, traffic);
+        // The traffic spans 10:00 to 13:00; a 2 h window at 14:01 packs 10:00 to 12:00, the rest stays rows.
+        const now = BASE_TS + 4 * HOUR_MS + 60_000;
+        const done = await compactColdEvents(db.store, 2 * HOUR_MS, now);
+        expect(done.events).toBeGreaterThan(1500);
+        const whole = () => counts(app, BASE_TS - HOUR_MS, now);
+        const reference_ = () => counts(plain, BASE_TS - HOUR_MS, now);
+        expect(await whole()).toEqual(await reference_());
+
+        // Late events just after the horizon, for every pair: each replays its partition over hours partly packed.
+        const late = ['c0', 'c1', 'c2', 'c3'].flatMap((client, c) =>
+          ['s0', 's1', 's2'].map((server, s) =>
+            clientEvent({
+              ts: new Date(BASE_TS + 2 * HOUR_MS + 5_000 + (c * 3 + s) * 1_000).toISOString(),
+              client,
+              server,
+              request: { jsonrpc: '2.0', id: 9_000 + c * 3 + s, method: 'tools/call', params: { name: `t${s}` } },
+              ...((c + s) % 2 === 0 && { response: rpcError(-32602, 'bad') }),
+            }),
+          ),
+        );
+        await ingest(app, late);
+        await ingest(plain, late);
+        const after = await whole();
+        expect(after.storms.storms.length).toBeGreaterThan(10);
+        expect(after).toEqual(await reference_());
+
+        // A replay of every pair from its checkpoint (a reclassification's) leaves every number as it was.
+        for (const store of [db.store, reference.store]) {
+          await store.transaction(async (tx) => {
+            const counts = new CountChanges();
+            for (const server of ['s0', 's1', 's2']) counts.verdicts(await replayServer(tx, server));
+            await counts.write(tx);
+          });
+        }
+        expect(await whole()).toEqual(after);
+        expect(await reference_()).toEqual(after);
+      } finally {
+        await reference.dispose();
+      }
     });
 
     it('takes an event sent again after it was packed as a duplicate, and a new late event as an event', async () => {
