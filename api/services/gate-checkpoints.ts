@@ -3,7 +3,7 @@ import { dropGateKeys, type GateKeyRow, type KeyRef, saveGateKeys } from '../../
 import { loadCheckpoints, saveCheckpoints } from '../../db/queries/gate-checkpoints.ts';
 import type { TxRunner } from '../../db/runner.ts';
 import { partitionKey } from '../../shared/analysis/gate.ts';
-import { keysUsed, type SavedCheckpoint, stepCheckpoint } from '../../shared/analysis/gate-step.ts';
+import { planCheckpoint, type SavedCheckpoint, stepCheckpoint } from '../../shared/analysis/gate-step.ts';
 import type { AnalysisEvent } from '../../shared/analysis/types.ts';
 import { keyDigest, loadKeys } from './gate-keys.ts';
 
@@ -25,17 +25,17 @@ export async function stepCheckpoints(tx: TxRunner, rows: readonly AnalysisRow[]
   }
   if (groups.size === 0) return;
   const saved = new Map((await loadCheckpoints(tx, [...groups.keys()])).map((row) => [row.partition, row]));
+  const steps = [...groups].flatMap(([pk, events]) => planCheckpoint(pk, saved.get(pk), events) ?? []);
   const { stored } = await loadKeys(
     tx,
-    [...groups].map(([pk, events]) => [pk, keysUsed(events)] as const),
+    steps.map((step) => [step.partition, step.keys] as const),
     'gate_checkpoint_keys',
   );
   const checkpoints: SavedCheckpoint[] = [];
   const kept: GateKeyRow[] = [];
   const dropped: KeyRef[] = [];
-  for (const [pk, events] of groups) {
-    const stepped = stepCheckpoint(pk, saved.get(pk), events, stored);
-    if (stepped === null) continue;
+  for (const step of steps) {
+    const stepped = stepCheckpoint(step, stored);
     checkpoints.push(stepped.checkpoint);
     for (const { partition, key, state } of stepped.keys) {
       if (state === null) dropped.push({ partition, key: keyDigest(key) });

@@ -9,6 +9,7 @@ import {
   type GatePlan,
   keysUsed,
   noChanges,
+  planCheckpoint,
   planPartitions,
   replayPartition,
   type SavedCheckpoint,
@@ -128,13 +129,9 @@ class MemoryStore {
         rows,
       )) {
         for (const [pk, events] of group(block.map(({ event }) => event))) {
-          const stepped = stepCheckpoint(
-            pk,
-            this.checkpoints.get(pk),
-            events,
-            this.keysOf(pk, keysUsed(events), this.checkpointKeys),
-          );
-          if (stepped === null) continue;
+          const step = planCheckpoint(pk, this.checkpoints.get(pk), events);
+          if (step === null) continue;
+          const stepped = stepCheckpoint(step, this.keysOf(pk, step.keys, this.checkpointKeys));
           this.checkpoints.set(pk, stepped.checkpoint);
           for (const { key, state } of stepped.keys) {
             if (state === null) this.checkpointKeys.delete(`${pk}\n${key}`);
@@ -394,13 +391,17 @@ describe('the gate step over packed events (ADR 21)', () => {
       (e) => partitionKey(e) === JSON.stringify(['agent-a', 'release-notes']),
     );
     const pk = partitionKey(events[0] as AnalysisEvent) ?? '';
-    const first = stepCheckpoint(pk, undefined, events.slice(0, 20), new Map());
+    const checkpoint = (saved: SavedCheckpoint | undefined, some: AnalysisEvent[]) => {
+      const step = planCheckpoint(pk, saved, some);
+      return step === null ? null : stepCheckpoint(step, new Map()).checkpoint;
+    };
+    const first = checkpoint(undefined, events.slice(0, 20));
     if (first === null) throw new Error('no checkpoint');
-    expect(first.checkpoint).toMatchObject({ frontierTs: events[19]?.ts, frontierId: events[19]?.id });
+    expect(first).toMatchObject({ frontierTs: events[19]?.ts, frontierId: events[19]?.id });
     // A late event packed into a block of its own: the checkpoint has moved past it.
-    expect(stepCheckpoint(pk, first.checkpoint, events.slice(5, 6), new Map())).toBeNull();
-    const next = stepCheckpoint(pk, first.checkpoint, events.slice(10, 30), new Map());
-    expect(next?.checkpoint).toMatchObject({ frontierTs: events[29]?.ts, frontierId: events[29]?.id });
+    expect(planCheckpoint(pk, first, events.slice(5, 6))).toBeNull();
+    const next = checkpoint(first, events.slice(10, 30));
+    expect(next).toMatchObject({ frontierTs: events[29]?.ts, frontierId: events[29]?.id });
   });
 });
 

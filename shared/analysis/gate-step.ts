@@ -285,28 +285,46 @@ function stepKept(
 }
 
 /**
- * Steps a partition's checkpoint through the events a block packs (compaction's swap, api/services/compaction.ts):
- * those after its frontier, in time order, from the stored states of the keys they use (`stored`, the checkpoint's
- * own). An event at or before the frontier, a late one packed into a block of its own, is left out: the checkpoint
- * has moved past it (ADR 21). Null when no event is after the frontier.
+ * A partition's checkpoint about to step through the events a block packs (compaction's swap,
+ * api/services/compaction.ts): those after its frontier in time order, each one's gate keys, and the keys whose
+ * checkpoint states the step reads.
  */
-export function stepCheckpoint(
+export interface CheckpointStep {
+  partition: string;
+  saved: SavedCheckpoint | undefined;
+  events: AnalysisEvent[];
+  eventKeys: AttemptKeys[];
+  keys: Set<string>;
+}
+
+/**
+ * What stepping the checkpoint through a block's events of its partition reads. An event at or before the
+ * frontier, a late one packed into a block of its own, is left out: the checkpoint has moved past it (ADR 21). Null
+ * when no event is after the frontier.
+ */
+export function planCheckpoint(
   pk: string,
   saved: SavedCheckpoint | undefined,
   events: AnalysisEvent[],
-  stored: StoredKeys,
-): { checkpoint: SavedCheckpoint; keys: KeyChange[] } | null {
+): CheckpointStep | null {
   events.sort(byTimeOrder);
   const fresh = saved === undefined ? events : events.filter((event) => after(event, saved));
-  const last = fresh.at(-1);
-  if (last === undefined) return null;
-  const [client, server] = JSON.parse(pk) as [string, string];
-  const state = decodeStormState(saved?.storms ?? null) ?? createStormState(client, server);
-  const storms = new PartitionStorms(state);
+  if (fresh.length === 0) return null;
   const eventKeys = fresh.map(attemptKeys);
-  const keys: KeyChange[] = [];
-  const start = saved ?? { waitUntil: null, frontierTs: (fresh[0] as AnalysisEvent).ts };
-  const partition = stepKept(pk, start, storms, fresh, eventKeys, keysOf(eventKeys), stored, keys, () => {});
+  return { partition: pk, saved, events: fresh, eventKeys, keys: keysOf(eventKeys) };
+}
+
+/** Steps the checkpoint from the stored states of the keys its events use: its new state and the key states changed. */
+export function stepCheckpoint(
+  { partition: pk, saved, events, eventKeys, keys }: CheckpointStep,
+  stored: StoredKeys,
+): { checkpoint: SavedCheckpoint; keys: KeyChange[] } {
+  const last = events.at(-1) as AnalysisEvent;
+  const [client, server] = JSON.parse(pk) as [string, string];
+  const storms = new PartitionStorms(decodeStormState(saved?.storms ?? null) ?? createStormState(client, server));
+  const changed: KeyChange[] = [];
+  const start = saved ?? { waitUntil: null, frontierTs: (events[0] as AnalysisEvent).ts };
+  const partition = stepKept(pk, start, storms, events, eventKeys, keys, stored, changed, () => {});
   const final: FinalStorm[] = [
     ...(JSON.parse(saved?.finalStorms ?? '[]') as FinalStorm[]),
     ...storms.takeFinal().map((storm): FinalStorm => [storm.id, storm.firstTs]),
@@ -321,7 +339,7 @@ export function stepCheckpoint(
       storms: encodeStormState(storms.state),
       finalStorms: JSON.stringify(final.filter(([, firstTs]) => firstTs >= from)),
     },
-    keys,
+    keys: changed,
   };
 }
 
