@@ -61,7 +61,7 @@ export const HELP = {
       ['--max-analysis-lag SECONDS', 'past this lag ingest answers 503 analysis_behind (default 300)'],
       ['--retain-events 30d', 'how long raw events are kept'],
       ['--retain-counts 400d', 'how long hour counts and storms are kept'],
-      ['--hot-window 48h', 'pack older events into compressed blocks (at least 2h; off, the default: never; ADR 21)'],
+      ['--hot-window 48h', 'pack older events into compressed blocks (default 48h, at least 2h; off: never; ADR 21)'],
       ['--metrics-label-sets N', 'label sets per /metrics family before the rest are summed as other (default 500)'],
     ],
   },

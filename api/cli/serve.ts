@@ -5,7 +5,7 @@ import { storedEventSpan } from '../../db/queries/event-span.ts';
 import { storedEventCount } from '../../db/queries/store-size.ts';
 import { parseAllowList } from '../../shared/alerts/address-policy.ts';
 import { type StartedServer, startServer } from '../server.ts';
-import { MIN_HOT_WINDOW_MS } from '../services/compaction.ts';
+import { DEFAULT_HOT_WINDOW_MS, MIN_HOT_WINDOW_MS } from '../services/compaction.ts';
 import { CliError } from './cli-error.ts';
 import { DATA_DIR, dataDirOf } from './data-dir.ts';
 import { parseHorizon } from './duration.ts';
@@ -124,11 +124,12 @@ export async function serveCommand(args: string[]): Promise<number> {
 }
 
 /**
- * How long events stay rows before they are packed (ADR 21), or null for never: `--hot-window 48h`, or `off`, which is
- * also the default until a replay of the gate can start from the cold horizon (ADR 21 "Off by default").
+ * How long events stay rows before they are packed (ADR 21), or null for never: `--hot-window 48h`, or `off`. Unsaid,
+ * 48 h, which issue 41 asks for, unless events are kept no longer than that: then no event would be left to pack.
  */
 function hotWindowOf(text: string | undefined, retainEventsMs: number): number | null {
-  if (text === undefined || text === 'off') return null;
+  if (text === undefined) return DEFAULT_HOT_WINDOW_MS < retainEventsMs ? DEFAULT_HOT_WINDOW_MS : null;
+  if (text === 'off') return null;
   const hotWindowMs = parseHorizon('--hot-window', text, 'such as 48h, or off');
   if (hotWindowMs < MIN_HOT_WINDOW_MS) {
     throw new CliError('--hot-window must be at least 2h: the last whole hour stays out of blocks on every clock', 2);

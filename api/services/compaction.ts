@@ -41,6 +41,9 @@ export interface Compacted {
  */
 export const MIN_HOT_WINDOW_MS = 2 * HOUR_MS;
 
+/** `lens serve`'s window unless told otherwise: what issue 41 asks for, two days of events as rows. */
+export const DEFAULT_HOT_WINDOW_MS = 48 * HOUR_MS;
+
 /** Attempts at a block whose rows changed under it (a late verdict) before the pass leaves it to the next. */
 const RETRIES = 3;
 

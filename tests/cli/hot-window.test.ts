@@ -11,8 +11,9 @@ import { STORE_KINDS, type TestStore } from '../support/stores.ts';
 import { tableRows } from '../support/tables.ts';
 
 /**
- * `lens serve --hot-window 48h` packs events older than 48 h into cold blocks (issue 41, docs/adr/0021-cold-events-in-
- * blocks.md); without it, or with `off`, nothing is packed ("Off by default"), and a window it cannot use is refused.
+ * `lens serve` packs events older than 48 h into cold blocks (issue 41, docs/adr/0021-cold-events-in-blocks.md), or
+ * older than `--hot-window`; with `off`, or when events are kept no longer than 48 h, nothing is packed; a window it
+ * cannot use is refused.
  */
 
 const LISTENING = /stored: .*\n/;
@@ -37,13 +38,13 @@ describe('lens serve --hot-window', () => {
     expect(stderr).toBe(`lens serve: ${problem}\n`);
   });
 
-  it('starts with packing off, by default and when said so', async () => {
+  it('starts with packing off when said so, or when events are kept no longer than the default window', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'lens-hot-off-'));
     try {
       for (const [i, args] of [
-        [],
         ['--hot-window', 'off'],
         ['--retain-events', '2d', '--hot-window', 'off'],
+        ['--retain-events', '2d'],
       ].entries()) {
         const server = await serveLens(['--data-dir', join(dir, String(i)), ...args], LISTENING);
         expect(await server.stop()).toBe(0);
@@ -55,7 +56,7 @@ describe('lens serve --hot-window', () => {
   }, 60_000);
 });
 
-describe.each(STORE_KINDS)('lens serve --hot-window 48h on $name', (kind) => {
+describe.each(STORE_KINDS)('lens serve, by default, on $name', (kind) => {
   describe.skipIf(kind.unavailable !== null)('', () => {
     let db: TestStore;
     beforeEach(async () => {
@@ -79,7 +80,8 @@ describe.each(STORE_KINDS)('lens serve --hot-window 48h on $name', (kind) => {
       expect((await postNdjson(createTestApp(db.store), [...old, ...recent])).status).toBe(200);
       const range = `from=${new Date(now - 4 * 24 * HOUR_MS).toISOString()}&to=${new Date(now).toISOString()}`;
 
-      const server = await serveLens(['--data-dir', db.config.dataDir, '--hot-window', '48h'], LISTENING, {
+      // No --hot-window: the default 48 h.
+      const server = await serveLens(['--data-dir', db.config.dataDir], LISTENING, {
         env: { DATABASE_URL: db.config.databaseUrl ?? '' },
       });
       try {
