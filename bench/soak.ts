@@ -1,4 +1,6 @@
-import type { StoreConfig } from '../db/store.ts';
+import { sql } from 'drizzle-orm';
+import { openStore, type StoreConfig } from '../db/store.ts';
+import { fillStore } from './fill.ts';
 import { syntheticLines } from './generate.ts';
 import { type ServerProcess, spawnServer } from './server-process.ts';
 
@@ -11,6 +13,14 @@ const READS_PER_SECOND = Number(process.env.BENCH_SOAK_READS ?? 5);
 const READS = ['/api/v1/summary', '/api/v1/timeseries', '/api/v1/servers', '/api/v1/identities', '/api/v1/storms'];
 /** The goal for the server's resident set while it ingests (issue 39): the soak says whether it held. */
 const RSS_GOAL_MB = 300;
+/**
+ * Events stored three days back before the server starts (0: none): past the default hot window, so the server packs
+ * them while the soak's load goes on, and the soak reads its memory while ingesting and compacting (issue 41).
+ */
+const BACKLOG = Number(process.env.BENCH_SOAK_BACKLOG ?? 0);
+const BACKLOG_AGO_MS = 72 * 3_600_000;
+/** 10M events a day's spacing. */
+const BACKLOG_SPACING_MS = 8.64;
 
 /** One store's soak in figures (MB, and per second). */
 export interface SoakResult {
@@ -51,6 +61,7 @@ interface Sample {
  * 24 h) holds them.
  */
 export async function benchSoak(label: string, config: StoreConfig): Promise<SoakResult> {
+  if (BACKLOG > 0) await fillBacklog(config);
   const server = await spawnServer(config);
   console.log(`soak ${label}: ${SECONDS} s at ${EVENTS_PER_SECOND} events/s and ${READS_PER_SECOND} reads/s`);
   console.log(
@@ -88,6 +99,30 @@ export async function benchSoak(label: string, config: StoreConfig): Promise<Soa
   } finally {
     load.stop();
     await server.stop();
+    if (BACKLOG > 0) await reportPacked(config);
+  }
+}
+
+async function fillBacklog(config: StoreConfig): Promise<void> {
+  const store = await openStore(config);
+  try {
+    const filled = await fillStore(store, BACKLOG, Date.now() - BACKLOG_AGO_MS, BACKLOG_SPACING_MS);
+    console.log(
+      `soak backlog: ${BACKLOG} events three days back, stored and counted in ${filled.seconds.toFixed(0)} s`,
+    );
+  } finally {
+    await store.close();
+  }
+}
+
+/** How much of the backlog the server packed while the soak ran. */
+async function reportPacked(config: StoreConfig): Promise<void> {
+  const store = await openStore(config);
+  try {
+    const [row] = await store.all<{ packed: number | string | null }>(sql`SELECT sum(rows) AS packed FROM cold_blocks`);
+    console.log(`soak backlog: ${Number(row?.packed ?? 0)} of its ${BACKLOG} events packed while the soak ran`);
+  } finally {
+    await store.close();
   }
 }
 

@@ -229,7 +229,8 @@ function continuePartition(
 ): void {
   const pk = saved.partition;
   const storms = new PartitionStorms(savedStorms);
-  const partition = stepKept(pk, saved, storms, events, eventKeys, keys, stored, changes.keys, (event, verdict) => {
+  const kept = { partition: pk, from: saved, storms, events, eventKeys, keys };
+  const partition = stepKept(kept, stored, changes.keys, (event, verdict) => {
     if (!verdict.avoidable) return;
     const { reason, blockedBy } = verdict;
     changes.verdicts.push({
@@ -245,18 +246,24 @@ function continuePartition(
   save(pk, partition, flushStorms(storms, changes), events[events.length - 1], changes);
 }
 
+/** Events to step on from a kept position (a saved partition's, or a checkpoint's), with their gate keys. */
+interface KeptStep {
+  partition: string;
+  from: Pick<SavedPartition, 'waitUntil' | 'frontierTs'>;
+  storms: PartitionStorms;
+  /** In time order, all after `from`'s frontier. */
+  events: readonly AnalysisEvent[];
+  eventKeys: readonly AttemptKeys[];
+  keys: ReadonlySet<string>;
+}
+
 /**
- * Steps events (in time order, all after `from`'s frontier) on from a kept position: the stored states of the keys
- * they use, the throttle and the storm tracker. Each verdict goes to `judged`; each key whose state changed joins
- * `changedKeys`. Answers the partition's gate state after them.
+ * Steps events on from a kept position: the stored states of the keys they use, the throttle and the storm tracker.
+ * Each verdict goes to `judged`; each key whose state changed joins `changedKeys`. Answers the partition's gate
+ * state after them.
  */
 function stepKept(
-  pk: string,
-  from: Pick<SavedPartition, 'waitUntil' | 'frontierTs'>,
-  storms: PartitionStorms,
-  events: readonly AnalysisEvent[],
-  eventKeys: readonly AttemptKeys[],
-  keys: ReadonlySet<string>,
+  { partition: pk, from, storms, events, eventKeys, keys }: KeptStep,
   stored: StoredKeys,
   changedKeys: KeyChange[],
   judged: (event: AnalysisEvent, verdict: GateVerdict) => void,
@@ -323,13 +330,13 @@ export function stepCheckpoint(
   const [client, server] = JSON.parse(pk) as [string, string];
   const storms = new PartitionStorms(decodeStormState(saved?.storms ?? null) ?? createStormState(client, server));
   const changed: KeyChange[] = [];
-  const start = saved ?? { waitUntil: null, frontierTs: (events[0] as AnalysisEvent).ts };
-  const partition = stepKept(pk, start, storms, events, eventKeys, keys, stored, changed, () => {});
+  const from = saved ?? { waitUntil: null, frontierTs: (events[0] as AnalysisEvent).ts };
+  const partition = stepKept({ partition: pk, from, storms, events, eventKeys, keys }, stored, changed, () => {});
   const final: FinalStorm[] = [
     ...(JSON.parse(saved?.finalStorms ?? '[]') as FinalStorm[]),
     ...storms.takeFinal().map((storm): FinalStorm => [storm.id, storm.firstTs]),
   ];
-  const from = keptFrom(storms.state, last.ts);
+  const heldSince = keptFrom(storms.state, last.ts);
   return {
     checkpoint: {
       partition: pk,
@@ -337,7 +344,7 @@ export function stepCheckpoint(
       frontierId: last.id,
       waitUntil: partition.waitUntil,
       storms: encodeStormState(storms.state),
-      finalStorms: JSON.stringify(final.filter(([, firstTs]) => firstTs >= from)),
+      finalStorms: JSON.stringify(final.filter(([, firstTs]) => firstTs >= heldSince)),
     },
     keys: changed,
   };
