@@ -30,6 +30,8 @@ import { stepCheckpoints } from './gate-checkpoints.ts';
 export interface Compacted {
   events: number;
   blocks: number;
+  /** Blocks packed and thrown away, their rows changed meanwhile (most often: another server swapped them in). */
+  discarded: number;
   /** It stopped on a row the fold has not counted yet, or on `keepGoing`: the next pass goes on from there. */
   stopped: boolean;
 }
@@ -61,19 +63,29 @@ export async function compactColdEvents(
   // Another process's pass (a later clock, a shorter window) may have recorded a later horizon: packing up to it too
   // keeps every block before the recorded one, which reads trust (kept.rowsFrom).
   const before = await store.transaction((tx) => recordColdBefore(tx, bucketStart(now - hotMs, HOUR_MS)));
-  const done: Compacted = { events: 0, blocks: 0, stopped: false };
+  const done: Compacted = { events: 0, blocks: 0, discarded: 0, stopped: false };
   let retries = 0;
+  // A pass packs one server's old hours before the next server's; when it loses a block (most often to another
+  // server's pass packing the same one) it leaves that server to the other and takes the oldest of the servers it has
+  // not lost one of. So passes at once spread over the servers instead of all packing one block for one of them to
+  // swap in; once only the servers it left are left, it goes back to them.
+  const yielded = new Set<string>();
+  let current: string | null = null;
   for (;;) {
     if (!keepGoing()) return { ...done, stopped: true };
-    const candidate = await oldestColdRows(store, before);
+    const candidate = await nextCandidate(store, before, current, yielded);
     if (candidate === null) return done;
     const swapped = await swapIn(store, candidate, before);
     if (swapped === 'queued') return { ...done, stopped: true };
     if (swapped === 'changed') {
+      done.discarded++;
+      yielded.add(candidate.server);
+      current = null;
       if (++retries > RETRIES) return { ...done, stopped: true };
       continue;
     }
     retries = 0;
+    current = candidate.server;
     done.events += candidate.rows.length;
     done.blocks++;
     // Between transactions, so that ingest batches get the writer in turn.
@@ -87,6 +99,21 @@ export async function compactColdEvents(
  * fold has not counted one of them yet, nothing is written either (what is packed is final); else the block goes in
  * and the rows out.
  */
+/** The current server's next block, else the oldest of a server not yielded, else the oldest of any. */
+async function nextCandidate(
+  store: Store,
+  before: number,
+  current: string | null,
+  yielded: Set<string>,
+): Promise<ColdCandidate | null> {
+  const ofCurrent = current === null ? null : await oldestColdRows(store, before, { only: current });
+  if (ofCurrent !== null) return ofCurrent;
+  const elsewhere = await oldestColdRows(store, before, { avoid: [...yielded] });
+  if (elsewhere !== null || yielded.size === 0) return elsewhere;
+  yielded.clear();
+  return oldestColdRows(store, before);
+}
+
 async function swapIn(
   store: Store,
   candidate: ColdCandidate,
@@ -100,7 +127,7 @@ async function swapIn(
     await waitForFoldLock(tx);
     await lockKeys(tx, LOCK_CLASS.gatePartition, partitions);
     await lockKeys(tx, LOCK_CLASS.coldHour, [coldHourKey(candidate.server, candidate.hour)]);
-    const now = await oldestColdRows(tx, before);
+    const now = await oldestColdRows(tx, before, { only: candidate.server });
     if (now === null || !sameRows(now, candidate)) return 'changed';
     const seqs = candidate.rows.map((row) => row.seq);
     if ((await stillQueued(tx, seqs)).size > 0) return 'queued';

@@ -7,7 +7,7 @@ import type { SqlRunner } from '../runner.ts';
 import { identityText } from '../stored-identity.ts';
 import { LINE_PLACE, linesOfRows, type WithBlock } from './bodies.ts';
 import { whereClause } from './events.ts';
-import { rowsTable } from './lists.ts';
+import { listTable, rowsTable } from './lists.ts';
 import { getSetting, raiseSetting } from './settings.ts';
 
 /**
@@ -41,14 +41,27 @@ function rowColumns(db: SqlRunner): SQL {
     ${sql.raw(plain)}, ${LINE_PLACE}`;
 }
 
+/** Which servers' rows a compaction looks at: one only, or all but some. */
+export interface ServerChoice {
+  only?: string;
+  avoid?: readonly string[];
+}
+
 /**
- * The rows of the server and hour of the oldest event before `before`, oldest first (time, then arrival), at most
- * COLD_BLOCK_ROWS and none from `before` on; null when no event is that old. Read twice by a compaction, once to pack
- * them and once in its transaction, to find them unchanged.
+ * The rows of the server and hour of the oldest event before `before` (of the servers `choice` leaves), oldest first
+ * (time, then arrival), at most COLD_BLOCK_ROWS and none from `before` on; null when no event is that old. Read twice
+ * by a compaction, once to pack them and once in its transaction, to find them unchanged.
  */
-export async function oldestColdRows(db: SqlRunner, before: number): Promise<ColdCandidate | null> {
+export async function oldestColdRows(
+  db: SqlRunner,
+  before: number,
+  { only, avoid = [] }: ServerChoice = {},
+): Promise<ColdCandidate | null> {
+  const conditions = [sql`ts < ${before}`];
+  if (only !== undefined) conditions.push(sql`server = ${only}`);
+  if (avoid.length > 0) conditions.push(sql`server NOT IN ${listTable(db, avoid)}`);
   const [oldest] = await db.all<{ server: string; ts: number | string }>(
-    sql`SELECT server, ts FROM events WHERE ts < ${before} ORDER BY ts LIMIT 1`,
+    sql`SELECT server, ts FROM events ${whereClause(conditions)} ORDER BY ts LIMIT 1`,
   );
   if (oldest === undefined) return null;
   const hour = bucketStart(Number(oldest.ts), HOUR_MS);

@@ -102,7 +102,7 @@ describe.each(POSTGRES)('compaction by two servers at once on $name', (kind) => 
         compactColdEvents(db.store, MIN_HOT_WINDOW_MS, NOW),
       ]);
       console.log(
-        `two passes at once packed ${passes.map((pass) => `${pass.events} events in ${pass.blocks} blocks`)}`,
+        `two passes at once packed ${passes.map((pass) => `${pass.events} events in ${pass.blocks} blocks (${pass.discarded} discarded)`)}`,
       );
       await compactColdEvents(reference.store, MIN_HOT_WINDOW_MS, NOW);
 

@@ -183,7 +183,12 @@ describe.each(STORE_KINDS)('compaction on $name', (kind) => {
       });
 
       // A second pass finds nothing more to pack.
-      expect(await compactColdEvents(db.store, 6 * HOUR_MS, now)).toEqual({ events: 0, blocks: 0, stopped: false });
+      expect(await compactColdEvents(db.store, 6 * HOUR_MS, now)).toEqual({
+        events: 0,
+        blocks: 0,
+        discarded: 0,
+        stopped: false,
+      });
     });
 
     it("reads a storm's attempts, the identities' sends and a server's page from the blocks as from the rows", async () => {
