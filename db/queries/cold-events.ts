@@ -73,20 +73,30 @@ export function packColdEvents(rows: readonly EventColumns[], lines: readonly st
 }
 
 /**
- * A block's events, in the order they were packed, or those of `rows` (ascending row numbers) alone. A column the
- * block lacks (added to the row since) reads null.
+ * A block's events, in the order they were packed, or those of `rows` (ascending row numbers) alone, without the
+ * columns `leftOut` names (not inflated: a read that shows none of them pays for none). A column the block lacks
+ * (added to the row since) reads null.
  */
-export function unpackColdEvents(data: Uint8Array, rows?: readonly number[]): ColdEvent[] {
-  const { columns, rowCount, values } = unpackColumns(data, undefined, rows);
+export function unpackColdEvents<Left extends keyof EventColumns = never>(
+  data: Uint8Array,
+  rows?: readonly number[],
+  leftOut: readonly Left[] = [],
+): Omit<ColdEvent, Left>[] {
+  const specs = EVENT_BLOCK_COLUMNS.filter((spec) => !(leftOut as readonly string[]).includes(spec.name));
+  const { columns, rowCount, values } = unpackColumns(
+    data,
+    [...specs, LINE_COLUMN].map((spec) => spec.name),
+    rows,
+  );
   const events: Record<string, Cell>[] = Array.from({ length: rowCount }, () => ({}));
-  for (const spec of EVENT_BLOCK_COLUMNS) {
+  for (const spec of specs) {
     const c = columns.findIndex((column) => column.name === spec.name);
     const column = c < 0 ? undefined : values[c];
     for (let r = 0; r < rowCount; r++) (events[r] as Record<string, Cell>)[spec.name] = column?.[r] ?? null;
   }
   const lines = values[columns.findIndex((column) => column.name === LINE_COLUMN.name)];
   for (let r = 0; r < rowCount; r++) (events[r] as Record<string, Cell>).body = lines?.[r] ?? '';
-  return events as unknown as ColdEvent[];
+  return events as unknown as Omit<ColdEvent, Left>[];
 }
 
 /** The lines of the candidate's rows, in their order: what a block holds beside the columns. */

@@ -3,16 +3,23 @@ import { bucketStart, HOUR_MS } from '../../shared/analysis/time-buckets.ts';
 import { type Cell, unpackColumns } from '../../shared/column-block.ts';
 import { JOIN_MAX_SPAN_MS, JOIN_SKEW_MS } from '../../shared/request-join.ts';
 import type { SqlRunner } from '../runner.ts';
-import { type ColdEvent, type ColdRange, rangeConditions, unpackColdEvents } from './cold-events.ts';
-import { type ListedFields, newestFirst, pairKey, whereClause } from './events.ts';
+import { type ColdRange, rangeConditions, unpackColdEvents } from './cold-events.ts';
+import {
+  type ListedFields,
+  newestFirst,
+  pairKey,
+  type StoredEventRow,
+  UNLISTED_COLUMNS,
+  whereClause,
+} from './events.ts';
 import { rowsTable } from './lists.ts';
 
 /**
  * The single events an operator drills into, read from cold blocks (docs/adr/0021-cold-events-in-blocks.md, "Who
  * reads single events in cold time"): a list's next events, its count, an event by id, a record's partner, the
  * stored span. A block is read in two steps: the few columns a test needs (times, arrival, names, verdicts: small
- * dictionaries and deltas), then, only for a block holding an event the read returns, every column and the lines,
- * which are most of its bytes.
+ * dictionaries and deltas), then, only for a block holding an event the read returns, the columns the list and the
+ * view show (not UNLISTED_COLUMNS) and the lines, which are most of its bytes.
  */
 
 /** A block before its data is read: where its events are, and the times of its first and last. */
@@ -185,21 +192,30 @@ interface Hit {
 
 /**
  * The hits' events, and `withPartners` the records of their partners in the same blocks (a client's record and its
- * proxy's are moments apart on one server): each block is inflated once, and only those rows of it are made events.
+ * proxy's are moments apart on one server): each block is inflated once, in the columns the list shows, and only
+ * those rows of it are made events.
  */
-function eventsOf(hits: readonly Hit[], withPartners: boolean): { events: ColdEvent[]; inflated: ColdEvent[] } {
+function eventsOf(
+  hits: readonly Hit[],
+  withPartners: boolean,
+): { events: StoredEventRow[]; inflated: StoredEventRow[] } {
   const byBlock = new Map<Uint8Array, number[]>();
   for (const hit of hits) byBlock.set(hit.data, [...(byBlock.get(hit.data) ?? []), hit.row]);
-  const events = new Map<Hit, ColdEvent>();
-  const partners: ColdEvent[] = [];
+  const events = new Map<Hit, StoredEventRow>();
+  const partners: StoredEventRow[] = [];
   for (const [data, hitRows] of byBlock) {
     const near = withPartners ? partnerRows(data, hitRows) : [];
     const rows = [...new Set([...hitRows, ...near])].sort((a, b) => a - b);
-    const read = new Map(unpackColdEvents(data, rows).map((event, i) => [rows[i] as number, event]));
-    for (const hit of hits) if (hit.data === data) events.set(hit, read.get(hit.row) as ColdEvent);
-    for (const row of rows) if (!hitRows.includes(row)) partners.push(read.get(row) as ColdEvent);
+    const read = new Map(listedEventsOf(data, rows).map((event, i) => [rows[i] as number, event]));
+    for (const hit of hits) if (hit.data === data) events.set(hit, read.get(hit.row) as StoredEventRow);
+    for (const row of rows) if (!hitRows.includes(row)) partners.push(read.get(row) as StoredEventRow);
   }
-  return { events: hits.map((hit) => events.get(hit) as ColdEvent), inflated: partners };
+  return { events: hits.map((hit) => events.get(hit) as StoredEventRow), inflated: partners };
+}
+
+/** Rows of a block as the list and the view show them: the columns they leave out are not inflated. */
+function listedEventsOf(data: Uint8Array, rows: readonly number[]): StoredEventRow[] {
+  return unpackColdEvents(data, rows, UNLISTED_COLUMNS);
 }
 
 /** The rows of a block that name one of `rows` back as its partner, where one of those names a partner at all. */
@@ -236,7 +252,7 @@ export async function newestColdEvents(
   range: ColdRange,
   matches: (event: ListedFields) => boolean,
   limit: number,
-): Promise<{ events: ColdEvent[]; inflated: ColdEvent[] }> {
+): Promise<{ events: StoredEventRow[]; inflated: StoredEventRow[] }> {
   if (limit <= 0) return { events: [], inflated: [] };
   let hits: Hit[] = [];
   // The `limit`th newest hit so far: a block whose last event is older can add none (null until there are `limit`).
@@ -303,7 +319,7 @@ export interface EventHints {
 
 /** A cold event looked up by id, and whether every block was searched (false: the scan stopped at ID_SCAN_BLOCKS). */
 export interface ColdLookup {
-  event: ColdEvent | null;
+  event: StoredEventRow | null;
   searchedAll: boolean;
 }
 
@@ -314,10 +330,10 @@ export interface ColdLookup {
  */
 export async function coldEventById(db: SqlRunner, eventId: string, hints: EventHints): Promise<ColdLookup> {
   const unread = unreadOnce();
-  const findIn = async (places: readonly BlockPlace[]): Promise<ColdEvent | null> => {
+  const findIn = async (places: readonly BlockPlace[]): Promise<StoredEventRow | null> => {
     for await (const { data } of blocksOf(db, unread(places))) {
       const row = columnsOf(data, ['eventId'] as const).findIndex((cells) => cells.eventId === eventId);
-      if (row >= 0) return unpackColdEvents(data, [row])[0] ?? null;
+      if (row >= 0) return listedEventsOf(data, [row])[0] ?? null;
     }
     return null;
   };
@@ -358,7 +374,7 @@ export interface NamedPartner {
  * its own server's first, where a client's record and its proxy's almost always are, then every server's for the
  * partners still missing (a request id pairs records whatever server each names).
  */
-export async function coldPartners(db: SqlRunner, named: readonly NamedPartner[]): Promise<ColdEvent[]> {
+export async function coldPartners(db: SqlRunner, named: readonly NamedPartner[]): Promise<StoredEventRow[]> {
   const wanted = new Set(named.map((pair) => pairKey(pair.id, pair.namedBy)));
   const hits: Hit[] = [];
   const unread = unreadOnce();
