@@ -288,22 +288,36 @@ function readDeltas(input: Reader, rowCount: number, picked: readonly number[] |
 
 /**
  * A dictionary's entries are made only as a picked row first names them: a block's identities are thousands of
- * digests, of which a read of a few rows needs a few.
+ * digests, of which a read of a few rows needs a few. A dictionary of at most 128 entries has an index of one byte a
+ * row (a varint under 0x80), read where the picked rows are instead of walked: most columns are of a few values.
  */
 function readDictionary(input: Reader, rowCount: number, picked: readonly number[] | null): Cell[] {
   const places = Array.from({ length: input.varint() }, () => input.skipEntry());
   const entries: (Cell | undefined)[] = new Array(places.length);
+  const entry = (index: number): Cell => {
+    if (index >= places.length) throw new Error('a dictionary index past its entries');
+    let made = entries[index];
+    if (made === undefined) {
+      made = input.entryAt(places[index] as number);
+      entries[index] = made;
+    }
+    return made;
+  };
+  if (places.length <= 0x80) {
+    const indexes = input.view(rowCount);
+    let most = 0;
+    for (let r = 0; r < rowCount; r++) most = Math.max(most, indexes[r] as number);
+    if (rowCount > 0 && most >= places.length) throw new Error('a dictionary index past its entries');
+    const values: Cell[] = [];
+    if (picked === null) for (let r = 0; r < rowCount; r++) values.push(entry(indexes[r] as number));
+    else for (const row of picked) values.push(entry(indexes[row] as number));
+    return values;
+  }
   const out = new Collector(picked);
   for (let r = 0; r < rowCount; r++) {
     const index = input.varint();
-    if (index >= places.length) throw new Error('a dictionary index past its entries');
-    if (!out.wants()) continue;
-    let entry = entries[index];
-    if (entry === undefined) {
-      entry = input.entryAt(places[index] as number);
-      entries[index] = entry;
-    }
-    out.keep(entry);
+    if (out.wants()) out.keep(entry(index));
+    else if (index >= places.length) throw new Error('a dictionary index past its entries');
   }
   return out.values;
 }
@@ -426,11 +440,7 @@ class Reader {
   }
 
   bytes(): Buffer {
-    const length = this.varint();
-    this.need(length);
-    const value = this.data.subarray(this.at, this.at + length);
-    this.at += length;
-    return value;
+    return this.view(this.varint());
   }
 
   /** The next `length` bytes copied into `target` at `offset`: a text's rest, without a view made of it. */
@@ -438,6 +448,14 @@ class Reader {
     this.need(length);
     this.data.copy(target, offset, this.at, this.at + length);
     this.at += length;
+  }
+
+  /** The next `length` bytes, as a view of the block's. */
+  view(length: number): Buffer {
+    this.need(length);
+    const value = this.data.subarray(this.at, this.at + length);
+    this.at += length;
+    return value;
   }
 
   private skip(length: number): void {
