@@ -34,8 +34,8 @@ interface BlockPlace {
 /** Block places per statement while a read walks the hours newest first: a few hours of a fleet of servers. */
 const PLACES_PER_READ = 64;
 
-/** The columns a list's filter and order test (ListedFields), inflated before a block is read whole. */
-const TESTED_COLUMNS = ['seq', 'ts', 'server', 'client', 'bucket', 'kind', 'actProfile', 'counted'] as const;
+/** The columns a list's filter and order test (ListedFields) but the time, inflated before a block is read whole. */
+const TESTED_BESIDE_TIME = ['seq', 'server', 'client', 'bucket', 'kind', 'actProfile', 'counted'] as const;
 
 /**
  * Blocks read at most, newest first, for an event asked for by id alone: no index maps an id to its block (it would
@@ -235,10 +235,29 @@ function partnerRows(data: Uint8Array, rows: readonly number[]): number[] {
   );
 }
 
-/** The events of a block that pass `matches`, by their tested columns alone. */
-function hitsIn(data: Uint8Array, matches: (event: ListedFields) => boolean): Hit[] {
-  const rows = columnsOf(data, TESTED_COLUMNS) as unknown as ListedFields[];
-  return rows.flatMap((event, row) => (matches(event) ? [{ data, row, ts: event.ts, seq: event.seq }] : []));
+/**
+ * The events of a block that pass `matches`, by their tested columns alone, of the rows of the range not older than
+ * `since`: the times are read first, and the other tested columns only for those rows (a page after a cursor keeps a
+ * few rows of each block it reads, and the events made of the rest were most of the test).
+ */
+function hitsIn(
+  data: Uint8Array,
+  range: ColdRange,
+  since: number | null,
+  matches: (event: ListedFields) => boolean,
+): Hit[] {
+  const { values } = unpackColumns(data, ['ts']);
+  const times = (values[0] ?? []) as number[];
+  const from = Math.max(range.from ?? Number.NEGATIVE_INFINITY, since ?? Number.NEGATIVE_INFINITY);
+  const to = range.to ?? Number.POSITIVE_INFINITY;
+  const rows = times.flatMap((ts, row) => (ts >= from && ts < to ? [row] : []));
+  if (rows.length === 0) return [];
+  const tested = columnsOf(data, TESTED_BESIDE_TIME, rows);
+  return tested.flatMap((columns, i) => {
+    const row = rows[i] as number;
+    const event = { ...columns, ts: times[row] } as unknown as ListedFields;
+    return matches(event) ? [{ data, row, ts: event.ts, seq: event.seq }] : [];
+  });
 }
 
 /**
@@ -270,7 +289,7 @@ export async function newestColdEvents(
       due = Math.min(2 * due, BLOCKS_PER_STATEMENT);
       for (const { place, data } of await blockData(db, next)) {
         if (bar !== null && place.lastTs < bar.ts) continue;
-        hits.push(...hitsIn(data, matches));
+        hits.push(...hitsIn(data, range, bar?.ts ?? null, matches));
         // Only the newest `limit` can be returned: the blocks of the others need not stay in memory.
         hits = hits.sort(newestFirst).slice(0, limit);
         bar = hits.length === limit ? (hits.at(-1) ?? null) : null;
@@ -304,9 +323,7 @@ export async function countColdEvents(
     if (count >= cap) break;
     read += hour.length;
     if (read > COUNT_BLOCKS) return null;
-    for await (const { data } of blocksOf(db, hour)) {
-      for (const event of columnsOf(data, TESTED_COLUMNS) as unknown as ListedFields[]) if (matches(event)) count++;
-    }
+    for await (const { data } of blocksOf(db, hour)) count += hitsIn(data, range, null, matches).length;
   }
   return Math.min(count, cap);
 }
