@@ -2,6 +2,8 @@ import { type SQL, sql } from 'drizzle-orm';
 import { bucketStart, HOUR_MS } from '../../shared/analysis/time-buckets.ts';
 import { type Cell, unpackColumns } from '../../shared/column-block.ts';
 import { JOIN_MAX_SPAN_MS, JOIN_SKEW_MS } from '../../shared/request-join.ts';
+import { EVENT_FIELDS } from '../cold-block.ts';
+import type { EventColumns } from '../event-row.ts';
 import type { SqlRunner } from '../runner.ts';
 import { type ColdRange, rangeConditions, unpackColdEvents } from './cold-events.ts';
 import {
@@ -213,9 +215,16 @@ function eventsOf(
   return { events: hits.map((hit) => events.get(hit) as StoredEventRow), inflated: partners };
 }
 
-/** Rows of a block as the list and the view show them: the columns they leave out are not inflated. */
+/** The fields the list and the view show: a block read for them inflates no other column. */
+const LISTED_FIELDS: readonly (keyof StoredEventRow)[] = [...EVENT_FIELDS.filter(isListed), 'body'];
+
+function isListed(field: keyof EventColumns): field is Exclude<keyof EventColumns, (typeof UNLISTED_COLUMNS)[number]> {
+  return !(UNLISTED_COLUMNS as readonly string[]).includes(field);
+}
+
+/** Rows of a block as the list and the view show them. */
 function listedEventsOf(data: Uint8Array, rows: readonly number[]): StoredEventRow[] {
-  return unpackColdEvents(data, rows, UNLISTED_COLUMNS);
+  return unpackColdEvents(data, rows, LISTED_FIELDS);
 }
 
 /** The rows of a block that name one of `rows` back as its partner, where one of those names a partner at all. */

@@ -300,6 +300,20 @@ describe.each(STORE_KINDS)('reads of cold events on $name', (kind) => {
       expect(UNLISTED_COLUMNS.filter((column) => inflatedSections.has(column))).toEqual([]);
     });
 
+    it("reads an identity's sends from the blocks as from the rows, without their lines", async () => {
+      await ingest(app, traffic(DAY0, HOURS, 10, 's'));
+      const coldRange = `from=${new Date(DAY0).toISOString()}&to=${new Date(COLD_UNTIL).toISOString()}`;
+      const [top] = (await json(app, `/api/v1/identities?${coldRange}&limit=1`)).identities;
+      const path = `/api/v1/identities/${encodeURIComponent(top.identity)}?${coldRange}`;
+      const before = await json(app, path);
+      expect(before.sends).toBeGreaterThan(1);
+      await compact();
+      inflatedSections.clear();
+      expect(await json(app, path)).toEqual(before);
+      expect(inflatedSections.get('identity')).toBeGreaterThan(0);
+      expect(inflatedSections.has('line')).toBe(false);
+    });
+
     it('tests a cold event with the same filter the rows are selected by', async () => {
       await ingest(app, traffic(DAY0, 4, 10, 'f'));
       const rows = await db.store.all<ListedFields>(sql`SELECT seq, ts, server, client, bucket, kind,
