@@ -259,14 +259,21 @@ function hitsIn(
   const times = (values[0] ?? []) as number[];
   const from = Math.max(range.from ?? Number.NEGATIVE_INFINITY, since ?? Number.NEGATIVE_INFINITY);
   const to = range.to ?? Number.POSITIVE_INFINITY;
-  const rows = times.flatMap((ts, row) => (ts >= from && ts < to ? [row] : []));
+  const rows: number[] = [];
+  for (let row = 0; row < times.length; row++) {
+    const ts = times[row] as number;
+    if (ts >= from && ts < to) rows.push(row);
+  }
   if (rows.length === 0) return [];
-  const tested = columnsOf(data, TESTED_BESIDE_TIME, rows);
-  return tested.flatMap((columns, i) => {
+  // Every row in reach (a count, a page's first block): read whole, not picked one by one.
+  const tested = columnsOf(data, TESTED_BESIDE_TIME, rows.length === times.length ? undefined : rows);
+  const hits: Hit[] = [];
+  tested.forEach((columns, i) => {
     const row = rows[i] as number;
-    const event = { ...columns, ts: times[row] } as unknown as ListedFields;
-    return matches(event) ? [{ data, row, ts: event.ts, seq: event.seq }] : [];
+    const event = Object.assign(columns, { ts: times[row] }) as unknown as ListedFields;
+    if (matches(event)) hits.push({ data, row, ts: event.ts, seq: event.seq });
   });
+  return hits;
 }
 
 /**
