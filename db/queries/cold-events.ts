@@ -1,6 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { bucketStart, HOUR_MS } from '../../shared/analysis/time-buckets.ts';
-import { type Cell, packColumns, unpackColumns } from '../../shared/column-block.ts';
+import { type Cell, type ColumnSpec, packColumns, unpackColumns } from '../../shared/column-block.ts';
 import { EVENT_BLOCK_COLUMNS, LINE_COLUMN } from '../cold-block.ts';
 import { EVENT_COLUMNS, type EventColumns, storedKey } from '../event-row.ts';
 import type { SqlRunner } from '../runner.ts';
@@ -314,18 +314,19 @@ async function coldBlocksAfter(
   return readBlocks(db, [...rangeConditions(range), ...past], sql`hour, server, first_seq`, limit);
 }
 
-/** The rows of a block that `probe.test` keeps, by its columns alone. */
+/**
+ * The rows of a block that `probe.test` keeps, by its columns alone. One object holds each row in turn while it is
+ * tested (a probe is a test of a few columns, and keeps nothing): a block's 4,096 rows made no garbage of 4,096.
+ */
 function probedRows(
   data: Uint8Array,
   probe: { columns: readonly (keyof ColdEvent)[]; test: (row: Partial<ColdEvent>) => boolean },
 ): number[] {
   const { columns, rowCount, values } = unpackColumns(data, probe.columns);
   const kept: number[] = [];
+  const row: Record<string, Cell> = {};
   for (let r = 0; r < rowCount; r++) {
-    const row: Record<string, Cell> = {};
-    columns.forEach((column, c) => {
-      row[column.name] = values[c]?.[r] ?? null;
-    });
+    for (let c = 0; c < columns.length; c++) row[(columns[c] as ColumnSpec).name] = values[c]?.[r] ?? null;
     if (probe.test(row as Partial<ColdEvent>)) kept.push(r);
   }
   return kept;
