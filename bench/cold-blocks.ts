@@ -54,7 +54,7 @@ export async function benchColdBlocks(config: StoreConfig): Promise<void> {
     throw new Error(`compaction packed ${done.events} of ${events} events (stopped: ${done.stopped})`);
   }
   console.log(
-    `compaction (api/services/compaction.ts, in this process, its SQLite writer thread included): ${fmt(done.events)} events into ${fmt(done.blocks)} blocks in ${compaction.seconds.toFixed(1)} s: ${fmt(done.events / compaction.seconds)} events/s, CPU ${((compaction.cpuSeconds * 1e6) / done.events).toFixed(1)} µs/event; RSS ${mb(compaction.rssBefore)} MB before, peak ${mb(compaction.peakRss)} MB while it ran (sampled every ${RSS_SAMPLE_MS} ms); the event loop waited up to ${compaction.loopDelayMaxMs.toFixed(0)} ms (p99 ${compaction.loopDelayP99Ms.toFixed(0)} ms)`,
+    `compaction (api/services/compaction.ts, in this process, its SQLite writer thread included): ${fmt(done.events)} events into ${fmt(done.blocks)} blocks in ${compaction.seconds.toFixed(1)} s: ${fmt(done.events / compaction.seconds)} events/s, CPU ${((compaction.cpuSeconds * 1e6) / done.events).toFixed(1)} µs/event; RSS ${mb(compaction.rssBefore)} MB before (the process had filled the store and timed the reads of its rows), peak ${mb(compaction.peakRss)} MB while it ran (sampled every ${RSS_SAMPLE_MS} ms); the event loop waited up to ${compaction.loopDelayMaxMs.toFixed(0)} ms (p99 ${compaction.loopDelayP99Ms.toFixed(0)} ms)`,
   );
   reportParts(before, after, events);
   console.log(
