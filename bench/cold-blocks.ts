@@ -3,14 +3,16 @@
  * docs/adr/0021-cold-events-in-blocks.md): a store filled at the density of 10M events a day (BENCH_COLD_HOURS hours
  * of it, default 1), measured, then compacted by `compactColdEvents` with the shortest hot window from a clock two
  * hours past the last event (every event packed), and measured again. Printed: each table's and index's bytes per
- * event before and after, the compaction's CPU per event, events a second and peak RSS, and the steady state of a day
- * (48 h hot of 30 days kept) from the parts measured on that store. ADR 21's comparison of block variants (deflate,
+ * event before and after, the compaction's CPU per event, events a second and peak RSS, the steady state of a day
+ * (48 h hot of 30 days kept) from the parts measured on that store, and the dashboard's reads of single events over
+ * the last hour, as rows before compaction and as blocks after (bench/cold-reads.ts). ADR 21's comparison of block variants (deflate,
  * lines left in event_bodies, rows a block) packed every event eight times over: it is in that ADR and its commit.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { type Compacted, compactColdEvents, MIN_HOT_WINDOW_MS } from '../api/services/compaction.ts';
 import { DEFAULT_HORIZONS } from '../api/services/retention.ts';
 import { openStore, type StoreConfig } from '../db/store.ts';
+import { hourReads, printHourReads, timeHourReads } from './cold-reads.ts';
 import { fillStore } from './fill.ts';
 import { storeParts } from './store-bytes.ts';
 import { fmt, printTable } from './support.ts';
@@ -39,9 +41,12 @@ export async function benchColdBlocks(config: StoreConfig): Promise<void> {
   );
   const before = storeParts(config.dataDir);
   const store = await openStore(config);
-  const compaction = await measuredCompaction(() =>
-    compactColdEvents(store, MIN_HOT_WINDOW_MS, START + Math.ceil(HOURS) * HOUR_MS + MIN_HOT_WINDOW_MS),
-  );
+  const end = START + Math.ceil(HOURS) * HOUR_MS;
+  const now = end + MIN_HOT_WINDOW_MS;
+  const reads = await hourReads(store, end, now);
+  const overRows = await timeHourReads(store, now, reads);
+  const compaction = await measuredCompaction(() => compactColdEvents(store, MIN_HOT_WINDOW_MS, now));
+  const overBlocks = await timeHourReads(store, now, reads);
   await store.close();
   const after = storeParts(config.dataDir);
   const { done } = compaction;
@@ -49,9 +54,13 @@ export async function benchColdBlocks(config: StoreConfig): Promise<void> {
     throw new Error(`compaction packed ${done.events} of ${events} events (stopped: ${done.stopped})`);
   }
   console.log(
-    `compaction (api/services/compaction.ts, in this process, its SQLite writer thread included): ${fmt(done.events)} events into ${fmt(done.blocks)} blocks in ${compaction.seconds.toFixed(1)} s: ${fmt(done.events / compaction.seconds)} events/s, CPU ${((compaction.cpuSeconds * 1e6) / done.events).toFixed(1)} µs/event; RSS ${mb(compaction.rssBefore)} MB before, peak ${mb(compaction.peakRss)} MB while it ran (sampled every ${RSS_SAMPLE_MS} ms); the event loop waited up to ${compaction.loopDelayMaxMs.toFixed(0)} ms (p99 ${compaction.loopDelayP99Ms.toFixed(0)} ms)`,
+    `compaction (api/services/compaction.ts, in this process, its SQLite writer thread included): ${fmt(done.events)} events into ${fmt(done.blocks)} blocks in ${compaction.seconds.toFixed(1)} s: ${fmt(done.events / compaction.seconds)} events/s, CPU ${((compaction.cpuSeconds * 1e6) / done.events).toFixed(1)} µs/event; RSS ${mb(compaction.rssBefore)} MB before (the process had filled the store and timed the reads of its rows), peak ${mb(compaction.peakRss)} MB while it ran (sampled every ${RSS_SAMPLE_MS} ms); the event loop waited up to ${compaction.loopDelayMaxMs.toFixed(0)} ms (p99 ${compaction.loopDelayP99Ms.toFixed(0)} ms)`,
   );
   reportParts(before, after, events);
+  console.log(
+    `the dashboard's reads of the last hour through HTTP (bench/cold-reads.ts), ms, over its rows before compaction and its blocks after:`,
+  );
+  printHourReads(reads, overRows, overBlocks);
 }
 
 interface MeasuredCompaction {

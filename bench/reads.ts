@@ -24,6 +24,7 @@ import { benchAlerts } from './alerts.ts';
 import { benchExport } from './export.ts';
 import { fillStore } from './fill.ts';
 import { reportPostgresBytes, reportStoreBytes } from './store-bytes.ts';
+import { answerOf, ms, sample } from './support.ts';
 
 const EVENTS = Number(process.env.BENCH_READS_EVENTS ?? 1_000_000);
 /**
@@ -31,7 +32,6 @@ const EVENTS = Number(process.env.BENCH_READS_EVENTS ?? 1_000_000);
  * over 2.4 h read, in any window of minutes (what alert rules read), like 10M events over 24 h.
  */
 const SPAN_MS = Number(process.env.BENCH_READS_SPAN_HOURS ?? 24) * 3_600_000;
-const SAMPLES = 15;
 
 /** Where a kept store notes the moment its traffic was laid up to, so that its windows find it: a file of its
  * directory (BENCH_READS_DIR), a table of its database (BENCH_READS_PG_URL). */
@@ -143,9 +143,7 @@ async function timeEndpoints(store: Store, now: number): Promise<void> {
   ];
   for (const path of endpoints) {
     const times = await sample(async () => {
-      const res = await app.request(path, { headers: { host: '127.0.0.1' } });
-      if (res.status !== 200) throw new Error(`${path}: ${res.status}`);
-      await res.arrayBuffer();
+      await answerOf(app, path);
     });
     const label = path
       .replace(dayAnywhere, 'a day ending anywhere')
@@ -192,20 +190,4 @@ async function timeEndpoints(store: Store, now: number): Promise<void> {
   console.log(
     `  ${'raw events: storms of server-3 over 1 h'.padEnd(60)} p50 ${ms(storms, 0.5)}  p95 ${ms(storms, 0.95)}`,
   );
-}
-
-async function sample(work: () => Promise<void>, count = SAMPLES): Promise<number[]> {
-  await work(); // warm-up
-  const times: number[] = [];
-  for (let i = 0; i < count; i++) {
-    const t = performance.now();
-    await work();
-    times.push(performance.now() - t);
-  }
-  return times.sort((a, b) => a - b);
-}
-
-function ms(sorted: number[], q: number): string {
-  const value = sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
-  return `${value.toFixed(1).padStart(8)} ms`;
 }

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import type { createApp } from '../api/app.ts';
 import { citusDatabase, placeOnCitus } from '../db/citus.ts';
 import type { StoreConfig } from '../db/store.ts';
 
@@ -85,4 +86,36 @@ export function printTable(header: readonly string[], rows: readonly (readonly s
     `  ${cells.map((cell, c) => (numeric[c] ? cell.padStart(widths[c] as number) : cell.padEnd(widths[c] as number))).join('  ')}`.trimEnd();
   console.log(line(header));
   for (const row of rows) console.log(line(row));
+}
+
+/** Samples a read takes by default (after one warm-up). */
+const SAMPLES = 15;
+
+/** The times of `count` runs of `work` after a warm-up, ms, sorted. */
+export async function sample(work: () => Promise<void>, count = SAMPLES): Promise<number[]> {
+  await work(); // warm-up
+  const times: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const t = performance.now();
+    await work();
+    times.push(performance.now() - t);
+  }
+  return times.sort((a, b) => a - b);
+}
+
+/** The quantile `q` of sorted values (the value at that rank, not interpolated). */
+export function quantile(sorted: readonly number[], q: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
+}
+
+/** The quantile `q` of sorted times, as a column of ms. */
+export function ms(sorted: number[], q: number): string {
+  return `${quantile(sorted, q).toFixed(1).padStart(8)} ms`;
+}
+
+/** The body of a GET through the app (real HTTP handling, as the dashboard's client asks); anything but 200 throws. */
+export async function answerOf(app: ReturnType<typeof createApp>, path: string): Promise<string> {
+  const res = await app.request(path, { headers: { host: '127.0.0.1' } });
+  if (res.status !== 200) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+  return res.text();
 }

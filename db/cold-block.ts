@@ -50,6 +50,9 @@ const EVENT_KINDS = {
   frames: 'dict',
 } as const satisfies Record<keyof EventColumns, ColumnKind>;
 
+/** An event row's fields, every one, in the order a cold block holds their columns. */
+export const EVENT_FIELDS = Object.keys(EVENT_KINDS) as (keyof EventColumns)[];
+
 /** An event row's columns in a cold block, in the order the block holds them. */
 export const EVENT_BLOCK_COLUMNS: readonly ColumnSpec[] = Object.entries(EVENT_KINDS).map(([name, kind]) => ({
   name,

@@ -97,6 +97,12 @@ function assemble(
 }
 
 /**
+ * Sections inflated by this process, by column name: what the tests hold a read's work to (a page of the events list
+ * inflates none of the columns it does not show).
+ */
+export const inflatedSections = new Map<string, number>();
+
+/**
  * A block's columns, or only those named in `only` (in the block's order); a column it does not hold is left out.
  * With `rows` (row numbers, ascending), only those rows: `rowCount` is then their number and `values[c][i]` is row
  * `rows[i]`. Every value is still walked (deltas and shared prefixes chain), but only the asked ones are made: a read
@@ -119,6 +125,7 @@ export function unpackColumns(block: Uint8Array, only?: readonly string[], rows?
     const name = input.bytes().toString('utf8');
     const packed = input.bytes();
     if (only !== undefined && !only.includes(name)) continue;
+    inflatedSections.set(name, (inflatedSections.get(name) ?? 0) + 1);
     const section = new Reader(inflate(packed));
     const read = kind === 'delta' ? readDeltas : kind === 'dict' ? readDictionary : readTexts;
     values.push(read(section, rowCount, picked));
@@ -140,8 +147,9 @@ function pickedRows(rows: readonly number[], rowCount: number): readonly number[
 }
 
 /**
- * Collects a column's values as its reader walks them: every row's, or only the picked rows'. The reader calls `take`
- * once a row, in order, with a function that makes the value, so a value not picked is never made.
+ * Collects a column's values as its reader walks them: every row's, or only the picked rows'. The reader asks
+ * `wants()` once a row, in order, and makes and `keep`s the value only when it answers true, so a value not picked
+ * is never made.
  */
 class Collector {
   readonly values: Cell[] = [];
@@ -150,13 +158,16 @@ class Collector {
 
   constructor(private readonly picked: readonly number[] | null) {}
 
-  take(make: () => Cell): void {
-    if (this.picked === null) this.values.push(make());
-    else if (this.picked[this.next] === this.row) {
-      this.values.push(make());
-      this.next++;
-    }
-    this.row++;
+  wants(): boolean {
+    const row = this.row++;
+    if (this.picked === null) return true;
+    if (this.picked[this.next] !== row) return false;
+    this.next++;
+    return true;
+  }
+
+  keep(value: Cell): void {
+    this.values.push(value);
   }
 }
 
@@ -270,26 +281,43 @@ function readDeltas(input: Reader, rowCount: number, picked: readonly number[] |
       const zigzag = coded - 1;
       last += zigzag % 2 === 0 ? zigzag / 2 : -(zigzag + 1) / 2;
     }
-    const value = coded === 0 ? null : last;
-    out.take(() => value);
+    if (out.wants()) out.keep(coded === 0 ? null : last);
   }
   return out.values;
 }
 
+/**
+ * A dictionary's entries are made only as a picked row first names them: a block's identities are thousands of
+ * digests, of which a read of a few rows needs a few. A dictionary of at most 128 entries has an index of one byte a
+ * row (a varint under 0x80), read where the picked rows are instead of walked: most columns are of a few values.
+ */
 function readDictionary(input: Reader, rowCount: number, picked: readonly number[] | null): Cell[] {
-  const entries: Cell[] = Array.from({ length: input.varint() }, () => {
-    const tag = input.byte();
-    if (tag === TAG.null) return null;
-    if (tag === TAG.text) return input.bytes().toString('utf8');
-    if (tag === TAG.number) return input.float64();
-    if (tag === TAG.bytes) return new Uint8Array(input.bytes());
-    throw new Error(`unknown dictionary entry ${tag}`);
-  });
+  const places = Array.from({ length: input.varint() }, () => input.skipEntry());
+  const entries: (Cell | undefined)[] = new Array(places.length);
+  const entry = (index: number): Cell => {
+    if (index >= places.length) throw new Error('a dictionary index past its entries');
+    let made = entries[index];
+    if (made === undefined) {
+      made = input.entryAt(places[index] as number);
+      entries[index] = made;
+    }
+    return made;
+  };
+  if (places.length <= 0x80) {
+    const indexes = input.view(rowCount);
+    let most = 0;
+    for (let r = 0; r < rowCount; r++) most = Math.max(most, indexes[r] as number);
+    if (rowCount > 0 && most >= places.length) throw new Error('a dictionary index past its entries');
+    const values: Cell[] = [];
+    if (picked === null) for (let r = 0; r < rowCount; r++) values.push(entry(indexes[r] as number));
+    else for (const row of picked) values.push(entry(indexes[row] as number));
+    return values;
+  }
   const out = new Collector(picked);
   for (let r = 0; r < rowCount; r++) {
     const index = input.varint();
-    if (index >= entries.length) throw new Error('a dictionary index past its entries');
-    out.take(() => entries[index] as Cell);
+    if (out.wants()) out.keep(entry(index));
+    else if (index >= places.length) throw new Error('a dictionary index past its entries');
   }
   return out.values;
 }
@@ -302,21 +330,20 @@ function readTexts(input: Reader, rowCount: number, picked: readonly number[] | 
   for (let r = 0; r < rowCount; r++) {
     const coded = input.varint();
     if (coded === 0) {
-      out.take(() => null);
+      if (out.wants()) out.keep(null);
       continue;
     }
     const shared = coded - 1;
     if (shared > length) throw new Error('a text shares more than the one before holds');
-    const rest = input.bytes();
-    if (shared + rest.byteLength > text.byteLength) {
-      const grown = Buffer.allocUnsafe(2 * (shared + rest.byteLength));
+    const rest = input.varint();
+    if (shared + rest > text.byteLength) {
+      const grown = Buffer.allocUnsafe(2 * (shared + rest));
       text.copy(grown, 0, 0, shared);
       text = grown;
     }
-    rest.copy(text, shared);
-    length = shared + rest.byteLength;
-    const end = length;
-    out.take(() => text.toString('utf8', 0, end));
+    input.copyTo(text, shared, rest);
+    length = shared + rest;
+    if (out.wants()) out.keep(text.toString('utf8', 0, length));
   }
   return out.values;
 }
@@ -384,14 +411,18 @@ class Reader {
     return this.at === this.data.byteLength;
   }
 
+  /** A byte past the end reads undefined: checked so, not by a call a byte (a block is walked byte by byte). */
   byte(): number {
-    this.need(1);
-    return this.data[this.at++] as number;
+    const byte = this.data[this.at++];
+    if (byte === undefined) throw new Error('a column block ends early');
+    return byte;
   }
 
   varint(): number {
-    let value = 0;
-    let scale = 1;
+    const first = this.byte();
+    if (first < 0x80) return first;
+    let value = first & 0x7f;
+    let scale = 0x80;
     for (;;) {
       const byte = this.byte();
       value += (byte & 0x7f) * scale;
@@ -409,10 +440,53 @@ class Reader {
   }
 
   bytes(): Buffer {
-    const length = this.varint();
+    return this.view(this.varint());
+  }
+
+  /** The next `length` bytes copied into `target` at `offset`: a text's rest, without a view made of it. */
+  copyTo(target: Buffer, offset: number, length: number): void {
+    this.need(length);
+    this.data.copy(target, offset, this.at, this.at + length);
+    this.at += length;
+  }
+
+  /** The next `length` bytes, as a view of the block's. */
+  view(length: number): Buffer {
     this.need(length);
     const value = this.data.subarray(this.at, this.at + length);
     this.at += length;
     return value;
+  }
+
+  private skip(length: number): void {
+    this.need(length);
+    this.at += length;
+  }
+
+  /** Steps over a dictionary entry (its tag, then its value), checked; answers where it starts. */
+  skipEntry(): number {
+    const start = this.at;
+    const tag = this.byte();
+    if (tag === TAG.text || tag === TAG.bytes) this.skip(this.varint());
+    else if (tag === TAG.number) this.skip(8);
+    else if (tag !== TAG.null) throw new Error(`unknown dictionary entry ${tag}`);
+    return start;
+  }
+
+  /** The dictionary entry that starts at `place` (skipEntry's), read without moving on. */
+  entryAt(place: number): Cell {
+    const at = this.at;
+    this.at = place;
+    const tag = this.byte();
+    const entry =
+      tag === TAG.text
+        ? this.bytes().toString('utf8')
+        : tag === TAG.number
+          ? this.float64()
+          : tag === TAG.bytes
+            ? new Uint8Array(this.bytes())
+            : null;
+    this.at = at;
+    return entry;
   }
 }

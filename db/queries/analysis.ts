@@ -5,44 +5,48 @@ import type { EventColumns } from '../event-row.ts';
 import type { SqlRunner } from '../runner.ts';
 import { identityRows, identityText, storedIdentity } from '../stored-identity.ts';
 import { coldEventsIn } from './cold-events.ts';
-import { type EventFilter, filterConditions, keptByFilter, whereClause } from './events.ts';
+import { type EventFilter, type FilteredFields, filterConditions, keptByFilter, whereClause } from './events.ts';
 import { rowsTable } from './lists.ts';
 
 /** The columns every traffic analysis reads (shared/analysis/types.ts AnalysisEvent, plus the stored verdict). */
-export type AnalysisRow = Pick<
-  EventColumns,
-  | 'eventId'
-  | 'ts'
-  | 'source'
-  | 'protocol'
-  | 'client'
-  | 'server'
-  | 'session'
-  | 'httpMethod'
-  | 'httpPath'
-  | 'httpStatus'
-  | 'rpcMethod'
-  | 'rpcName'
-  | 'era'
-  | 'protocolVersion'
-  | 'continuation'
-  | 'rpcCode'
-  | 'latencyMs'
-  | 'identity'
-  | 'bucket'
-  | 'kind'
-  | 'rule'
-  | 'waitUntil'
-  | 'discoveryRead'
-  | 'counted'
-  | 'ctxRequested'
-  | 'ctxApplied'
-  | 'ctxReason'
-  | 'avoidable'
-  | 'gateReason'
-  | 'blockedBy'
-  | 'frames'
->;
+const ANALYSIS_FIELDS = [
+  'eventId',
+  'ts',
+  'source',
+  'protocol',
+  'client',
+  'server',
+  'session',
+  'httpMethod',
+  'httpPath',
+  'httpStatus',
+  'rpcMethod',
+  'rpcName',
+  'era',
+  'protocolVersion',
+  'continuation',
+  'rpcCode',
+  'latencyMs',
+  'identity',
+  'bucket',
+  'kind',
+  'rule',
+  'waitUntil',
+  'discoveryRead',
+  'counted',
+  'ctxRequested',
+  'ctxApplied',
+  'ctxReason',
+  'avoidable',
+  'gateReason',
+  'blockedBy',
+  'frames',
+] as const satisfies readonly (keyof EventColumns)[];
+
+export type AnalysisRow = Pick<EventColumns, (typeof ANALYSIS_FIELDS)[number]>;
+
+/** What a filter tests beside them (keptByFilter): a block read for an analysis inflates no other column. */
+const FILTERED_BESIDE = ['actProfile'] as const satisfies readonly (keyof FilteredFields)[];
 
 /** A stored row as the pure analyses read it: the one mapping from the events table to shared/analysis/types.ts. */
 export function analysisEventOfRow(row: AnalysisRow): AnalysisEvent {
@@ -125,6 +129,7 @@ async function coldAnalysisRows(db: SqlRunner, filter: AnalysisFilter): Promise<
     filter,
     (event) => event.counted === 1 && kept(event) && (!filter.samplingOnly || event.ctxRequested !== null),
     client === undefined ? undefined : { columns: ['client'], test: (row) => row.client === client },
+    [...ANALYSIS_FIELDS, ...FILTERED_BESIDE],
   );
 }
 
@@ -235,6 +240,19 @@ async function coldSendsOfFilter(db: SqlRunner, filter: EventFilter) {
     filter,
     (event) => event.counted === 1 && kept(event),
     client === undefined ? undefined : { columns: ['client'], test: (row) => row.client === client },
+    [
+      'identity',
+      'continuation',
+      'bucket',
+      'eventId',
+      'ts',
+      'server',
+      'rpcMethod',
+      'counted',
+      'client',
+      'kind',
+      'actProfile',
+    ],
   );
   const sends: [string, string, string | null, number][] = [];
   const rounds: [string, number, string][] = [];

@@ -64,6 +64,7 @@ async function coldRoundsAround(db: SqlRunner, anchor: RoundAnchor, withinMs: nu
     { server, from: ts - withinMs, to: ts + withinMs + 1 },
     (event) => event.identity === identity && event.counted === 1 && event.client === client,
     { columns: ['identity'], test: (row) => row.identity === identity },
+    ['identity', 'counted', 'client', 'eventId', 'seq', 'ts', 'bucket', 'kind', 'continuation'],
   );
   return events.map(({ eventId, seq, ts, bucket, kind, continuation }) => ({
     eventId,

@@ -1,6 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { bucketStart, HOUR_MS } from '../../shared/analysis/time-buckets.ts';
-import { type Cell, packColumns, unpackColumns } from '../../shared/column-block.ts';
+import { type Cell, type ColumnSpec, packColumns, unpackColumns } from '../../shared/column-block.ts';
 import { EVENT_BLOCK_COLUMNS, LINE_COLUMN } from '../cold-block.ts';
 import { EVENT_COLUMNS, type EventColumns, storedKey } from '../event-row.ts';
 import type { SqlRunner } from '../runner.ts';
@@ -86,20 +86,31 @@ export function packColdEvents(rows: readonly EventColumns[], lines: readonly st
 }
 
 /**
- * A block's events, in the order they were packed, or those of `rows` (ascending row numbers) alone. A column the
- * block lacks (added to the row since) reads null.
+ * A block's events, in the order they were packed, or those of `rows` (ascending row numbers) alone; with `fields`,
+ * those fields alone (the others' columns are not inflated: a read that needs a few pays for a few, `body` being the
+ * line, most of a block's bytes). A column the block lacks (added to the row since) reads null.
  */
-export function unpackColdEvents(data: Uint8Array, rows?: readonly number[]): ColdEvent[] {
-  const { columns, rowCount, values } = unpackColumns(data, undefined, rows);
+export function unpackColdEvents<Field extends keyof ColdEvent = keyof ColdEvent>(
+  data: Uint8Array,
+  rows?: readonly number[],
+  fields?: readonly Field[],
+): Pick<ColdEvent, Field>[] {
+  const wanted = (name: string) => fields === undefined || (fields as readonly string[]).includes(name);
+  const specs = EVENT_BLOCK_COLUMNS.filter((spec) => wanted(spec.name));
+  const withLine = wanted('body');
+  const names = [...specs, ...(withLine ? [LINE_COLUMN] : [])].map((spec) => spec.name);
+  const { columns, rowCount, values } = unpackColumns(data, names, rows);
   const events: Record<string, Cell>[] = Array.from({ length: rowCount }, () => ({}));
-  for (const spec of EVENT_BLOCK_COLUMNS) {
+  for (const spec of specs) {
     const c = columns.findIndex((column) => column.name === spec.name);
     const column = c < 0 ? undefined : values[c];
     for (let r = 0; r < rowCount; r++) (events[r] as Record<string, Cell>)[spec.name] = column?.[r] ?? null;
   }
-  const lines = values[columns.findIndex((column) => column.name === LINE_COLUMN.name)];
-  for (let r = 0; r < rowCount; r++) (events[r] as Record<string, Cell>).body = lines?.[r] ?? '';
-  return events as unknown as ColdEvent[];
+  if (withLine) {
+    const lines = values[columns.findIndex((column) => column.name === LINE_COLUMN.name)];
+    for (let r = 0; r < rowCount; r++) (events[r] as Record<string, Cell>).body = lines?.[r] ?? '';
+  }
+  return events as unknown as Pick<ColdEvent, Field>[];
 }
 
 /** The lines of the candidate's rows, in their order: what a block holds beside the columns. */
@@ -260,20 +271,23 @@ export async function packedKeys(
 }
 
 /**
- * The cold events of a range that `keep` keeps, oldest block first (each block's events in time order). Where
- * `probe` names columns, each block is first inflated in those alone, and only the rows `probe.test` keeps are made
- * events: a storm's attempts or an identity's sends are a few rows of a server's hour. So `probe.test` must keep
- * every row `keep` would.
+ * The cold events of a range that `keep` keeps, oldest block first (each block's events in time order), with every
+ * field or, given `fields`, those alone (`keep` sees no other). Where `probe` names columns, each block is first
+ * inflated in those alone, and only the rows `probe.test` keeps are made events: a storm's attempts or an identity's
+ * sends are a few rows of a server's hour. So `probe.test` must keep every row `keep` would.
  */
-export async function coldEventsIn(
+export async function coldEventsIn<Field extends keyof ColdEvent = keyof ColdEvent>(
   db: SqlRunner,
   range: ColdRange,
-  keep: (event: ColdEvent) => boolean,
+  keep: (event: Pick<ColdEvent, Field>) => boolean,
   probe?: { columns: readonly (keyof ColdEvent)[]; test: (row: Partial<ColdEvent>) => boolean },
-): Promise<ColdEvent[]> {
-  const found: ColdEvent[] = [];
+  fields?: readonly Field[],
+): Promise<NoInfer<Pick<ColdEvent, Field>>[]> {
+  const found: Pick<ColdEvent, Field>[] = [];
   const inRange = (ts: number) =>
     (range.from === undefined || ts >= range.from) && (range.to === undefined || ts < range.to);
+  // The range's test needs the times, whatever the fields asked.
+  const read = fields === undefined ? undefined : [...new Set<Field | 'ts'>([...fields, 'ts'])];
   let after: ColdBlockPlace | null = null;
   for (;;) {
     // A few blocks at a time: a day of the fleet's blocks is hundreds of megabytes.
@@ -281,7 +295,9 @@ export async function coldEventsIn(
     for (const block of blocks) {
       const rows = probe === undefined ? undefined : probedRows(block.data, probe);
       if (rows?.length === 0) continue;
-      for (const event of unpackColdEvents(block.data, rows)) if (inRange(event.ts) && keep(event)) found.push(event);
+      for (const event of unpackColdEvents(block.data, rows, read)) {
+        if (inRange(event.ts) && keep(event as Pick<ColdEvent, Field>)) found.push(event as Pick<ColdEvent, Field>);
+      }
     }
     const last = blocks.at(-1);
     if (last === undefined || blocks.length < BLOCKS_PER_READ) return found;
@@ -311,18 +327,19 @@ async function coldBlocksAfter(
   return readBlocks(db, [...rangeConditions(range), ...past], sql`hour, server, first_seq`, limit);
 }
 
-/** The rows of a block that `probe.test` keeps, by its columns alone. */
+/**
+ * The rows of a block that `probe.test` keeps, by its columns alone. One object holds each row in turn while it is
+ * tested (a probe is a test of a few columns, and keeps nothing): a block's 4,096 rows made no garbage of 4,096.
+ */
 function probedRows(
   data: Uint8Array,
   probe: { columns: readonly (keyof ColdEvent)[]; test: (row: Partial<ColdEvent>) => boolean },
 ): number[] {
   const { columns, rowCount, values } = unpackColumns(data, probe.columns);
   const kept: number[] = [];
+  const row: Record<string, Cell> = {};
   for (let r = 0; r < rowCount; r++) {
-    const row: Record<string, Cell> = {};
-    columns.forEach((column, c) => {
-      row[column.name] = values[c]?.[r] ?? null;
-    });
+    for (let c = 0; c < columns.length; c++) row[(columns[c] as ColumnSpec).name] = values[c]?.[r] ?? null;
     if (probe.test(row as Partial<ColdEvent>)) kept.push(r);
   }
   return kept;

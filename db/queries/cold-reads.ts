@@ -2,17 +2,26 @@ import { type SQL, sql } from 'drizzle-orm';
 import { bucketStart, HOUR_MS } from '../../shared/analysis/time-buckets.ts';
 import { type Cell, unpackColumns } from '../../shared/column-block.ts';
 import { JOIN_MAX_SPAN_MS, JOIN_SKEW_MS } from '../../shared/request-join.ts';
+import { EVENT_FIELDS } from '../cold-block.ts';
+import type { EventColumns } from '../event-row.ts';
 import type { SqlRunner } from '../runner.ts';
-import { type ColdEvent, type ColdRange, rangeConditions, unpackColdEvents } from './cold-events.ts';
-import { type ListedFields, newestFirst, pairKey, whereClause } from './events.ts';
+import { type ColdRange, rangeConditions, unpackColdEvents } from './cold-events.ts';
+import {
+  type ListedFields,
+  newestFirst,
+  pairKey,
+  type StoredEventRow,
+  UNLISTED_COLUMNS,
+  whereClause,
+} from './events.ts';
 import { rowsTable } from './lists.ts';
 
 /**
  * The single events an operator drills into, read from cold blocks (docs/adr/0021-cold-events-in-blocks.md, "Who
  * reads single events in cold time"): a list's next events, its count, an event by id, a record's partner, the
  * stored span. A block is read in two steps: the few columns a test needs (times, arrival, names, verdicts: small
- * dictionaries and deltas), then, only for a block holding an event the read returns, every column and the lines,
- * which are most of its bytes.
+ * dictionaries and deltas), then, only for a block holding an event the read returns, the columns the list and the
+ * view show (not UNLISTED_COLUMNS) and the lines, which are most of its bytes.
  */
 
 /** A block before its data is read: where its events are, and the times of its first and last. */
@@ -27,8 +36,8 @@ interface BlockPlace {
 /** Block places per statement while a read walks the hours newest first: a few hours of a fleet of servers. */
 const PLACES_PER_READ = 64;
 
-/** The columns a list's filter and order test (ListedFields), inflated before a block is read whole. */
-const TESTED_COLUMNS = ['seq', 'ts', 'server', 'client', 'bucket', 'kind', 'actProfile', 'counted'] as const;
+/** The columns a list's filter and order test (ListedFields) but the time, inflated before a block is read whole. */
+const TESTED_BESIDE_TIME = ['seq', 'server', 'client', 'bucket', 'kind', 'actProfile', 'counted'] as const;
 
 /**
  * Blocks read at most, newest first, for an event asked for by id alone: no index maps an id to its block (it would
@@ -185,21 +194,37 @@ interface Hit {
 
 /**
  * The hits' events, and `withPartners` the records of their partners in the same blocks (a client's record and its
- * proxy's are moments apart on one server): each block is inflated once, and only those rows of it are made events.
+ * proxy's are moments apart on one server): each block is inflated once, in the columns the list shows, and only
+ * those rows of it are made events.
  */
-function eventsOf(hits: readonly Hit[], withPartners: boolean): { events: ColdEvent[]; inflated: ColdEvent[] } {
+function eventsOf(
+  hits: readonly Hit[],
+  withPartners: boolean,
+): { events: StoredEventRow[]; inflated: StoredEventRow[] } {
   const byBlock = new Map<Uint8Array, number[]>();
   for (const hit of hits) byBlock.set(hit.data, [...(byBlock.get(hit.data) ?? []), hit.row]);
-  const events = new Map<Hit, ColdEvent>();
-  const partners: ColdEvent[] = [];
+  const events = new Map<Hit, StoredEventRow>();
+  const partners: StoredEventRow[] = [];
   for (const [data, hitRows] of byBlock) {
     const near = withPartners ? partnerRows(data, hitRows) : [];
     const rows = [...new Set([...hitRows, ...near])].sort((a, b) => a - b);
-    const read = new Map(unpackColdEvents(data, rows).map((event, i) => [rows[i] as number, event]));
-    for (const hit of hits) if (hit.data === data) events.set(hit, read.get(hit.row) as ColdEvent);
-    for (const row of rows) if (!hitRows.includes(row)) partners.push(read.get(row) as ColdEvent);
+    const read = new Map(listedEventsOf(data, rows).map((event, i) => [rows[i] as number, event]));
+    for (const hit of hits) if (hit.data === data) events.set(hit, read.get(hit.row) as StoredEventRow);
+    for (const row of rows) if (!hitRows.includes(row)) partners.push(read.get(row) as StoredEventRow);
   }
-  return { events: hits.map((hit) => events.get(hit) as ColdEvent), inflated: partners };
+  return { events: hits.map((hit) => events.get(hit) as StoredEventRow), inflated: partners };
+}
+
+/** The fields the list and the view show: a block read for them inflates no other column. */
+const LISTED_FIELDS: readonly (keyof StoredEventRow)[] = [...EVENT_FIELDS.filter(isListed), 'body'];
+
+function isListed(field: keyof EventColumns): field is Exclude<keyof EventColumns, (typeof UNLISTED_COLUMNS)[number]> {
+  return !(UNLISTED_COLUMNS as readonly string[]).includes(field);
+}
+
+/** Rows of a block as the list and the view show them. */
+function listedEventsOf(data: Uint8Array, rows: readonly number[]): StoredEventRow[] {
+  return unpackColdEvents(data, rows, LISTED_FIELDS);
 }
 
 /** The rows of a block that name one of `rows` back as its partner, where one of those names a partner at all. */
@@ -219,10 +244,36 @@ function partnerRows(data: Uint8Array, rows: readonly number[]): number[] {
   );
 }
 
-/** The events of a block that pass `matches`, by their tested columns alone. */
-function hitsIn(data: Uint8Array, matches: (event: ListedFields) => boolean): Hit[] {
-  const rows = columnsOf(data, TESTED_COLUMNS) as unknown as ListedFields[];
-  return rows.flatMap((event, row) => (matches(event) ? [{ data, row, ts: event.ts, seq: event.seq }] : []));
+/**
+ * The events of a block that pass `matches`, by their tested columns alone, of the rows of the range not older than
+ * `since`: the times are read first, and the other tested columns only for those rows (a page after a cursor keeps a
+ * few rows of each block it reads, and the events made of the rest were most of the test).
+ */
+function hitsIn(
+  data: Uint8Array,
+  range: ColdRange,
+  since: number | null,
+  matches: (event: ListedFields) => boolean,
+): Hit[] {
+  const { values } = unpackColumns(data, ['ts']);
+  const times = (values[0] ?? []) as number[];
+  const from = Math.max(range.from ?? Number.NEGATIVE_INFINITY, since ?? Number.NEGATIVE_INFINITY);
+  const to = range.to ?? Number.POSITIVE_INFINITY;
+  const rows: number[] = [];
+  for (let row = 0; row < times.length; row++) {
+    const ts = times[row] as number;
+    if (ts >= from && ts < to) rows.push(row);
+  }
+  if (rows.length === 0) return [];
+  // Every row in reach (a count, a page's first block): read whole, not picked one by one.
+  const tested = columnsOf(data, TESTED_BESIDE_TIME, rows.length === times.length ? undefined : rows);
+  const hits: Hit[] = [];
+  tested.forEach((columns, i) => {
+    const row = rows[i] as number;
+    const event = Object.assign(columns, { ts: times[row] }) as unknown as ListedFields;
+    if (matches(event)) hits.push({ data, row, ts: event.ts, seq: event.seq });
+  });
+  return hits;
 }
 
 /**
@@ -236,7 +287,7 @@ export async function newestColdEvents(
   range: ColdRange,
   matches: (event: ListedFields) => boolean,
   limit: number,
-): Promise<{ events: ColdEvent[]; inflated: ColdEvent[] }> {
+): Promise<{ events: StoredEventRow[]; inflated: StoredEventRow[] }> {
   if (limit <= 0) return { events: [], inflated: [] };
   let hits: Hit[] = [];
   // The `limit`th newest hit so far: a block whose last event is older can add none (null until there are `limit`).
@@ -254,7 +305,7 @@ export async function newestColdEvents(
       due = Math.min(2 * due, BLOCKS_PER_STATEMENT);
       for (const { place, data } of await blockData(db, next)) {
         if (bar !== null && place.lastTs < bar.ts) continue;
-        hits.push(...hitsIn(data, matches));
+        hits.push(...hitsIn(data, range, bar?.ts ?? null, matches));
         // Only the newest `limit` can be returned: the blocks of the others need not stay in memory.
         hits = hits.sort(newestFirst).slice(0, limit);
         bar = hits.length === limit ? (hits.at(-1) ?? null) : null;
@@ -288,9 +339,7 @@ export async function countColdEvents(
     if (count >= cap) break;
     read += hour.length;
     if (read > COUNT_BLOCKS) return null;
-    for await (const { data } of blocksOf(db, hour)) {
-      for (const event of columnsOf(data, TESTED_COLUMNS) as unknown as ListedFields[]) if (matches(event)) count++;
-    }
+    for await (const { data } of blocksOf(db, hour)) count += hitsIn(data, range, null, matches).length;
   }
   return Math.min(count, cap);
 }
@@ -303,7 +352,7 @@ export interface EventHints {
 
 /** A cold event looked up by id, and whether every block was searched (false: the scan stopped at ID_SCAN_BLOCKS). */
 export interface ColdLookup {
-  event: ColdEvent | null;
+  event: StoredEventRow | null;
   searchedAll: boolean;
 }
 
@@ -314,10 +363,10 @@ export interface ColdLookup {
  */
 export async function coldEventById(db: SqlRunner, eventId: string, hints: EventHints): Promise<ColdLookup> {
   const unread = unreadOnce();
-  const findIn = async (places: readonly BlockPlace[]): Promise<ColdEvent | null> => {
+  const findIn = async (places: readonly BlockPlace[]): Promise<StoredEventRow | null> => {
     for await (const { data } of blocksOf(db, unread(places))) {
       const row = columnsOf(data, ['eventId'] as const).findIndex((cells) => cells.eventId === eventId);
-      if (row >= 0) return unpackColdEvents(data, [row])[0] ?? null;
+      if (row >= 0) return listedEventsOf(data, [row])[0] ?? null;
     }
     return null;
   };
@@ -358,7 +407,7 @@ export interface NamedPartner {
  * its own server's first, where a client's record and its proxy's almost always are, then every server's for the
  * partners still missing (a request id pairs records whatever server each names).
  */
-export async function coldPartners(db: SqlRunner, named: readonly NamedPartner[]): Promise<ColdEvent[]> {
+export async function coldPartners(db: SqlRunner, named: readonly NamedPartner[]): Promise<StoredEventRow[]> {
   const wanted = new Set(named.map((pair) => pairKey(pair.id, pair.namedBy)));
   const hits: Hit[] = [];
   const unread = unreadOnce();

@@ -10,8 +10,15 @@ import { type ColdEvent, coldEventsIn } from './cold-events.ts';
  * only where its identity column holds one of them. MCP 2026-07-28's input requests stay rows of their own table.
  */
 
+/** The fields a send is told by (isSendOf) and counted by; a block's other columns are not inflated for it. */
+const SEND_FIELDS = ['identity', 'counted', 'continuation', 'client', 'ts'] as const;
+type Send = Pick<ColdEvent, (typeof SEND_FIELDS)[number]>;
+
+/** A send as the latest one is shown (sendsAt). */
+const LATEST_SEND_FIELDS = [...SEND_FIELDS, 'server', 'eventId', 'bucket', 'kind', 'rule', 'rpcMethod'] as const;
+
 /** Whether a cold event is a send of one of `identities`, of `client` when given. */
-function isSendOf(identities: ReadonlySet<string>, client?: string): (event: ColdEvent) => boolean {
+function isSendOf(identities: ReadonlySet<string>, client?: string): (event: Send) => boolean {
   return (event) =>
     event.identity !== null &&
     identities.has(event.identity) &&
@@ -38,15 +45,18 @@ export async function coldSends(
   db: SqlRunner,
   identities: readonly string[],
   { from, to, server, client }: { from: number; to: number; server?: string; client?: string },
-): Promise<ColdEvent[]> {
-  const found: ColdEvent[] = [];
+): Promise<Send[]> {
+  const found: Send[] = [];
   for (const [named, wanted] of byServer(identities)) {
     if (server !== undefined && named !== server) continue;
     found.push(
-      ...(await coldEventsIn(db, { server: named, from, to }, isSendOf(wanted, client), {
-        columns: ['identity'],
-        test: (row) => row.identity != null && wanted.has(row.identity),
-      })),
+      ...(await coldEventsIn(
+        db,
+        { server: named, from, to },
+        isSendOf(wanted, client),
+        { columns: ['identity'], test: (row) => row.identity != null && wanted.has(row.identity) },
+        SEND_FIELDS,
+      )),
     );
   }
   return found;
@@ -57,7 +67,7 @@ export async function coldSendsAt(
   db: SqlRunner,
   pairs: readonly (readonly [string, number])[],
   client?: string,
-): Promise<ColdEvent[]> {
+): Promise<Pick<ColdEvent, (typeof LATEST_SEND_FIELDS)[number]>[]> {
   const hours = new Map<string, { server: string; hour: number; at: Set<string> }>();
   for (const [identity, ts] of pairs) {
     const server = storedIdentity(identity)?.server;
@@ -68,7 +78,7 @@ export async function coldSendsAt(
     held.at.add(`${ts}\u0000${identity}`);
     hours.set(key, held);
   }
-  const found: ColdEvent[] = [];
+  const found: Pick<ColdEvent, (typeof LATEST_SEND_FIELDS)[number]>[] = [];
   for (const { server, hour, at } of hours.values()) {
     const identities = new Set([...at].map((key) => key.slice(key.indexOf('\u0000') + 1)));
     const send = isSendOf(identities, client);
@@ -78,6 +88,7 @@ export async function coldSendsAt(
         { server, from: hour, to: hour + HOUR_MS },
         (event) => send(event) && at.has(`${event.ts}\u0000${event.identity}`),
         { columns: ['identity'], test: (row) => row.identity != null && identities.has(row.identity) },
+        LATEST_SEND_FIELDS,
       )),
     );
   }

@@ -122,6 +122,7 @@ async function probedWhilePacked(db: SqlRunner, span: PairSpan): Promise<boolean
     { server: span.server, from: span.after + 1, to: span.before },
     (event) => probe(event) && event.counted === 1,
     { columns: ['client', 'rpcMethod', 'ts'], test: probe },
+    ['client', 'rpcMethod', 'ts', 'counted'],
   );
   return found.length > 0;
 }

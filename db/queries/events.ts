@@ -42,19 +42,23 @@ export interface EventCursor {
   seq: number;
 }
 
+/**
+ * The columns of an event row that the events list and the event view leave out: a read of cold blocks for them
+ * inflates none of these (db/queries/cold-reads.ts).
+ */
+export const UNLISTED_COLUMNS = [
+  'timeout',
+  'discoveryRead',
+  'retryAfter',
+  'correlation',
+  'waitUntil',
+  'ctxRequested',
+  'ctxApplied',
+  'ctxReason',
+] as const satisfies readonly (keyof EventColumns)[];
+
 /** An event as the events list and the event view read it: its columns and the line it came from. */
-export interface StoredEventRow
-  extends Omit<
-    EventColumns,
-    | 'timeout'
-    | 'discoveryRead'
-    | 'retryAfter'
-    | 'correlation'
-    | 'waitUntil'
-    | 'ctxRequested'
-    | 'ctxApplied'
-    | 'ctxReason'
-  > {
+export interface StoredEventRow extends Omit<EventColumns, (typeof UNLISTED_COLUMNS)[number]> {
   body: string;
 }
 

@@ -2,9 +2,16 @@ import { sql } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { compactColdEvents } from '../../api/services/compaction.ts';
 import { COUNT_BLOCKS, coldBlockReads, ID_SCAN_BLOCKS } from '../../db/queries/cold-reads.ts';
-import { listEvents, partnerRecords } from '../../db/queries/event-reads.ts';
-import { hotListedRows, type ListedFields, type ListFilter, listedBy } from '../../db/queries/events.ts';
+import { getEvent, listEvents, partnerRecords } from '../../db/queries/event-reads.ts';
+import {
+  hotListedRows,
+  type ListedFields,
+  type ListFilter,
+  listedBy,
+  UNLISTED_COLUMNS,
+} from '../../db/queries/events.ts';
 import { HOUR_MS } from '../../shared/analysis/time-buckets.ts';
+import { inflatedSections } from '../../shared/column-block.ts';
 import { createTestApp, get, postNdjson, type TestApp } from '../support/app.ts';
 import { clientEvent, proxyEvent, rpcError } from '../support/events.ts';
 import { STORE_KINDS, type TestStore } from '../support/stores.ts';
@@ -276,6 +283,35 @@ describe.each(STORE_KINDS)('reads of cold events on $name', (kind) => {
       expect(newest).toEqual(asRows[0]);
       expect(await pages()).toEqual(asRows);
       expect(asRows.map((page) => page.length)).toEqual([5, 12, 20, 36]);
+    });
+
+    it('inflates for a page and an event only the columns they show, and the lines', async () => {
+      await ingest(app, traffic(DAY0, HOURS, 10, 'u'));
+      const hour = { records: 'counted' as const, from: DAY0 + HOUR_MS, to: DAY0 + 2 * HOUR_MS };
+      const [first] = await listEvents(db.store, hour, null, 1);
+      await compact();
+      inflatedSections.clear();
+      const page = await listEvents(db.store, hour, null, 5);
+      expect(page.map((event) => event.eventId)[0]).toBe(first?.eventId);
+      expect(page[0]?.body).toContain(first?.eventId);
+      const viewed = await getEvent(db.store, first?.eventId ?? '', { ts: first?.ts, server: first?.server });
+      expect(viewed.event?.body).toBe(page[0]?.body);
+      expect(inflatedSections.get('line')).toBeGreaterThan(0);
+      expect(UNLISTED_COLUMNS.filter((column) => inflatedSections.has(column))).toEqual([]);
+    });
+
+    it("reads an identity's sends from the blocks as from the rows, without their lines", async () => {
+      await ingest(app, traffic(DAY0, HOURS, 10, 's'));
+      const coldRange = `from=${new Date(DAY0).toISOString()}&to=${new Date(COLD_UNTIL).toISOString()}`;
+      const [top] = (await json(app, `/api/v1/identities?${coldRange}&limit=1`)).identities;
+      const path = `/api/v1/identities/${encodeURIComponent(top.identity)}?${coldRange}`;
+      const before = await json(app, path);
+      expect(before.sends).toBeGreaterThan(1);
+      await compact();
+      inflatedSections.clear();
+      expect(await json(app, path)).toEqual(before);
+      expect(inflatedSections.get('identity')).toBeGreaterThan(0);
+      expect(inflatedSections.has('line')).toBe(false);
     });
 
     it('tests a cold event with the same filter the rows are selected by', async () => {
