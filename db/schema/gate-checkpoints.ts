@@ -1,10 +1,11 @@
-import { bigint, defineTable, primaryKey, SQLITE_WITHOUT_ROWID, text } from './tables.ts';
+import { bigint, defineTable, text } from './tables.ts';
 
 /**
  * The gate and storm tracker of each (client, server) at the cold horizon (docs/adr/0021-cold-events-in-blocks.md):
  * stepped through each block's events as compaction packs it, in the swap's transaction. A replay of a partition
  * whose older events are packed starts here, over the events still in rows, instead of from an empty state at its
- * oldest row. A partition without a row has no packed events the gate was stepped through.
+ * oldest row. A partition without a row has no packed events the gate was stepped through. Its key states are in
+ * gate_checkpoint_keys (gate-keys.ts).
  */
 export const gateCheckpoints = defineTable('gate_checkpoints', {
   /** JSON [client, server]: shared/analysis/gate.ts partitionKey. */
@@ -22,17 +23,3 @@ export const gateCheckpoints = defineTable('gate_checkpoints', {
    */
   finalStorms: text('final_storms').notNull(),
 });
-
-/** What the gate held about each request key at the checkpoint: gate_keys' twin at the cold horizon. */
-export const gateCheckpointKeys = defineTable(
-  'gate_checkpoint_keys',
-  {
-    partition: text('partition').notNull(),
-    /** The digest gate_keys files the request key under. */
-    key: text('key').notNull(),
-    /** KeyGateState as JSON. */
-    state: text('state').notNull(),
-  },
-  (t) => [primaryKey(t.partition, t.key)],
-  SQLITE_WITHOUT_ROWID,
-);
