@@ -50,8 +50,9 @@ export const DEFAULT_HOT_WINDOW_MS = 48 * HOUR_MS;
 const RETRIES = 3;
 
 /**
- * Packs every event before the hot window's start (the hour `hotMs` before `now` begins), oldest first, a block per
- * transaction. The horizon is recorded first: reads widen their ends to whole minutes before it (kept.rowsFrom).
+ * Packs every event before the hot window's start (the hour `hotMs` before `now` begins), each server's oldest first,
+ * a block per transaction. The horizon is recorded first: reads widen their ends to whole minutes before it
+ * (kept.rowsFrom).
  */
 export async function compactColdEvents(
   store: Store,
@@ -93,12 +94,6 @@ export async function compactColdEvents(
   }
 }
 
-/**
- * Packs the candidate, then in one transaction, beside no fold and no replay of the gate partitions its rows are of,
- * reads the same rows again: if they changed meanwhile (a verdict moved, a late event came) nothing is written; if the
- * fold has not counted one of them yet, nothing is written either (what is packed is final); else the block goes in
- * and the rows out.
- */
 /** The current server's next block, else the oldest of a server not yielded, else the oldest of any. */
 async function nextCandidate(
   store: Store,
@@ -114,6 +109,12 @@ async function nextCandidate(
   return oldestColdRows(store, before);
 }
 
+/**
+ * Packs the candidate, then in one transaction, beside no fold and no replay of the gate partitions its rows are of,
+ * reads the same rows again: if they changed meanwhile (a verdict moved, a late event came) nothing is written; if the
+ * fold has not counted one of them yet, nothing is written either (what is packed is final); else the block goes in
+ * and the rows out.
+ */
 async function swapIn(
   store: Store,
   candidate: ColdCandidate,
