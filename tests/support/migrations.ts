@@ -138,8 +138,15 @@ export async function asBeforeCountsByTime(store: Store): Promise<void> {
   await forgetLastMigration(store);
 }
 
+/** Turns the store back into what the release before the migration gate_checkpoints left: no gate checkpoints. */
+export async function asBeforeGateCheckpoints(store: Store): Promise<void> {
+  for (const table of ['gate_checkpoints', 'gate_checkpoint_keys']) await store.run(sql.raw(`DROP TABLE ${table}`));
+  await forgetLastMigration(store);
+}
+
 /** Turns the store back into what the release before the migration cold_blocks left: no cold blocks. */
 export async function asBeforeColdBlocks(store: Store): Promise<void> {
+  await asBeforeGateCheckpoints(store);
   await store.run(sql`DROP TABLE cold_blocks`);
   await forgetLastMigration(store);
 }
