@@ -80,6 +80,13 @@ export async function placedTables(store: Store): Promise<Set<string>> {
 }
 
 /**
+ * Held on the coordinator's admin database while `citusDatabase` makes a database and adds the nodes to it (an
+ * arbitrary constant). Adding a worker writes rows of the worker's catalogs that all its databases share, so two
+ * setups at once (two test stores opened together) failed on the worker with "tuple concurrently updated".
+ */
+const SETUP_LOCK = '7365201747';
+
+/**
  * A new database of this name on every node of a Citus cluster, given each node's admin URL (the coordinator's
  * first), with the citus extension, the coordinator and workers in its metadata: what a test or bench run makes
  * before migrating and placing (`lens citus-setup`). Answers its URL on the coordinator and how to drop it
@@ -96,16 +103,24 @@ export async function citusDatabase(
     const { hostname, port } = new URL(url);
     return `'${hostname}', ${Number(port || 5432)}`;
   };
-  for (const node of nodes) {
-    await runOn(node, `CREATE DATABASE ${name}`);
-    await runOn(inDatabase(node), 'CREATE EXTENSION citus');
+  const setup = new pg.Client({ connectionString: coordinatorAdminUrl });
+  await setup.connect();
+  try {
+    await setup.query('SELECT pg_advisory_lock($1::bigint)', [SETUP_LOCK]);
+    for (const node of nodes) {
+      await runOn(node, `CREATE DATABASE ${name}`);
+      await runOn(inDatabase(node), 'CREATE EXTENSION citus');
+    }
+    await runOn(
+      inDatabase(coordinatorAdminUrl),
+      `SELECT citus_set_coordinator_host(${hostAndPort(coordinatorAdminUrl)})`,
+    );
+    for (const worker of workerAdminUrls)
+      await runOn(inDatabase(coordinatorAdminUrl), `SELECT citus_add_node(${hostAndPort(worker)})`);
+  } finally {
+    // Its session lock goes with it.
+    await setup.end();
   }
-  await runOn(
-    inDatabase(coordinatorAdminUrl),
-    `SELECT citus_set_coordinator_host(${hostAndPort(coordinatorAdminUrl)})`,
-  );
-  for (const worker of workerAdminUrls)
-    await runOn(inDatabase(coordinatorAdminUrl), `SELECT citus_add_node(${hostAndPort(worker)})`);
   return {
     url: inDatabase(coordinatorAdminUrl),
     drop: async () => {
