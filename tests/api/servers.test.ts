@@ -7,7 +7,7 @@ import { DAY_MS } from '../../shared/analysis/time-buckets.ts';
 import { SOURCE_SAMPLE } from '../../shared/source-formats.ts';
 import { createTestApp, get, postNdjson, putJson, type TestApp } from '../support/app.ts';
 import { BASE_TS, clientEvent, proxyEvent, rpcError } from '../support/events.ts';
-import { ON_CITUS, openTempPostgres, STORE_KINDS, type TestStore } from '../support/stores.ts';
+import { LOCK_WAITS_VIEW, openTempPostgres, STORE_KINDS, type TestStore } from '../support/stores.ts';
 
 const PLAIN = { endpoints: [{ method: 'POST', path: '/mcp' }], methods: ['tools/call'] };
 
@@ -260,15 +260,13 @@ describe.skipIf(postgres?.unavailable !== null)("a server's configuration held b
 });
 
 /**
- * Until a backend of the store's database waits for a lock. On Citus the wait is on a worker (the reference table's
- * rows are there, written by the coordinator's connections, whose own backend waits for the worker's answer), so the
- * whole cluster's activity is read (citus_stat_activity).
+ * Until a backend of the store's database waits for a lock (on Citus, on a worker: the reference table's rows are
+ * there).
  */
 async function untilOneWaitsForALock(watcher: pg.Client): Promise<void> {
-  const activity = ON_CITUS ? 'citus_stat_activity' : 'pg_stat_activity';
   for (let tries = 0; tries < 500; tries++) {
     const { rows } = await watcher.query(
-      `SELECT count(*)::int AS n FROM ${activity} WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+      `SELECT count(*)::int AS n FROM ${LOCK_WAITS_VIEW} WHERE datname = current_database() AND wait_event_type = 'Lock'`,
     );
     if (rows[0].n > 0) return;
     await new Promise((resolve) => setTimeout(resolve, 20));

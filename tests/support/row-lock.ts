@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { SqlRunner } from '../../db/runner.ts';
 import { openStore, type StoreConfig } from '../../db/store.ts';
+import { LOCK_WAITS_VIEW } from './stores.ts';
 
 /**
  * A third session of a PostgreSQL database holding rows of `settings` (FOR UPDATE) until released, so that two
@@ -36,7 +37,7 @@ export async function holdSettings(config: StoreConfig, keys: readonly string[])
 export async function untilWaiting(db: SqlRunner, sessions: number): Promise<void> {
   const deadline = Date.now() + 20_000;
   for (;;) {
-    const [row] = await db.all<{ n: number | string }>(sql`SELECT count(*) AS n FROM pg_stat_activity
+    const [row] = await db.all<{ n: number | string }>(sql`SELECT count(*) AS n FROM ${sql.raw(LOCK_WAITS_VIEW)}
       WHERE datname = current_database() AND wait_event_type = 'Lock'`);
     if (Number(row?.n) >= sessions) return;
     if (Date.now() > deadline) throw new Error(`${sessions} sessions never waited for a held row`);

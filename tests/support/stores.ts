@@ -83,6 +83,13 @@ const CITUS_WORKERS = (process.env.TEST_CITUS_WORKERS ?? '').split(',').filter((
 export const ON_CITUS = CITUS_WORKERS.length > 0;
 
 /**
+ * Where a test sees which sessions wait for a lock. On Citus a held row of a reference or distributed table is held on
+ * a worker (the coordinator's backend waits for the worker's answer, `ClientRead`), so only the whole cluster's
+ * activity shows the wait.
+ */
+export const LOCK_WAITS_VIEW = ON_CITUS ? 'citus_stat_activity' : 'pg_stat_activity';
+
+/**
  * Skips a test of `kind` on a Citus store, saying why (the reporter shows the note beside the test); runs it on SQLite
  * and plain PostgreSQL. Only for a test whose own statements Citus refuses: a Citus store is placed after its
  * migrations (`lens citus-setup`), so a test that replays a migration on it tests what no Citus store goes through.
