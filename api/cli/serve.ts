@@ -4,6 +4,7 @@ import { setFlagsFromString } from 'node:v8';
 import { storedEventSpan } from '../../db/queries/event-span.ts';
 import { storedEventCount } from '../../db/queries/store-size.ts';
 import { parseAllowList } from '../../shared/alerts/address-policy.ts';
+import { HOUR_MS } from '../../shared/analysis/time-buckets.ts';
 import { type StartedServer, startServer } from '../server.ts';
 import { DEFAULT_HOT_WINDOW_MS, MIN_HOT_WINDOW_MS } from '../services/compaction.ts';
 import { CliError } from './cli-error.ts';
@@ -117,7 +118,7 @@ export async function serveCommand(args: string[]): Promise<number> {
     process.once('SIGTERM', stop);
   });
   process.stdout.write(`Refusal Lens listening on ${server.url}\n`);
-  process.stdout.write(await whatItServes(server, dataDir, values.demo));
+  process.stdout.write(await whatItServes(server, dataDir, values.demo, hotWindowMs));
   await stopped;
   await server.close();
   return 0;
@@ -144,7 +145,12 @@ function hotWindowOf(text: string | undefined, retainEventsMs: number): number |
  * What a newcomer needs after "listening": which data it serves (the directory, or the PostgreSQL database), how
  * many events they hold and over what time, and where to go from there.
  */
-async function whatItServes(server: StartedServer, dataDir: string, demo: boolean): Promise<string> {
+async function whatItServes(
+  server: StartedServer,
+  dataDir: string,
+  demo: boolean,
+  hotWindowMs: number | null,
+): Promise<string> {
   const [events, extent] = await Promise.all([storedEventCount(server.store), storedEventSpan(server.store)]);
   const where = process.env.DATABASE_URL ? server.store.description : `${resolve(dataDir)} (SQLite)`;
   const lines = [`  data:   ${where}`];
@@ -152,6 +158,13 @@ async function whatItServes(server: StartedServer, dataDir: string, demo: boolea
     lines.push(
       `  demo:   a generated day of traffic ending now, in its own directory; your own data are in ${DATA_DIR} (serve without --demo)`,
     );
+  // Packing is on unless told otherwise, and a first start over a store of older events packs them all: said here,
+  // so that the CPU it takes is not a surprise.
+  if (hotWindowMs !== null) {
+    lines.push(
+      `  packs:  events older than ${hotWindowMs / HOUR_MS} h into compressed blocks, in the background (--hot-window; off: never)`,
+    );
+  }
   if (events === 0 || extent === null) {
     lines.push(
       `  stored: no events yet: drop logs on ${server.url}/ingest or run npm run lens -- ingest FILE... --url ${server.url}`,

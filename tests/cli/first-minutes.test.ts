@@ -265,6 +265,7 @@ describe("the command line's first minutes", () => {
         expect(empty.stdout).toBe(
           `Refusal Lens listening on ${url}\n` +
             `  data:   ${data} (SQLite)\n` +
+            `  packs:  events older than 48 h into compressed blocks, in the background (--hot-window; off: never)\n` +
             `  stored: no events yet: drop logs on ${url}/ingest or run npm run lens -- ingest FILE... --url ${url}\n`,
         );
         expect((await lens(['ingest', log, '--url', url, '--state', join(dir, 'served-state.json')])).code).toBe(0);
@@ -281,7 +282,7 @@ describe("the command line's first minutes", () => {
       const utc = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
       const loaded = await serveLens(['--data-dir', data], /stored: .*\n/);
       try {
-        expect(loaded.stdout.split('\n')[2]).toBe(
+        expect(loaded.stdout.split('\n')[3]).toBe(
           `  stored: ${times.length} events, ${utc(Math.min(...times))} to ${utc(Math.max(...times))} UTC`,
         );
       } finally {
@@ -301,7 +302,10 @@ describe("the command line's first minutes", () => {
         expect(lines[2]).toBe(
           '  demo:   a generated day of traffic ending now, in its own directory; your own data are in ./data (serve without --demo)',
         );
-        expect(lines[3]).toMatch(
+        expect(lines[3]).toBe(
+          '  packs:  events older than 48 h into compressed blocks, in the background (--hot-window; off: never)',
+        );
+        expect(lines[4]).toMatch(
           /^ {2}stored: [\d,]+ events, \d{4}-\d\d-\d\d \d\d:\d\d:\d\d to \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/,
         );
       } finally {

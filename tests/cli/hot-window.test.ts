@@ -49,6 +49,9 @@ describe('lens serve --hot-window', () => {
         const server = await serveLens(['--data-dir', join(dir, String(i)), ...args], LISTENING);
         expect(await server.stop()).toBe(0);
         expect(server.stderr()).toBe('');
+        // It says what it packs only when it packs.
+        expect(server.stdout).toContain('  data:   ');
+        expect(server.stdout).not.toContain('packs:');
       }
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -86,6 +89,7 @@ describe.each(STORE_KINDS)('lens serve, by default, on $name', (kind) => {
       });
       try {
         const url = /listening on (\S+)/.exec(server.stdout)?.[1] as string;
+        expect(server.stdout).toContain('  packs:  events older than 48 h into compressed blocks');
         const read = async (path: string) => (await fetch(`${url}${path}`)).json();
         const listed = async () => (await read(`/api/v1/events?${range}&limit=1`)).total.count;
         const before = { total: (await read(`/api/v1/summary?${range}`)).overall.total, listed: await listed() };
