@@ -13,14 +13,13 @@ import { type Compacted, compactColdEvents, MIN_HOT_WINDOW_MS } from '../api/ser
 import { DEFAULT_HORIZONS } from '../api/services/retention.ts';
 import { openStore, type StoreConfig } from '../db/store.ts';
 import { hourReads, printHourReads, timeHourReads } from './cold-reads.ts';
-import { fillStore } from './fill.ts';
+import { fillStore, SPACING_AT_10M_A_DAY_MS } from './fill.ts';
 import { storeParts } from './store-bytes.ts';
 import { fmt, printTable } from './support.ts';
 
 const HOURS = Number(process.env.BENCH_COLD_HOURS ?? 1);
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
-const SPACING_MS = DAY_MS / 10_000_000;
 const START = Date.parse('2026-11-02T00:00:00Z');
 /** The steady state is figured with the hot window issue 41 asks for, 48 h, and `--retain-events`' default. */
 const HOT_WINDOW_MS = 48 * HOUR_MS;
@@ -32,9 +31,9 @@ const RSS_SAMPLE_MS = 20;
 const MOVED = ['cold_blocks', 'events', 'event_bodies'];
 
 export async function benchColdBlocks(config: StoreConfig): Promise<void> {
-  const events = Math.round((HOURS * HOUR_MS) / SPACING_MS);
+  const events = Math.round((HOURS * HOUR_MS) / SPACING_AT_10M_A_DAY_MS);
   const filling = await openStore(config);
-  const filled = await fillStore(filling, events, START, SPACING_MS);
+  const filled = await fillStore(filling, events, START, SPACING_AT_10M_A_DAY_MS);
   await filling.close();
   console.log(
     `cold blocks: ${fmt(events)} events over ${HOURS} h (10M a day's density) ingested and folded in ${filled.seconds.toFixed(0)} s; NDJSON ${(filled.ndjsonBytes / events).toFixed(1)} B/event`,

@@ -1,7 +1,11 @@
 import { foldAll } from '../api/services/fold.ts';
 import { ingestBatch } from '../api/services/ingest.ts';
 import type { Store } from '../db/runner.ts';
+import { DAY_MS } from '../shared/analysis/time-buckets.ts';
 import { syntheticLines } from './generate.ts';
+
+/** The time between two events at 10M events a day: the density issue 41's figures are of. */
+export const SPACING_AT_10M_A_DAY_MS = DAY_MS / 10_000_000;
 
 /** Events stored between folds while the store fills: 20 batches, two folds' worth. */
 const FOLD_EVERY = 100_000;

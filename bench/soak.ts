@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { openStore, type StoreConfig } from '../db/store.ts';
-import { fillStore } from './fill.ts';
+import { fillStore, SPACING_AT_10M_A_DAY_MS } from './fill.ts';
 import { syntheticLines } from './generate.ts';
 import { type ServerProcess, spawnServer } from './server-process.ts';
 
@@ -19,8 +19,6 @@ const RSS_GOAL_MB = 300;
  */
 const BACKLOG = Number(process.env.BENCH_SOAK_BACKLOG ?? 0);
 const BACKLOG_AGO_MS = 72 * 3_600_000;
-/** 10M events a day's spacing. */
-const BACKLOG_SPACING_MS = 8.64;
 
 /** One store's soak in figures (MB, and per second). */
 export interface SoakResult {
@@ -106,7 +104,7 @@ export async function benchSoak(label: string, config: StoreConfig): Promise<Soa
 async function fillBacklog(config: StoreConfig): Promise<void> {
   const store = await openStore(config);
   try {
-    const filled = await fillStore(store, BACKLOG, Date.now() - BACKLOG_AGO_MS, BACKLOG_SPACING_MS);
+    const filled = await fillStore(store, BACKLOG, Date.now() - BACKLOG_AGO_MS, SPACING_AT_10M_A_DAY_MS);
     console.log(
       `soak backlog: ${BACKLOG} events three days back, stored and counted in ${filled.seconds.toFixed(0)} s`,
     );

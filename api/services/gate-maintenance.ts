@@ -255,7 +255,8 @@ export async function replayDuePartitions(store: Store, limit = DUE_PER_ROUND): 
         ...read.queued.filter((row) => !queued.has(row.seq)),
         ...stored.filter((row) => row.queued === 0),
       ]);
-      const keys = read.checkpoint ? await checkpointKeys(tx, [[due.partition, since]]) : undefined;
+      // From a checkpoint, the events folded since read its states of their keys first.
+      const keys = read.replay.seeded === null ? undefined : await checkpointKeys(tx, [[due.partition, since]]);
       if (!stepOn(read.replay, since, changes, keys)) {
         await markPending(tx, [{ partition: due.partition, reset: true }], due.since);
         return false;
@@ -307,8 +308,6 @@ export async function buildMissingStorms(store: Store, stopping: () => boolean =
 /** A replay read from the store: besides the step's state, what it read, for stepping on what was folded since. */
 interface ReadReplay {
   replay: Replay;
-  /** It started from the partition's checkpoint at the cold horizon (ADR 21). */
-  checkpoint: boolean;
   /** The highest `seq` read: events stored after it were not in the replay. */
   maxSeq: number;
   /** Events read but still queued for their fold: left out, their fold steps them (ADR 10). */
@@ -334,7 +333,6 @@ async function readReplays(db: SqlRunner, pks: readonly string[], changes: GateC
     const start = checkpoint === undefined ? undefined : { saved: checkpoint, keys };
     return {
       replay: replayPartition(pk, folded[index] ?? [], changes, start),
-      checkpoint: checkpoint !== undefined,
       maxSeq: rows.reduce((max, row) => Math.max(max, row.seq), 0),
       queued: rows.filter((row) => row.queued === 1),
     };
