@@ -1,6 +1,13 @@
-import { deflateRawSync } from 'node:zlib';
+import { brotliCompressSync, deflateRawSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { type Cell, type ColumnSpec, type Compression, packColumns, unpackColumns } from './column-block.ts';
+import {
+  type Cell,
+  type ColumnSpec,
+  type Compression,
+  inflatedSections,
+  packColumns,
+  unpackColumns,
+} from './column-block.ts';
 
 const COLUMNS: ColumnSpec[] = [
   { name: 'seq', kind: 'delta' },
@@ -102,6 +109,28 @@ describe('column blocks', () => {
     for (const wrong of [[300], [-1], [2, 1], [4, 4], [0.5]]) {
       expect(() => unpackColumns(block, undefined, wrong), String(wrong)).toThrow(/ascend/);
     }
+  });
+
+  it("inflates only the text groups that hold a row asked for, and each section once for the block's reads", async () => {
+    const rows = Array.from({ length: 3000 }, (_, i) => ({ seq: i, line: `{"id":"row-${i}"}` }));
+    const block = await packColumns(COLUMNS, rows, 'brotli');
+    inflatedSections.clear();
+    const picked = [0, 2999];
+    expect(unpackColumns(block, ['line', 'seq'], picked).values).toEqual([
+      picked.map((r) => rows[r]?.seq),
+      picked.map((r) => rows[r]?.line),
+    ]);
+    expect(Object.fromEntries(inflatedSections)).toEqual({ line: 2, seq: 1 });
+    expect(rowsOf(block, ['line', 'seq'])).toEqual(rows);
+    expect(Object.fromEntries(inflatedSections)).toEqual({ line: 3, seq: 1 });
+  });
+
+  it('reads a block written before text columns came in groups', () => {
+    // Format 2 (brotli, whole sections): two rows, a text column `t` holding "ab", then "ac" after the "a" it shares.
+    const texts = brotliCompressSync(Buffer.of(1, 2, 0x61, 0x62, 2, 1, 0x63, 0));
+    const block = Buffer.concat([Buffer.of(2, 3, 1, 2, 1, 0x74, texts.byteLength), texts]);
+    expect(unpackColumns(block).values).toEqual([['ab', 'ac', null]]);
+    expect(unpackColumns(block, undefined, [1]).values).toEqual([['ac']]);
   });
 
   it('reads a column the block does not hold as missing, and a missing cell as null', async () => {
