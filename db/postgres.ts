@@ -180,11 +180,19 @@ function txRunnerOver(client: pg.PoolClient): TxRunner & { abandon(): Promise<vo
             Number(row.seq),
           ]),
         );
+        // RETURNING answers the new rows in no promised order: each goes to the first row of its key, a later copy
+        // of it in the same rows gets 0.
+        const seqs = rows.map((row) => {
+          const key = storedKey(row);
+          const seq = fresh.get(key) ?? 0;
+          fresh.delete(key);
+          return seq;
+        });
         // A block whose rows were all duplicates (a batch sent again) holds nothing anyone will read.
-        const used = new Set(rows.flatMap((row, index) => (fresh.has(storedKey(row)) ? [idOf(index)] : [])));
+        const used = new Set(rows.flatMap((_, index) => ((seqs[index] as number) > 0 ? [idOf(index)] : [])));
         const unused = ids.filter((id) => !used.has(id));
         if (unused.length > 0) await client.query({ name: 'drop_blocks', text: DROP_BLOCKS, values: [unused] });
-        return fresh;
+        return seqs;
       }),
     async abandon() {
       failure ??= new Error('the transaction was rolled back');

@@ -21,10 +21,10 @@ export interface SqlRunner {
 /** A runner inside a transaction; it also owns the hot ingest path. */
 export interface TxRunner extends SqlRunner {
   /**
-   * Inserts rows with a prepared, batched statement; answers the seq of each row that was new (not a duplicate), by
-   * its storedKey (db/event-row.ts).
+   * Inserts rows with a prepared, batched statement; answers each row's seq, by its place in `packed.rows`: 0 for a
+   * row not stored (one stored before, or an earlier copy in the same rows, is kept under its own seq).
    */
-  insertEvents(packed: PackedRows): Promise<Map<string, number>>;
+  insertEvents(packed: PackedRows): Promise<ArrayLike<number>>;
 }
 
 export interface Store extends SqlRunner {

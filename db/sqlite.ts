@@ -8,7 +8,7 @@ import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
 import { storedCorrelation } from '../shared/correlation-key.ts';
-import { EVENT_COLUMNS, putEventValues, storedKey } from './event-row.ts';
+import { EVENT_COLUMNS, putEventValues } from './event-row.ts';
 import type { Store, TxRunner } from './runner.ts';
 
 const MIGRATIONS = fileURLToPath(new URL('./migrations/sqlite', import.meta.url));
@@ -83,13 +83,8 @@ export function openSqliteStore(dataDir: string): Store {
         values[at + fields + 1] = blockOf[index];
         values[at + fields + 2] = lineOf[index];
       });
-      const seqs = await writer.call<Float64Array>({ op: 'insert', values: JSON.stringify(values), blocks });
-      const inserted = new Map<string, number>();
-      rows.forEach((row, index) => {
-        const seq = seqs[index] ?? 0;
-        if (seq > 0) inserted.set(storedKey(row), seq);
-      });
-      return inserted;
+      // Seqs by row, as the writer answers them (0: a duplicate): no key per row is built here.
+      return writer.call<Float64Array>({ op: 'insert', values: JSON.stringify(values), blocks });
     },
   };
 

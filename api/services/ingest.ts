@@ -215,13 +215,14 @@ function configChanged(before: readonly ServerConfigRow[], after: readonly Serve
  */
 async function insertAll(tx: TxRunner, chunks: readonly PackedRows[]): Promise<Map<number, EventRow>> {
   const results = await Promise.all(chunks.map((chunk) => tx.insertEvents(chunk)));
-  // A second copy of an event inside the batch was not stored: the first one was, under one seq.
+  // A second copy of an event inside the batch was not stored (seq 0): the first one was.
   const stored = new Map<number, EventRow>();
   chunks.forEach((chunk, index) => {
-    for (const row of chunk.rows) {
-      const seq = results[index]?.get(storedKey(row));
-      if (seq !== undefined && !stored.has(seq)) stored.set(seq, row);
-    }
+    const seqs = results[index] as ArrayLike<number>;
+    chunk.rows.forEach((row, i) => {
+      const seq = seqs[i] as number;
+      if (seq > 0) stored.set(seq, row);
+    });
   });
   await queueForFold(
     tx,

@@ -385,16 +385,14 @@ function feedRun(
   const runKey = runKeyOf(fact);
   const relevant = fact.connect ? reconnectRelevant(fact) : retryRelevant(fact);
   const run = runs[runKey];
-  const close = () => {
+  // Closed in line, not by a closure made here: this runs for every attempt a fold re-judges, and the closure (named
+  // at run time under tsx) cost more than the rest of the call.
+  if (run !== undefined && (relevant ? fact.ts - run.lastTs > owner.opts.gapMs : endsRun(run, fact))) {
     delete runs[runKey];
-    const storm = run === undefined ? null : makeLoop(runKey, run);
+    const storm = makeLoop(runKey, run);
     if (storm !== null) emit(storm);
-  };
-  if (!relevant) {
-    if (run !== undefined && endsRun(run, fact)) close();
-    return;
   }
-  if (run !== undefined && fact.ts - run.lastTs > owner.opts.gapMs) close();
+  if (!relevant) return;
   const open = runs[runKey] ?? newRun(fact.connect);
   runs[runKey] = open;
   appendToRun(open, fact, owner.state.collectIds);
