@@ -5,6 +5,7 @@ import {
   countLikeliest,
   hourCaps,
   type IdentitySends,
+  listedWholeHours,
   placeToBeat,
   SENDS_PER_HOUR_PROBE,
   splitHours,
@@ -195,15 +196,36 @@ describe('countingPlan', () => {
   ];
 
   it('counts in the events those whose sends cost no more there than a probe of each whole hour', () => {
-    expect(countingPlan(round, 10, true)).toEqual({ fromEvents: ['edge', 'rare'], fromHours: ['loop'] });
+    expect(countingPlan(round, () => 10, true)).toEqual({ fromEvents: ['edge', 'rare'], fromHours: ['loop'] });
   });
 
   it('counts every contender in the hour counts when part of the window has no events kept', () => {
-    expect(countingPlan(round, 10, false)).toEqual({ fromEvents: [], fromHours: ['loop', 'edge', 'rare'] });
+    expect(countingPlan(round, () => 10, false)).toEqual({ fromEvents: [], fromHours: ['loop', 'edge', 'rare'] });
   });
 
   it('counts a window without a whole hour in the events only where they are kept', () => {
-    expect(countingPlan(round, 0, true).fromHours).toEqual(['loop', 'edge', 'rare']);
+    expect(countingPlan(round, () => 0, true).fromHours).toEqual(['loop', 'edge', 'rare']);
+  });
+
+  it('counts in the hour counts, for its part-hours alone, one whose lists give every whole hour', () => {
+    const probes = (identity: string) => (identity === 'rare' ? 0 : 10);
+    expect(countingPlan(round, probes, true)).toEqual({ fromEvents: ['edge'], fromHours: ['loop', 'rare'] });
+  });
+});
+
+describe('listedWholeHours', () => {
+  it("sums each identity's list rows of whole hours, and counts them, leaving part-hours out", () => {
+    const rows = [
+      { start: T, identity: 'a', sends: 9, slots: [9, 0, 0, 0, 0, 0] },
+      { start: T + H, identity: 'a', sends: 4, slots: null },
+      { start: T + 2 * H, identity: 'a', sends: 5, slots: null },
+      { start: T + H, identity: 'b', sends: 7, slots: null },
+      { start: T, identity: 'c', sends: 3, slots: [0, 3, 0, 0, 0, 0] },
+    ];
+    expect([...listedWholeHours(rows)]).toEqual([
+      ['a', { sends: 9, hours: 2 }],
+      ['b', { sends: 7, hours: 1 }],
+    ]);
   });
 });
 

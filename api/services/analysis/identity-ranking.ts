@@ -16,6 +16,8 @@ import {
   hourCaps,
   type IdentitySends,
   type ListDepth,
+  type ListedWhole,
+  listedWholeHours,
   splitHours,
   topSent,
   wholeHours,
@@ -132,15 +134,23 @@ async function rankFromLists(
   const depthOf = listDepths(split, limit, limits);
   const { hours, unlisted } = hourCaps(await hourListCuts(db, { ...split, server: listed }, depthOf), split);
   const rows = await listContenders(db, hours, { server: scope.server, n: limit, unlisted });
+  const whole = wholeHours(split);
+  const onLists = listedWholeHours(rows);
+  // A contender on the lists of every whole hour is counted in its part-hours alone; any other, in every whole hour.
+  const allListed = (identity: string) => {
+    const held = onLists.get(identity);
+    return held?.hours === whole.length ? held : undefined;
+  };
   const counted = await countLikeliest(
     contenderBounds(rows, hours, scope),
     limit,
     limits.countPerRound,
     async (round) => {
-      const { fromEvents, fromHours } = countingPlan(round, wholeHours(split).length, eventsKept(scope));
+      const probes = (identity: string) => (allListed(identity) === undefined ? whole.length : 0);
+      const { fromEvents, fromHours } = countingPlan(round, probes, eventsKept(scope));
       const [inEvents, inHours] = await Promise.all([
         identityEventSends(db, fromEvents, scope),
-        exactSends(db, fromHours, split),
+        exactSends(db, fromHours, split, allListed),
       ]);
       return [...inEvents, ...inHours];
     },
@@ -149,14 +159,23 @@ async function rankFromLists(
   return { identities: ranked.map((row) => row.identity), exact };
 }
 
-/** Each identity's counted sends in the window: its whole hours from the hour counts, its part-hours from the events. */
-async function exactSends(db: SqlRunner, names: readonly string[], split: HourSplit): Promise<IdentitySends[]> {
+/**
+ * Each identity's counted sends in the window: its whole hours from the hour counts, or from its list rows where
+ * `listedOf` gives them all, its part-hours from the events.
+ */
+async function exactSends(
+  db: SqlRunner,
+  names: readonly string[],
+  split: HourSplit,
+  listedOf: (identity: string) => ListedWhole | undefined,
+): Promise<IdentitySends[]> {
   if (names.length === 0) return [];
+  const probed = names.filter((identity) => listedOf(identity) === undefined);
   const parts = await Promise.all([
-    identityHourSends(db, names, wholeHours(split)),
+    identityHourSends(db, probed, wholeHours(split)),
     ...split.edges.map(([from, to]) => identityEventSends(db, names, { from, to })),
   ]);
-  const sends = new Map(names.map((identity) => [identity, 0]));
+  const sends = new Map(names.map((identity) => [identity, listedOf(identity)?.sends ?? 0]));
   for (const row of parts.flat()) sends.set(row.identity, (sends.get(row.identity) ?? 0) + row.sends);
   return [...sends].map(([identity, total]) => ({ identity, sends: total }));
 }
