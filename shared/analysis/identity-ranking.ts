@@ -92,26 +92,44 @@ export function hourCaps(cuts: ReadonlyMap<number, number>, split: HourSplit): {
 }
 
 /**
- * The most each listed identity can have been sent in the window: in the hours whose lists it is on, its sends in
- * the slots the window overlaps (all of them in a whole hour), each other hour's cap in the rest. Most first (ties by
+ * A contender as its list rows give it (db/counters/identities.ts listContenders): its rows of whole hours summed in
+ * the store (a day of flat traffic is ~1,800 contenders on every one of ~22 lists: ~40k rows, whose identities as
+ * JavaScript strings cost more than choosing them), its rows of part-hours each with its slots.
+ */
+export interface ListedContender {
+  identity: string;
+  /** Its sends in the whole hours whose lists it is on: exact there. */
+  listed: number;
+  /** How many whole hours' lists it is on. */
+  listedHours: number;
+  /** What `listed` is over those hours' caps. */
+  overCaps: number;
+  /** Its rows of the part-hours whose lists it is on. */
+  parts: readonly HourSends[];
+}
+
+/**
+ * The most each contender can have been sent in the window: in the hours whose lists it is on, its sends in the
+ * slots the window overlaps (all of them in a whole hour), each other hour's cap in the rest. Most first (ties by
  * identity), the order in which they are worth counting. By the slots, not the hour: an hour's window is two
  * part-hours, and flat traffic sent ~17 times an hour was bounded by ~34 there, above every place, so that round
  * after round of 250 contenders was counted in the events (five for an hour's ranking at 2.5M events).
  */
 export function contenderBounds(
-  rows: readonly HourSends[],
+  contenders: readonly ListedContender[],
   hours: readonly HourCap[],
   window: { from: number; to: number },
 ): IdentitySends[] {
   const allCaps = hours.reduce((sum, hour) => sum + hour.cap, 0);
   const capOf = new Map(hours.map((hour) => [hour.start, hour.cap]));
-  const most = new Map<string, number>();
-  for (const row of rows) {
-    const { identity, start } = row;
-    most.set(identity, (most.get(identity) ?? allCaps) + sendsWithin(row, window) - (capOf.get(start) ?? 0));
-  }
-  return [...most]
-    .map(([identity, sends]) => ({ identity, sends }))
+  return contenders
+    .map(({ identity, overCaps, parts }) => ({
+      identity,
+      sends: parts.reduce(
+        (most, part) => most + sendsWithin(part, window) - (capOf.get(part.start) ?? 0),
+        allCaps + overCaps,
+      ),
+    }))
     .sort((a, b) => b.sends - a.sends || (a.identity < b.identity ? -1 : a.identity > b.identity ? 1 : 0));
 }
 
@@ -179,31 +197,6 @@ export function countingPlan(
     else fromHours.push(identity);
   }
   return { fromEvents, fromHours };
-}
-
-/** What a contender's list rows say of its whole hours: their sends, exact, and how many hours they are. */
-export interface ListedWhole {
-  sends: number;
-  hours: number;
-}
-
-/**
- * Each contender's sends in the whole hours whose lists it is on. A list row of a whole hour is the identity's count
- * there, so an identity on the lists of every whole hour (flat traffic's ~1,800 contenders of a day, sent ~17 times
- * each hour) needs no probe of the hour counts: only its part-hours are counted.
- */
-export function listedWholeHours(rows: readonly HourSends[]): Map<string, ListedWhole> {
-  const listed = new Map<string, ListedWhole>();
-  for (const { identity, sends, slots } of rows) {
-    if (slots !== null) continue;
-    const held = listed.get(identity);
-    if (held === undefined) listed.set(identity, { sends, hours: 1 });
-    else {
-      held.sends += sends;
-      held.hours += 1;
-    }
-  }
-  return listed;
 }
 
 /** The starts of the window's whole hours, where a candidate's sends are read from its hour counts. */

@@ -91,22 +91,21 @@ describe.each(STORE_KINDS)('the hour lists on $name', (kind) => {
       expect((await contenders(day, 3, 9)).names).toEqual(['a', 'b', 'c', 'f']);
     });
 
-    it("give a contender's list rows, and count a part-hour's list toward its most only", async () => {
+    it("give a contender's list rows, whole hours summed, and count a part-hour's list toward its most only", async () => {
       const { rows } = await contenders({ from: T, to: T + 3 * H }, 3, 1);
-      expect(rows.map((row) => [row.start, row.identity, row.sends]).sort()).toEqual([
-        [T, identityOf('s1', 'a'), 10],
-        [T + H, identityOf('s1', 'a'), 8],
-      ]);
+      // a's 10 and 8 over the caps 3 and 4.
+      expect(rows).toEqual([{ identity: identityOf('s1', 'a'), listed: 18, listedHours: 2, overCaps: 11, parts: [] }]);
       // Hour 0 is a part-hour: its list counts toward the most, not toward what was surely sent in the window. The
       // first place surely sent is then c's 9, not a's 18, and every candidate's most reaches it.
       const late = await contenders({ from: T + H / 2, to: T + 3 * H }, 3, 1);
       expect(late.names).toEqual(['a', 'b', 'c', 'f']);
-      // With its sends per slot (all at the hour's start here), which bound it in a part-hour.
+      // Its row of the part-hour with its sends per slot (all at the hour's start here), which bound it there.
       expect(late.rows).toContainEqual({
-        start: T,
         identity: identityOf('s1', 'a'),
-        sends: 10,
-        slots: [10, 0, 0, 0, 0, 0],
+        listed: 8,
+        listedHours: 1,
+        overCaps: 8 - 4,
+        parts: [{ start: T, identity: identityOf('s1', 'a'), sends: 10, slots: [10, 0, 0, 0, 0, 0] }],
       });
     });
 

@@ -16,8 +16,7 @@ import {
   hourCaps,
   type IdentitySends,
   type ListDepth,
-  type ListedWhole,
-  listedWholeHours,
+  type ListedContender,
   splitHours,
   topSent,
   wholeHours,
@@ -133,24 +132,24 @@ async function rankFromLists(
   const split = splitHours(scope.from, scope.to);
   const depthOf = listDepths(split, limit, limits);
   const { hours, unlisted } = hourCaps(await hourListCuts(db, { ...split, server: listed }, depthOf), split);
-  const rows = await listContenders(db, hours, { server: scope.server, n: limit, unlisted });
+  const contenders = await listContenders(db, hours, { server: scope.server, n: limit, unlisted });
   const whole = wholeHours(split);
-  const onLists = listedWholeHours(rows);
   // A contender on the lists of every whole hour is counted in its part-hours alone; any other, in every whole hour.
-  const allListed = (identity: string) => {
-    const held = onLists.get(identity);
-    return held?.hours === whole.length ? held : undefined;
-  };
+  const onEveryList = new Map(
+    contenders.flatMap((contender) =>
+      contender.listedHours === whole.length ? [[contender.identity, contender]] : [],
+    ),
+  );
   const counted = await countLikeliest(
-    contenderBounds(rows, hours, scope),
+    contenderBounds(contenders, hours, scope),
     limit,
     limits.countPerRound,
     async (round) => {
-      const probes = (identity: string) => (allListed(identity) === undefined ? whole.length : 0);
+      const probes = (identity: string) => (onEveryList.has(identity) ? 0 : whole.length);
       const { fromEvents, fromHours } = countingPlan(round, probes, eventsKept(scope));
       const [inEvents, inHours] = await Promise.all([
         identityEventSends(db, fromEvents, scope),
-        exactSends(db, fromHours, split, allListed),
+        exactSends(db, fromHours, split, onEveryList),
       ]);
       return [...inEvents, ...inHours];
     },
@@ -160,22 +159,22 @@ async function rankFromLists(
 }
 
 /**
- * Each identity's counted sends in the window: its whole hours from the hour counts, or from its list rows where
- * `listedOf` gives them all, its part-hours from the events.
+ * Each identity's counted sends in the window: its whole hours from the hour counts, or from its list rows when it
+ * is on every whole hour's list (`onEveryList`), its part-hours from the events.
  */
 async function exactSends(
   db: SqlRunner,
   names: readonly string[],
   split: HourSplit,
-  listedOf: (identity: string) => ListedWhole | undefined,
+  onEveryList: ReadonlyMap<string, ListedContender>,
 ): Promise<IdentitySends[]> {
   if (names.length === 0) return [];
-  const probed = names.filter((identity) => listedOf(identity) === undefined);
+  const probed = names.filter((identity) => !onEveryList.has(identity));
   const parts = await Promise.all([
     identityHourSends(db, probed, wholeHours(split)),
     ...split.edges.map(([from, to]) => identityEventSends(db, names, { from, to })),
   ]);
-  const sends = new Map(names.map((identity) => [identity, listedOf(identity)?.sends ?? 0]));
+  const sends = new Map(names.map((identity) => [identity, onEveryList.get(identity)?.listed ?? 0]));
   for (const row of parts.flat()) sends.set(row.identity, (sends.get(row.identity) ?? 0) + row.sends);
   return [...sends].map(([identity, total]) => ({ identity, sends: total }));
 }
