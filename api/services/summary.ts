@@ -34,6 +34,26 @@ export async function summarise(db: SqlRunner, filter: RangeFilter): Promise<Sum
     countRows(db, filter, null, ['server', 'kind']),
     countRows(db, filter, null, ['client', 'kind']),
   ]);
+  return summaryOf(filter, byServer, byClient);
+}
+
+/**
+ * A server's summary, and the counts of what no named client sent it (its own requests, and proxy lines without a
+ * client), from one read: its rows per client are its rows per server as well. The server's page made three reads of
+ * the counts for these, one after another on SQLite's one reader.
+ */
+export async function serverSummary(
+  db: SqlRunner,
+  filter: RangeFilter & { server: string },
+): Promise<{ summary: Summary; unnamed: Counts }> {
+  const byClient = await countRows(db, filter, null, ['client', 'kind']);
+  const unnamed = emptyCounts();
+  for (const row of byClient) if (row.client === '') add(unnamed, row);
+  const byServer = byClient.map((row) => ({ ...row, server: filter.server }));
+  return { summary: summaryOf(filter, byServer, byClient), unnamed };
+}
+
+function summaryOf(filter: RangeFilter, byServer: readonly CountRow[], byClient: readonly CountRow[]): Summary {
   const overall = emptyCounts();
   const servers = nameRecord<Counts>();
   for (const row of byServer) {

@@ -1,6 +1,12 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { SLOTS_PER_HOUR, type SlotHour, slotOf } from '../../shared/analysis/alarm-candidates.ts';
-import type { HourCap, HourSends, IdentitySends, ListDepth } from '../../shared/analysis/identity-ranking.ts';
+import type {
+  HourCap,
+  HourSends,
+  IdentitySends,
+  ListDepth,
+  ListedContender,
+} from '../../shared/analysis/identity-ranking.ts';
 import { HOUR_MS } from '../../shared/analysis/time-buckets.ts';
 import { coldSends, coldSendsAt } from '../queries/cold-sends.ts';
 import { addingUpsert, allOfUnion, listTable, type RowsColumn, rowsTable, upsertRows } from '../queries/lists.ts';
@@ -36,18 +42,21 @@ const SLOT_COLUMNS = Array.from({ length: SLOTS_PER_HOUR }, (_, slot) => `sends_
 const SLOTS_OF_IH = sql.raw(SLOT_COLUMNS.map((column) => `ih.${column}`).join(', '));
 
 /**
- * The slot columns of the contenders' list rows, and the FROM that gives them. PostgreSQL fetches each list row's tuple
- * anyway (its server and digest are not in the partial index), so its lists carry the slots (hourLists). SQLite's
- * lists read the partial index (start, sends) alone, which holds the key and so every other column they need: the
- * slots there would cost a lookup of each of a day's ~40k list rows (its ranking 45 -> 94 ms). It looks them up by the
- * key for the contenders' rows of part-hours alone; in a whole hour every send is in the window.
+ * The slot columns of the contenders' rows of part-hours, and the FROM that gives them. PostgreSQL fetches each list
+ * row's tuple anyway (its server and digest are not in the partial index), so its lists carry the slots
+ * (hourLists). SQLite's lists read the partial index (start, sends) alone, which holds the key and so every other
+ * column they need: the slots there would cost a lookup of each of a day's ~40k list rows (its ranking 45 -> 94 ms).
+ * It looks them up by the key for the part-hours' rows alone; in a whole hour every send is in the window.
  */
-function slotsOfLists(db: SqlRunner): SQL {
+function partHourSlots(db: SqlRunner): SQL {
   if (db.dialect === 'postgres')
-    return sql.raw(`${SLOT_COLUMNS.map((column) => `lists.${column}`).join(', ')} FROM lists`);
-  return sql`${SLOTS_OF_IH} FROM lists LEFT JOIN identity_hour ih ON lists.whole = 0
-    AND ih.start = lists.start AND ih.server = lists.server AND ih.identity = lists.identity`;
+    return sql.raw(`${SLOT_COLUMNS.map((column) => `lists.${column}`).join(', ')} FROM lists WHERE lists.whole = 0`);
+  return sql`${SLOTS_OF_IH} FROM lists JOIN identity_hour ih ON ih.start = lists.start AND ih.server = lists.server
+    AND ih.identity = lists.identity WHERE lists.whole = 0`;
 }
+
+/** No slots: the columns of a contender's summed whole hours, beside its rows of part-hours. */
+const NO_SLOTS = sql.raw(SLOT_COLUMNS.map((column) => `0 AS ${column}`).join(', '));
 
 const IDENTITY_HOUR_KEYS: readonly RowsColumn[] = [
   ['start', 'bigint'],
@@ -107,58 +116,79 @@ export async function hourListCuts(
 }
 
 /**
- * The list rows (each hour's identities sent more than its cap) of the identities that can be among the `n` most
- * sent of the window: those whose most, `unlisted` plus what their lists hold over the caps, reaches the `n`-th
+ * The identities that can be among the `n` most sent of the window, from the list rows (each hour's identities sent
+ * more than its cap): those whose most, `unlisted` plus what their lists hold over the caps, reaches the `n`-th
  * largest sends listed in whole hours (at least 2). Grouped in the store: a day's lists are ~40k rows, and making
- * them JavaScript strings cost more than the reading and grouping.
+ * them JavaScript strings cost more than the reading and grouping. Each contender's rows of whole hours come summed,
+ * one row (`start` null); its rows of part-hours each with its slots.
  */
 export async function listContenders(
   db: SqlRunner,
   hours: readonly HourCap[],
   { server, n, unlisted }: { server?: string; n: number; unlisted: number },
-): Promise<HourSends[]> {
+): Promise<ListedContender[]> {
   if (n <= 0 || hours.length === 0) return [];
   const ofServer = server === undefined ? sql`` : sql` AND ih.server = ${server}`;
   const rows = await db.all<
-    Omit<HourSends, 'slots'> & Record<(typeof SLOT_COLUMNS)[number], number>
-  >(sql`WITH lists AS (${hourLists(db, hours, ofServer)}),
+    { identity: string; start: number | null; sends: number; hours: number; over: number } & Record<
+      (typeof SLOT_COLUMNS)[number],
+      number
+    >
+  >(sql`WITH ${hourLists(db, hours, ofServer)},
     grouped AS (
-      SELECT server, identity, sum(CASE WHEN whole = 1 THEN sends ELSE 0 END) AS listed, sum(sends - cap) AS excess
+      SELECT server, identity, sum(whole * sends) AS listed, sum(whole) AS hours, sum(whole * (sends - cap)) AS over,
+        sum(sends - cap) AS excess
       FROM lists GROUP BY server, identity),
     contenders AS (
-      SELECT server, identity FROM grouped WHERE ${unlisted} + excess >= 2 AND ${unlisted} + excess >= coalesce(
-        (SELECT listed FROM grouped ORDER BY listed DESC LIMIT 1 OFFSET ${n - 1}), 0))
-    SELECT ${identityText(db, 'lists')} AS identity, lists.start, lists.sends, lists.whole, ${slotsOfLists(db)}
-    WHERE (lists.server, lists.identity) IN (SELECT server, identity FROM contenders)`);
-  return rows.map((row) => ({
-    identity: row.identity,
-    start: Number(row.start),
-    sends: Number(row.sends),
-    slots: Number(row.whole) === 1 ? null : SLOT_COLUMNS.map((column) => Number(row[column])),
-  }));
+      SELECT server, identity, listed, hours, over FROM grouped WHERE ${unlisted} + excess >= 2
+        AND ${unlisted} + excess >= coalesce((SELECT listed FROM grouped ORDER BY listed DESC LIMIT 1 OFFSET ${n - 1}), 0))
+    SELECT ${identityText(db, 'c')} AS identity, NULL AS start, c.listed AS sends, c.hours, c.over, ${NO_SLOTS}
+    FROM contenders AS c
+    UNION ALL
+    SELECT ${identityText(db, 'lists')} AS identity, lists.start, lists.sends, 0, 0, ${partHourSlots(db)}
+      AND (lists.server, lists.identity) IN (SELECT server, identity FROM contenders)`);
+  const contenders = new Map<string, ListedContender & { parts: HourSends[] }>();
+  for (const row of rows) {
+    if (row.start !== null) continue;
+    const { identity } = row;
+    contenders.set(identity, {
+      identity,
+      listed: Number(row.sends),
+      listedHours: Number(row.hours),
+      overCaps: Number(row.over),
+      parts: [],
+    });
+  }
+  for (const row of rows) {
+    if (row.start === null) continue;
+    contenders.get(row.identity)?.parts.push({
+      identity: row.identity,
+      start: Number(row.start),
+      sends: Number(row.sends),
+      slots: SLOT_COLUMNS.map((column) => Number(row[column])),
+    });
+  }
+  return [...contenders.values()];
 }
 
 /**
- * Each hour's rows of identity_hour above the hour's cap, with the cap and whether the hour is whole. SQLite seeks the
- * partial index (start, sends) on the first bound of sends, the cap, for each hour of the joined list. PostgreSQL,
- * which cannot see the caps of a table function, planned that join as a scan of the whole month's partition (230 ms
- * for an hour's ranking at 2M events, growing with the month): a leg per hour names its start and cap, and each is a
- * range of the index.
+ * `lists`: each hour's rows of identity_hour above the hour's cap, with the cap and whether the hour is whole. SQLite
+ * seeks the partial index (start, sends) on the first bound of sends, the cap, for each hour of the joined list. The
+ * hours are materialised first, or each of a day's ~40k list rows read its hour's cap and wholeness out of JSON again
+ * (the statement choosing a day's contenders from ~37k list rows: CPU 45 -> 22 ms), and lead the join (CROSS JOIN):
+ * knowing nothing of them, SQLite read one server's part-hour rows by scanning the whole index (1 -> 33 ms).
+ * PostgreSQL, which cannot see the caps of a table function, planned that join as a scan of the whole month's
+ * partition (230 ms for an hour's ranking at 2M events, growing with the month): a leg per hour names its start and
+ * cap, and each is a range of the index.
  */
 function hourLists(db: SqlRunner, hours: readonly HourCap[], ofServer: SQL): SQL {
   if (db.dialect === 'postgres') {
-    return sql.join(
-      hours.map(
-        ({
-          start,
-          cap,
-          whole,
-        }) => sql`SELECT ih.server, ih.identity, ${start}::bigint AS start, ih.sends, ${SLOTS_OF_IH},
-          ${cap}::integer AS cap, ${whole ? 1 : 0}::integer AS whole FROM identity_hour ih
-          WHERE ih.start = ${start} AND ih.sends > ${cap} AND ih.sends > 1${ofServer}`,
-      ),
-      sql` UNION ALL `,
+    const legs = hours.map(
+      ({ start, cap, whole }) => sql`SELECT ih.server, ih.identity, ${start}::bigint AS start, ih.sends, ${SLOTS_OF_IH},
+        ${cap}::integer AS cap, ${whole ? 1 : 0}::integer AS whole FROM identity_hour ih
+        WHERE ih.start = ${start} AND ih.sends > ${cap} AND ih.sends > 1${ofServer}`,
     );
+    return sql`lists AS (${sql.join(legs, sql` UNION ALL `)})`;
   }
   const table = rowsTable(
     db,
@@ -169,8 +199,9 @@ function hourLists(db: SqlRunner, hours: readonly HourCap[], ofServer: SQL): SQL
     ],
     hours.map(({ start, cap, whole }) => [start, cap, whole ? 1 : 0]),
   );
-  return sql`SELECT ih.server, ih.identity, h.start, ih.sends, h.cap, h.whole FROM ${table} AS h
-    JOIN identity_hour ih ON ih.start = h.start AND ih.sends > h.cap AND ih.sends > 1${ofServer}`;
+  return sql`hours AS MATERIALIZED ${table},
+    lists AS (SELECT ih.server, ih.identity, h.start, ih.sends, h.cap, h.whole FROM hours AS h
+      CROSS JOIN identity_hour ih ON ih.start = h.start AND ih.sends > h.cap AND ih.sends > 1${ofServer})`;
 }
 
 /**

@@ -98,15 +98,22 @@ describe('contenderBounds', () => {
   /** Sends all in an hour's first slot. */
   const early = (sends: number) => [sends, 0, 0, 0, 0, 0];
   const all = { from: T, to: T + 3 * H };
+  /** A contender listed in the one whole hour (T + H) with `listed` sends, and in the part-hours of `parts`. */
+  const contender = (identity: string, listed: number, parts: { start: number; sends: number; slots: number[] }[]) => ({
+    identity,
+    listed,
+    listedHours: listed > 0 ? 1 : 0,
+    overCaps: listed > 0 ? listed - 2 : 0,
+    parts: parts.map((part) => ({ ...part, identity })),
+  });
 
   it("bounds each contender by its list sends where it is listed and each other hour's cap, most first", () => {
-    const rows = [
-      { start: T, identity: 'a', sends: 9, slots: early(9) },
-      { start: T + H, identity: 'a', sends: 4, slots: early(4) },
-      { start: T + H, identity: 'b', sends: 7, slots: early(7) },
-      { start: T + 2 * H, identity: 'c', sends: 12, slots: early(12) },
+    const contenders = [
+      contender('a', 4, [{ start: T, sends: 9, slots: early(9) }]),
+      contender('b', 7, []),
+      contender('c', 0, [{ start: T + 2 * H, sends: 12, slots: early(12) }]),
     ];
-    expect(contenderBounds(rows, hours, all)).toEqual([
+    expect(contenderBounds(contenders, hours, all)).toEqual([
       { identity: 'c', sends: 3 + 2 + 12 },
       { identity: 'a', sends: 9 + 4 + 1 },
       { identity: 'b', sends: 3 + 7 + 1 },
@@ -116,24 +123,23 @@ describe('contenderBounds', () => {
   it('counts in a part-hour only the sends of the slots the window overlaps', () => {
     // The window starts 25 minutes into the first hour (its slots from 20 on) and ends 15 into the third (0 and 10).
     const window = { from: T + 25 * 60_000, to: T + 2 * H + 15 * 60_000 };
-    const rows = [
-      { start: T, identity: 'a', sends: 9, slots: [4, 3, 1, 1, 0, 0] },
-      { start: T + 2 * H, identity: 'a', sends: 12, slots: [2, 2, 8, 0, 0, 0] },
-      // An hour the window holds whole comes without its slots: every send of it is in the window.
-      { start: T + H, identity: 'b', sends: 7, slots: null },
+    const contenders = [
+      contender('a', 0, [
+        { start: T, sends: 9, slots: [4, 3, 1, 1, 0, 0] },
+        { start: T + 2 * H, sends: 12, slots: [2, 2, 8, 0, 0, 0] },
+      ]),
+      // An hour the window holds whole comes summed: every send of it is in the window.
+      contender('b', 7, []),
     ];
-    expect(contenderBounds(rows, hours, window)).toEqual([
+    expect(contenderBounds(contenders, hours, window)).toEqual([
       { identity: 'b', sends: 3 + 7 + 1 },
       { identity: 'a', sends: 1 + 1 + 2 + 2 + 2 },
     ]);
   });
 
-  it('orders equal bounds by identity, and has none without list rows', () => {
-    const rows = [
-      { start: T + H, identity: 'y', sends: 5, slots: early(5) },
-      { start: T + H, identity: 'x', sends: 5, slots: early(5) },
-    ];
-    expect(contenderBounds(rows, hours, all).map((bound) => bound.identity)).toEqual(['x', 'y']);
+  it('orders equal bounds by identity, and has none without contenders', () => {
+    const contenders = [contender('y', 5, []), contender('x', 5, [])];
+    expect(contenderBounds(contenders, hours, all).map((bound) => bound.identity)).toEqual(['x', 'y']);
     expect(contenderBounds([], hours, all)).toEqual([]);
   });
 });
@@ -195,15 +201,20 @@ describe('countingPlan', () => {
   ];
 
   it('counts in the events those whose sends cost no more there than a probe of each whole hour', () => {
-    expect(countingPlan(round, 10, true)).toEqual({ fromEvents: ['edge', 'rare'], fromHours: ['loop'] });
+    expect(countingPlan(round, () => 10, true)).toEqual({ fromEvents: ['edge', 'rare'], fromHours: ['loop'] });
   });
 
   it('counts every contender in the hour counts when part of the window has no events kept', () => {
-    expect(countingPlan(round, 10, false)).toEqual({ fromEvents: [], fromHours: ['loop', 'edge', 'rare'] });
+    expect(countingPlan(round, () => 10, false)).toEqual({ fromEvents: [], fromHours: ['loop', 'edge', 'rare'] });
   });
 
   it('counts a window without a whole hour in the events only where they are kept', () => {
-    expect(countingPlan(round, 0, true).fromHours).toEqual(['loop', 'edge', 'rare']);
+    expect(countingPlan(round, () => 0, true).fromHours).toEqual(['loop', 'edge', 'rare']);
+  });
+
+  it('counts in the hour counts, for its part-hours alone, one whose lists give every whole hour', () => {
+    const probes = (identity: string) => (identity === 'rare' ? 0 : 10);
+    expect(countingPlan(round, probes, true)).toEqual({ fromEvents: ['edge'], fromHours: ['loop', 'rare'] });
   });
 });
 

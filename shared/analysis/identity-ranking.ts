@@ -92,26 +92,44 @@ export function hourCaps(cuts: ReadonlyMap<number, number>, split: HourSplit): {
 }
 
 /**
- * The most each listed identity can have been sent in the window: in the hours whose lists it is on, its sends in
- * the slots the window overlaps (all of them in a whole hour), each other hour's cap in the rest. Most first (ties by
+ * A contender as its list rows give it (db/counters/identities.ts listContenders): its rows of whole hours summed in
+ * the store (a day of flat traffic is ~1,800 contenders on every one of ~22 lists: ~40k rows, whose identities as
+ * JavaScript strings cost more than choosing them), its rows of part-hours each with its slots.
+ */
+export interface ListedContender {
+  identity: string;
+  /** Its sends in the whole hours whose lists it is on: exact there. */
+  listed: number;
+  /** How many whole hours' lists it is on. */
+  listedHours: number;
+  /** What `listed` is over those hours' caps. */
+  overCaps: number;
+  /** Its rows of the part-hours whose lists it is on. */
+  parts: readonly HourSends[];
+}
+
+/**
+ * The most each contender can have been sent in the window: in the hours whose lists it is on, its sends in the
+ * slots the window overlaps (all of them in a whole hour), each other hour's cap in the rest. Most first (ties by
  * identity), the order in which they are worth counting. By the slots, not the hour: an hour's window is two
  * part-hours, and flat traffic sent ~17 times an hour was bounded by ~34 there, above every place, so that round
  * after round of 250 contenders was counted in the events (five for an hour's ranking at 2.5M events).
  */
 export function contenderBounds(
-  rows: readonly HourSends[],
+  contenders: readonly ListedContender[],
   hours: readonly HourCap[],
   window: { from: number; to: number },
 ): IdentitySends[] {
   const allCaps = hours.reduce((sum, hour) => sum + hour.cap, 0);
   const capOf = new Map(hours.map((hour) => [hour.start, hour.cap]));
-  const most = new Map<string, number>();
-  for (const row of rows) {
-    const { identity, start } = row;
-    most.set(identity, (most.get(identity) ?? allCaps) + sendsWithin(row, window) - (capOf.get(start) ?? 0));
-  }
-  return [...most]
-    .map(([identity, sends]) => ({ identity, sends }))
+  return contenders
+    .map(({ identity, overCaps, parts }) => ({
+      identity,
+      sends: parts.reduce(
+        (most, part) => most + sendsWithin(part, window) - (capOf.get(part.start) ?? 0),
+        allCaps + overCaps,
+      ),
+    }))
     .sort((a, b) => b.sends - a.sends || (a.identity < b.identity ? -1 : a.identity > b.identity ? 1 : 0));
 }
 
@@ -135,7 +153,7 @@ export function placeToBeat(counted: readonly IdentitySends[], n: number): numbe
 /**
  * Counts contenders exactly (`count`), `perRound` at a time in the order of `bounds` (most first), until the next
  * can send no more than it takes to reach the `n`-th place counted so far. One that reaches it exactly still
- * counts: a tie goes by identity. A day's flat traffic leaves ~1,800 contenders, each a lookup in every whole hour.
+ * counts: a tie goes by identity. A day's flat traffic leaves ~1,800 contenders.
  */
 export async function countLikeliest(
   bounds: readonly IdentitySends[],
@@ -164,17 +182,18 @@ export const SENDS_PER_HOUR_PROBE = 10;
 /**
  * Which contenders to count from the events over the whole window and which from their hour counts (and the
  * part-hours' events): counting an identity in the events costs its sends, of which its bound is the most, and in
- * the hour counts one probe a whole hour. Only where the window's events are all kept can they be counted there.
+ * the hour counts one probe of each whole hour its lists do not give (`probesOf`). Only where the window's events are
+ * all kept can they be counted there.
  */
 export function countingPlan(
   round: readonly IdentitySends[],
-  wholeHourCount: number,
+  probesOf: (identity: string) => number,
   eventsKept: boolean,
 ): { fromEvents: string[]; fromHours: string[] } {
   const fromEvents: string[] = [];
   const fromHours: string[] = [];
   for (const { identity, sends } of round) {
-    if (eventsKept && sends <= wholeHourCount * SENDS_PER_HOUR_PROBE) fromEvents.push(identity);
+    if (eventsKept && sends <= probesOf(identity) * SENDS_PER_HOUR_PROBE) fromEvents.push(identity);
     else fromHours.push(identity);
   }
   return { fromEvents, fromHours };

@@ -1,11 +1,11 @@
-import { sql } from 'drizzle-orm';
+import { SQL, StringChunk, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rankIdentities } from '../../api/services/analysis/identity-ranking.ts';
 import { applyIdentityDeltas, hourListCuts, listContenders } from '../../db/counters/identities.ts';
 import { eventDay } from '../../db/event-days.ts';
 import { topIdentityRows } from '../../db/queries/analysis.ts';
 import { ensureEventDays } from '../../db/queries/day-partitions.ts';
-import type { Store } from '../../db/runner.ts';
+import type { SqlRunner, Store } from '../../db/runner.ts';
 import { hourCaps, splitHours } from '../../shared/analysis/identity-ranking.ts';
 import { HOUR_MS } from '../../shared/analysis/time-buckets.ts';
 import { BASE_TS, clientEvent } from '../support/events.ts';
@@ -91,22 +91,21 @@ describe.each(STORE_KINDS)('the hour lists on $name', (kind) => {
       expect((await contenders(day, 3, 9)).names).toEqual(['a', 'b', 'c', 'f']);
     });
 
-    it("give a contender's list rows, and count a part-hour's list toward its most only", async () => {
+    it("give a contender's list rows, whole hours summed, and count a part-hour's list toward its most only", async () => {
       const { rows } = await contenders({ from: T, to: T + 3 * H }, 3, 1);
-      expect(rows.map((row) => [row.start, row.identity, row.sends]).sort()).toEqual([
-        [T, identityOf('s1', 'a'), 10],
-        [T + H, identityOf('s1', 'a'), 8],
-      ]);
+      // a's 10 and 8 over the caps 3 and 4.
+      expect(rows).toEqual([{ identity: identityOf('s1', 'a'), listed: 18, listedHours: 2, overCaps: 11, parts: [] }]);
       // Hour 0 is a part-hour: its list counts toward the most, not toward what was surely sent in the window. The
       // first place surely sent is then c's 9, not a's 18, and every candidate's most reaches it.
       const late = await contenders({ from: T + H / 2, to: T + 3 * H }, 3, 1);
       expect(late.names).toEqual(['a', 'b', 'c', 'f']);
-      // With its sends per slot (all at the hour's start here), which bound it in a part-hour.
+      // Its row of the part-hour with its sends per slot (all at the hour's start here), which bound it there.
       expect(late.rows).toContainEqual({
-        start: T,
         identity: identityOf('s1', 'a'),
-        sends: 10,
-        slots: [10, 0, 0, 0, 0, 0],
+        listed: 8,
+        listedHours: 1,
+        overCaps: 8 - 4,
+        parts: [{ start: T, identity: identityOf('s1', 'a'), sends: 10, slots: [10, 0, 0, 0, 0, 0] }],
       });
     });
 
@@ -200,6 +199,57 @@ describe.each(STORE_KINDS)('contenders counted a few at a time on $name', (kind)
     });
   });
 });
+
+describe.each(STORE_KINDS)("contenders on every whole hour's list on $name", (kind) => {
+  describe.skipIf(kind.unavailable !== null)('', () => {
+    // Four hours: a, b and c sent 20, 16 and 14 times an hour (on every list), n0-n5 once to thrice.
+    const hours = [0, 1, 2, 3];
+    const listed = hours.flatMap((hour) =>
+      Object.entries({ a: 20, b: 16, c: 14 }).map(([name, times]) => ({ server: 's', name, times, hour })),
+    );
+    const noise = hours.flatMap((hour) =>
+      [0, 1, 2, 3, 4, 5].map((n) => ({ server: 's', name: `n${n}`, times: 1 + ((n + hour) % 3), hour })),
+    );
+    let db: TestStore;
+    beforeAll(async () => {
+      db = await kind.open();
+      await ingestToolCalls(db.store, [...listed, ...noise]);
+    });
+    afterAll(async () => db?.dispose());
+
+    it("are counted from their list rows and the part-hours' events, as grouping the events ranks them", async () => {
+      const statements: string[] = [];
+      const recorded: SqlRunner = {
+        dialect: db.store.dialect,
+        all: (query) => {
+          statements.push(textOf(query));
+          return db.store.all(query);
+        },
+        run: (query) => db.store.run(query),
+      };
+      // Lists of 4 an hour: each whole hour's is cut at a noise identity's 3 sends, above which a, b and c are listed.
+      const limits = { wholeHourRows: 12, edgeRows: 4, maxPerHour: 4, groupUpTo: -1, countPerRound: 250 };
+      // Three whole hours and 20 minutes of the fourth.
+      const window = { from: BASE_TS, to: BASE_TS + 3 * H + H / 3, eventsFrom: null };
+      const ranking = await rankIdentities(recorded, window, 2, limits);
+      const grouped = await topIdentityRows(db.store, window, 2);
+      expect(ranking).toEqual({ identities: grouped.map((row) => row.identity), exact: true });
+      // Their bounds (over 10 sends a whole hour) send them to the hour counts, which their list rows already hold.
+      expect(statements.filter((text) => text.includes('identity_hour AS ih'))).toEqual([]);
+    });
+  });
+});
+
+/** The text of a statement, its parameters as `?`: enough to tell which table a read looked up. */
+function textOf(query: SQL): string {
+  return query.queryChunks
+    .map((chunk) => {
+      if (chunk instanceof SQL) return textOf(chunk);
+      if (chunk instanceof StringChunk) return chunk.value.join('');
+      return '?';
+    })
+    .join('');
+}
 
 /** `times` calls of tool `name` from client c to `server`, a minute apart from the start of `hour`. */
 interface ToolCalls {

@@ -4,7 +4,7 @@ import { rankIdentities } from '../../api/services/analysis/identity-ranking.ts'
 import { loadAnalysis } from '../../api/services/analysis/load.ts';
 import { clientsIn, contextGapIn } from '../../api/services/analysis/traffic.ts';
 import { setDiscovery, setOverrides } from '../../api/services/server-config.ts';
-import { summarise } from '../../api/services/summary.ts';
+import { serverSummary, summarise } from '../../api/services/summary.ts';
 import { codeCounts, rawCodeCounts } from '../../db/counters/codes.ts';
 import { COUNTER_TABLES } from '../../db/counters/levels.ts';
 import { CONDUCT_COLUMNS, conductRows, countRows } from '../../db/counters/rollups.ts';
@@ -82,6 +82,12 @@ describe.each(STORE_KINDS)('rollups on $name', (kind) => {
           0,
         );
         expect(perServer.overall.total).toBe(rawServer);
+        // The server's page reads it once, with what no named client sent, as the families read apart count them.
+        const { summary: ofServer, unnamed } = await serverSummary(db.store, { ...filter, server: 's2' });
+        expect(ofServer).toEqual(perServer);
+        const own = await countRows(db.store, { ...filter, server: 's2', client: '' }, null, ['server']);
+        expect(unnamed.total).toBe(own.reduce((n, r) => n + r.requests, 0));
+        expect(unnamed.avoidable).toBe(own.reduce((n, r) => n + r.avoidable, 0));
       }
     });
 

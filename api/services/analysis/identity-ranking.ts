@@ -16,6 +16,7 @@ import {
   hourCaps,
   type IdentitySends,
   type ListDepth,
+  type ListedContender,
   splitHours,
   topSent,
   wholeHours,
@@ -131,16 +132,24 @@ async function rankFromLists(
   const split = splitHours(scope.from, scope.to);
   const depthOf = listDepths(split, limit, limits);
   const { hours, unlisted } = hourCaps(await hourListCuts(db, { ...split, server: listed }, depthOf), split);
-  const rows = await listContenders(db, hours, { server: scope.server, n: limit, unlisted });
+  const contenders = await listContenders(db, hours, { server: scope.server, n: limit, unlisted });
+  const whole = wholeHours(split);
+  // A contender on the lists of every whole hour is counted in its part-hours alone; any other, in every whole hour.
+  const onEveryList = new Map(
+    contenders.flatMap((contender) =>
+      contender.listedHours === whole.length ? [[contender.identity, contender]] : [],
+    ),
+  );
   const counted = await countLikeliest(
-    contenderBounds(rows, hours, scope),
+    contenderBounds(contenders, hours, scope),
     limit,
     limits.countPerRound,
     async (round) => {
-      const { fromEvents, fromHours } = countingPlan(round, wholeHours(split).length, eventsKept(scope));
+      const probes = (identity: string) => (onEveryList.has(identity) ? 0 : whole.length);
+      const { fromEvents, fromHours } = countingPlan(round, probes, eventsKept(scope));
       const [inEvents, inHours] = await Promise.all([
         identityEventSends(db, fromEvents, scope),
-        exactSends(db, fromHours, split),
+        exactSends(db, fromHours, split, onEveryList),
       ]);
       return [...inEvents, ...inHours];
     },
@@ -149,14 +158,23 @@ async function rankFromLists(
   return { identities: ranked.map((row) => row.identity), exact };
 }
 
-/** Each identity's counted sends in the window: its whole hours from the hour counts, its part-hours from the events. */
-async function exactSends(db: SqlRunner, names: readonly string[], split: HourSplit): Promise<IdentitySends[]> {
+/**
+ * Each identity's counted sends in the window: its whole hours from the hour counts, or from its list rows when it
+ * is on every whole hour's list (`onEveryList`), its part-hours from the events.
+ */
+async function exactSends(
+  db: SqlRunner,
+  names: readonly string[],
+  split: HourSplit,
+  onEveryList: ReadonlyMap<string, ListedContender>,
+): Promise<IdentitySends[]> {
   if (names.length === 0) return [];
+  const probed = names.filter((identity) => !onEveryList.has(identity));
   const parts = await Promise.all([
-    identityHourSends(db, names, wholeHours(split)),
+    identityHourSends(db, probed, wholeHours(split)),
     ...split.edges.map(([from, to]) => identityEventSends(db, names, { from, to })),
   ]);
-  const sends = new Map(names.map((identity) => [identity, 0]));
+  const sends = new Map(names.map((identity) => [identity, onEveryList.get(identity)?.listed ?? 0]));
   for (const row of parts.flat()) sends.set(row.identity, (sends.get(row.identity) ?? 0) + row.sends);
   return [...sends].map(([identity, total]) => ({ identity, sends: total }));
 }

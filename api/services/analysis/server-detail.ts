@@ -1,11 +1,10 @@
 import { codeCounts, methodFailures } from '../../../db/counters/codes.ts';
-import { countRows } from '../../../db/counters/rollups.ts';
 import { askedBy } from '../../../db/queries/input-requests.ts';
 import { sourceCounts } from '../../../db/queries/sources.ts';
 import type { SqlRunner } from '../../../db/runner.ts';
 import { SOURCE_SAMPLE, sourceLabel, sourceNote } from '../../../shared/source-formats.ts';
 import { readServerConfig } from '../server-config.ts';
-import { summarise } from '../summary.ts';
+import { serverSummary } from '../summary.ts';
 import { serverEras } from './eras.ts';
 import { identitiesIn } from './identity-views.ts';
 import type { Window } from './load.ts';
@@ -18,17 +17,15 @@ const SHOWN_STORMS = 200;
 export async function serverDetail(db: SqlRunner, scope: Window & { server: string }, now: number) {
   const config = await readServerConfig(db, scope.server);
   if (config === null) return null;
-  const [summary, codes, methods, series, storms, identities, contextGap, own, asked, eras, sources] =
+  const [{ summary, unnamed }, codes, methods, series, storms, identities, contextGap, asked, eras, sources] =
     await Promise.all([
-      summarise(db, scope),
+      serverSummary(db, scope),
       codeCounts(db, scope),
       methodFailures(db, scope),
       timeseriesIn(db, scope),
       stormsIn(db, scope, { order: 'newest', limit: SHOWN_STORMS, now }),
       identitiesIn(db, scope, 10),
       contextGapIn(db, scope),
-      // Counts no named client sent: the server's own requests (and proxy lines without a client, never avoidable).
-      countRows(db, { ...scope, client: '' }, null, ['server']),
       askedBy(db, scope),
       serverEras(db, scope, scope.server),
       sourceCounts(db, scope),
@@ -40,7 +37,8 @@ export async function serverDetail(db: SqlRunner, scope: Window & { server: stri
     counts: summary.overall,
     clients: summary.clients,
     /** The server's own conduct (DOMAIN.md section 6): avoidable requests it sent to clients, e.g. re-sent sampling. */
-    sentByServer: { avoidable: own.reduce((sum, row) => sum + row.avoidable, 0), inRounds: inRoundsOf(asked) },
+    // What no named client sent: its own requests (and proxy lines without a client, never avoidable).
+    sentByServer: { avoidable: unnamed.avoidable, inRounds: inRoundsOf(asked) },
     codes,
     /** Its counted failures per JSON-RPC method, most first: which of its calls fail. */
     failuresByMethod: methods,
