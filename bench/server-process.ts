@@ -3,14 +3,20 @@ import { appendFileSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { StoreConfig } from '../db/store.ts';
 
-/** The node flags `npm run lens` gives the server process (package.json), unless BENCH_NODE_FLAGS says otherwise. */
-const SERVER_NODE_FLAGS = (process.env.BENCH_NODE_FLAGS ?? lensNodeFlags()).split(' ').filter(Boolean);
+/** How `npm run lens` starts node (package.json): the environment it sets, and node's flags. */
+const LENS = lensCommand();
 
-function lensNodeFlags(): string {
+/** The server process's node flags: `npm run lens`'s, unless BENCH_NODE_FLAGS says otherwise. */
+const SERVER_NODE_FLAGS = (process.env.BENCH_NODE_FLAGS ?? LENS.flags).split(' ').filter(Boolean);
+
+function lensCommand(): { env: Record<string, string>; flags: string } {
   const { scripts } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
-  const flags = /^node (.*?)--import tsx /.exec(scripts.lens)?.[1];
-  if (flags === undefined) throw new Error('package.json: the lens script is no longer `node FLAGS --import tsx …`');
-  return flags;
+  const match = /^((?:[A-Z_]+=\S+ )*)node (.*?)--import tsx /.exec(scripts.lens);
+  if (match === null)
+    throw new Error('package.json: the lens script is no longer `[NAME=VALUE …] node FLAGS --import tsx …`');
+  const assignments = (match[1] ?? '').split(' ').filter(Boolean);
+  const env = Object.fromEntries(assignments.map((assignment) => assignment.split('=') as [string, string]));
+  return { env, flags: match[2] ?? '' };
 }
 
 /**
@@ -59,7 +65,10 @@ export async function spawnServer(config: StoreConfig, serveArgs: readonly strin
       ...['--retain-events', '3650d', '--retain-counts', '3650d'],
       ...serveArgs,
     ],
-    { env: { ...process.env, DATABASE_URL: config.databaseUrl ?? '' }, stdio: ['ignore', 'pipe', 'inherit'] },
+    {
+      env: { ...process.env, ...LENS.env, DATABASE_URL: config.databaseUrl ?? '' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
   );
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const url = await new Promise<string>((resolve, reject) => {
