@@ -42,18 +42,15 @@ const SLOT_COLUMNS = Array.from({ length: SLOTS_PER_HOUR }, (_, slot) => `sends_
 const SLOTS_OF_IH = sql.raw(SLOT_COLUMNS.map((column) => `ih.${column}`).join(', '));
 
 /**
- * The slot columns of the contenders' rows of part-hours, and the FROM that gives them. PostgreSQL fetches each list
- * row's tuple anyway (its server and digest are not in the partial index), so its lists carry the slots
- * (hourLists). SQLite's lists read the partial index (start, sends) alone, which holds the key and so every other
- * column they need: the slots there would cost a lookup of each of a day's ~40k list rows (its ranking 45 -> 94 ms).
- * It looks them up by the key for the part-hours' rows alone; in a whole hour every send is in the window.
+ * The slot columns of the contenders' rows of part-hours, and the FROM that gives them. The lists read the partial
+ * index (start, sends) alone: SQLite's holds the key, being of a WITHOUT ROWID table; PostgreSQL's carries the server
+ * and digest (migration identity_lists_covered), where fetching each list row's tuple was most of a day's ranking
+ * (docs/adr/0022-reads-at-scale.md). The slots there would cost a lookup of each of a day's ~40k list rows (SQLite's
+ * ranking 45 -> 94 ms): they are looked up by the key for the part-hours' rows alone; in a whole hour every send is in
+ * the window.
  */
-function partHourSlots(db: SqlRunner): SQL {
-  if (db.dialect === 'postgres')
-    return sql.raw(`${SLOT_COLUMNS.map((column) => `lists.${column}`).join(', ')} FROM lists WHERE lists.whole = 0`);
-  return sql`${SLOTS_OF_IH} FROM lists JOIN identity_hour ih ON ih.start = lists.start AND ih.server = lists.server
-    AND ih.identity = lists.identity WHERE lists.whole = 0`;
-}
+const PART_HOUR_SLOTS = sql`${SLOTS_OF_IH} FROM lists JOIN identity_hour ih ON ih.start = lists.start
+  AND ih.server = lists.server AND ih.identity = lists.identity WHERE lists.whole = 0`;
 
 /** No slots: the columns of a contender's summed whole hours, beside its rows of part-hours. */
 const NO_SLOTS = sql.raw(SLOT_COLUMNS.map((column) => `0 AS ${column}`).join(', '));
@@ -145,7 +142,7 @@ export async function listContenders(
     SELECT ${identityText(db, 'c')} AS identity, NULL AS start, c.listed AS sends, c.hours, c.over, ${NO_SLOTS}
     FROM contenders AS c
     UNION ALL
-    SELECT ${identityText(db, 'lists')} AS identity, lists.start, lists.sends, 0, 0, ${partHourSlots(db)}
+    SELECT ${identityText(db, 'lists')} AS identity, lists.start, lists.sends, 0, 0, ${PART_HOUR_SLOTS}
       AND (lists.server, lists.identity) IN (SELECT server, identity FROM contenders)`);
   const contenders = new Map<string, ListedContender & { parts: HourSends[] }>();
   for (const row of rows) {
@@ -184,8 +181,11 @@ export async function listContenders(
 function hourLists(db: SqlRunner, hours: readonly HourCap[], ofServer: SQL): SQL {
   if (db.dialect === 'postgres') {
     const legs = hours.map(
-      ({ start, cap, whole }) => sql`SELECT ih.server, ih.identity, ${start}::bigint AS start, ih.sends, ${SLOTS_OF_IH},
-        ${cap}::integer AS cap, ${whole ? 1 : 0}::integer AS whole FROM identity_hour ih
+      ({
+        start,
+        cap,
+        whole,
+      }) => sql`SELECT ih.server, ih.identity, ${start}::bigint AS start, ih.sends, ${cap}::integer AS cap, ${whole ? 1 : 0}::integer AS whole FROM identity_hour ih
         WHERE ih.start = ${start} AND ih.sends > ${cap} AND ih.sends > 1${ofServer}`,
     );
     return sql`lists AS (${sql.join(legs, sql` UNION ALL `)})`;
