@@ -42,17 +42,37 @@ const SLOT_COLUMNS = Array.from({ length: SLOTS_PER_HOUR }, (_, slot) => `sends_
 const SLOTS_OF_IH = sql.raw(SLOT_COLUMNS.map((column) => `ih.${column}`).join(', '));
 
 /**
- * The slot columns of the contenders' rows of part-hours, and the FROM that gives them. PostgreSQL fetches each list
- * row's tuple anyway (its server and digest are not in the partial index), so its lists carry the slots
- * (hourLists). SQLite's lists read the partial index (start, sends) alone, which holds the key and so every other
- * column they need: the slots there would cost a lookup of each of a day's ~40k list rows (its ranking 45 -> 94 ms).
- * It looks them up by the key for the part-hours' rows alone; in a whole hour every send is in the window.
+ * The contenders' rows of part-hours with their slots, after the contenders' summed rows: `UNION ALL` and a SELECT,
+ * or nothing. The lists read the partial index (start, sends) alone: SQLite's holds the key, being of a WITHOUT ROWID
+ * table; PostgreSQL's carries the server and digest (migration identity_lists_covered), where fetching each list
+ * row's tuple was most of a day's ranking (docs/adr/0022-reads-at-scale.md). In a whole hour every send is in the
+ * window. SQLite looks the slots up by the key for the contenders' part-hour rows alone: taken into the lists, they
+ * cost a lookup of each of a day's ~40k list rows (its ranking 45 -> 94 ms). PostgreSQL reads the (at most two)
+ * part-hours' lists again, fetching the contenders' tuples: a lookup by the key descends the primary key too, ~4
+ * buffers a row against 1, and with `lists` read once it is not materialised (the statement choosing a day's
+ * contenders 33 -> 21 ms, an hour's 17 -> 16).
  */
-function partHourSlots(db: SqlRunner): SQL {
-  if (db.dialect === 'postgres')
-    return sql.raw(`${SLOT_COLUMNS.map((column) => `lists.${column}`).join(', ')} FROM lists WHERE lists.whole = 0`);
-  return sql`${SLOTS_OF_IH} FROM lists JOIN identity_hour ih ON ih.start = lists.start AND ih.server = lists.server
-    AND ih.identity = lists.identity WHERE lists.whole = 0`;
+function partHourRows(db: SqlRunner, hours: readonly HourCap[], ofServer: SQL): SQL {
+  const contender = (alias: string) =>
+    sql.raw(`(${alias}.server, ${alias}.identity) IN (SELECT server, identity FROM contenders)`);
+  if (db.dialect === 'sqlite') {
+    return sql` UNION ALL SELECT ${identityText(db, 'lists')} AS identity, lists.start, lists.sends, 0, 0, ${SLOTS_OF_IH}
+      FROM lists JOIN identity_hour ih ON ih.start = lists.start AND ih.server = lists.server
+        AND ih.identity = lists.identity
+      WHERE lists.whole = 0 AND ${contender('lists')}`;
+  }
+  const legs = hours
+    .filter(({ whole }) => !whole)
+    .map(
+      (hour) => sql` UNION ALL SELECT ${identityText(db, 'ih')} AS identity, ${hour.start}::bigint, ih.sends, 0, 0,
+        ${SLOTS_OF_IH} FROM identity_hour ih WHERE ${listed(hour, ofServer)} AND ${contender('ih')}`,
+    );
+  return sql.join(legs);
+}
+
+/** The rows of identity_hour `ih` on the hour's list: above its cap, and re-sent (the partial index's condition). */
+function listed({ start, cap }: HourCap, ofServer: SQL): SQL {
+  return sql`ih.start = ${start} AND ih.sends > ${cap} AND ih.sends > 1${ofServer}`;
 }
 
 /** No slots: the columns of a contender's summed whole hours, beside its rows of part-hours. */
@@ -143,10 +163,7 @@ export async function listContenders(
       SELECT server, identity, listed, hours, over FROM grouped WHERE ${unlisted} + excess >= 2
         AND ${unlisted} + excess >= coalesce((SELECT listed FROM grouped ORDER BY listed DESC LIMIT 1 OFFSET ${n - 1}), 0))
     SELECT ${identityText(db, 'c')} AS identity, NULL AS start, c.listed AS sends, c.hours, c.over, ${NO_SLOTS}
-    FROM contenders AS c
-    UNION ALL
-    SELECT ${identityText(db, 'lists')} AS identity, lists.start, lists.sends, 0, 0, ${partHourSlots(db)}
-      AND (lists.server, lists.identity) IN (SELECT server, identity FROM contenders)`);
+    FROM contenders AS c${partHourRows(db, hours, ofServer)}`);
   const contenders = new Map<string, ListedContender & { parts: HourSends[] }>();
   for (const row of rows) {
     if (row.start !== null) continue;
@@ -184,9 +201,9 @@ export async function listContenders(
 function hourLists(db: SqlRunner, hours: readonly HourCap[], ofServer: SQL): SQL {
   if (db.dialect === 'postgres') {
     const legs = hours.map(
-      ({ start, cap, whole }) => sql`SELECT ih.server, ih.identity, ${start}::bigint AS start, ih.sends, ${SLOTS_OF_IH},
-        ${cap}::integer AS cap, ${whole ? 1 : 0}::integer AS whole FROM identity_hour ih
-        WHERE ih.start = ${start} AND ih.sends > ${cap} AND ih.sends > 1${ofServer}`,
+      (hour) => sql`SELECT ih.server, ih.identity, ${hour.start}::bigint AS start, ih.sends,
+        ${hour.cap}::integer AS cap, ${hour.whole ? 1 : 0}::integer AS whole FROM identity_hour ih
+        WHERE ${listed(hour, ofServer)}`,
     );
     return sql`lists AS (${sql.join(legs, sql` UNION ALL `)})`;
   }

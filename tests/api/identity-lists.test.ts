@@ -8,9 +8,11 @@ import { ensureEventDays } from '../../db/queries/day-partitions.ts';
 import type { SqlRunner, Store } from '../../db/runner.ts';
 import { hourCaps, splitHours } from '../../shared/analysis/identity-ranking.ts';
 import { HOUR_MS } from '../../shared/analysis/time-buckets.ts';
+import { readCatalog } from '../support/catalog.ts';
 import { BASE_TS, clientEvent } from '../support/events.ts';
 import { ingestFolded } from '../support/ingest.ts';
-import { STORE_KINDS, type TestStore } from '../support/stores.ts';
+import { asBeforeIdentityListsCovered, catalogBefore } from '../support/migrations.ts';
+import { STORE_KINDS, skipOnCitus, type TestStore } from '../support/stores.ts';
 
 const H = HOUR_MS;
 const T = 500_000 * H;
@@ -115,6 +117,25 @@ describe.each(STORE_KINDS)('the hour lists on $name', (kind) => {
       const count = await db.store.all<{ n: number }>(sql`SELECT count(*) AS n FROM identity_hour`);
       expect(Number(count[0]?.n)).toBe(2 * SENDS.length);
     });
+
+    it.skipIf(kind.name !== 'postgres')(
+      'give the same contenders after migration identity_lists_covered, from a store made before it',
+      async ({ skip }) => {
+        skipOnCitus(
+          skip,
+          kind,
+          'undoes a migration on a placed store, which no Citus store goes through (lens citus-setup places a store after its migrations)',
+        );
+        const read = () => Promise.all([T, T + H / 2].map((from) => contenders({ from, to: T + 3 * H }, 3, 2)));
+        const before = await read();
+        await asBeforeIdentityListsCovered(db.store);
+        expect(await readCatalog(db.store)).toEqual(await catalogBefore('postgres', 'identity_lists_covered'));
+        await db.reopen();
+        const lists = (await readCatalog(db.store)).identity_hour?.indexes.identity_hour_sends_idx;
+        expect(lists?.included).toEqual(['server', 'identity']);
+        expect(await read()).toEqual(before);
+      },
+    );
   });
 });
 

@@ -9,8 +9,11 @@ export interface TableShape {
   notNull: string[];
   /** In key order. */
   primaryKey: string[];
-  /** Secondary indexes (not the primary key's): name → its columns in order, and whether it is unique or partial. */
-  indexes: Record<string, { columns: string[]; unique: boolean; partial: boolean }>;
+  /**
+   * Secondary indexes (not the primary key's): name → its key's columns in order, the columns it carries besides
+   * (PostgreSQL's INCLUDE; none on SQLite), and whether it is unique or partial.
+   */
+  indexes: Record<string, { columns: string[]; included: string[]; unique: boolean; partial: boolean }>;
 }
 
 /**
@@ -33,6 +36,7 @@ interface IndexColumnRow {
   column: string;
   unique: boolean | number;
   partial: boolean | number;
+  included: boolean | number;
 }
 
 // SQLite keeps its own tables (sqlite_sequence) and the migrator's journal in `main`; PostgreSQL keeps the journal in
@@ -45,7 +49,8 @@ const SQLITE_COLUMNS = sql`
 
 // origin 'c': made by CREATE INDEX, not standing for the primary key.
 const SQLITE_INDEX_COLUMNS = sql`
-  SELECT t.name AS "table", i.name AS "index", c.name AS "column", i."unique" AS "unique", i.partial AS "partial"
+  SELECT t.name AS "table", i.name AS "index", c.name AS "column", i."unique" AS "unique", i.partial AS "partial",
+    0 AS "included"
   FROM pragma_table_list AS t JOIN pragma_index_list(t.name) AS i JOIN pragma_index_info(i.name) AS c
   WHERE t.schema = 'main' AND t.type = 'table' AND i.origin = 'c'
   ORDER BY c.seqno`;
@@ -68,7 +73,7 @@ const POSTGRES_COLUMNS = sql`
 
 const POSTGRES_INDEX_COLUMNS = sql`
   SELECT t.relname AS "table", i.relname AS "index", a.attname AS "column", x.indisunique AS "unique",
-    x.indpred IS NOT NULL AS "partial"
+    x.indpred IS NOT NULL AS "partial", k.place > x.indnkeyatts AS "included"
   FROM pg_index AS x
   JOIN pg_class AS i ON i.oid = x.indexrelid
   JOIN pg_class AS t ON t.oid = x.indrelid
@@ -93,8 +98,9 @@ export async function readCatalog(store: SqlRunner): Promise<Catalog> {
   }
   for (const row of indexColumns) {
     const indexes = shapeOf(row.table).indexes;
-    indexes[row.index] ??= { columns: [], unique: Boolean(row.unique), partial: Boolean(row.partial) };
-    indexes[row.index]?.columns.push(row.column);
+    indexes[row.index] ??= { columns: [], included: [], unique: Boolean(row.unique), partial: Boolean(row.partial) };
+    const index = indexes[row.index];
+    (row.included ? index?.included : index?.columns)?.push(row.column);
   }
   for (const shape of Object.values(catalog)) {
     shape.columns.sort();

@@ -138,8 +138,20 @@ export async function asBeforeCountsByTime(store: Store): Promise<void> {
   await forgetLastMigration(store);
 }
 
+/**
+ * Turns the store back into what the release before the migration identity_lists_covered left: on PostgreSQL, the
+ * hour lists' index without the server and digest. SQLite had no such migration.
+ */
+export async function asBeforeIdentityListsCovered(store: Store): Promise<void> {
+  if (store.dialect === 'sqlite') return;
+  await store.run(sql`DROP INDEX identity_hour_sends_idx`);
+  await store.run(sql`CREATE INDEX identity_hour_sends_idx ON identity_hour (start, sends) WHERE sends > 1`);
+  await forgetLastMigration(store);
+}
+
 /** Turns the store back into what the release before the migration gate_checkpoints left: no gate checkpoints. */
 export async function asBeforeGateCheckpoints(store: Store): Promise<void> {
+  await asBeforeIdentityListsCovered(store);
   for (const table of ['gate_checkpoints', 'gate_checkpoint_keys']) await store.run(sql.raw(`DROP TABLE ${table}`));
   await forgetLastMigration(store);
 }
