@@ -118,9 +118,11 @@ describe.each(STORE_KINDS)('the hour lists on $name', (kind) => {
       expect(Number(count[0]?.n)).toBe(2 * SENDS.length);
     });
 
-    it.skipIf(kind.name !== 'postgres')(
-      'give the same contenders after migration identity_lists_covered, from a store made before it',
-      async ({ skip }) => {
+    // The migration is PostgreSQL's alone: SQLite's partial index, of a WITHOUT ROWID table, holds the key already.
+    if (kind.name === 'postgres') {
+      it('give the same contenders after migration identity_lists_covered, from a store made before it', async ({
+        skip,
+      }) => {
         skipOnCitus(
           skip,
           kind,
@@ -134,8 +136,8 @@ describe.each(STORE_KINDS)('the hour lists on $name', (kind) => {
         const lists = (await readCatalog(db.store)).identity_hour?.indexes.identity_hour_sends_idx;
         expect(lists?.included).toEqual(['server', 'identity']);
         expect(await read()).toEqual(before);
-      },
-    );
+      });
+    }
   });
 });
 
