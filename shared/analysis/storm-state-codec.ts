@@ -86,8 +86,8 @@ export function encodeStormState(state: PartitionStormState): string {
 /**
  * One attempt as `EncodedFact`, compiled from FLAGS and TEXT_FIELDS: a loop of `fact[field]` is one keyed load site
  * for nine flags and ten texts, which V8 cannot specialise (megamorphic), and growing the array by push cost besides;
- * compiled, each is a plain property read into an array literal (1,000 tails of 40 attempts: 34 -> 25 µs an encode, the same text). The
- * names are the lists' own field identifiers, never input.
+ * compiled, each is a plain property read into an array literal (1,000 tails of 40 attempts: 34 -> 25 µs an encode,
+ * the same text). The names are the lists' own field identifiers, never input.
  */
 const encodeFact = new Function(
   'fact',
