@@ -34,12 +34,16 @@ export type Compression = 'deflate' | 'brotli';
  */
 const DELTA_LIMIT = 2 ** 51;
 const KINDS: readonly ColumnKind[] = ['delta', 'dict', 'text'];
-/**
- * The first byte of a block: its compression, and whether its text columns are in row groups (TEXT_GROUP_ROWS). Blocks
- * written before the groups (1, 2) still read.
- */
+/** The first byte of a block written now: its compression, its text columns in row groups (TEXT_GROUP_ROWS). */
 const FORMAT: Record<Compression, number> = { deflate: 3, brotli: 4 };
-const WHOLE_TEXT_FORMAT: Record<Compression, number> = { deflate: 1, brotli: 2 };
+
+/** What each first byte says of a block; those written before the text groups (1, 2) still read. */
+const READ_FORMATS = new Map<number, { inflate: (packed: Uint8Array) => Buffer; grouped: boolean }>([
+  [1, { inflate: inflateRawSync, grouped: false }],
+  [2, { inflate: brotliDecompressSync, grouped: false }],
+  [FORMAT.deflate, { inflate: inflateRawSync, grouped: true }],
+  [FORMAT.brotli, { inflate: brotliDecompressSync, grouped: true }],
+]);
 
 /**
  * Rows a text column compresses together. A page of the events list keeps a few events of each of a fleet's blocks
@@ -137,11 +141,13 @@ export const inflatedSections = new Map<string, number>();
  */
 export function unpackColumns(block: Uint8Array, only?: readonly string[], rows?: readonly number[]): ColumnValues {
   const input = new Reader(block);
-  const format = input.byte();
-  const inflate = inflaterOf(format);
+  const formatByte = input.byte();
+  const format = READ_FORMATS.get(formatByte);
+  if (format === undefined) throw new Error(`not a column block (format ${formatByte})`);
+  const { inflate } = format;
   const rowCount = input.varint();
   const count = input.varint();
-  const groupRows = format === FORMAT.deflate || format === FORMAT.brotli ? input.varint() : null;
+  const groupRows = format.grouped ? input.varint() : null;
   if (groupRows === 0) throw new Error('a text group of no rows');
   const picked = rows === undefined ? null : pickedRows(rows, rowCount);
   const columns: ColumnSpec[] = [];
@@ -163,12 +169,6 @@ export function unpackColumns(block: Uint8Array, only?: readonly string[], rows?
   }
   if (!input.atEnd()) throw new Error('a column block holds more than its columns');
   return { columns, rowCount: picked === null ? rowCount : picked.length, values };
-}
-
-function inflaterOf(format: number): (packed: Uint8Array) => Buffer {
-  if (format === FORMAT.deflate || format === WHOLE_TEXT_FORMAT.deflate) return inflateRawSync;
-  if (format === FORMAT.brotli || format === WHOLE_TEXT_FORMAT.brotli) return brotliDecompressSync;
-  throw new Error(`not a column block (format ${format})`);
 }
 
 /** A section's values, read to its end: one that holds more than its rows is damaged, not read short. */

@@ -140,12 +140,12 @@ async function rankFromLists(
       contender.listedHours === whole.length ? [[contender.identity, contender]] : [],
     ),
   );
+  const probes = (identity: string) => (onEveryList.has(identity) ? 0 : whole.length);
   const counted = await countLikeliest(
     contenderBounds(contenders, hours, scope),
     limit,
     limits.countPerRound,
     async (round) => {
-      const probes = (identity: string) => (onEveryList.has(identity) ? 0 : whole.length);
       const { fromEvents, fromHours } = countingPlan(round, probes, eventsKept(scope));
       const [inEvents, inHours] = await Promise.all([
         identityEventSends(db, fromEvents, scope),
